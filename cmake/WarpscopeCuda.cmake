@@ -1,0 +1,30 @@
+# Detects nvcc. The CUDA sources enter the build only when it is found; the rest of the
+# project never needs to know, because the backend factory decides at run time.
+set(WARPSCOPE_HAVE_CUDA OFF)
+set(WARPSCOPE_HAVE_CUDA_TEXT "disabled (WARPSCOPE_ENABLE_CUDA=OFF)")
+if(WARPSCOPE_ENABLE_CUDA)
+    if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
+        set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+    endif()
+    include(CheckLanguage)
+    check_language(CUDA)
+    if(CMAKE_CUDA_COMPILER)
+        # Turing to Hopper as real code, plus PTX for newer devices to JIT.
+        if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+            set(CMAKE_CUDA_ARCHITECTURES "75-real;80-real;86-real;89-real;90")
+        endif()
+        enable_language(CUDA)
+        # CMake 3.25 does not know nvcc 13's C++20 flag; tell it.
+        if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+            set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+            set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+        endif()
+        set(CMAKE_CUDA_STANDARD 20)
+        find_package(CUDAToolkit REQUIRED)
+        set(WARPSCOPE_HAVE_CUDA ON)
+        set(WARPSCOPE_HAVE_CUDA_TEXT
+            "enabled (${CMAKE_CUDA_COMPILER}, architectures ${CMAKE_CUDA_ARCHITECTURES})")
+    else()
+        set(WARPSCOPE_HAVE_CUDA_TEXT "not built: nvcc was not found")
+    endif()
+endif()

@@ -1,0 +1,102 @@
+#pragma once
+
+#include "warpscope/gpu/DistanceParams.h"
+#include "warpscope/gpu/Status.h"
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace warpscope::gpu {
+
+enum class BackendKind
+{
+    Auto,
+    Cpu,
+    Cuda
+};
+
+// How a backend's results reach an OpenGL buffer.
+enum class DisplayPath
+{
+    Interop,  // the kernel writes into the mapped GL buffer; nothing crosses the host
+    HostCopy, // results are computed into host memory, then uploaded with glBufferSubData
+};
+
+// An OpenGL buffer object, named by plain integers so this header needs no GL or CUDA types.
+// It must hold layout.elementCount() float32 values.
+struct GlBuffer
+{
+    unsigned int id = 0;
+    FieldLayout layout;
+};
+
+struct FieldStats
+{
+    double min = 0.0;
+    double max = 0.0;
+};
+
+class Backend
+{
+public:
+    virtual ~Backend() = default;
+
+    virtual BackendKind kind() const = 0;
+    virtual DisplayPath displayPath() const = 0;
+    // Human-readable device, for example "NVIDIA H100 80GB HBM3" or "CPU, 16 threads".
+    virtual std::string deviceName() const = 0;
+
+    // Checks that a field with these parameters fits the backend's memory.
+    virtual Status checkCapacity(const DistanceParams& params) const = 0;
+
+    // Computes the field into host memory laid out as layoutFor(params), stats included.
+    // Values are computed in params.precision.
+    virtual Status computeDistance(const DistanceParams& params, std::span<float> out) = 0;
+    virtual Status computeDistance(const DistanceParams& params, std::span<double> out) = 0;
+
+    // Fills a GL buffer with the field as float32. A GL context must be current.
+    virtual Status fillDistance(const DistanceParams& params, const GlBuffer& target) = 0;
+    // Drops whatever the backend keeps for this GL buffer. A GL context must be current.
+    virtual void forgetGlBuffer(unsigned int bufferId) = 0;
+
+    // Duration of the last field computation, without blocking: std::nullopt while the
+    // device has not finished it yet. CUDA times with events, the CPU with a steady clock.
+    virtual std::optional<double> lastKernelMs() = 0;
+    // The last field's minimum and maximum, without blocking (std::nullopt while pending).
+    virtual std::optional<FieldStats> lastStats() = 0;
+
+    // Median kernel time over repeated launches into device memory, timed with CUDA events
+    // (wall clock on the CPU). For benchmarks.
+    virtual Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) = 0;
+};
+
+struct BackendSelection
+{
+    std::unique_ptr<Backend> backend; // null when the request cannot be met
+    std::string reason;               // why this backend, or why none, for the status bar
+};
+
+struct BackendOptions
+{
+    // A GL context is current and results are meant for it: interop is checked against it.
+    bool glContextCurrent = false;
+    // Use the host-copy path even where interop would work (for comparison and debugging).
+    bool forceHostCopy = false;
+};
+
+// Picks a backend at run time. With a current GL context, Auto uses CUDA only when that
+// context runs on a CUDA device (interop); otherwise it picks the CPU backend and the reason
+// says why. Asking for Cuda explicitly falls back to the host-copy path when GL is on
+// another GPU, and fails (null backend, reason set) when there is no CUDA device.
+BackendSelection createBackend(BackendKind requested, const BackendOptions& options = {});
+
+const char* backendKindName(BackendKind kind);
+// Parses "auto", "cpu" or "cuda".
+std::optional<BackendKind> parseBackendKind(const std::string& text);
+
+// Whether this build contains the CUDA backend.
+bool cudaCompiledIn();
+
+} // namespace warpscope::gpu

@@ -1,0 +1,58 @@
+#include "warpscope/gpu/Backend.h"
+
+#include "BackendInternal.h"
+#include "cpu/CpuBackend.h"
+
+namespace warpscope::gpu {
+
+BackendSelection createBackend(BackendKind requested, const BackendOptions& options)
+{
+    if (requested == BackendKind::Cpu)
+        return {std::make_unique<CpuBackend>(), "CPU: chosen with --backend cpu"};
+
+    const CudaProbe probe = probeCuda(options.glContextCurrent);
+    const bool interop = options.glContextCurrent && probe.glOnDevice && !options.forceHostCopy;
+    if (requested == BackendKind::Auto &&
+        (!probe.available || (options.glContextCurrent && !interop)))
+        return {std::make_unique<CpuBackend>(),
+                "CPU: " +
+                    (options.forceHostCopy ? std::string("interop was turned off") : probe.reason)};
+    if (!probe.available)
+        return {nullptr, "The CUDA backend was requested, but " + probe.reason};
+
+    std::string error;
+    const DisplayPath path = interop ? DisplayPath::Interop : DisplayPath::HostCopy;
+    auto backend = makeCudaBackend(probe.device, path, error);
+    if (!backend)
+        return {nullptr, "The CUDA backend could not start: " + error};
+    std::string reason = "CUDA on " + probe.deviceName;
+    if (interop)
+        reason += " (interop)";
+    else if (options.glContextCurrent)
+        reason += options.forceHostCopy ? " (host copy: interop was turned off)"
+                                        : " (host copy: " + probe.reason + ")";
+    return {std::move(backend), reason};
+}
+
+const char* backendKindName(BackendKind kind)
+{
+    switch (kind) {
+    case BackendKind::Cpu:
+        return "cpu";
+    case BackendKind::Cuda:
+        return "cuda";
+    case BackendKind::Auto:
+        break;
+    }
+    return "auto";
+}
+
+std::optional<BackendKind> parseBackendKind(const std::string& text)
+{
+    for (BackendKind kind : {BackendKind::Auto, BackendKind::Cpu, BackendKind::Cuda})
+        if (text == backendKindName(kind))
+            return kind;
+    return std::nullopt;
+}
+
+} // namespace warpscope::gpu

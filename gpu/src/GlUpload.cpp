@@ -1,0 +1,41 @@
+#include "GlUpload.h"
+
+#define GL_GLEXT_PROTOTYPES
+#include <GL/gl.h>
+#include <GL/glext.h>
+#include <string>
+
+namespace warpscope::gpu {
+
+std::size_t glBufferBytes(unsigned int bufferId)
+{
+    GLint previous = 0;
+    glGetIntegerv(GL_COPY_WRITE_BUFFER_BINDING, &previous);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, bufferId);
+    GLint64 bytes = 0;
+    glGetBufferParameteri64v(GL_COPY_WRITE_BUFFER, GL_BUFFER_SIZE, &bytes);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, GLuint(previous));
+    return glGetError() == GL_NO_ERROR ? std::size_t(bytes) : 0;
+}
+
+Status uploadToGlBuffer(unsigned int bufferId, const float* data, std::size_t count)
+{
+    const std::size_t bytes = count * sizeof(float);
+    if (glBufferBytes(bufferId) < bytes)
+        return Status::failure("The OpenGL buffer is smaller than the field (" +
+                               std::to_string(bytes) + " bytes)");
+    GLint previous = 0;
+    glGetIntegerv(GL_COPY_WRITE_BUFFER_BINDING, &previous);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, bufferId);
+    glBufferSubData(GL_COPY_WRITE_BUFFER, 0, GLsizeiptr(bytes), data);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, GLuint(previous));
+    if (const GLenum error = glGetError(); error != GL_NO_ERROR)
+        return Status::failure("glBufferSubData failed with OpenGL error 0x" + [&] {
+            char buf[16];
+            std::snprintf(buf, sizeof buf, "%04X", error);
+            return std::string(buf);
+        }());
+    return Status::success();
+}
+
+} // namespace warpscope::gpu

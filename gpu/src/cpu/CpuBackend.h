@@ -1,0 +1,39 @@
+#pragma once
+
+#include "cpu/ThreadPool.h"
+#include "warpscope/gpu/Backend.h"
+
+#include <vector>
+
+namespace warpscope::gpu {
+
+// Runs the shared math on all host cores. It also serves as the reference the CUDA backend
+// is tested against.
+class CpuBackend final : public Backend
+{
+public:
+    explicit CpuBackend(unsigned threads = std::thread::hardware_concurrency());
+
+    BackendKind kind() const override { return BackendKind::Cpu; }
+    DisplayPath displayPath() const override { return DisplayPath::HostCopy; }
+    std::string deviceName() const override;
+    Status checkCapacity(const DistanceParams& params) const override;
+    Status computeDistance(const DistanceParams& params, std::span<float> out) override;
+    Status computeDistance(const DistanceParams& params, std::span<double> out) override;
+    Status fillDistance(const DistanceParams& params, const GlBuffer& target) override;
+    void forgetGlBuffer(unsigned int) override {}
+    std::optional<double> lastKernelMs() override { return m_lastMs; }
+    std::optional<FieldStats> lastStats() override { return m_lastStats; }
+    Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) override;
+
+private:
+    template <typename Out> Status compute(const DistanceParams& params, std::span<Out> out);
+    template <typename T, typename Out> void run(const DistanceParams& params, Out* out);
+
+    ThreadPool m_pool;
+    std::vector<float> m_staging;
+    std::optional<double> m_lastMs;
+    std::optional<FieldStats> m_lastStats;
+};
+
+} // namespace warpscope::gpu

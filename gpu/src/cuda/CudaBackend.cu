@@ -1,0 +1,386 @@
+#include "BackendInternal.h"
+#include "GlUpload.h"
+#include "cuda/CudaCheck.h"
+#include "cuda/DistanceKernel.cuh"
+
+#define GL_GLEXT_PROTOTYPES
+#include <GL/gl.h>
+#include <algorithm>
+#include <cstring>
+#include <cuda_gl_interop.h>
+#include <vector>
+
+namespace warpscope::gpu {
+namespace {
+
+// Launches the kernel in the compute precision, writing Out values.
+template <typename Out>
+Status launchFor(const DistanceParams& params, Out* out, cudaStream_t stream)
+{
+    const cudaError_t error = params.precision == Precision::Float64
+                                  ? launchDistance(makePlan<double>(params), out, stream)
+                                  : launchDistance(makePlan<float>(params), out, stream);
+    return cudaStatus(error, "Launching the distance kernel");
+}
+
+class CudaBackend final : public Backend
+{
+public:
+    CudaBackend(int device, DisplayPath path) : m_device(device), m_path(path) {}
+    ~CudaBackend() override;
+
+    Status initialize();
+
+    BackendKind kind() const override { return BackendKind::Cuda; }
+    DisplayPath displayPath() const override { return m_path; }
+    std::string deviceName() const override { return m_name; }
+    Status checkCapacity(const DistanceParams& params) const override;
+    Status computeDistance(const DistanceParams& params, std::span<float> out) override
+    {
+        return computeToHost(params, out);
+    }
+    Status computeDistance(const DistanceParams& params, std::span<double> out) override
+    {
+        return computeToHost(params, out);
+    }
+    Status fillDistance(const DistanceParams& params, const GlBuffer& target) override;
+    void forgetGlBuffer(unsigned int bufferId) override;
+    std::optional<double> lastKernelMs() override;
+    std::optional<FieldStats> lastStats() override;
+    Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) override;
+
+private:
+    struct Registration
+    {
+        unsigned int buffer = 0;
+        std::size_t bytes = 0;
+        cudaGraphicsResource_t resource = nullptr;
+    };
+
+    template <typename Out> Status computeToHost(const DistanceParams& params, std::span<Out> out);
+    // Runs the kernel between the timing events and queues the stats read-back.
+    template <typename Out> Status runTimed(const DistanceParams& params, Out* out);
+    Status ensureDeviceBytes(std::size_t bytes);
+    Status ensurePinnedBytes(std::size_t bytes);
+    Status registration(const GlBuffer& target, cudaGraphicsResource_t& resource);
+
+    int m_device;
+    DisplayPath m_path;
+    std::string m_name;
+    std::size_t m_totalMemory = 0;
+    cudaStream_t m_stream = nullptr;
+    cudaEvent_t m_start = nullptr;
+    cudaEvent_t m_stop = nullptr;
+    bool m_timingPending = false;
+    std::optional<double> m_lastMs;
+
+    // The stats of the last field, copied back asynchronously for the colour bar labels.
+    double* m_pinnedStats = nullptr;
+    bool m_statsAreDouble = false;
+    bool m_statsPending = false;
+    std::optional<FieldStats> m_lastStats;
+
+    void* m_deviceBuffer = nullptr; // for host results and the host-copy display path
+    std::size_t m_deviceBytes = 0;
+    void* m_pinned = nullptr;
+    std::size_t m_pinnedBytes = 0;
+    std::vector<Registration> m_registrations;
+};
+
+Status CudaBackend::initialize()
+{
+    WS_CUDA_TRY(cudaSetDevice(m_device));
+    cudaDeviceProp prop{};
+    WS_CUDA_TRY(cudaGetDeviceProperties(&prop, m_device));
+    m_name = prop.name;
+    m_totalMemory = prop.totalGlobalMem;
+    WS_CUDA_TRY(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking));
+    WS_CUDA_TRY(cudaEventCreate(&m_start));
+    WS_CUDA_TRY(cudaEventCreate(&m_stop));
+    WS_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&m_pinnedStats), 2 * sizeof(double)));
+    return Status::success();
+}
+
+// GL resources must be released with the context current; the owner calls forgetGlBuffer
+// for each buffer before destroying the backend, so only CUDA objects remain here.
+CudaBackend::~CudaBackend()
+{
+    cudaSetDevice(m_device);
+    for (const Registration& r : m_registrations)
+        cudaGraphicsUnregisterResource(r.resource);
+    if (m_stream)
+        cudaStreamSynchronize(m_stream);
+    cudaFree(m_deviceBuffer);
+    cudaFreeHost(m_pinned);
+    cudaFreeHost(m_pinnedStats);
+    if (m_start)
+        cudaEventDestroy(m_start);
+    if (m_stop)
+        cudaEventDestroy(m_stop);
+    if (m_stream)
+        cudaStreamDestroy(m_stream);
+}
+
+Status CudaBackend::checkCapacity(const DistanceParams& params) const
+{
+    const FieldLayout layout = layoutFor(params);
+    const std::size_t valueBytes = params.precision == Precision::Float64 ? 8 : 4;
+    // Interop needs only the GL buffer (float32); the host paths add a device buffer.
+    std::size_t needed = layout.elementCount() * sizeof(float);
+    if (m_path == DisplayPath::HostCopy)
+        needed += layout.elementCount() * valueBytes;
+    std::size_t freeBytes = 0, totalBytes = 0;
+    if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess)
+        freeBytes = m_totalMemory;
+    // Memory already held by this backend is reused.
+    freeBytes += m_deviceBytes;
+    if (needed > freeBytes)
+        return Status::failure("The mesh needs " + std::to_string(needed >> 20) +
+                               " MiB of GPU memory; " + std::to_string(freeBytes >> 20) +
+                               " MiB are free on " + m_name);
+    return Status::success();
+}
+
+Status CudaBackend::ensureDeviceBytes(std::size_t bytes)
+{
+    if (bytes <= m_deviceBytes)
+        return Status::success();
+    WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
+    WS_CUDA_TRY(cudaFree(m_deviceBuffer));
+    m_deviceBuffer = nullptr;
+    m_deviceBytes = 0;
+    if (const cudaError_t e = cudaMalloc(&m_deviceBuffer, bytes); e != cudaSuccess) {
+        cudaGetLastError(); // an allocation failure is not sticky; clear it
+        return Status::failure("Could not allocate " + std::to_string(bytes >> 20) +
+                               " MiB of GPU memory on " + m_name + ": " + cudaGetErrorString(e));
+    }
+    m_deviceBytes = bytes;
+    return Status::success();
+}
+
+Status CudaBackend::ensurePinnedBytes(std::size_t bytes)
+{
+    if (bytes <= m_pinnedBytes)
+        return Status::success();
+    WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
+    WS_CUDA_TRY(cudaFreeHost(m_pinned));
+    m_pinned = nullptr;
+    m_pinnedBytes = 0;
+    if (const cudaError_t e = cudaMallocHost(&m_pinned, bytes); e != cudaSuccess) {
+        cudaGetLastError();
+        return Status::failure("Could not allocate " + std::to_string(bytes >> 20) +
+                               " MiB of pinned host memory: " + cudaGetErrorString(e));
+    }
+    m_pinnedBytes = bytes;
+    return Status::success();
+}
+
+template <typename Out> Status CudaBackend::runTimed(const DistanceParams& params, Out* out)
+{
+    WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
+    if (Status s = launchFor(params, out, m_stream); !s)
+        return s;
+    WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
+    m_timingPending = true;
+    const FieldLayout layout = layoutFor(params);
+    WS_CUDA_TRY(cudaMemcpyAsync(m_pinnedStats, out + layout.statsOffset(), 2 * sizeof(Out),
+                                cudaMemcpyDeviceToHost, m_stream));
+    m_statsAreDouble = sizeof(Out) == sizeof(double);
+    m_statsPending = true;
+    return Status::success();
+}
+
+template <typename Out>
+Status CudaBackend::computeToHost(const DistanceParams& params, std::span<Out> out)
+{
+    if (const auto errors = validate(params); !errors.empty())
+        return Status::failure(errors.front().message);
+    const FieldLayout layout = layoutFor(params);
+    if (out.size() < layout.elementCount())
+        return Status::failure("The output holds " + std::to_string(out.size()) +
+                               " values; the field needs " + std::to_string(layout.elementCount()));
+    const std::size_t bytes = layout.elementCount() * sizeof(Out);
+    WS_CUDA_TRY(cudaSetDevice(m_device));
+    if (Status s = ensureDeviceBytes(bytes); !s)
+        return s;
+    Out* device = static_cast<Out*>(m_deviceBuffer);
+    if (Status s = runTimed(params, device); !s)
+        return s;
+    WS_CUDA_TRY(cudaMemcpyAsync(out.data(), device, bytes, cudaMemcpyDeviceToHost, m_stream));
+    WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
+    return Status::success();
+}
+
+Status CudaBackend::registration(const GlBuffer& target, cudaGraphicsResource_t& resource)
+{
+    const std::size_t bytes = target.layout.elementCount() * sizeof(float);
+    auto it = std::find_if(m_registrations.begin(), m_registrations.end(),
+                           [&](const Registration& r) { return r.buffer == target.id; });
+    if (it != m_registrations.end() && it->bytes == bytes) {
+        resource = it->resource;
+        return Status::success();
+    }
+    if (it != m_registrations.end()) { // same buffer id, new storage: register again
+        WS_CUDA_TRY(cudaGraphicsUnregisterResource(it->resource));
+        m_registrations.erase(it);
+    }
+    WS_CUDA_TRY(
+        cudaGraphicsGLRegisterBuffer(&resource, target.id, cudaGraphicsRegisterFlagsWriteDiscard));
+    m_registrations.push_back({target.id, bytes, resource});
+    return Status::success();
+}
+
+Status CudaBackend::fillDistance(const DistanceParams& params, const GlBuffer& target)
+{
+    if (target.layout != layoutFor(params))
+        return Status::failure("The OpenGL buffer was made for another mesh size");
+    if (const auto errors = validate(params); !errors.empty())
+        return Status::failure(errors.front().message);
+    WS_CUDA_TRY(cudaSetDevice(m_device));
+    const std::size_t count = target.layout.elementCount();
+
+    if (m_path == DisplayPath::HostCopy) {
+        if (Status s = ensureDeviceBytes(count * sizeof(float)); !s)
+            return s;
+        if (Status s = ensurePinnedBytes(count * sizeof(float)); !s)
+            return s;
+        if (Status s = runTimed(params, static_cast<float*>(m_deviceBuffer)); !s)
+            return s;
+        WS_CUDA_TRY(cudaMemcpyAsync(m_pinned, m_deviceBuffer, count * sizeof(float),
+                                    cudaMemcpyDeviceToHost, m_stream));
+        WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
+        return uploadToGlBuffer(target.id, static_cast<const float*>(m_pinned), count);
+    }
+
+    cudaGraphicsResource_t resource = nullptr;
+    if (Status s = registration(target, resource); !s)
+        return s;
+    WS_CUDA_TRY(cudaGraphicsMapResources(1, &resource, m_stream));
+    // The pointer can change between maps, so it is fetched after every map.
+    void* pointer = nullptr;
+    std::size_t mappedBytes = 0;
+    Status status =
+        cudaStatus(cudaGraphicsResourceGetMappedPointer(&pointer, &mappedBytes, resource),
+                   "cudaGraphicsResourceGetMappedPointer");
+    if (status && mappedBytes < count * sizeof(float))
+        status = Status::failure("The mapped OpenGL buffer is smaller than the field");
+    if (status)
+        status = runTimed(params, static_cast<float*>(pointer));
+    // Unmap even after a failure, so GL can use the buffer again.
+    const Status unmapped = cudaStatus(cudaGraphicsUnmapResources(1, &resource, m_stream),
+                                       "cudaGraphicsUnmapResources");
+    return status ? unmapped : status;
+}
+
+void CudaBackend::forgetGlBuffer(unsigned int bufferId)
+{
+    auto it = std::find_if(m_registrations.begin(), m_registrations.end(),
+                           [&](const Registration& r) { return r.buffer == bufferId; });
+    if (it == m_registrations.end())
+        return;
+    cudaSetDevice(m_device);
+    cudaStreamSynchronize(m_stream);
+    cudaGraphicsUnregisterResource(it->resource);
+    m_registrations.erase(it);
+}
+
+std::optional<double> CudaBackend::lastKernelMs()
+{
+    if (m_timingPending && cudaEventQuery(m_stop) == cudaSuccess) {
+        float ms = 0.0f;
+        if (cudaEventElapsedTime(&ms, m_start, m_stop) == cudaSuccess)
+            m_lastMs = ms;
+        m_timingPending = false;
+    }
+    return m_lastMs;
+}
+
+std::optional<FieldStats> CudaBackend::lastStats()
+{
+    if (m_statsPending && cudaStreamQuery(m_stream) == cudaSuccess) {
+        if (m_statsAreDouble) {
+            m_lastStats = FieldStats{m_pinnedStats[0], m_pinnedStats[1]};
+        } else {
+            float values[2];
+            std::memcpy(values, m_pinnedStats, sizeof values);
+            m_lastStats = FieldStats{values[0], values[1]};
+        }
+        m_statsPending = false;
+    }
+    return m_statsPending ? std::nullopt : m_lastStats;
+}
+
+Status CudaBackend::timeKernel(const DistanceParams& params, int repetitions, double& medianMs)
+{
+    if (const auto errors = validate(params); !errors.empty())
+        return Status::failure(errors.front().message);
+    const std::size_t count = layoutFor(params).elementCount();
+    WS_CUDA_TRY(cudaSetDevice(m_device));
+    if (Status s = ensureDeviceBytes(count * sizeof(float)); !s)
+        return s;
+    float* out = static_cast<float*>(m_deviceBuffer);
+    if (Status s = launchFor(params, out, m_stream); !s) // warm-up
+        return s;
+    std::vector<double> times;
+    for (int k = 0; k < std::max(1, repetitions); ++k) {
+        WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
+        if (Status s = launchFor(params, out, m_stream); !s)
+            return s;
+        WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
+        WS_CUDA_TRY(cudaEventSynchronize(m_stop));
+        float ms = 0.0f;
+        WS_CUDA_TRY(cudaEventElapsedTime(&ms, m_start, m_stop));
+        times.push_back(ms);
+    }
+    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+    medianMs = times[times.size() / 2];
+    return Status::success();
+}
+
+} // namespace
+
+bool cudaCompiledIn()
+{
+    return true;
+}
+
+CudaProbe probeCuda(bool glContextCurrent)
+{
+    CudaProbe probe;
+    int count = 0;
+    if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {
+        cudaGetLastError();
+        probe.reason = std::string("no CUDA device") +
+                       (e != cudaSuccess ? std::string(" (") + cudaGetErrorString(e) + ")" : "");
+        return probe;
+    }
+    probe.available = true;
+    if (glContextCurrent) {
+        unsigned int glDevices = 0;
+        int devices[8] = {};
+        const cudaError_t e = cudaGLGetDevices(&glDevices, devices, 8, cudaGLDeviceListAll);
+        if (e == cudaSuccess && glDevices > 0) {
+            probe.glOnDevice = true;
+            probe.device = devices[0];
+        } else {
+            cudaGetLastError();
+            probe.reason = "OpenGL runs on a different GPU than CUDA";
+        }
+    }
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, probe.device) == cudaSuccess)
+        probe.deviceName = prop.name;
+    return probe;
+}
+
+std::unique_ptr<Backend> makeCudaBackend(int device, DisplayPath path, std::string& error)
+{
+    auto backend = std::make_unique<CudaBackend>(device, path);
+    if (Status s = backend->initialize(); !s) {
+        error = s.message();
+        return nullptr;
+    }
+    return backend;
+}
+
+} // namespace warpscope::gpu

@@ -1,0 +1,174 @@
+#include "cuda/DistanceKernel.cuh"
+
+#include <cstdint>
+
+namespace warpscope::gpu {
+namespace {
+
+// A block covers 128 columns x 64 rows. Each thread owns 4 adjacent columns (one 16-byte
+// store per row) and 8 rows. Column terms (per reference, per column) and row terms (per
+// reference, per row) are computed once per block into shared memory, so a node costs one
+// multiply-add and one min per reference; only the nearest gets the inverse trigonometry.
+constexpr int kThreadsX = 32;
+constexpr int kThreadsY = 8;
+constexpr int kCols = 4;
+constexpr int kRows = 8;
+constexpr int kBlockCols = kThreadsX * kCols;
+constexpr int kBlockRows = kThreadsY * kRows;
+constexpr int kRefChunk = 8;
+constexpr int kThreads = kThreadsX * kThreadsY;
+
+template <typename Out> struct Vec4;
+template <> struct Vec4<float>
+{
+    __device__ static void store(float* p, const float (&v)[kCols])
+    {
+        *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+    }
+};
+template <> struct Vec4<double>
+{
+    __device__ static void store(double* p, const double (&v)[kCols])
+    {
+        reinterpret_cast<double2*>(p)[0] = make_double2(v[0], v[1]);
+        reinterpret_cast<double2*>(p)[1] = make_double2(v[2], v[3]);
+    }
+};
+
+// Distances are never negative, so their bit patterns order like the values and integer
+// atomics give a float min/max.
+__device__ void atomicMinMax(float* stats, float lo, float hi)
+{
+    atomicMin(reinterpret_cast<int*>(stats), __float_as_int(lo));
+    atomicMax(reinterpret_cast<int*>(stats + 1), __float_as_int(hi));
+}
+__device__ void atomicMinMax(double* stats, double lo, double hi)
+{
+    atomicMin(reinterpret_cast<long long*>(stats), __double_as_longlong(lo));
+    atomicMax(reinterpret_cast<long long*>(stats + 1), __double_as_longlong(hi));
+}
+
+template <typename T, typename Out>
+__global__ void __launch_bounds__(kThreads)
+    distanceKernel(const DistancePlan<T> plan, Out* __restrict__ out)
+{
+    __shared__ T sColTerm[kRefChunk][kBlockCols];
+    __shared__ T sHalfDLat[kRefChunk][kBlockRows];
+    __shared__ T sCosProd[kRefChunk][kBlockRows];
+    __shared__ Out sLo[kThreads / 32];
+    __shared__ Out sHi[kThreads / 32];
+
+    const int tid = threadIdx.y * kThreadsX + threadIdx.x;
+    const int blockCol0 = blockIdx.x * kBlockCols;
+    const int blockRow0 = blockIdx.y * kBlockRows;
+    const int localCol0 = threadIdx.x * kCols;
+    const int localRow0 = threadIdx.y * kRows;
+
+    T best[kRows][kCols];
+#pragma unroll
+    for (int k = 0; k < kRows; ++k)
+#pragma unroll
+        for (int q = 0; q < kCols; ++q)
+            best[k][q] = T(2);
+
+    for (int r0 = 0; r0 < plan.refCount; r0 += kRefChunk) {
+        const int chunk = min(kRefChunk, plan.refCount - r0);
+        __syncthreads(); // the previous chunk's terms are no longer read
+        for (int k = tid; k < chunk * kBlockCols; k += kThreads) {
+            const int ref = k / kBlockCols;
+            const int col = min(blockCol0 + k % kBlockCols, plan.nx - 1);
+            sColTerm[ref][k % kBlockCols] = planColTerm(plan, col, r0 + ref);
+        }
+        for (int k = tid; k < chunk * kBlockRows; k += kThreads) {
+            const int ref = k / kBlockRows;
+            const int row = min(blockRow0 + k % kBlockRows, plan.ny - 1);
+            const math::RowTerms<T> terms = math::rowTerms(
+                planLatRad(plan, row), plan.refLatRad[r0 + ref], plan.cosRefLat[r0 + ref]);
+            sHalfDLat[ref][k % kBlockRows] = terms.halfDLat;
+            sCosProd[ref][k % kBlockRows] = terms.cosProd;
+        }
+        __syncthreads();
+        for (int ref = 0; ref < chunk; ++ref) {
+            T colTerm[kCols];
+#pragma unroll
+            for (int q = 0; q < kCols; ++q)
+                colTerm[q] = sColTerm[ref][localCol0 + q];
+#pragma unroll
+            for (int k = 0; k < kRows; ++k) {
+                const math::RowTerms<T> row{sHalfDLat[ref][localRow0 + k],
+                                            sCosProd[ref][localRow0 + k]};
+#pragma unroll
+                for (int q = 0; q < kCols; ++q)
+                    best[k][q] = math::wsMin(best[k][q], math::haversineA(row, colTerm[q]));
+            }
+        }
+    }
+
+    // Padding columns (col >= nx) were computed from the last real column above, so every
+    // element is written; they are left out of the statistics.
+    const int col0 = blockCol0 + localCol0;
+    Out lo = Out(3.0e38f);
+    Out hi = Out(0);
+    if (col0 < plan.pitch) {
+#pragma unroll
+        for (int k = 0; k < kRows; ++k) {
+            const int row = blockRow0 + localRow0 + k;
+            if (row >= plan.ny)
+                break;
+            Out v[kCols];
+#pragma unroll
+            for (int q = 0; q < kCols; ++q) {
+                v[q] = Out(plan.radius * math::centralAngle(best[k][q]));
+                if (col0 + q < plan.nx) {
+                    lo = math::wsMin(lo, v[q]);
+                    hi = math::wsMax(hi, v[q]);
+                }
+            }
+            Vec4<Out>::store(out + std::size_t(row) * plan.pitch + col0, v);
+        }
+    }
+
+    for (int offset = 16; offset > 0; offset /= 2) {
+        lo = math::wsMin(lo, __shfl_down_sync(0xffffffffu, lo, offset));
+        hi = math::wsMax(hi, __shfl_down_sync(0xffffffffu, hi, offset));
+    }
+    if (tid % 32 == 0) {
+        sLo[tid / 32] = lo;
+        sHi[tid / 32] = hi;
+    }
+    __syncthreads();
+    if (tid == 0) {
+        for (int w = 1; w < kThreads / 32; ++w) {
+            lo = math::wsMin(lo, sLo[w]);
+            hi = math::wsMax(hi, sHi[w]);
+        }
+        atomicMinMax(out + std::size_t(plan.pitch) * plan.ny, lo, hi);
+    }
+}
+
+} // namespace
+
+template <typename T, typename Out>
+cudaError_t launchDistance(const DistancePlan<T>& plan, Out* out, cudaStream_t stream)
+{
+    if (reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
+        return cudaErrorMisalignedAddress;
+    Out* stats = out + std::size_t(plan.pitch) * plan.ny;
+    // min starts at a huge value (bytes 0x7f) and max at zero, for the atomics.
+    if (cudaError_t e = cudaMemsetAsync(stats, 0x7f, sizeof(Out), stream); e != cudaSuccess)
+        return e;
+    if (cudaError_t e = cudaMemsetAsync(stats + 1, 0, sizeof(Out), stream); e != cudaSuccess)
+        return e;
+    const dim3 block(kThreadsX, kThreadsY);
+    const dim3 grid((plan.pitch + kBlockCols - 1) / kBlockCols,
+                    (plan.ny + kBlockRows - 1) / kBlockRows);
+    distanceKernel<T, Out><<<grid, block, 0, stream>>>(plan, out);
+    return cudaGetLastError();
+}
+
+template cudaError_t launchDistance(const DistancePlan<float>&, float*, cudaStream_t);
+template cudaError_t launchDistance(const DistancePlan<float>&, double*, cudaStream_t);
+template cudaError_t launchDistance(const DistancePlan<double>&, float*, cudaStream_t);
+template cudaError_t launchDistance(const DistancePlan<double>&, double*, cudaStream_t);
+
+} // namespace warpscope::gpu

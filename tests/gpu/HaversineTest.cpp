@@ -1,0 +1,108 @@
+#include "math/Haversine.h"
+
+#include "TestSupport.h"
+#include "cpu/CpuBackend.h"
+
+#include <gtest/gtest.h>
+
+namespace warpscope::gpu::test {
+namespace {
+
+TEST(Haversine, FixtureHasPairsForEveryUnitAndRadius)
+{
+    const auto pairs = loadCityPairs();
+    ASSERT_GE(pairs.size(), 800u) << "fixture missing: " WARPSCOPE_FIXTURE_DIR;
+}
+
+// The shared math in double precision against GeographicLib's great circle.
+TEST(Haversine, MatchesGeographicLibInDouble)
+{
+    for (const CityPair& p : loadCityPairs()) {
+        const double radius = p.radiusKm * unitsPerKilometre(p.unit);
+        const double d = math::haversineDistance(p.a.lat, p.a.lon, p.b.lat, p.b.lon, radius);
+        EXPECT_NEAR(d, p.distance,
+                    distanceTolerance(p.distance / radius, radius, Precision::Float64))
+            << p.from << " -> " << p.to << " (" << unitSymbol(p.unit) << ", R=" << p.radiusKm
+            << ")";
+    }
+}
+
+TEST(Haversine, IsSymmetricAndZeroOnTheDiagonal)
+{
+    EXPECT_EQ(math::haversineDistance(30.0, 101.0, 30.0, 101.0, 6371.0), 0.0);
+    EXPECT_DOUBLE_EQ(math::haversineDistance(10.0, 20.0, -40.0, 200.0, 6371.0),
+                     math::haversineDistance(-40.0, 200.0, 10.0, 20.0, 6371.0));
+}
+
+TEST(Haversine, CentralAngleNeverNaNOutsideTheUnitInterval)
+{
+    for (double a : {-1e-7, -0.0, 0.0, 1.0, 1.0 + 1e-7, 2.0}) {
+        EXPECT_FALSE(std::isnan(math::centralAngle(a))) << a;
+        EXPECT_FALSE(std::isnan(math::centralAngle(float(a)))) << a;
+    }
+    EXPECT_DOUBLE_EQ(math::centralAngle(1.0 + 1e-7), M_PI);
+}
+
+// A mesh whose corner node sits on p.a, with p.b as the only reference.
+DistanceParams cornerScene(const CityPair& p, Precision precision)
+{
+    DistanceParams s;
+    const double dLat = p.a.lat + 0.5 > 90.0 ? -0.5 : 0.5;
+    const double dLon = p.a.lon + 0.5 > 360.0 ? -0.5 : 0.5;
+    s.latMin = std::min(p.a.lat, p.a.lat + dLat);
+    s.latMax = std::max(p.a.lat, p.a.lat + dLat);
+    s.lonMin = std::min(p.a.lon, p.a.lon + dLon);
+    s.lonMax = std::max(p.a.lon, p.a.lon + dLon);
+    s.nx = 3;
+    s.ny = 5;
+    s.references = {p.b};
+    s.precision = precision;
+    s.unit = p.unit;
+    s.radiusKm = p.radiusKm;
+    return s;
+}
+
+std::size_t cornerIndex(const CityPair& p, const DistanceParams& s)
+{
+    const FieldLayout layout = layoutFor(s);
+    return layout.index(s.latMin == p.a.lat ? 0 : s.ny - 1, s.lonMin == p.a.lon ? 0 : s.nx - 1);
+}
+
+void expectBackendMatchesFixture(Backend& backend, Precision precision)
+{
+    for (const CityPair& p : loadCityPairs()) {
+        const DistanceParams s = cornerScene(p, precision);
+        auto out = poisoned<double>(layoutFor(s).elementCount());
+        ASSERT_TRUE(backend.computeDistance(s, std::span<double>(out)).ok());
+        ASSERT_EQ(unwrittenCount(out), 0u);
+        const double radius = radiusInUnit(s);
+        EXPECT_NEAR(out[cornerIndex(p, s)], p.distance,
+                    distanceTolerance(p.distance / radius, radius, precision))
+            << p.from << " -> " << p.to << " " << precisionName(precision) << " "
+            << unitSymbol(p.unit);
+    }
+}
+
+TEST(Haversine, CpuBackendMatchesGeographicLibFloat64)
+{
+    CpuBackend backend(2);
+    expectBackendMatchesFixture(backend, Precision::Float64);
+}
+
+TEST(Haversine, CpuBackendMatchesGeographicLibFloat32)
+{
+    CpuBackend backend(2);
+    expectBackendMatchesFixture(backend, Precision::Float32);
+}
+
+TEST(Haversine, CudaBackendMatchesGeographicLib)
+{
+    auto selection = createBackend(BackendKind::Cuda);
+    if (!selection.backend)
+        GTEST_SKIP() << selection.reason;
+    expectBackendMatchesFixture(*selection.backend, Precision::Float64);
+    expectBackendMatchesFixture(*selection.backend, Precision::Float32);
+}
+
+} // namespace
+} // namespace warpscope::gpu::test
