@@ -74,8 +74,10 @@ TEST(Precision, EstimateFlagsLargeMeshesOnly)
     const PrecisionEstimate wide = estimateFloat32Error(globe());
     EXPECT_GT(wide.maxFloat32Error, 0.1);
     EXPECT_GT(wide.cellSize, 1.0);
+    EXPECT_LT(wide.maxFloat32Error, 12.4);
     const PrecisionEstimate small = estimateFloat32Error(DistanceParams{});
     EXPECT_LT(small.maxFloat32Error, 0.01);
+    EXPECT_LT(small.maxFloat32Error, 0.25 * small.cellSize);
     EXPECT_NEAR(small.cellSize,
                 6371.0088 * M_PI / 180.0 * 2.0 / 999.0 * std::cos(30.0 * M_PI / 180.0), 1e-6);
 }

@@ -350,8 +350,10 @@ CudaProbe probeCuda(bool glContextCurrent)
     int count = 0;
     if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {
         cudaGetLastError();
-        probe.reason = std::string("no CUDA device") +
-                       (e != cudaSuccess ? std::string(" (") + cudaGetErrorString(e) + ")" : "");
+        // Without a driver or a device the runtime's own wording only confuses.
+        const bool plain = e == cudaSuccess || e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver;
+        probe.reason = plain ? std::string("no CUDA device")
+                             : std::string("no usable CUDA device (") + cudaGetErrorString(e) + ")";
         return probe;
     }
     probe.available = true;

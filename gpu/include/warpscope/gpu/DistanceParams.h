@@ -108,8 +108,9 @@ inline FieldLayout layoutFor(const DistanceParams& params)
 // the parameters' unit. Used for the hover readout; it needs no field on the host.
 double distanceToNearest(const DistanceParams& params, GeoPoint point, int* nearestIndex = nullptr);
 
-// Largest float32 error, in the parameters' unit, found on a sample of the mesh (including
-// each reference's antipode when it falls inside the mesh), and the mesh spacing.
+// Expected largest float32 error, in the parameters' unit, over a sample of the mesh that
+// includes each reference's antipode when it falls inside: the larger of the error observed
+// on the host and an error model of the GPU's arithmetic. And the mesh spacing, to compare.
 struct PrecisionEstimate
 {
     double maxFloat32Error = 0.0;

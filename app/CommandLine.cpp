@@ -1,0 +1,154 @@
+#include "CommandLine.h"
+
+#include "warpscope/ui/Colormap.h"
+
+#include <QCommandLineParser>
+#include <QRegularExpression>
+#include <cmath>
+
+namespace warpscope::app {
+namespace {
+
+std::optional<double> parseNumber(const QString& text)
+{
+    bool ok = false;
+    const double v = text.trimmed().toDouble(&ok);
+    if (!ok)
+        return std::nullopt;
+    return v;
+}
+
+ParseResult fail(const QString& message)
+{
+    return {std::nullopt, 2, QStringLiteral("warpscope: ") + message + "\nTry 'warpscope --help'.\n"};
+}
+
+} // namespace
+
+ParseResult parseCommandLine(const QStringList& arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        "Warpscope: explore GPU kernels interactively. Computes the great-circle distance from\n"
+        "every node of a latitude/longitude mesh to the nearest reference point, with CUDA\n"
+        "writing straight into OpenGL, or on the CPU.");
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    const QCommandLineOption help({"h", "help"}, "Show this help and exit.");
+    const QCommandLineOption version({"v", "version"}, "Show the version and exit.");
+    const QCommandLineOption backend("backend", "Compute backend: auto (CUDA when the display runs on a CUDA GPU), cpu or cuda.", "auto|cpu|cuda", "auto");
+    const QCommandLineOption noInterop("no-interop", "With CUDA, copy results through host memory instead of writing into OpenGL directly.");
+    const QCommandLineOption screenshot("screenshot", "Render the scene, save a PNG of the whole window to FILE and exit. Saved settings are not used.", "FILE");
+    const QCommandLineOption size("size", "Window size in pixels (default 1400x900).", "WxH");
+    const QCommandLineOption latMin("lat-min", "Southern edge of the mesh in degrees (default 29).", "DEG");
+    const QCommandLineOption latMax("lat-max", "Northern edge of the mesh in degrees (default 31).", "DEG");
+    const QCommandLineOption lonMin("lon-min", "Western edge of the mesh in degrees (default 99).", "DEG");
+    const QCommandLineOption lonMax("lon-max", "Eastern edge of the mesh in degrees (default 101).", "DEG");
+    const QCommandLineOption nx("nx", "Mesh nodes along longitude (default 1000).", "N");
+    const QCommandLineOption ny("ny", "Mesh nodes along latitude (default 1000).", "N");
+    const QCommandLineOption ref("ref", "Reference point; repeat for several, up to 64 (default 30,101).", "LAT,LON");
+    const QCommandLineOption precision("precision", "Arithmetic precision: float32 or float64 (default float32).", "float32|float64");
+    const QCommandLineOption units("units", "Distance unit: km, mi or nmi (default km).", "km|mi|nmi");
+    const QCommandLineOption radius("radius", "Sphere radius in km (default 6371.0088).", "KM");
+    const QCommandLineOption colormap("colormap", "Colormap: viridis, magma, inferno, cividis or turbo.", "NAME");
+    const QCommandLineOption reset("reset-settings", "Start from the default scene and forget saved settings.");
+    parser.addOptions({help, version, backend, noInterop, screenshot, size, latMin, latMax, lonMin, lonMax, nx, ny,
+                       ref, precision, units, radius, colormap, reset});
+    parser.addPositionalArgument("", "", "");
+
+    if (!parser.parse(arguments))
+        return fail(parser.errorText());
+    if (parser.isSet(help))
+        return {std::nullopt, 0, parser.helpText()};
+    if (parser.isSet(version))
+        return {std::nullopt, 0, QStringLiteral("warpscope " WARPSCOPE_VERSION "\n")};
+    if (!parser.positionalArguments().isEmpty())
+        return fail("unexpected argument '" + parser.positionalArguments().front() + "'");
+
+    AppOptions o;
+    const auto kind = gpu::parseBackendKind(parser.value(backend).toStdString());
+    if (!kind)
+        return fail("--backend must be auto, cpu or cuda, not '" + parser.value(backend) + "'");
+    o.backend = *kind;
+    o.forceHostCopy = parser.isSet(noInterop);
+    o.screenshot = parser.value(screenshot);
+    o.resetSettings = parser.isSet(reset);
+    if (parser.isSet(screenshot) && o.screenshot.isEmpty())
+        return fail("--screenshot needs a file name");
+    if (parser.isSet(size)) {
+        const auto m = QRegularExpression("^(\\d{2,5})x(\\d{2,5})$").match(parser.value(size));
+        if (!m.hasMatch())
+            return fail("--size must look like 1600x1000, not '" + parser.value(size) + "'");
+        o.size = QSize(m.captured(1).toInt(), m.captured(2).toInt());
+        if (o.size.width() < 320 || o.size.height() < 240 || o.size.width() > 16384 || o.size.height() > 16384)
+            return fail("--size must be between 320x240 and 16384x16384");
+    }
+
+    gpu::DistanceParams& p = o.params;
+    const std::pair<const QCommandLineOption*, double*> doubles[] = {
+        {&latMin, &p.latMin}, {&latMax, &p.latMax}, {&lonMin, &p.lonMin}, {&lonMax, &p.lonMax}, {&radius, &p.radiusKm}};
+    for (const auto& [option, target] : doubles) {
+        if (!parser.isSet(*option))
+            continue;
+        const auto v = parseNumber(parser.value(*option));
+        if (!v)
+            return fail("--" + option->names().front() + " needs a number, not '" + parser.value(*option) + "'");
+        *target = *v;
+        o.sceneGiven = true;
+    }
+    const std::pair<const QCommandLineOption*, int*> ints[] = {{&nx, &p.nx}, {&ny, &p.ny}};
+    for (const auto& [option, target] : ints) {
+        if (!parser.isSet(*option))
+            continue;
+        bool ok = false;
+        const long long v = parser.value(*option).trimmed().toLongLong(&ok);
+        if (!ok)
+            return fail("--" + option->names().front() + " needs a whole number, not '" + parser.value(*option) + "'");
+        *target = int(std::clamp<long long>(v, -1, 1LL << 30));
+        o.sceneGiven = true;
+    }
+    if (parser.isSet(ref)) {
+        p.references.clear();
+        for (const QString& value : parser.values(ref)) {
+            const QStringList parts = value.split(',');
+            const auto lat = parts.size() == 2 ? parseNumber(parts[0]) : std::nullopt;
+            const auto lon = parts.size() == 2 ? parseNumber(parts[1]) : std::nullopt;
+            if (!lat || !lon)
+                return fail("--ref needs LAT,LON such as 30,101, not '" + value + "'");
+            p.references.push_back({*lat, *lon});
+        }
+        o.sceneGiven = true;
+    }
+    if (parser.isSet(precision)) {
+        const QString v = parser.value(precision);
+        if (v != "float32" && v != "float64")
+            return fail("--precision must be float32 or float64, not '" + v + "'");
+        p.precision = v == "float64" ? gpu::Precision::Float64 : gpu::Precision::Float32;
+        o.sceneGiven = true;
+    }
+    if (parser.isSet(units)) {
+        const QString v = parser.value(units);
+        if (v == "km")
+            p.unit = gpu::DistanceUnit::Kilometres;
+        else if (v == "mi")
+            p.unit = gpu::DistanceUnit::Miles;
+        else if (v == "nmi")
+            p.unit = gpu::DistanceUnit::NauticalMiles;
+        else
+            return fail("--units must be km, mi or nmi, not '" + v + "'");
+        o.sceneGiven = true;
+    }
+    if (parser.isSet(colormap)) {
+        o.colormap = parser.value(colormap);
+        if (!ui::loadColormap(o.colormap.toStdString()))
+            return fail("unknown colormap '" + o.colormap + "'");
+    }
+    if (const auto errors = gpu::validate(p); !errors.empty()) {
+        QString message;
+        for (const gpu::ParamError& e : errors)
+            message += QString::fromStdString(e.message) + (&e == &errors.back() ? "" : "; ");
+        return fail(message);
+    }
+    return {o, 0, {}};
+}
+
+} // namespace warpscope::app

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/DistanceParams.h"
+
+#include <QSize>
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+namespace warpscope::app {
+
+struct AppOptions
+{
+    gpu::DistanceParams params;
+    bool sceneGiven = false; // some scene option was given; it overrides saved settings
+    QString colormap;
+    gpu::BackendKind backend = gpu::BackendKind::Auto;
+    bool forceHostCopy = false;
+    QString screenshot;
+    QSize size{1400, 900};
+    bool resetSettings = false;
+};
+
+struct ParseResult
+{
+    std::optional<AppOptions> options; // empty: exit with exitCode after printing output
+    int exitCode = 0;
+    QString output; // for stdout (help, version) or stderr (errors)
+};
+
+// Parses the command line (arguments[0] is the program). Scene options start from the
+// default scene, and the result is validated: bad values give exit code 2 and a message.
+ParseResult parseCommandLine(const QStringList& arguments);
+
+} // namespace warpscope::app

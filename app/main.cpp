@@ -1,0 +1,111 @@
+#include "CommandLine.h"
+#include "warpscope/ui/FieldView.h"
+#include "warpscope/ui/MainWindow.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QSettings>
+#include <QStatusBar>
+#include <QSurfaceFormat>
+#include <QTimer>
+#include <cstdio>
+
+using namespace warpscope;
+
+namespace {
+
+// Waits until the requested field is drawn with its colour scale, then saves the window.
+void scheduleScreenshot(ui::MainWindow& window, const QString& path)
+{
+    auto* timer = new QTimer(&window);
+    auto* clock = new QElapsedTimer;
+    clock->start();
+    QObject::connect(&window, &QObject::destroyed, [clock] { delete clock; });
+    QObject::connect(window.fieldView(), &ui::FieldView::computeFailed, &window, [](const QString& message) {
+        std::fprintf(stderr, "warpscope: %s\n", qPrintable(message));
+        QApplication::exit(1);
+    });
+    QObject::connect(timer, &QTimer::timeout, &window, [&window, path, timer, clock] {
+        ui::FieldView* view = window.fieldView();
+        if (!view->frameSettled() || view->shownParams() != view->params()) {
+            if (clock->elapsed() > 120000) {
+                std::fprintf(stderr, "warpscope: timed out waiting for the first frame\n");
+                QApplication::exit(1);
+            }
+            view->update();
+            return;
+        }
+        timer->stop();
+        QApplication::processEvents();
+        if (!window.grab().save(path, "PNG")) {
+            std::fprintf(stderr, "warpscope: could not write %s\n", qPrintable(path));
+            QApplication::exit(1);
+            return;
+        }
+        std::printf("Saved %s (%s)\n", qPrintable(path), qPrintable(view->backendDescription()));
+        QApplication::exit(0);
+    });
+    timer->start(50);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments << QString::fromLocal8Bit(argv[i]);
+    // Parsed before QApplication exists, so --help and bad options need no display.
+    const app::ParseResult parsed = app::parseCommandLine(arguments);
+    if (!parsed.options) {
+        std::fputs(qPrintable(parsed.output), parsed.exitCode == 0 ? stdout : stderr);
+        return parsed.exitCode;
+    }
+    const app::AppOptions& options = *parsed.options;
+    if (options.backend == gpu::BackendKind::Cuda) {
+        const gpu::BackendSelection probe = gpu::createBackend(gpu::BackendKind::Cuda);
+        if (!probe.backend) {
+            std::fprintf(stderr, "warpscope: %s\n", probe.reason.c_str());
+            return 1;
+        }
+    }
+
+    // A compatibility context: drivers give their newest version (the field shader needs
+    // 3.3), and Qt's painter draws the overlay in it on every driver.
+    QSurfaceFormat format;
+    format.setVersion(3, 3);
+    format.setProfile(QSurfaceFormat::CompatibilityProfile);
+    QSurfaceFormat::setDefaultFormat(format);
+    QApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
+    QApplication application(argc, argv);
+    QApplication::setOrganizationName("Warpscope");
+    QApplication::setApplicationName("Warpscope");
+    QApplication::setApplicationVersion(WARPSCOPE_VERSION);
+
+    const bool screenshot = !options.screenshot.isEmpty();
+    ui::WindowOptions windowOptions;
+    windowOptions.backend = options.backend;
+    windowOptions.forceHostCopy = options.forceHostCopy;
+    windowOptions.useSettings = !screenshot;
+    ui::MainWindow window(windowOptions);
+    window.resize(options.size);
+
+    QString notice;
+    if (options.resetSettings)
+        QSettings().clear();
+    else if (windowOptions.useSettings)
+        notice = window.restoreSettings();
+    if (options.sceneGiven || screenshot)
+        window.setParams(options.params);
+    if (!options.colormap.isEmpty())
+        window.setColormap(options.colormap);
+    if (screenshot)
+        window.resize(options.size);
+    if (!notice.isEmpty())
+        window.statusBar()->showMessage(notice, 10000);
+
+    window.show();
+    if (screenshot)
+        scheduleScreenshot(window, options.screenshot);
+    return application.exec();
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The command line: help, version, and bad options exit non-zero with a message, and none
+# of it needs a display.
+set -u
+app=$1
+fails=0
+expect() { # expected-exit-code expected-text args...
+    local code=$1 text=$2; shift 2
+    local out rc
+    out=$(env -u DISPLAY QT_QPA_PLATFORM=none "$app" "$@" 2>&1); rc=$?
+    if [ "$rc" != "$code" ] || ! grep -qF -- "$text" <<<"$out"; then
+        echo "FAIL: warpscope $* -> exit $rc (want $code), output: $out"
+        fails=$((fails + 1))
+    else
+        echo "ok: warpscope $* -> $rc"
+    fi
+}
+expect 0 "--screenshot" --help
+expect 0 "warpscope 0." --version
+expect 2 "Minimum latitude must lie in [-90, 90], not 95" --lat-min 95
+expect 2 "must be a finite number, not NaN" --lat-max nan
+expect 2 "Maximum latitude (29) must be greater than the minimum (30)" --lat-min 30 --lat-max 29
+expect 2 "Minimum longitude must lie in [-180, 360]" --lon-min -200
+expect 2 "Columns (nx) must be between 2 and 16384, not 1" --nx 1
+expect 2 "Rows (ny) must be between 2 and 16384, not 100000" --ny 100000
+expect 2 "--nx needs a whole number, not 'many'" --nx many
+expect 2 "--ref needs LAT,LON" --ref 30
+expect 2 "Reference 2: latitude must lie in [-90, 90], not 91" --ref 30,101 --ref 91,0
+expect 2 "--backend must be auto, cpu or cuda" --backend gpu
+expect 2 "--precision must be float32 or float64" --precision half
+expect 2 "--units must be km, mi or nmi" --units furlong
+expect 2 "Sphere radius (km) must lie in" --radius -1
+expect 2 "unknown colormap 'jet'" --colormap jet
+expect 2 "--size must look like 1600x1000" --size big
+expect 2 "Unknown option 'frobnicate'" --frobnicate
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+    expect 1 "The CUDA backend was requested, but no CUDA device" --backend cuda
+fi
+exit $((fails > 0))

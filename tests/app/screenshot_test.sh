@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Launches the real app twice under the X server, with different bounds, and checks that
+# --screenshot writes a non-blank PNG of the requested size and that the pixels changed.
+set -eu
+app=$1 diff=$2 dir=$3
+a=$dir/shot_a.png b=$dir/shot_b.png
+rm -f "$a" "$b"
+"$app" --backend cpu --size 1200x800 --screenshot "$a"
+"$app" --backend cpu --size 1200x800 --lat-min 29.8 --colormap magma --screenshot "$b"
+read -r w h colours < <("$diff" info "$a")
+echo "screenshot: ${w}x${h}, $colours colours"
+[ "$w" = 1200 ] && [ "$h" = 800 ] || { echo "FAIL: wrong size"; exit 1; }
+[ "$colours" -gt 200 ] || { echo "FAIL: the screenshot looks blank"; exit 1; }
+changed=$("$diff" diff "$a" "$b")
+echo "pixels changed by the new bound: $changed"
+[ "$changed" -gt $((w * h / 10)) ] || { echo "FAIL: the picture did not change"; exit 1; }
+# An unwritable path fails with a message, not a crash.
+if out=$("$app" --backend cpu --screenshot /nonexistent/dir/x.png 2>&1); then
+    echo "FAIL: writing to a missing folder succeeded"; exit 1
+fi
+grep -q "could not write" <<<"$out" || { echo "FAIL: no message: $out"; exit 1; }
+echo ok

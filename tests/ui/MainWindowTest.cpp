@@ -1,0 +1,207 @@
+#include "warpscope/ui/FieldView.h"
+#include "warpscope/ui/MainWindow.h"
+#include "warpscope/ui/NumberField.h"
+#include "warpscope/ui/ParametersPanel.h"
+
+#include <QApplication>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace warpscope;
+
+// Drives the real main window as a person would: typing into fields, clicking the map,
+// undoing. Runs under Xvfb (or any X server) with the CPU backend.
+class MainWindowTest : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::unique_ptr<ui::MainWindow> m_window;
+
+    ui::ParametersPanel* panel() const { return m_window->parametersPanel(); }
+    ui::FieldView* view() const { return m_window->fieldView(); }
+    QDoubleSpinBox* spin(const char* name) const
+    {
+        return panel()->findChild<ui::NumberField*>(name)->spinBox();
+    }
+
+    // Waits until the view shows the requested field and its colours, then grabs it.
+    QImage settledImage()
+    {
+        bool ok = QTest::qWaitFor([&] {
+            view()->update();
+            return view()->frameSettled() && view()->shownParams() == view()->params();
+        }, 20000);
+        if (!ok)
+            qWarning("the field did not settle");
+        return view()->grabFramebuffer();
+    }
+
+    static int differingPixels(const QImage& a, const QImage& b)
+    {
+        if (a.size() != b.size())
+            return a.width() * a.height();
+        int n = 0;
+        for (int y = 0; y < a.height(); ++y)
+            for (int x = 0; x < a.width(); ++x)
+                n += a.pixel(x, y) != b.pixel(x, y);
+        return n;
+    }
+
+    void typeInto(QDoubleSpinBox* box, const QString& text)
+    {
+        box->setFocus();
+        box->selectAll();
+        QTest::keyClicks(box, text);
+        QTest::keyClick(box, Qt::Key_Return);
+    }
+
+private slots:
+    void init()
+    {
+        ui::WindowOptions options;
+        options.backend = gpu::BackendKind::Cpu;
+        options.useSettings = false;
+        m_window = std::make_unique<ui::MainWindow>(options);
+        m_window->resize(1000, 700);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+
+    void cleanup() { m_window.reset(); }
+
+    void opensOnTheDefaultScene()
+    {
+        settledImage();
+        const gpu::DistanceParams p = view()->shownParams();
+        QCOMPARE(p, gpu::DistanceParams{});
+        QCOMPARE(p.nx, 1000);
+        QVERIFY(view()->backendDescription().startsWith("CPU"));
+    }
+
+    void typingABoundChangesThePicture()
+    {
+        const QImage before = settledImage();
+        typeInto(spin("latMin"), "29.9");
+        const QImage after = settledImage();
+        QCOMPARE(view()->shownParams().latMin, 29.9);
+        QVERIFY2(differingPixels(before, after) > before.width() * before.height() / 10,
+                 "the picture should change when a bound changes");
+    }
+
+    void outOfRangeLatitudeIsExplainedAndThePictureKept()
+    {
+        const QImage before = settledImage();
+        typeInto(spin("latMin"), "95");
+        QTest::qWait(50);
+        const QImage after = settledImage();
+        QVERIFY(spin("latMin")->property("invalid").toBool());
+        QVERIFY(panel()->errorText().contains("[-90, 90]"));
+        QCOMPARE(view()->shownParams().latMin, 29.0);
+        QCOMPARE(differingPixels(before, after), 0);
+        QVERIFY(m_window->isVisible());
+        // Correcting it clears the message.
+        typeInto(spin("latMin"), "29.5");
+        settledImage();
+        QVERIFY(!spin("latMin")->property("invalid").toBool());
+        QVERIFY(panel()->errorText().isEmpty());
+        QCOMPARE(view()->shownParams().latMin, 29.5);
+    }
+
+    void sliderDragUpdatesLive()
+    {
+        const QImage before = settledImage();
+        auto* slider = panel()->findChild<ui::NumberField*>("lonMin")->slider();
+        slider->setValue(slider->value() + 3); // as a drag does, one step at a time
+        const QImage after = settledImage();
+        QVERIFY(view()->shownParams().lonMin > 99.0);
+        QVERIFY(differingPixels(before, after) > 0);
+    }
+
+    void minimumAboveMaximumIsFlaggedOnTheMaximum()
+    {
+        settledImage();
+        typeInto(spin("lonMin"), "102");
+        QVERIFY(spin("lonMax")->property("invalid").toBool());
+        QVERIFY(panel()->errorText().contains("greater than the minimum"));
+        QCOMPARE(view()->shownParams().lonMin, 99.0);
+    }
+
+    void meshTooLargeForTheDriverKeepsTheLastPicture()
+    {
+        const QImage before = settledImage();
+        QSignalSpy failed(view(), &ui::FieldView::computeFailed);
+        typeInto(spin("nx"), "16384");
+        typeInto(spin("ny"), "16384");
+        QVERIFY(QTest::qWaitFor([&] { return failed.count() > 0; }, 20000));
+        QVERIFY(failed.last().at(0).toString().contains("at most"));
+        QVERIFY(panel()->findChild<QLabel*>("computeError")->isVisible());
+        QCOMPARE(view()->shownParams().nx, 1000);
+        QTest::qWait(50);
+        QCOMPARE(differingPixels(before, view()->grabFramebuffer()), 0);
+        QVERIFY(m_window->isVisible());
+    }
+
+    void undoAndRedoRestoreParameters()
+    {
+        settledImage();
+        typeInto(spin("lonMax"), "100.5");
+        settledImage();
+        QCOMPARE(view()->shownParams().lonMax, 100.5);
+        QVERIFY(m_window->undoStack()->canUndo());
+        m_window->undoStack()->undo();
+        settledImage();
+        QCOMPARE(view()->shownParams().lonMax, 101.0);
+        QCOMPARE(spin("lonMax")->value(), 101.0);
+        m_window->undoStack()->redo();
+        settledImage();
+        QCOMPARE(view()->shownParams().lonMax, 100.5);
+    }
+
+    void ctrlClickAddsAReferenceAndClickMovesIt()
+    {
+        const QImage before = settledImage();
+        const QPoint centre = view()->rect().center();
+        QTest::mouseClick(view(), Qt::LeftButton, Qt::ControlModifier, centre);
+        settledImage();
+        QCOMPARE(int(view()->shownParams().references.size()), 2);
+        QCOMPARE(panel()->findChild<QTableWidget*>("references")->rowCount(), 2);
+        QTest::mouseClick(view(), Qt::LeftButton, Qt::NoModifier, centre + QPoint(-150, 100));
+        const QImage after = settledImage();
+        const gpu::GeoPoint moved = view()->shownParams().references[1];
+        QVERIFY(moved.lon < 100.0 && moved.lat < 30.0);
+        QVERIFY(differingPixels(before, after) > 1000);
+    }
+
+    void switchingPrecisionShowsTheHintOnlyWhereItMatters()
+    {
+        settledImage();
+        auto* hint = panel()->findChild<QLabel*>("precisionHint");
+        QVERIFY(!hint->isVisible());
+        typeInto(spin("latMin"), "-90");
+        typeInto(spin("latMax"), "90");
+        typeInto(spin("lonMin"), "-180");
+        typeInto(spin("lonMax"), "180");
+        auto* refs = panel()->findChild<QTableWidget*>("references");
+        refs->item(0, 0)->setText("0");
+        refs->item(0, 1)->setText("0");
+        settledImage();
+        typeInto(spin("nx"), "4000");
+        typeInto(spin("ny"), "4000");
+        settledImage();
+        QVERIFY2(hint->isVisible(), "a global float32 mesh with the antipode on it should warn");
+    }
+};
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    MainWindowTest test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "MainWindowTest.moc"

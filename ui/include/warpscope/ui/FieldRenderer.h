@@ -1,0 +1,68 @@
+#pragma once
+
+#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/Status.h"
+#include "warpscope/ui/Colormap.h"
+
+namespace warpscope::ui {
+
+// A GL buffer a backend fills, and the buffer texture the shader reads it through.
+struct FieldSurface
+{
+    unsigned int buffer = 0;
+    unsigned int texture = 0;
+    gpu::FieldLayout layout;
+
+    bool valid() const { return buffer != 0; }
+    gpu::GlBuffer glBuffer() const { return {buffer, layout}; }
+};
+
+// Geographic rectangle in degrees: longitude x, latitude y.
+struct GeoRect
+{
+    double lonMin = 0.0, latMin = 0.0, lonMax = 1.0, latMax = 1.0;
+    bool operator==(const GeoRect&) const = default;
+};
+
+struct Viewport
+{
+    int x = 0, y = 0, width = 1, height = 1; // framebuffer pixels, origin lower left
+};
+
+// Draws a distance field as a heat map. Plain OpenGL 3.3 core and no Qt, so it runs in any
+// current context: a QOpenGLWidget, or a headless EGL context in tests and benchmarks.
+// All methods need the context current; the owner calls release() before the context goes.
+class FieldRenderer
+{
+public:
+    FieldRenderer() = default;
+    FieldRenderer(const FieldRenderer&) = delete;
+    FieldRenderer& operator=(const FieldRenderer&) = delete;
+
+    gpu::Status initialize();
+    void release();
+    bool initialized() const { return m_program != 0; }
+
+    // Allocates a surface for a field layout. Fails with a message when the field exceeds
+    // what the driver can address as a buffer texture or allocate.
+    gpu::Status createSurface(const gpu::FieldLayout& layout, FieldSurface& surface);
+    void destroySurface(FieldSurface& surface);
+
+    void setColormap(const Colormap& colormap);
+    // Draws the mesh (geographic extent `mesh`) so that `view` fills `viewport`.
+    void draw(const FieldSurface& surface, const GeoRect& mesh, const GeoRect& view,
+              const Viewport& viewport, const std::array<float, 3>& background);
+
+    long long maxTextureBufferTexels() const { return m_maxTexels; }
+    std::string glRenderer() const;
+
+private:
+    unsigned int m_program = 0;
+    unsigned int m_vao = 0;
+    unsigned int m_colormapTexture = 0;
+    long long m_maxTexels = 0;
+    int m_locField = -1, m_locColormap = -1, m_locDims = -1, m_locViewport = -1;
+    int m_locView = -1, m_locMesh = -1, m_locBackground = -1;
+};
+
+} // namespace warpscope::ui

@@ -1,0 +1,114 @@
+#pragma once
+
+#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/DistanceParams.h"
+#include "warpscope/ui/FieldRenderer.h"
+
+#include <QImage>
+#include <QPainter>
+#include <QOpenGLWidget>
+#include <QTimer>
+#include <memory>
+#include <optional>
+
+namespace warpscope::ui {
+
+// Shows the distance field as a heat map with a colour bar, axes and reference markers.
+// Owns the GL buffer the backend fills (through interop, or glBufferSubData on the CPU
+// path). Wheel zooms, dragging pans, a click moves the selected reference point there,
+// Ctrl+click adds one, and a marker can be dragged.
+class FieldView : public QOpenGLWidget
+{
+    Q_OBJECT
+
+public:
+    explicit FieldView(QWidget* parent = nullptr);
+    ~FieldView() override;
+
+    // The backend is created with the GL context, on first show.
+    void setBackendRequest(gpu::BackendKind kind, bool forceHostCopy);
+    // Asks for a new field; the picture keeps the last good one until it succeeds.
+    void setParams(const gpu::DistanceParams& params);
+    const gpu::DistanceParams& params() const { return m_params; }
+    // The parameters of the field currently shown.
+    const gpu::DistanceParams& shownParams() const { return m_shown; }
+    void setColormap(const QString& name);
+    QString colormapName() const;
+    void setSelectedReference(int index) { m_selected = index; update(); }
+
+    QString backendDescription() const { return m_backendDescription; }
+    bool hasBackend() const { return m_backend != nullptr; }
+    std::optional<double> lastKernelMs();
+    // True once the requested field is drawn and its colour scale is known.
+    bool frameSettled() const { return !m_dirty && m_stats.has_value() && !m_statsPending; }
+
+public slots:
+    void fitView();
+    void zoomBy(double factor);
+
+signals:
+    void backendReady(const QString& description, const QString& device);
+    // The field for these parameters was computed and is being shown.
+    void fieldShown(const gpu::DistanceParams& params);
+    void computeFailed(const QString& message);
+    void frameSettledChanged();
+    void hoverText(const QString& text);
+    void referenceMoved(int index, gpu::GeoPoint point, bool finished);
+    void referenceAdded(gpu::GeoPoint point);
+
+protected:
+    void initializeGL() override;
+    void paintGL() override;
+    void resizeGL(int w, int h) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+
+private:
+    void compute();
+    void releaseGl();
+    void pollStats();
+    class Overlay;
+    void drawOverlay(QPainter& painter);
+    QRect mapArea() const;
+    QPointF toScreen(gpu::GeoPoint point) const;
+    gpu::GeoPoint toGeo(QPointF pos) const;
+    int markerAt(QPointF pos) const;
+    void updateHover(QPointF pos);
+
+    gpu::BackendKind m_requested = gpu::BackendKind::Auto;
+    bool m_forceHostCopy = false;
+    std::unique_ptr<gpu::Backend> m_backend;
+    QString m_backendDescription;
+    Overlay* m_overlay;
+    FieldRenderer m_renderer;
+    FieldSurface m_surface;
+    QString m_glError;
+
+    gpu::DistanceParams m_params;
+    gpu::DistanceParams m_shown;
+    bool m_dirty = true;
+    bool m_hasField = false;
+    GeoRect m_view;
+    bool m_viewFitted = false;
+
+    Colormap m_colormap;
+    QImage m_colorbar;
+    std::optional<gpu::FieldStats> m_stats;
+    bool m_statsPending = false;
+    QTimer m_statsTimer;
+
+    int m_selected = 0;
+    int m_dragMarker = -1;
+    bool m_panning = false;
+    bool m_moved = false;
+    QPointF m_pressPos;
+    QPointF m_lastPos;
+    std::optional<QPointF> m_hover;
+};
+
+} // namespace warpscope::ui

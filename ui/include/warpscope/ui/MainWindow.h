@@ -1,0 +1,71 @@
+#pragma once
+
+#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/DistanceParams.h"
+
+#include <QMainWindow>
+#include <QTimer>
+
+class QLabel;
+class QUndoStack;
+
+namespace warpscope::ui {
+
+class FieldView;
+class ParametersPanel;
+
+struct WindowOptions
+{
+    gpu::BackendKind backend = gpu::BackendKind::Auto;
+    bool forceHostCopy = false;
+    bool useSettings = true; // restore and save parameters and layout between runs
+};
+
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+
+public:
+    explicit MainWindow(const WindowOptions& options, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Starting parameters, before any saved settings are applied on top by restoreSettings().
+    void setParams(const gpu::DistanceParams& params);
+    void setColormap(const QString& name);
+    // Loads the remembered scene. Returns a message when the saved values were unusable.
+    QString restoreSettings();
+
+    FieldView* fieldView() const { return m_view; }
+    ParametersPanel* parametersPanel() const { return m_panel; }
+    QUndoStack* undoStack() const { return m_undo; }
+
+    // Applies parameters to the panel and the view; used by undo and redo.
+    void applyParams(const gpu::DistanceParams& params);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void onEdited(int control);
+    void onReferenceMoved(int index, gpu::GeoPoint point, bool finished);
+    void onReferenceAdded(gpu::GeoPoint point);
+    void commit(const gpu::DistanceParams& params, int control);
+    void updatePrecisionHint(const gpu::DistanceParams& params);
+    void refreshStatus();
+    void saveScreenshot();
+    void saveSettings();
+    void createMenus();
+
+    WindowOptions m_options;
+    FieldView* m_view;
+    ParametersPanel* m_panel;
+    QUndoStack* m_undo;
+    QLabel* m_backendLabel;
+    QLabel* m_meshLabel;
+    QLabel* m_timeLabel;
+    QTimer m_statusTimer;
+    gpu::DistanceParams m_committed;
+    int m_dragSerial = 0;
+};
+
+} // namespace warpscope::ui

@@ -1,0 +1,197 @@
+#include "warpscope/ui/FieldRenderer.h"
+
+#include "Resources.h"
+
+#define GL_GLEXT_PROTOTYPES
+#include <GL/gl.h>
+#include <GL/glext.h>
+
+#include <string>
+
+namespace warpscope::ui {
+namespace {
+
+gpu::Status compile(GLenum type, std::string_view source, GLuint& shader)
+{
+    shader = glCreateShader(type);
+    const char* text = source.data();
+    const GLint length = GLint(source.size());
+    glShaderSource(shader, 1, &text, &length);
+    glCompileShader(shader);
+    GLint ok = 0;
+    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    if (ok)
+        return gpu::Status::success();
+    char log[2048] = {};
+    glGetShaderInfoLog(shader, sizeof log, nullptr, log);
+    glDeleteShader(shader);
+    shader = 0;
+    return gpu::Status::failure(std::string("Shader compilation failed: ") + log);
+}
+
+std::string glErrorText(GLenum error)
+{
+    switch (error) {
+    case GL_OUT_OF_MEMORY:
+        return "out of memory";
+    case GL_INVALID_VALUE:
+        return "invalid value";
+    case GL_INVALID_OPERATION:
+        return "invalid operation";
+    default:
+        return "error " + std::to_string(error);
+    }
+}
+
+} // namespace
+
+gpu::Status FieldRenderer::initialize()
+{
+    const std::string_view vert = embeddedResource("field.vert");
+    const std::string_view frag = embeddedResource("field.frag");
+    if (vert.empty() || frag.empty())
+        return gpu::Status::failure("The field shaders are missing from this build");
+    GLuint vs = 0, fs = 0;
+    if (gpu::Status s = compile(GL_VERTEX_SHADER, vert, vs); !s)
+        return s;
+    if (gpu::Status s = compile(GL_FRAGMENT_SHADER, frag, fs); !s) {
+        glDeleteShader(vs);
+        return s;
+    }
+    m_program = glCreateProgram();
+    glAttachShader(m_program, vs);
+    glAttachShader(m_program, fs);
+    glLinkProgram(m_program);
+    glDeleteShader(vs);
+    glDeleteShader(fs);
+    GLint linked = 0;
+    glGetProgramiv(m_program, GL_LINK_STATUS, &linked);
+    if (!linked) {
+        char log[2048] = {};
+        glGetProgramInfoLog(m_program, sizeof log, nullptr, log);
+        release();
+        return gpu::Status::failure(std::string("Shader linking failed: ") + log);
+    }
+    m_locField = glGetUniformLocation(m_program, "u_field");
+    m_locColormap = glGetUniformLocation(m_program, "u_colormap");
+    m_locDims = glGetUniformLocation(m_program, "u_dims");
+    m_locViewport = glGetUniformLocation(m_program, "u_viewport");
+    m_locView = glGetUniformLocation(m_program, "u_view");
+    m_locMesh = glGetUniformLocation(m_program, "u_mesh");
+    m_locBackground = glGetUniformLocation(m_program, "u_background");
+    glGenVertexArrays(1, &m_vao);
+    glGenTextures(1, &m_colormapTexture);
+    GLint maxTexels = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &maxTexels);
+    m_maxTexels = maxTexels;
+    if (const auto viridis = loadColormap("viridis"))
+        setColormap(*viridis);
+    if (const GLenum error = glGetError(); error != GL_NO_ERROR) {
+        release();
+        return gpu::Status::failure("Setting up the renderer failed: OpenGL " +
+                                    glErrorText(error));
+    }
+    return gpu::Status::success();
+}
+
+void FieldRenderer::release()
+{
+    if (m_program)
+        glDeleteProgram(m_program);
+    if (m_vao)
+        glDeleteVertexArrays(1, &m_vao);
+    if (m_colormapTexture)
+        glDeleteTextures(1, &m_colormapTexture);
+    m_program = m_vao = m_colormapTexture = 0;
+}
+
+std::string FieldRenderer::glRenderer() const
+{
+    const auto* text = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+    return text ? text : "unknown";
+}
+
+gpu::Status FieldRenderer::createSurface(const gpu::FieldLayout& layout, FieldSurface& surface)
+{
+    const long long texels = static_cast<long long>(layout.elementCount());
+    if (m_maxTexels > 0 && texels > m_maxTexels)
+        return gpu::Status::failure(
+            "The mesh has " + std::to_string(layout.nx) + " x " + std::to_string(layout.ny) +
+            " nodes; this OpenGL driver can display at most " + std::to_string(m_maxTexels - 2) +
+            " values (" + glRenderer() + ")");
+    while (glGetError() != GL_NO_ERROR) {
+    }
+    FieldSurface s;
+    s.layout = layout;
+    glGenBuffers(1, &s.buffer);
+    glBindBuffer(GL_TEXTURE_BUFFER, s.buffer);
+    glBufferData(GL_TEXTURE_BUFFER, GLsizeiptr(texels * sizeof(float)), nullptr, GL_DYNAMIC_DRAW);
+    glGenTextures(1, &s.texture);
+    glBindTexture(GL_TEXTURE_BUFFER, s.texture);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_R32F, s.buffer);
+    glBindTexture(GL_TEXTURE_BUFFER, 0);
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    if (const GLenum error = glGetError(); error != GL_NO_ERROR) {
+        destroySurface(s);
+        return gpu::Status::failure("Could not allocate " + std::to_string((texels * 4) >> 20) +
+                                    " MiB for the field on the GPU: OpenGL " +
+                                    glErrorText(error));
+    }
+    surface = s;
+    return gpu::Status::success();
+}
+
+void FieldRenderer::destroySurface(FieldSurface& surface)
+{
+    if (surface.texture)
+        glDeleteTextures(1, &surface.texture);
+    if (surface.buffer)
+        glDeleteBuffers(1, &surface.buffer);
+    surface = {};
+}
+
+void FieldRenderer::setColormap(const Colormap& colormap)
+{
+    glBindTexture(GL_TEXTURE_1D, m_colormapTexture);
+    glTexImage1D(GL_TEXTURE_1D, 0, GL_RGB32F, GLsizei(colormap.rgb.size()), 0, GL_RGB, GL_FLOAT,
+                 colormap.rgb.data());
+    glTexParameteri(GL_TEXTURE_1D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_1D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_1D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glBindTexture(GL_TEXTURE_1D, 0);
+}
+
+void FieldRenderer::draw(const FieldSurface& surface, const GeoRect& mesh, const GeoRect& view,
+                         const Viewport& viewport, const std::array<float, 3>& background)
+{
+    if (!m_program || !surface.valid())
+        return;
+    glViewport(viewport.x, viewport.y, viewport.width, viewport.height);
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_BLEND);
+    glUseProgram(m_program);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_BUFFER, surface.texture);
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_1D, m_colormapTexture);
+    glUniform1i(m_locField, 0);
+    glUniform1i(m_locColormap, 1);
+    glUniform3i(m_locDims, surface.layout.nx, surface.layout.ny, surface.layout.pitch);
+    glUniform4f(m_locViewport, float(viewport.x), float(viewport.y), float(viewport.width),
+                float(viewport.height));
+    glUniform4f(m_locView, float(view.lonMin), float(view.latMin), float(view.lonMax),
+                float(view.latMax));
+    glUniform4f(m_locMesh, float(mesh.lonMin), float(mesh.latMin), float(mesh.lonMax),
+                float(mesh.latMax));
+    glUniform3f(m_locBackground, background[0], background[1], background[2]);
+    glBindVertexArray(m_vao);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    // Leave the state as found, so QPainter can draw over the field afterwards.
+    glBindVertexArray(0);
+    glBindTexture(GL_TEXTURE_1D, 0);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_BUFFER, 0);
+    glUseProgram(0);
+}
+
+} // namespace warpscope::ui

@@ -1,0 +1,528 @@
+#include "warpscope/ui/FieldView.h"
+
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QOpenGLContext>
+#include <QPainter>
+#include <QPainterPath>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+#define GL_GLEXT_PROTOTYPES
+#include <GL/gl.h>
+
+namespace warpscope::ui {
+namespace {
+
+constexpr int kMarginLeft = 58;
+constexpr int kMarginBottom = 30;
+constexpr int kMarginTop = 10;
+constexpr int kColorbarWidth = 96;
+constexpr double kDegree = 0.017453292519943295;
+const QColor kBackground(38, 40, 46);
+
+GeoRect meshRect(const gpu::DistanceParams& p)
+{
+    return {p.lonMin, p.latMin, p.lonMax, p.latMax};
+}
+
+bool sameMesh(const gpu::DistanceParams& a, const gpu::DistanceParams& b)
+{
+    return a.latMin == b.latMin && a.latMax == b.latMax && a.lonMin == b.lonMin &&
+           a.lonMax == b.lonMax;
+}
+
+// A tick step of 1, 2 or 5 times a power of ten giving about `count` ticks over span.
+double niceStep(double span, int count)
+{
+    const double raw = span / std::max(1, count);
+    const double power = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * power >= raw)
+            return m * power;
+    return 10.0 * power;
+}
+
+QString formatDistance(double value, const gpu::DistanceParams& p)
+{
+    const int decimals = value >= 1000 ? 0 : value >= 10 ? 1 : value >= 0.1 ? 3 : 5;
+    return QString::number(value, 'f', decimals) + " " + gpu::unitSymbol(p.unit);
+}
+
+} // namespace
+
+// Axes, markers, hover label and colour bar are a transparent child widget: Qt composites
+// it over the GL picture, so hovering repaints only the overlay, not the field.
+class FieldView::Overlay : public QWidget
+{
+public:
+    explicit Overlay(FieldView* view) : QWidget(view), m_view(view)
+    {
+        setAttribute(Qt::WA_TransparentForMouseEvents);
+        setAttribute(Qt::WA_NoSystemBackground);
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter painter(this);
+        m_view->drawOverlay(painter);
+    }
+
+private:
+    FieldView* m_view;
+};
+
+FieldView::FieldView(QWidget* parent) : QOpenGLWidget(parent), m_overlay(new Overlay(this))
+{
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setMinimumSize(320, 240);
+    setToolTip(tr("Wheel: zoom. Drag: pan. Click: move the selected reference point.\n"
+                  "Ctrl+click: add a reference point. Drag a marker to move it.\n"
+                  "Double-click or Home: fit the mesh."));
+    setColormap("viridis");
+    m_statsTimer.setSingleShot(true);
+    m_statsTimer.setInterval(1);
+    connect(&m_statsTimer, &QTimer::timeout, this, &FieldView::pollStats);
+}
+
+FieldView::~FieldView()
+{
+    if (context()) {
+        makeCurrent();
+        releaseGl();
+        doneCurrent();
+    }
+}
+
+void FieldView::setBackendRequest(gpu::BackendKind kind, bool forceHostCopy)
+{
+    m_requested = kind;
+    m_forceHostCopy = forceHostCopy;
+}
+
+void FieldView::setParams(const gpu::DistanceParams& params)
+{
+    if (params == m_params && !m_dirty)
+        return;
+    if (!sameMesh(params, m_params))
+        m_viewFitted = false;
+    m_params = params;
+    m_dirty = true;
+    update();
+}
+
+void FieldView::setColormap(const QString& name)
+{
+    const auto map = loadColormap(name.toStdString());
+    if (!map)
+        return;
+    m_colormap = *map;
+    m_colorbar = QImage(1, 256, QImage::Format_RGB32);
+    for (int i = 0; i < 256; ++i) {
+        const auto& c = m_colormap.rgb[255 - i];
+        m_colorbar.setPixel(0, i, qRgb(int(c[0] * 255 + 0.5), int(c[1] * 255 + 0.5),
+                                       int(c[2] * 255 + 0.5)));
+    }
+    if (m_renderer.initialized()) {
+        makeCurrent();
+        m_renderer.setColormap(m_colormap);
+        doneCurrent();
+    }
+    update();
+}
+
+QString FieldView::colormapName() const
+{
+    return QString::fromStdString(m_colormap.name);
+}
+
+std::optional<double> FieldView::lastKernelMs()
+{
+    return m_backend ? m_backend->lastKernelMs() : std::nullopt;
+}
+
+void FieldView::initializeGL()
+{
+    connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, [this] {
+        makeCurrent();
+        releaseGl();
+        doneCurrent();
+    });
+    if (gpu::Status s = m_renderer.initialize(); !s) {
+        m_glError = QString::fromStdString(s.message());
+        emit computeFailed(m_glError);
+        return;
+    }
+    m_renderer.setColormap(m_colormap);
+
+    gpu::BackendSelection selection =
+        gpu::createBackend(m_requested, {/*glContextCurrent=*/true, m_forceHostCopy});
+    QString reason = QString::fromStdString(selection.reason);
+    if (!selection.backend) {
+        // The explicit request cannot be met in this context; keep the app usable.
+        selection = gpu::createBackend(gpu::BackendKind::Cpu);
+        reason = tr("CPU: %1").arg(reason);
+    }
+    m_backend = std::move(selection.backend);
+    m_backendDescription = reason;
+    emit backendReady(reason, QString::fromStdString(m_backend->deviceName()));
+}
+
+void FieldView::releaseGl()
+{
+    if (m_backend && m_surface.valid())
+        m_backend->forgetGlBuffer(m_surface.buffer);
+    if (m_surface.valid())
+        m_renderer.destroySurface(m_surface);
+    m_renderer.release();
+    m_backend.reset();
+    m_hasField = false;
+}
+
+void FieldView::compute()
+{
+    m_dirty = false;
+    if (!m_backend || !m_renderer.initialized())
+        return;
+    const gpu::DistanceParams params = m_params;
+    if (!gpu::validate(params).empty())
+        return; // the panel shows why; keep the last good picture
+    if (gpu::Status s = m_backend->checkCapacity(params); !s) {
+        emit computeFailed(QString::fromStdString(s.message()));
+        return;
+    }
+    const gpu::FieldLayout layout = gpu::layoutFor(params);
+    FieldSurface target = m_surface;
+    const bool newSurface = !m_surface.valid() || m_surface.layout != layout;
+    if (newSurface) {
+        // A new buffer, so the old picture survives if this one fails.
+        if (gpu::Status s = m_renderer.createSurface(layout, target); !s) {
+            emit computeFailed(QString::fromStdString(s.message()));
+            return;
+        }
+    }
+    if (gpu::Status s = m_backend->fillDistance(params, target.glBuffer()); !s) {
+        if (newSurface) {
+            m_backend->forgetGlBuffer(target.buffer);
+            m_renderer.destroySurface(target);
+        }
+        emit computeFailed(QString::fromStdString(s.message()));
+        return;
+    }
+    if (newSurface && m_surface.valid()) {
+        m_backend->forgetGlBuffer(m_surface.buffer);
+        m_renderer.destroySurface(m_surface);
+    }
+    m_surface = target;
+    m_shown = params;
+    m_hasField = true;
+    m_statsPending = true;
+    pollStats();
+    emit fieldShown(params);
+}
+
+void FieldView::pollStats()
+{
+    if (!m_backend || !m_statsPending)
+        return;
+    if (const auto stats = m_backend->lastStats()) {
+        m_stats = stats;
+        m_statsPending = false;
+        update();
+        emit frameSettledChanged();
+    } else {
+        m_statsTimer.start();
+    }
+}
+
+QRect FieldView::mapArea() const
+{
+    return QRect(kMarginLeft, kMarginTop, std::max(1, width() - kMarginLeft - kColorbarWidth),
+                 std::max(1, height() - kMarginTop - kMarginBottom));
+}
+
+void FieldView::fitView()
+{
+    const gpu::DistanceParams& p = m_dirty ? m_params : m_shown;
+    const QRect area = mapArea();
+    // Equirectangular view: a degree of longitude is cos(latitude) of a degree of latitude.
+    const double kx = std::max(0.05, std::cos(0.5 * (p.latMin + p.latMax) * kDegree));
+    const double lonSpan = p.lonMax - p.lonMin, latSpan = p.latMax - p.latMin;
+    const double scale = std::min(area.width() / (lonSpan * kx), area.height() / latSpan);
+    const double halfLon = 0.5 * area.width() / (scale * kx);
+    const double halfLat = 0.5 * area.height() / scale;
+    const double cLon = 0.5 * (p.lonMin + p.lonMax), cLat = 0.5 * (p.latMin + p.latMax);
+    m_view = {cLon - halfLon, cLat - halfLat, cLon + halfLon, cLat + halfLat};
+    m_viewFitted = true;
+    update();
+}
+
+void FieldView::zoomBy(double factor)
+{
+    const double cLon = 0.5 * (m_view.lonMin + m_view.lonMax);
+    const double cLat = 0.5 * (m_view.latMin + m_view.latMax);
+    const double hLon = 0.5 * (m_view.lonMax - m_view.lonMin) / factor;
+    const double hLat = 0.5 * (m_view.latMax - m_view.latMin) / factor;
+    m_view = {cLon - hLon, cLat - hLat, cLon + hLon, cLat + hLat};
+    update();
+}
+
+void FieldView::resizeGL(int, int)
+{
+    m_viewFitted = false;
+    m_overlay->setGeometry(rect());
+}
+
+void FieldView::paintGL()
+{
+    if (m_dirty)
+        compute();
+    if (!m_viewFitted)
+        fitView();
+    glClearColor(kBackground.redF(), kBackground.greenF(), kBackground.blueF(), 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    if (m_hasField) {
+        const QRect area = mapArea();
+        const qreal dpr = devicePixelRatioF();
+        const Viewport viewport{int(area.left() * dpr), int((height() - area.bottom() - 1) * dpr),
+                                int(area.width() * dpr), int(area.height() * dpr)};
+        m_renderer.draw(m_surface, meshRect(m_shown), m_view, viewport,
+                        {float(kBackground.redF()), float(kBackground.greenF()),
+                         float(kBackground.blueF())});
+    }
+    m_overlay->update();
+}
+
+QPointF FieldView::toScreen(gpu::GeoPoint point) const
+{
+    const QRect a = mapArea();
+    const double x = a.left() + (point.lon - m_view.lonMin) / (m_view.lonMax - m_view.lonMin) * a.width();
+    const double y = a.top() + (m_view.latMax - point.lat) / (m_view.latMax - m_view.latMin) * a.height();
+    return {x, y};
+}
+
+gpu::GeoPoint FieldView::toGeo(QPointF pos) const
+{
+    const QRect a = mapArea();
+    return {m_view.latMax - (pos.y() - a.top()) / a.height() * (m_view.latMax - m_view.latMin),
+            m_view.lonMin + (pos.x() - a.left()) / a.width() * (m_view.lonMax - m_view.lonMin)};
+}
+
+void FieldView::drawOverlay(QPainter& painter)
+{
+    painter.setRenderHint(QPainter::Antialiasing);
+    const QRect area = mapArea();
+    const QColor text(225, 228, 235);
+    painter.setPen(text);
+
+    if (!m_hasField) {
+        painter.drawText(area, Qt::AlignCenter | Qt::TextWordWrap,
+                         m_glError.isEmpty() ? tr("Computing…") : m_glError);
+        return;
+    }
+
+    // Axes: longitude below, latitude on the left.
+    painter.setPen(QColor(110, 114, 124));
+    painter.drawRect(area.adjusted(0, 0, -1, -1));
+    painter.setPen(text);
+    const QFontMetrics fm(painter.font());
+    const double lonStep = niceStep(m_view.lonMax - m_view.lonMin, std::max(2, area.width() / 90));
+    for (double lon = std::ceil(m_view.lonMin / lonStep) * lonStep; lon <= m_view.lonMax; lon += lonStep) {
+        const double x = toScreen({0, lon}).x();
+        painter.drawLine(QPointF(x, area.bottom()), QPointF(x, area.bottom() + 4));
+        const QString label = QString::number(lon, 'g', 6) + "°";
+        painter.drawText(QPointF(x - fm.horizontalAdvance(label) / 2.0, area.bottom() + 6 + fm.ascent()), label);
+    }
+    const double latStep = niceStep(m_view.latMax - m_view.latMin, std::max(2, area.height() / 60));
+    for (double lat = std::ceil(m_view.latMin / latStep) * latStep; lat <= m_view.latMax; lat += latStep) {
+        const double y = toScreen({lat, 0}).y();
+        painter.drawLine(QPointF(area.left() - 4, y), QPointF(area.left(), y));
+        const QString label = QString::number(lat, 'g', 6) + "°";
+        painter.drawText(QPointF(area.left() - 6 - fm.horizontalAdvance(label), y + fm.ascent() / 2.0 - 1), label);
+    }
+
+    // Reference markers; the selected one is ringed.
+    painter.setClipRect(area);
+    for (int i = 0; i < int(m_shown.references.size()); ++i) {
+        const QPointF c = toScreen(m_shown.references[i]);
+        painter.setPen(QPen(Qt::black, 3));
+        painter.drawEllipse(c, 5, 5);
+        painter.setPen(QPen(Qt::white, 1.5));
+        painter.setBrush(i == m_selected ? QColor(255, 80, 80) : QColor(255, 255, 255, 160));
+        painter.drawEllipse(c, 5, 5);
+        painter.setBrush(Qt::NoBrush);
+        if (i == m_selected) {
+            painter.setPen(QPen(QColor(255, 80, 80), 1.5));
+            painter.drawEllipse(c, 9, 9);
+        }
+    }
+    if (m_hover && area.contains(m_hover->toPoint())) {
+        const gpu::GeoPoint g = toGeo(*m_hover);
+        int nearest = -1;
+        const double d = gpu::distanceToNearest(m_shown, g, &nearest);
+        const QString label = QString("%1°, %2°  %3").arg(g.lat, 0, 'f', 4).arg(g.lon, 0, 'f', 4).arg(formatDistance(d, m_shown));
+        const QRectF box(*m_hover + QPointF(14, 8), QSizeF(fm.horizontalAdvance(label) + 10, fm.height() + 6));
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(QColor(0, 0, 0, 170));
+        painter.drawRoundedRect(box, 3, 3);
+        painter.setPen(Qt::white);
+        painter.drawText(box, Qt::AlignCenter, label);
+    }
+    painter.setClipping(false);
+
+    // Colour bar with five labels.
+    const QRect bar(width() - kColorbarWidth + 12, area.top(), 16, area.height());
+    painter.drawImage(bar, m_colorbar);
+    painter.setPen(QColor(110, 114, 124));
+    painter.drawRect(bar.adjusted(0, 0, -1, -1));
+    painter.setPen(text);
+    if (m_stats) {
+        for (int k = 0; k <= 4; ++k) {
+            const double v = m_stats->min + (m_stats->max - m_stats->min) * k / 4.0;
+            const double y = bar.bottom() - (bar.height() - 1) * k / 4.0;
+            painter.drawLine(QPointF(bar.right() + 1, y), QPointF(bar.right() + 4, y));
+            painter.drawText(QPointF(bar.right() + 6, y + fm.ascent() / 2.0 - 1), formatDistance(v, m_shown));
+        }
+    }
+}
+
+int FieldView::markerAt(QPointF pos) const
+{
+    for (int i = int(m_shown.references.size()) - 1; i >= 0; --i)
+        if (QLineF(toScreen(m_shown.references[i]), pos).length() <= 8.0)
+            return i;
+    return -1;
+}
+
+void FieldView::updateHover(QPointF pos)
+{
+    m_hover = pos;
+    if (m_hasField && mapArea().contains(pos.toPoint())) {
+        const gpu::GeoPoint g = toGeo(pos);
+        int nearest = -1;
+        const double d = gpu::distanceToNearest(m_shown, g, &nearest);
+        emit hoverText(tr("lat %1°, lon %2°: %3 to reference %4")
+                           .arg(g.lat, 0, 'f', 5)
+                           .arg(g.lon, 0, 'f', 5)
+                           .arg(formatDistance(d, m_shown))
+                           .arg(nearest + 1));
+    } else {
+        emit hoverText(QString());
+    }
+    m_overlay->update();
+}
+
+void FieldView::mousePressEvent(QMouseEvent* event)
+{
+    m_pressPos = m_lastPos = event->position();
+    m_moved = false;
+    m_dragMarker = event->button() == Qt::LeftButton ? markerAt(event->position()) : -1;
+    if (m_dragMarker >= 0) {
+        m_selected = m_dragMarker;
+        update();
+    }
+    m_panning = m_dragMarker < 0;
+}
+
+void FieldView::mouseMoveEvent(QMouseEvent* event)
+{
+    const QPointF pos = event->position();
+    if (event->buttons() != Qt::NoButton) {
+        if (QLineF(pos, m_pressPos).length() > 3.0)
+            m_moved = true;
+        if (m_dragMarker >= 0 && m_moved) {
+            emit referenceMoved(m_dragMarker, toGeo(pos), false);
+        } else if (m_panning && m_moved) {
+            const QRect a = mapArea();
+            const double dLon = (pos.x() - m_lastPos.x()) / a.width() * (m_view.lonMax - m_view.lonMin);
+            const double dLat = (pos.y() - m_lastPos.y()) / a.height() * (m_view.latMax - m_view.latMin);
+            m_view = {m_view.lonMin - dLon, m_view.latMin + dLat, m_view.lonMax - dLon, m_view.latMax + dLat};
+            update();
+        }
+    }
+    m_lastPos = pos;
+    updateHover(pos);
+}
+
+void FieldView::mouseReleaseEvent(QMouseEvent* event)
+{
+    const QPointF pos = event->position();
+    if (event->button() == Qt::LeftButton && mapArea().contains(pos.toPoint())) {
+        if (m_dragMarker >= 0 && m_moved)
+            emit referenceMoved(m_dragMarker, toGeo(pos), true);
+        else if (!m_moved && event->modifiers().testFlag(Qt::ControlModifier))
+            emit referenceAdded(toGeo(pos));
+        else if (!m_moved && m_dragMarker < 0)
+            emit referenceMoved(m_selected, toGeo(pos), true);
+    }
+    m_dragMarker = -1;
+    m_panning = false;
+}
+
+void FieldView::mouseDoubleClickEvent(QMouseEvent*)
+{
+    fitView();
+}
+
+void FieldView::wheelEvent(QWheelEvent* event)
+{
+    const double steps = event->angleDelta().y() / 120.0;
+    if (steps == 0.0)
+        return;
+    const double factor = std::pow(1.25, steps);
+    const gpu::GeoPoint anchor = toGeo(event->position());
+    // Zoom about the cursor: the point under it stays put.
+    m_view = {anchor.lon - (anchor.lon - m_view.lonMin) / factor,
+              anchor.lat - (anchor.lat - m_view.latMin) / factor,
+              anchor.lon + (m_view.lonMax - anchor.lon) / factor,
+              anchor.lat + (m_view.latMax - anchor.lat) / factor};
+    update();
+    updateHover(event->position());
+}
+
+void FieldView::keyPressEvent(QKeyEvent* event)
+{
+    const double panLon = 0.1 * (m_view.lonMax - m_view.lonMin);
+    const double panLat = 0.1 * (m_view.latMax - m_view.latMin);
+    switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        zoomBy(1.25);
+        break;
+    case Qt::Key_Minus:
+        zoomBy(0.8);
+        break;
+    case Qt::Key_Home:
+    case Qt::Key_0:
+        fitView();
+        break;
+    case Qt::Key_Left:
+        m_view = {m_view.lonMin - panLon, m_view.latMin, m_view.lonMax - panLon, m_view.latMax};
+        break;
+    case Qt::Key_Right:
+        m_view = {m_view.lonMin + panLon, m_view.latMin, m_view.lonMax + panLon, m_view.latMax};
+        break;
+    case Qt::Key_Up:
+        m_view = {m_view.lonMin, m_view.latMin + panLat, m_view.lonMax, m_view.latMax + panLat};
+        break;
+    case Qt::Key_Down:
+        m_view = {m_view.lonMin, m_view.latMin - panLat, m_view.lonMax, m_view.latMax - panLat};
+        break;
+    default:
+        QOpenGLWidget::keyPressEvent(event);
+        return;
+    }
+    update();
+}
+
+void FieldView::leaveEvent(QEvent*)
+{
+    m_hover.reset();
+    emit hoverText(QString());
+    m_overlay->update();
+}
+
+} // namespace warpscope::ui

@@ -1,0 +1,352 @@
+#include "warpscope/ui/MainWindow.h"
+
+#include "warpscope/ui/FieldView.h"
+#include "warpscope/ui/ParametersPanel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QScrollArea>
+#include <QSettings>
+#include <QStatusBar>
+#include <QUndoCommand>
+#include <QUndoStack>
+
+namespace warpscope::ui {
+namespace {
+
+// One parameter change. Consecutive changes of the same control (a slider drag, typing
+// digits, dragging a marker) merge into one step.
+class ParamsCommand : public QUndoCommand
+{
+public:
+    ParamsCommand(MainWindow* window, gpu::DistanceParams before, gpu::DistanceParams after,
+                  int control, const QString& text)
+        : QUndoCommand(text), m_window(window), m_before(std::move(before)),
+          m_after(std::move(after)), m_control(control)
+    {
+    }
+    int id() const override { return m_control; }
+    bool mergeWith(const QUndoCommand* other) override
+    {
+        const auto* next = static_cast<const ParamsCommand*>(other);
+        if (next->m_control != m_control)
+            return false;
+        m_after = next->m_after;
+        return true;
+    }
+    void undo() override { m_window->applyParams(m_before); }
+    void redo() override { m_window->applyParams(m_after); }
+
+private:
+    MainWindow* m_window;
+    gpu::DistanceParams m_before, m_after;
+    int m_control;
+};
+
+QString controlName(int control)
+{
+    switch (control) {
+    case ParametersPanel::LatMin:
+        return QObject::tr("minimum latitude");
+    case ParametersPanel::LatMax:
+        return QObject::tr("maximum latitude");
+    case ParametersPanel::LonMin:
+        return QObject::tr("minimum longitude");
+    case ParametersPanel::LonMax:
+        return QObject::tr("maximum longitude");
+    case ParametersPanel::Nx:
+        return QObject::tr("columns");
+    case ParametersPanel::Ny:
+        return QObject::tr("rows");
+    case ParametersPanel::Precision:
+        return QObject::tr("precision");
+    case ParametersPanel::Unit:
+        return QObject::tr("units");
+    case ParametersPanel::Radius:
+        return QObject::tr("radius");
+    default:
+        return QObject::tr("reference points");
+    }
+}
+
+constexpr int kMarkerDragControl = 1000;
+
+
+} // namespace
+
+MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
+    : QMainWindow(parent), m_options(options), m_view(new FieldView(this)),
+      m_panel(new ParametersPanel(this)), m_undo(new QUndoStack(this)),
+      m_backendLabel(new QLabel(this)), m_meshLabel(new QLabel(this)), m_timeLabel(new QLabel(this))
+{
+    setWindowTitle(tr("Warpscope"));
+    m_view->setBackendRequest(options.backend, options.forceHostCopy);
+    setCentralWidget(m_view);
+
+    auto* dock = new QDockWidget(tr("Parameters"), this);
+    dock->setObjectName("parametersDock");
+    auto* scroll = new QScrollArea(dock);
+    scroll->setWidget(m_panel);
+    scroll->setWidgetResizable(true);
+    scroll->setMinimumWidth(300);
+    dock->setWidget(scroll);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+    m_backendLabel->setObjectName("backendLabel");
+    m_timeLabel->setObjectName("timeLabel");
+    statusBar()->addPermanentWidget(m_meshLabel);
+    statusBar()->addPermanentWidget(m_timeLabel);
+    statusBar()->addPermanentWidget(m_backendLabel);
+    m_backendLabel->setText(tr("Starting…"));
+
+    m_committed = m_panel->params();
+    m_view->setParams(m_committed);
+    updatePrecisionHint(m_committed);
+
+    connect(m_panel, &ParametersPanel::edited, this, &MainWindow::onEdited);
+    connect(m_panel, &ParametersPanel::colormapChanged, m_view, &FieldView::setColormap);
+    connect(m_panel, &ParametersPanel::selectedReferenceChanged, m_view, &FieldView::setSelectedReference);
+    connect(m_view, &FieldView::referenceMoved, this, &MainWindow::onReferenceMoved);
+    connect(m_view, &FieldView::referenceAdded, this, &MainWindow::onReferenceAdded);
+    connect(m_view, &FieldView::hoverText, this, [this](const QString& text) {
+        if (text.isEmpty())
+            statusBar()->clearMessage();
+        else
+            statusBar()->showMessage(text);
+    });
+    connect(m_view, &FieldView::backendReady, this, [this](const QString& description, const QString& device) {
+        m_backendLabel->setText(description);
+        m_backendLabel->setToolTip(tr("Backend device: %1").arg(device));
+    });
+    connect(m_view, &FieldView::computeFailed, this, [this](const QString& message) {
+        m_panel->showComputeError(message);
+        statusBar()->showMessage(message, 10000);
+    });
+    connect(m_view, &FieldView::fieldShown, this, [this](const gpu::DistanceParams& p) {
+        m_panel->showComputeError(QString());
+        m_meshLabel->setText(tr("%1 x %2 %3").arg(p.nx).arg(p.ny).arg(gpu::precisionName(p.precision)));
+        refreshStatus();
+    });
+    m_statusTimer.setInterval(250);
+    connect(&m_statusTimer, &QTimer::timeout, this, &MainWindow::refreshStatus);
+    m_statusTimer.start();
+    createMenus();
+    resize(1400, 900);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* shot = file->addAction(tr("Save &Screenshot…"), this, &MainWindow::saveScreenshot);
+    shot->setShortcut(QKeySequence::Save);
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_undo->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = m_undo->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    edit->addAction(tr("Reset to &Defaults"), this, [this] { commit(gpu::DistanceParams{}, -1); });
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* fit = view->addAction(tr("&Fit Mesh"), m_view, &FieldView::fitView);
+    fit->setShortcut(Qt::Key_Home);
+    QAction* zoomIn = view->addAction(tr("Zoom &In"), m_view, [this] { m_view->zoomBy(1.25); });
+    zoomIn->setShortcut(QKeySequence::ZoomIn);
+    QAction* zoomOut = view->addAction(tr("Zoom &Out"), m_view, [this] { m_view->zoomBy(0.8); });
+    zoomOut->setShortcut(QKeySequence::ZoomOut);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Warpscope"), this, [this] {
+        QMessageBox::about(this, tr("About Warpscope"),
+                           tr("<b>Warpscope %1</b><p>Interactive GPU kernel explorer: distance "
+                              "fields computed by CUDA straight into OpenGL.</p><p>Backend: %2</p>")
+                               .arg(QApplication::applicationVersion(), m_view->backendDescription()));
+    });
+}
+
+void MainWindow::setParams(const gpu::DistanceParams& params)
+{
+    m_committed = params;
+    m_panel->setParams(params);
+    m_panel->showErrors(gpu::validate(params));
+    m_view->setParams(params);
+    updatePrecisionHint(params);
+}
+
+void MainWindow::setColormap(const QString& name)
+{
+    m_panel->setColormap(name);
+    m_view->setColormap(name);
+}
+
+void MainWindow::applyParams(const gpu::DistanceParams& params)
+{
+    m_committed = params;
+    m_panel->setParams(params);
+    m_panel->showErrors({});
+    m_view->setParams(params);
+    updatePrecisionHint(params);
+}
+
+void MainWindow::commit(const gpu::DistanceParams& params, int control)
+{
+    if (params == m_committed)
+        return;
+    m_undo->push(new ParamsCommand(this, m_committed, params, control,
+                                   tr("Change %1").arg(controlName(control))));
+}
+
+void MainWindow::onEdited(int control)
+{
+    const gpu::DistanceParams p = m_panel->params();
+    const auto errors = gpu::validate(p);
+    m_panel->showErrors(errors);
+    if (errors.empty())
+        commit(p, control);
+}
+
+void MainWindow::onReferenceMoved(int index, gpu::GeoPoint point, bool finished)
+{
+    gpu::DistanceParams p = m_committed;
+    if (index < 0 || index >= int(p.references.size()))
+        return;
+    point.lat = std::clamp(point.lat, -90.0, 90.0);
+    point.lon = std::clamp(point.lon, -180.0, 360.0);
+    p.references[index] = point;
+    // One drag is one undo step: its moves share an id, and the next drag gets a new one.
+    commit(p, kMarkerDragControl + m_dragSerial * gpu::kMaxReferencePoints + index);
+    if (finished)
+        m_dragSerial = (m_dragSerial + 1) % 1000;
+}
+
+void MainWindow::onReferenceAdded(gpu::GeoPoint point)
+{
+    gpu::DistanceParams p = m_committed;
+    if (int(p.references.size()) >= gpu::kMaxReferencePoints) {
+        statusBar()->showMessage(tr("At most %1 reference points are supported").arg(gpu::kMaxReferencePoints), 5000);
+        return;
+    }
+    p.references.push_back(point);
+    commit(p, ParametersPanel::References);
+    m_panel->selectReference(int(p.references.size()) - 1);
+}
+
+void MainWindow::updatePrecisionHint(const gpu::DistanceParams& params)
+{
+    if (params.precision != gpu::Precision::Float32) {
+        m_panel->setPrecisionHint(QString());
+        return;
+    }
+    const gpu::PrecisionEstimate e = gpu::estimateFloat32Error(params);
+    // It matters once float32's error reaches a quarter of a cell.
+    if (e.maxFloat32Error > 0.25 * e.cellSize) {
+        const char* unit = gpu::unitSymbol(params.unit);
+        m_panel->setPrecisionHint(tr("float32 is off by up to %1 %2 on this mesh, %3 of a cell (%4 %2). "
+                                     "Choose float64 for exact values.")
+                                      .arg(e.maxFloat32Error, 0, 'g', 3)
+                                      .arg(unit)
+                                      .arg(e.maxFloat32Error >= e.cellSize ? tr("more than the size") : tr("a large part"))
+                                      .arg(e.cellSize, 0, 'g', 3));
+    } else {
+        m_panel->setPrecisionHint(QString());
+    }
+}
+
+void MainWindow::refreshStatus()
+{
+    if (const auto ms = m_view->lastKernelMs())
+        m_timeLabel->setText(tr("kernel %1 ms").arg(*ms, 0, 'f', *ms < 1 ? 3 : 1));
+}
+
+void MainWindow::saveScreenshot()
+{
+    QSettings settings;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save Screenshot"),
+                                                      settings.value("lastScreenshot", "warpscope.png").toString(),
+                                                      tr("PNG images (*.png)"));
+    if (path.isEmpty())
+        return;
+    if (!grab().save(path, "PNG")) {
+        QMessageBox::warning(this, tr("Save Screenshot"), tr("Could not write %1").arg(path));
+        return;
+    }
+    settings.setValue("lastScreenshot", path);
+    statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+}
+
+QString MainWindow::restoreSettings()
+{
+    QSettings s;
+    restoreGeometry(s.value("window/geometry").toByteArray());
+    restoreState(s.value("window/state").toByteArray());
+    if (!s.contains("scene/latMin"))
+        return {};
+    gpu::DistanceParams p;
+    p.latMin = s.value("scene/latMin", p.latMin).toDouble();
+    p.latMax = s.value("scene/latMax", p.latMax).toDouble();
+    p.lonMin = s.value("scene/lonMin", p.lonMin).toDouble();
+    p.lonMax = s.value("scene/lonMax", p.lonMax).toDouble();
+    p.nx = s.value("scene/nx", p.nx).toInt();
+    p.ny = s.value("scene/ny", p.ny).toInt();
+    p.precision = s.value("scene/precision").toString() == "float64" ? gpu::Precision::Float64 : gpu::Precision::Float32;
+    p.unit = gpu::DistanceUnit(std::clamp(s.value("scene/unit", 0).toInt(), 0, 2));
+    p.radiusKm = s.value("scene/radiusKm", p.radiusKm).toDouble();
+    const QVariantList refs = s.value("scene/references").toList();
+    if (!refs.isEmpty()) {
+        p.references.clear();
+        for (const QVariant& r : refs) {
+            const QStringList parts = r.toString().split(',');
+            p.references.push_back({parts.value(0).toDouble(), parts.value(1).toDouble()});
+        }
+    }
+    setColormap(s.value("scene/colormap", "viridis").toString());
+    if (!gpu::validate(p).empty())
+        return tr("The saved scene was not valid; the default scene is shown instead.");
+    setParams(p);
+    return {};
+}
+
+void MainWindow::saveSettings()
+{
+    QSettings s;
+    s.setValue("window/geometry", saveGeometry());
+    s.setValue("window/state", saveState());
+    const gpu::DistanceParams& p = m_committed;
+    s.setValue("scene/latMin", p.latMin);
+    s.setValue("scene/latMax", p.latMax);
+    s.setValue("scene/lonMin", p.lonMin);
+    s.setValue("scene/lonMax", p.lonMax);
+    s.setValue("scene/nx", p.nx);
+    s.setValue("scene/ny", p.ny);
+    s.setValue("scene/precision", gpu::precisionName(p.precision));
+    s.setValue("scene/unit", int(p.unit));
+    s.setValue("scene/radiusKm", p.radiusKm);
+    QVariantList refs;
+    for (const gpu::GeoPoint& r : p.references)
+        refs << QString("%1,%2").arg(r.lat, 0, 'g', 17).arg(r.lon, 0, 'g', 17);
+    s.setValue("scene/references", refs);
+    s.setValue("scene/colormap", m_view->colormapName());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (m_options.useSettings)
+        saveSettings();
+    event->accept();
+}
+
+} // namespace warpscope::ui

@@ -1,0 +1,10 @@
+#pragma once
+
+#include <string_view>
+
+namespace warpscope::ui {
+
+// Contents of a file embedded from resources/ (shaders, colormaps), empty if unknown.
+std::string_view embeddedResource(std::string_view fileName);
+
+} // namespace warpscope::ui
