@@ -20,7 +20,8 @@ std::optional<double> parseNumber(const QString& text)
 
 ParseResult fail(const QString& message)
 {
-    return {std::nullopt, 2, QStringLiteral("warpscope: ") + message + "\nTry 'warpscope --help'.\n"};
+    return {std::nullopt, 2,
+            QStringLiteral("warpscope: ") + message + "\nTry 'warpscope --help'.\n"};
 }
 
 } // namespace
@@ -35,24 +36,41 @@ ParseResult parseCommandLine(const QStringList& arguments)
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     const QCommandLineOption help({"h", "help"}, "Show this help and exit.");
     const QCommandLineOption version({"v", "version"}, "Show the version and exit.");
-    const QCommandLineOption backend("backend", "Compute backend: auto (CUDA when the display runs on a CUDA GPU), cpu or cuda.", "auto|cpu|cuda", "auto");
-    const QCommandLineOption noInterop("no-interop", "With CUDA, copy results through host memory instead of writing into OpenGL directly.");
-    const QCommandLineOption screenshot("screenshot", "Render the scene, save a PNG of the whole window to FILE and exit. Saved settings are not used.", "FILE");
+    const QCommandLineOption backend(
+        "backend", "Compute backend: auto (CUDA when the display runs on a CUDA GPU), cpu or cuda.",
+        "auto|cpu|cuda", "auto");
+    const QCommandLineOption noInterop(
+        "no-interop",
+        "With CUDA, copy results through host memory instead of writing into OpenGL directly.");
+    const QCommandLineOption screenshot("screenshot",
+                                        "Render the scene, save a PNG of the whole window to FILE "
+                                        "and exit. Saved settings are not used.",
+                                        "FILE");
     const QCommandLineOption size("size", "Window size in pixels (default 1400x900).", "WxH");
-    const QCommandLineOption latMin("lat-min", "Southern edge of the mesh in degrees (default 29).", "DEG");
-    const QCommandLineOption latMax("lat-max", "Northern edge of the mesh in degrees (default 31).", "DEG");
-    const QCommandLineOption lonMin("lon-min", "Western edge of the mesh in degrees (default 99).", "DEG");
-    const QCommandLineOption lonMax("lon-max", "Eastern edge of the mesh in degrees (default 101).", "DEG");
+    const QCommandLineOption latMin("lat-min", "Southern edge of the mesh in degrees (default 29).",
+                                    "DEG");
+    const QCommandLineOption latMax("lat-max", "Northern edge of the mesh in degrees (default 31).",
+                                    "DEG");
+    const QCommandLineOption lonMin("lon-min", "Western edge of the mesh in degrees (default 99).",
+                                    "DEG");
+    const QCommandLineOption lonMax("lon-max", "Eastern edge of the mesh in degrees (default 101).",
+                                    "DEG");
     const QCommandLineOption nx("nx", "Mesh nodes along longitude (default 1000).", "N");
     const QCommandLineOption ny("ny", "Mesh nodes along latitude (default 1000).", "N");
-    const QCommandLineOption ref("ref", "Reference point; repeat for several, up to 64 (default 30,101).", "LAT,LON");
-    const QCommandLineOption precision("precision", "Arithmetic precision: float32 or float64 (default float32).", "float32|float64");
-    const QCommandLineOption units("units", "Distance unit: km, mi or nmi (default km).", "km|mi|nmi");
+    const QCommandLineOption ref(
+        "ref", "Reference point; repeat for several, up to 64 (default 30,101).", "LAT,LON");
+    const QCommandLineOption precision(
+        "precision", "Arithmetic precision: float32 or float64 (default float32).",
+        "float32|float64");
+    const QCommandLineOption units("units", "Distance unit: km, mi or nmi (default km).",
+                                   "km|mi|nmi");
     const QCommandLineOption radius("radius", "Sphere radius in km (default 6371.0088).", "KM");
-    const QCommandLineOption colormap("colormap", "Colormap: viridis, magma, inferno, cividis or turbo.", "NAME");
-    const QCommandLineOption reset("reset-settings", "Start from the default scene and forget saved settings.");
-    parser.addOptions({help, version, backend, noInterop, screenshot, size, latMin, latMax, lonMin, lonMax, nx, ny,
-                       ref, precision, units, radius, colormap, reset});
+    const QCommandLineOption colormap(
+        "colormap", "Colormap: viridis, magma, inferno, cividis or turbo.", "NAME");
+    const QCommandLineOption reset("reset-settings",
+                                   "Start from the default scene and forget saved settings.");
+    parser.addOptions({help, version, backend, noInterop, screenshot, size, latMin, latMax, lonMin,
+                       lonMax, nx, ny, ref, precision, units, radius, colormap, reset});
     parser.addPositionalArgument("", "", "");
 
     if (!parser.parse(arguments))
@@ -79,19 +97,24 @@ ParseResult parseCommandLine(const QStringList& arguments)
         if (!m.hasMatch())
             return fail("--size must look like 1600x1000, not '" + parser.value(size) + "'");
         o.size = QSize(m.captured(1).toInt(), m.captured(2).toInt());
-        if (o.size.width() < 320 || o.size.height() < 240 || o.size.width() > 16384 || o.size.height() > 16384)
+        if (o.size.width() < 320 || o.size.height() < 240 || o.size.width() > 16384 ||
+            o.size.height() > 16384)
             return fail("--size must be between 320x240 and 16384x16384");
     }
 
     gpu::DistanceParams& p = o.params;
-    const std::pair<const QCommandLineOption*, double*> doubles[] = {
-        {&latMin, &p.latMin}, {&latMax, &p.latMax}, {&lonMin, &p.lonMin}, {&lonMax, &p.lonMax}, {&radius, &p.radiusKm}};
+    const std::pair<const QCommandLineOption*, double*> doubles[] = {{&latMin, &p.latMin},
+                                                                     {&latMax, &p.latMax},
+                                                                     {&lonMin, &p.lonMin},
+                                                                     {&lonMax, &p.lonMax},
+                                                                     {&radius, &p.radiusKm}};
     for (const auto& [option, target] : doubles) {
         if (!parser.isSet(*option))
             continue;
         const auto v = parseNumber(parser.value(*option));
         if (!v)
-            return fail("--" + option->names().front() + " needs a number, not '" + parser.value(*option) + "'");
+            return fail("--" + option->names().front() + " needs a number, not '" +
+                        parser.value(*option) + "'");
         *target = *v;
         o.sceneGiven = true;
     }
@@ -102,7 +125,8 @@ ParseResult parseCommandLine(const QStringList& arguments)
         bool ok = false;
         const long long v = parser.value(*option).trimmed().toLongLong(&ok);
         if (!ok)
-            return fail("--" + option->names().front() + " needs a whole number, not '" + parser.value(*option) + "'");
+            return fail("--" + option->names().front() + " needs a whole number, not '" +
+                        parser.value(*option) + "'");
         *target = int(std::clamp<long long>(v, -1, 1LL << 30));
         o.sceneGiven = true;
     }

@@ -21,10 +21,11 @@ void scheduleScreenshot(ui::MainWindow& window, const QString& path)
     auto* clock = new QElapsedTimer;
     clock->start();
     QObject::connect(&window, &QObject::destroyed, [clock] { delete clock; });
-    QObject::connect(window.fieldView(), &ui::FieldView::computeFailed, &window, [](const QString& message) {
-        std::fprintf(stderr, "warpscope: %s\n", qPrintable(message));
-        QApplication::exit(1);
-    });
+    QObject::connect(window.fieldView(), &ui::FieldView::computeFailed, &window,
+                     [](const QString& message) {
+                         std::fprintf(stderr, "warpscope: %s\n", qPrintable(message));
+                         QApplication::exit(1);
+                     });
     QObject::connect(timer, &QTimer::timeout, &window, [&window, path, timer, clock] {
         ui::FieldView* view = window.fieldView();
         if (!view->frameSettled() || view->shownParams() != view->params()) {

@@ -192,7 +192,8 @@ PrecisionEstimate estimateFloat32Error(const DistanceParams& p)
             // u / sqrt(1 - a), capped at 2 sqrt(u) at the antipode (about 3 km on Earth).
             constexpr double u = 5.96e-8;
             const double c = std::cos(0.5 * exact / radius);
-            const double modelled = radius * std::min(u / std::max(std::abs(c), 1e-300), 2.0 * std::sqrt(u));
+            const double modelled =
+                radius * std::min(u / std::max(std::abs(c), 1e-300), 2.0 * std::sqrt(u));
             estimate.maxFloat32Error = std::max({estimate.maxFloat32Error, observed, modelled});
         }
     return estimate;

@@ -38,7 +38,8 @@ protected:
     {
         std::vector<float> values(surface.layout.elementCount());
         glBindBuffer(GL_COPY_READ_BUFFER, surface.buffer);
-        glGetBufferSubData(GL_COPY_READ_BUFFER, 0, GLsizeiptr(values.size() * sizeof(float)), values.data());
+        glGetBufferSubData(GL_COPY_READ_BUFFER, 0, GLsizeiptr(values.size() * sizeof(float)),
+                           values.data());
         glBindBuffer(GL_COPY_READ_BUFFER, 0);
         return values;
     }
@@ -48,7 +49,8 @@ protected:
     {
         std::vector<float> nan(surface.layout.elementCount(), std::nanf(""));
         glBindBuffer(GL_COPY_WRITE_BUFFER, surface.buffer);
-        glBufferSubData(GL_COPY_WRITE_BUFFER, 0, GLsizeiptr(nan.size() * sizeof(float)), nan.data());
+        glBufferSubData(GL_COPY_WRITE_BUFFER, 0, GLsizeiptr(nan.size() * sizeof(float)),
+                        nan.data());
         glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
     }
 
@@ -81,7 +83,9 @@ protected:
         for (std::size_t k = 0; k < gl.size(); ++k) {
             ASSERT_FALSE(std::isnan(gl[k])) << "element " << k << " was not written";
             // float32 kernels on two devices: a few metres, except near antipodes (none here).
-            ASSERT_NEAR(gl[k], host[k], backend.kind() == gpu::BackendKind::Cpu ? 0.0 : 1e-5 * radius) << k;
+            ASSERT_NEAR(gl[k], host[k],
+                        backend.kind() == gpu::BackendKind::Cpu ? 0.0 : 1e-5 * radius)
+                << k;
         }
     }
 

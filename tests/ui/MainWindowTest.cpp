@@ -1,5 +1,6 @@
-#include "warpscope/ui/FieldView.h"
 #include "warpscope/ui/MainWindow.h"
+
+#include "warpscope/ui/FieldView.h"
 #include "warpscope/ui/NumberField.h"
 #include "warpscope/ui/ParametersPanel.h"
 
@@ -32,10 +33,12 @@ private:
     // Waits until the view shows the requested field and its colours, then grabs it.
     QImage settledImage()
     {
-        bool ok = QTest::qWaitFor([&] {
-            view()->update();
-            return view()->frameSettled() && view()->shownParams() == view()->params();
-        }, 20000);
+        bool ok = QTest::qWaitFor(
+            [&] {
+                view()->update();
+                return view()->frameSettled() && view()->shownParams() == view()->params();
+            },
+            20000);
         if (!ok)
             qWarning("the field did not settle");
         return view()->grabFramebuffer();

@@ -5,7 +5,6 @@
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>
 #include <GL/glext.h>
-
 #include <string>
 
 namespace warpscope::ui {
@@ -88,8 +87,7 @@ gpu::Status FieldRenderer::initialize()
         setColormap(*viridis);
     if (const GLenum error = glGetError(); error != GL_NO_ERROR) {
         release();
-        return gpu::Status::failure("Setting up the renderer failed: OpenGL " +
-                                    glErrorText(error));
+        return gpu::Status::failure("Setting up the renderer failed: OpenGL " + glErrorText(error));
     }
     return gpu::Status::success();
 }
@@ -134,8 +132,7 @@ gpu::Status FieldRenderer::createSurface(const gpu::FieldLayout& layout, FieldSu
     if (const GLenum error = glGetError(); error != GL_NO_ERROR) {
         destroySurface(s);
         return gpu::Status::failure("Could not allocate " + std::to_string((texels * 4) >> 20) +
-                                    " MiB for the field on the GPU: OpenGL " +
-                                    glErrorText(error));
+                                    " MiB for the field on the GPU: OpenGL " + glErrorText(error));
     }
     surface = s;
     return gpu::Status::success();

@@ -123,8 +123,8 @@ void FieldView::setColormap(const QString& name)
     m_colorbar = QImage(1, 256, QImage::Format_RGB32);
     for (int i = 0; i < 256; ++i) {
         const auto& c = m_colormap.rgb[255 - i];
-        m_colorbar.setPixel(0, i, qRgb(int(c[0] * 255 + 0.5), int(c[1] * 255 + 0.5),
-                                       int(c[2] * 255 + 0.5)));
+        m_colorbar.setPixel(
+            0, i, qRgb(int(c[0] * 255 + 0.5), int(c[1] * 255 + 0.5), int(c[2] * 255 + 0.5)));
     }
     if (m_renderer.initialized()) {
         makeCurrent();
@@ -289,9 +289,9 @@ void FieldView::paintGL()
         const qreal dpr = devicePixelRatioF();
         const Viewport viewport{int(area.left() * dpr), int((height() - area.bottom() - 1) * dpr),
                                 int(area.width() * dpr), int(area.height() * dpr)};
-        m_renderer.draw(m_surface, meshRect(m_shown), m_view, viewport,
-                        {float(kBackground.redF()), float(kBackground.greenF()),
-                         float(kBackground.blueF())});
+        m_renderer.draw(
+            m_surface, meshRect(m_shown), m_view, viewport,
+            {float(kBackground.redF()), float(kBackground.greenF()), float(kBackground.blueF())});
     }
     m_overlay->update();
 }
@@ -299,8 +299,10 @@ void FieldView::paintGL()
 QPointF FieldView::toScreen(gpu::GeoPoint point) const
 {
     const QRect a = mapArea();
-    const double x = a.left() + (point.lon - m_view.lonMin) / (m_view.lonMax - m_view.lonMin) * a.width();
-    const double y = a.top() + (m_view.latMax - point.lat) / (m_view.latMax - m_view.latMin) * a.height();
+    const double x =
+        a.left() + (point.lon - m_view.lonMin) / (m_view.lonMax - m_view.lonMin) * a.width();
+    const double y =
+        a.top() + (m_view.latMax - point.lat) / (m_view.latMax - m_view.latMin) * a.height();
     return {x, y};
 }
 
@@ -330,18 +332,23 @@ void FieldView::drawOverlay(QPainter& painter)
     painter.setPen(text);
     const QFontMetrics fm(painter.font());
     const double lonStep = niceStep(m_view.lonMax - m_view.lonMin, std::max(2, area.width() / 90));
-    for (double lon = std::ceil(m_view.lonMin / lonStep) * lonStep; lon <= m_view.lonMax; lon += lonStep) {
+    for (double lon = std::ceil(m_view.lonMin / lonStep) * lonStep; lon <= m_view.lonMax;
+         lon += lonStep) {
         const double x = toScreen({0, lon}).x();
         painter.drawLine(QPointF(x, area.bottom()), QPointF(x, area.bottom() + 4));
         const QString label = QString::number(lon, 'g', 6) + "°";
-        painter.drawText(QPointF(x - fm.horizontalAdvance(label) / 2.0, area.bottom() + 6 + fm.ascent()), label);
+        painter.drawText(
+            QPointF(x - fm.horizontalAdvance(label) / 2.0, area.bottom() + 6 + fm.ascent()), label);
     }
     const double latStep = niceStep(m_view.latMax - m_view.latMin, std::max(2, area.height() / 60));
-    for (double lat = std::ceil(m_view.latMin / latStep) * latStep; lat <= m_view.latMax; lat += latStep) {
+    for (double lat = std::ceil(m_view.latMin / latStep) * latStep; lat <= m_view.latMax;
+         lat += latStep) {
         const double y = toScreen({lat, 0}).y();
         painter.drawLine(QPointF(area.left() - 4, y), QPointF(area.left(), y));
         const QString label = QString::number(lat, 'g', 6) + "°";
-        painter.drawText(QPointF(area.left() - 6 - fm.horizontalAdvance(label), y + fm.ascent() / 2.0 - 1), label);
+        painter.drawText(
+            QPointF(area.left() - 6 - fm.horizontalAdvance(label), y + fm.ascent() / 2.0 - 1),
+            label);
     }
 
     // Reference markers; the selected one is ringed.
@@ -363,8 +370,12 @@ void FieldView::drawOverlay(QPainter& painter)
         const gpu::GeoPoint g = toGeo(*m_hover);
         int nearest = -1;
         const double d = gpu::distanceToNearest(m_shown, g, &nearest);
-        const QString label = QString("%1°, %2°  %3").arg(g.lat, 0, 'f', 4).arg(g.lon, 0, 'f', 4).arg(formatDistance(d, m_shown));
-        const QRectF box(*m_hover + QPointF(14, 8), QSizeF(fm.horizontalAdvance(label) + 10, fm.height() + 6));
+        const QString label = QString("%1°, %2°  %3")
+                                  .arg(g.lat, 0, 'f', 4)
+                                  .arg(g.lon, 0, 'f', 4)
+                                  .arg(formatDistance(d, m_shown));
+        const QRectF box(*m_hover + QPointF(14, 8),
+                         QSizeF(fm.horizontalAdvance(label) + 10, fm.height() + 6));
         painter.setPen(Qt::NoPen);
         painter.setBrush(QColor(0, 0, 0, 170));
         painter.drawRoundedRect(box, 3, 3);
@@ -384,7 +395,8 @@ void FieldView::drawOverlay(QPainter& painter)
             const double v = m_stats->min + (m_stats->max - m_stats->min) * k / 4.0;
             const double y = bar.bottom() - (bar.height() - 1) * k / 4.0;
             painter.drawLine(QPointF(bar.right() + 1, y), QPointF(bar.right() + 4, y));
-            painter.drawText(QPointF(bar.right() + 6, y + fm.ascent() / 2.0 - 1), formatDistance(v, m_shown));
+            painter.drawText(QPointF(bar.right() + 6, y + fm.ascent() / 2.0 - 1),
+                             formatDistance(v, m_shown));
         }
     }
 }
@@ -437,9 +449,12 @@ void FieldView::mouseMoveEvent(QMouseEvent* event)
             emit referenceMoved(m_dragMarker, toGeo(pos), false);
         } else if (m_panning && m_moved) {
             const QRect a = mapArea();
-            const double dLon = (pos.x() - m_lastPos.x()) / a.width() * (m_view.lonMax - m_view.lonMin);
-            const double dLat = (pos.y() - m_lastPos.y()) / a.height() * (m_view.latMax - m_view.latMin);
-            m_view = {m_view.lonMin - dLon, m_view.latMin + dLat, m_view.lonMax - dLon, m_view.latMax + dLat};
+            const double dLon =
+                (pos.x() - m_lastPos.x()) / a.width() * (m_view.lonMax - m_view.lonMin);
+            const double dLat =
+                (pos.y() - m_lastPos.y()) / a.height() * (m_view.latMax - m_view.latMin);
+            m_view = {m_view.lonMin - dLon, m_view.latMin + dLat, m_view.lonMax - dLon,
+                      m_view.latMax + dLat};
             update();
         }
     }

@@ -29,8 +29,7 @@ public:
                   int control, const QString& text)
         : QUndoCommand(text), m_window(window), m_before(std::move(before)),
           m_after(std::move(after)), m_control(control)
-    {
-    }
+    {}
     int id() const override { return m_control; }
     bool mergeWith(const QUndoCommand* other) override
     {
@@ -77,7 +76,6 @@ QString controlName(int control)
 
 constexpr int kMarkerDragControl = 1000;
 
-
 } // namespace
 
 MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
@@ -111,7 +109,8 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
 
     connect(m_panel, &ParametersPanel::edited, this, &MainWindow::onEdited);
     connect(m_panel, &ParametersPanel::colormapChanged, m_view, &FieldView::setColormap);
-    connect(m_panel, &ParametersPanel::selectedReferenceChanged, m_view, &FieldView::setSelectedReference);
+    connect(m_panel, &ParametersPanel::selectedReferenceChanged, m_view,
+            &FieldView::setSelectedReference);
     connect(m_view, &FieldView::referenceMoved, this, &MainWindow::onReferenceMoved);
     connect(m_view, &FieldView::referenceAdded, this, &MainWindow::onReferenceAdded);
     connect(m_view, &FieldView::hoverText, this, [this](const QString& text) {
@@ -120,17 +119,19 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
         else
             statusBar()->showMessage(text);
     });
-    connect(m_view, &FieldView::backendReady, this, [this](const QString& description, const QString& device) {
-        m_backendLabel->setText(description);
-        m_backendLabel->setToolTip(tr("Backend device: %1").arg(device));
-    });
+    connect(m_view, &FieldView::backendReady, this,
+            [this](const QString& description, const QString& device) {
+                m_backendLabel->setText(description);
+                m_backendLabel->setToolTip(tr("Backend device: %1").arg(device));
+            });
     connect(m_view, &FieldView::computeFailed, this, [this](const QString& message) {
         m_panel->showComputeError(message);
         statusBar()->showMessage(message, 10000);
     });
     connect(m_view, &FieldView::fieldShown, this, [this](const gpu::DistanceParams& p) {
         m_panel->showComputeError(QString());
-        m_meshLabel->setText(tr("%1 x %2 %3").arg(p.nx).arg(p.ny).arg(gpu::precisionName(p.precision)));
+        m_meshLabel->setText(
+            tr("%1 x %2 %3").arg(p.nx).arg(p.ny).arg(gpu::precisionName(p.precision)));
         refreshStatus();
     });
     m_statusTimer.setInterval(250);
@@ -171,10 +172,11 @@ void MainWindow::createMenus()
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Warpscope"), this, [this] {
-        QMessageBox::about(this, tr("About Warpscope"),
-                           tr("<b>Warpscope %1</b><p>Interactive GPU kernel explorer: distance "
-                              "fields computed by CUDA straight into OpenGL.</p><p>Backend: %2</p>")
-                               .arg(QApplication::applicationVersion(), m_view->backendDescription()));
+        QMessageBox::about(
+            this, tr("About Warpscope"),
+            tr("<b>Warpscope %1</b><p>Interactive GPU kernel explorer: distance "
+               "fields computed by CUDA straight into OpenGL.</p><p>Backend: %2</p>")
+                .arg(QApplication::applicationVersion(), m_view->backendDescription()));
     });
 }
 
@@ -237,7 +239,8 @@ void MainWindow::onReferenceAdded(gpu::GeoPoint point)
 {
     gpu::DistanceParams p = m_committed;
     if (int(p.references.size()) >= gpu::kMaxReferencePoints) {
-        statusBar()->showMessage(tr("At most %1 reference points are supported").arg(gpu::kMaxReferencePoints), 5000);
+        statusBar()->showMessage(
+            tr("At most %1 reference points are supported").arg(gpu::kMaxReferencePoints), 5000);
         return;
     }
     p.references.push_back(point);
@@ -255,12 +258,14 @@ void MainWindow::updatePrecisionHint(const gpu::DistanceParams& params)
     // It matters once float32's error reaches a quarter of a cell.
     if (e.maxFloat32Error > 0.25 * e.cellSize) {
         const char* unit = gpu::unitSymbol(params.unit);
-        m_panel->setPrecisionHint(tr("float32 is off by up to %1 %2 on this mesh, %3 of a cell (%4 %2). "
-                                     "Choose float64 for exact values.")
-                                      .arg(e.maxFloat32Error, 0, 'g', 3)
-                                      .arg(unit)
-                                      .arg(e.maxFloat32Error >= e.cellSize ? tr("more than the size") : tr("a large part"))
-                                      .arg(e.cellSize, 0, 'g', 3));
+        m_panel->setPrecisionHint(
+            tr("float32 is off by up to %1 %2 on this mesh, %3 of a cell (%4 %2). "
+               "Choose float64 for exact values.")
+                .arg(e.maxFloat32Error, 0, 'g', 3)
+                .arg(unit)
+                .arg(e.maxFloat32Error >= e.cellSize ? tr("more than the size")
+                                                     : tr("a large part"))
+                .arg(e.cellSize, 0, 'g', 3));
     } else {
         m_panel->setPrecisionHint(QString());
     }
@@ -275,9 +280,9 @@ void MainWindow::refreshStatus()
 void MainWindow::saveScreenshot()
 {
     QSettings settings;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save Screenshot"),
-                                                      settings.value("lastScreenshot", "warpscope.png").toString(),
-                                                      tr("PNG images (*.png)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save Screenshot"), settings.value("lastScreenshot", "warpscope.png").toString(),
+        tr("PNG images (*.png)"));
     if (path.isEmpty())
         return;
     if (!grab().save(path, "PNG")) {
@@ -302,7 +307,8 @@ QString MainWindow::restoreSettings()
     p.lonMax = s.value("scene/lonMax", p.lonMax).toDouble();
     p.nx = s.value("scene/nx", p.nx).toInt();
     p.ny = s.value("scene/ny", p.ny).toInt();
-    p.precision = s.value("scene/precision").toString() == "float64" ? gpu::Precision::Float64 : gpu::Precision::Float32;
+    p.precision = s.value("scene/precision").toString() == "float64" ? gpu::Precision::Float64
+                                                                     : gpu::Precision::Float32;
     p.unit = gpu::DistanceUnit(std::clamp(s.value("scene/unit", 0).toInt(), 0, 2));
     p.radiusKm = s.value("scene/radiusKm", p.radiusKm).toDouble();
     const QVariantList refs = s.value("scene/references").toList();

@@ -13,8 +13,9 @@ constexpr int kSliderSteps = 1000;
 
 NumberField::NumberField(double sliderMin, double sliderMax, int decimals, bool logarithmic,
                          QWidget* parent)
-    : QWidget(parent), m_spin(new QDoubleSpinBox(this)), m_slider(new QSlider(Qt::Horizontal, this)),
-      m_min(sliderMin), m_max(sliderMax), m_log(logarithmic)
+    : QWidget(parent), m_spin(new QDoubleSpinBox(this)),
+      m_slider(new QSlider(Qt::Horizontal, this)), m_min(sliderMin), m_max(sliderMax),
+      m_log(logarithmic)
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);

@@ -40,18 +40,20 @@ ParametersPanel::ParametersPanel(QWidget* parent)
       m_references(new QTableWidget(0, 2, this)), m_addReference(new QPushButton(tr("&Add"), this)),
       m_removeReference(new QPushButton(tr("&Remove"), this)), m_precision(new QComboBox(this)),
       m_unit(new QComboBox(this)), m_radius(new QDoubleSpinBox(this)),
-      m_colormap(new QComboBox(this)), m_errors(new QLabel(this)),
-      m_computeError(new QLabel(this)), m_hint(new QLabel(this))
+      m_colormap(new QComboBox(this)), m_errors(new QLabel(this)), m_computeError(new QLabel(this)),
+      m_hint(new QLabel(this))
 {
     m_latMin->setToolTip(tr("Southern edge of the mesh, degrees in [-90, 90]"));
     m_latMax->setToolTip(tr("Northern edge of the mesh, degrees in [-90, 90]"));
     m_lonMin->setToolTip(tr("Western edge of the mesh, degrees in [-180, 360]"));
     m_lonMax->setToolTip(tr("Eastern edge of the mesh, degrees in [-180, 360]"));
-    m_nx->setToolTip(tr("Mesh nodes along longitude, %1 to %2").arg(gpu::kMinMeshAxis).arg(gpu::kMaxMeshAxis));
-    m_ny->setToolTip(tr("Mesh nodes along latitude, %1 to %2").arg(gpu::kMinMeshAxis).arg(gpu::kMaxMeshAxis));
-    const std::pair<NumberField*, QString> names[] = {
-        {m_latMin, "latMin"}, {m_latMax, "latMax"}, {m_lonMin, "lonMin"},
-        {m_lonMax, "lonMax"}, {m_nx, "nx"},         {m_ny, "ny"}};
+    m_nx->setToolTip(
+        tr("Mesh nodes along longitude, %1 to %2").arg(gpu::kMinMeshAxis).arg(gpu::kMaxMeshAxis));
+    m_ny->setToolTip(
+        tr("Mesh nodes along latitude, %1 to %2").arg(gpu::kMinMeshAxis).arg(gpu::kMaxMeshAxis));
+    const std::pair<NumberField*, QString> names[] = {{m_latMin, "latMin"}, {m_latMax, "latMax"},
+                                                      {m_lonMin, "lonMin"}, {m_lonMax, "lonMax"},
+                                                      {m_nx, "nx"},         {m_ny, "ny"}};
     for (const auto& [f, name] : names)
         f->setObjectName(name);
 
@@ -83,7 +85,8 @@ ParametersPanel::ParametersPanel(QWidget* parent)
                                  .arg(gpu::kMaxReferencePoints));
     refsLayout->addWidget(m_references);
     auto* refButtons = new QHBoxLayout;
-    m_addReference->setToolTip(tr("Add a reference point at the mesh centre (Ctrl+click on the map adds one where you click)"));
+    m_addReference->setToolTip(tr("Add a reference point at the mesh centre (Ctrl+click on the map "
+                                  "adds one where you click)"));
     m_removeReference->setToolTip(tr("Remove the selected reference point (Delete)"));
     m_removeReference->setShortcut(QKeySequence::Delete);
     refButtons->addWidget(m_addReference);
@@ -94,8 +97,9 @@ ParametersPanel::ParametersPanel(QWidget* parent)
     auto* computeForm = new QFormLayout(compute);
     m_precision->addItem("float32", int(gpu::Precision::Float32));
     m_precision->addItem("float64", int(gpu::Precision::Float64));
-    m_precision->setToolTip(tr("Arithmetic precision of the kernel. float32 loses up to kilometres near the\n"
-                               "antipode of a reference point; float64 is exact to micrometres."));
+    m_precision->setToolTip(
+        tr("Arithmetic precision of the kernel. float32 loses up to kilometres near the\n"
+           "antipode of a reference point; float64 is exact to micrometres."));
     m_unit->addItem(tr("kilometres (km)"), int(gpu::DistanceUnit::Kilometres));
     m_unit->addItem(tr("miles (mi)"), int(gpu::DistanceUnit::Miles));
     m_unit->addItem(tr("nautical miles (nmi)"), int(gpu::DistanceUnit::NauticalMiles));
@@ -103,7 +107,8 @@ ParametersPanel::ParametersPanel(QWidget* parent)
     m_radius->setRange(-1e12, 1e12);
     m_radius->setDecimals(4);
     m_radius->setSuffix(" km");
-    m_radius->setToolTip(tr("Sphere radius; the default %1 km is the IUGG mean Earth radius").arg(gpu::kDefaultRadiusKm));
+    m_radius->setToolTip(tr("Sphere radius; the default %1 km is the IUGG mean Earth radius")
+                             .arg(gpu::kDefaultRadiusKm));
     for (const std::string& name : colormapNames())
         m_colormap->addItem(QString::fromStdString(name));
     m_colormap->setToolTip(tr("Perceptually uniform colormaps (turbo is a rainbow for contrast)"));
@@ -130,8 +135,8 @@ ParametersPanel::ParametersPanel(QWidget* parent)
     layout->addStretch(1);
 
     const std::pair<NumberField*, Control> controls[] = {{m_latMin, LatMin}, {m_latMax, LatMax},
-                                                          {m_lonMin, LonMin}, {m_lonMax, LonMax},
-                                                          {m_nx, Nx},         {m_ny, Ny}};
+                                                         {m_lonMin, LonMin}, {m_lonMax, LonMax},
+                                                         {m_nx, Nx},         {m_ny, Ny}};
     for (const auto& [f, id] : controls)
         connect(f, &NumberField::edited, this, [this, id = id] { emit edited(id); });
     connect(m_precision, &QComboBox::currentIndexChanged, this, [this] {
@@ -174,7 +179,8 @@ gpu::DistanceParams ParametersPanel::params() const
     p.ny = int(std::lround(m_ny->value()));
     p.references.clear();
     for (int row = 0; row < m_references->rowCount(); ++row)
-        p.references.push_back({parseCell(m_references->item(row, 0)), parseCell(m_references->item(row, 1))});
+        p.references.push_back(
+            {parseCell(m_references->item(row, 0)), parseCell(m_references->item(row, 1))});
     p.precision = gpu::Precision(m_precision->currentData().toInt());
     p.unit = gpu::DistanceUnit(m_unit->currentData().toInt());
     p.radiusKm = m_radius->value();
@@ -272,7 +278,10 @@ void ParametersPanel::showErrors(const std::vector<gpu::ParamError>& errors)
 
 void ParametersPanel::showComputeError(const QString& message)
 {
-    m_computeError->setText(message.isEmpty() ? QString() : message + tr("\nThe picture shows the last field that could be computed."));
+    m_computeError->setText(
+        message.isEmpty()
+            ? QString()
+            : message + tr("\nThe picture shows the last field that could be computed."));
     m_computeError->setVisible(!message.isEmpty());
     m_nx->setError(message);
     m_ny->setError(message);

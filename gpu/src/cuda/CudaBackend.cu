@@ -351,7 +351,8 @@ CudaProbe probeCuda(bool glContextCurrent)
     if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {
         cudaGetLastError();
         // Without a driver or a device the runtime's own wording only confuses.
-        const bool plain = e == cudaSuccess || e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver;
+        const bool plain =
+            e == cudaSuccess || e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver;
         probe.reason = plain ? std::string("no CUDA device")
                              : std::string("no usable CUDA device (") + cudaGetErrorString(e) + ")";
         return probe;

@@ -5,8 +5,8 @@
 #include "warpscope/ui/FieldRenderer.h"
 
 #include <QImage>
-#include <QPainter>
 #include <QOpenGLWidget>
+#include <QPainter>
 #include <QTimer>
 #include <memory>
 #include <optional>
@@ -34,7 +34,11 @@ public:
     const gpu::DistanceParams& shownParams() const { return m_shown; }
     void setColormap(const QString& name);
     QString colormapName() const;
-    void setSelectedReference(int index) { m_selected = index; update(); }
+    void setSelectedReference(int index)
+    {
+        m_selected = index;
+        update();
+    }
 
     QString backendDescription() const { return m_backendDescription; }
     bool hasBackend() const { return m_backend != nullptr; }
