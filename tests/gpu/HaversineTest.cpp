@@ -11,7 +11,7 @@ namespace {
 TEST(Haversine, FixtureHasPairsForEveryUnitAndRadius)
 {
     const auto pairs = loadCityPairs();
-    ASSERT_GE(pairs.size(), 800u) << "fixture missing: " WARPSCOPE_FIXTURE_DIR;
+    ASSERT_GE(pairs.size(), 800u) << "fixture missing in " << fixtureDir();
 }
 
 // The shared math in double precision against GeographicLib's great circle.

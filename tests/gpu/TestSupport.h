@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -25,9 +26,17 @@ struct CityPair
     double distance = 0.0;
 };
 
+// The fixture folder; WARPSCOPE_FIXTURE_DIR in the environment overrides the build's path,
+// for test binaries run on another machine.
+inline std::string fixtureDir()
+{
+    const char* dir = std::getenv("WARPSCOPE_FIXTURE_DIR");
+    return dir ? dir : WARPSCOPE_FIXTURE_DIR;
+}
+
 inline std::vector<CityPair> loadCityPairs()
 {
-    std::ifstream in(WARPSCOPE_FIXTURE_DIR "/city_distances.csv");
+    std::ifstream in(fixtureDir() + "/city_distances.csv");
     std::vector<CityPair> pairs;
     std::string line;
     while (std::getline(in, line)) {

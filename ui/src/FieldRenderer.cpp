@@ -6,6 +6,7 @@
 #include <GL/gl.h>
 #include <GL/glext.h>
 #include <string>
+#include <vector>
 
 namespace warpscope::ui {
 namespace {
@@ -149,9 +150,17 @@ void FieldRenderer::destroySurface(FieldSurface& surface)
 
 void FieldRenderer::setColormap(const Colormap& colormap)
 {
+    // RGBA8 is the format every driver samples fastest; 8 bits per channel is what the
+    // framebuffer shows anyway.
+    std::vector<unsigned char> rgba(colormap.rgb.size() * 4);
+    for (std::size_t i = 0; i < colormap.rgb.size(); ++i) {
+        for (int c = 0; c < 3; ++c)
+            rgba[4 * i + c] = static_cast<unsigned char>(colormap.rgb[i][c] * 255.0f + 0.5f);
+        rgba[4 * i + 3] = 255;
+    }
     glBindTexture(GL_TEXTURE_1D, m_colormapTexture);
-    glTexImage1D(GL_TEXTURE_1D, 0, GL_RGB32F, GLsizei(colormap.rgb.size()), 0, GL_RGB, GL_FLOAT,
-                 colormap.rgb.data());
+    glTexImage1D(GL_TEXTURE_1D, 0, GL_RGBA8, GLsizei(colormap.rgb.size()), 0, GL_RGBA,
+                 GL_UNSIGNED_BYTE, rgba.data());
     glTexParameteri(GL_TEXTURE_1D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
     glTexParameteri(GL_TEXTURE_1D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
     glTexParameteri(GL_TEXTURE_1D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);

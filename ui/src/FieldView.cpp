@@ -18,7 +18,7 @@ namespace {
 constexpr int kMarginLeft = 58;
 constexpr int kMarginBottom = 30;
 constexpr int kMarginTop = 10;
-constexpr int kColorbarWidth = 96;
+constexpr int kColorbarWidth = 104;
 constexpr double kDegree = 0.017453292519943295;
 const QColor kBackground(38, 40, 46);
 
@@ -46,7 +46,8 @@ double niceStep(double span, int count)
 
 QString formatDistance(double value, const gpu::DistanceParams& p)
 {
-    const int decimals = value >= 1000 ? 0 : value >= 10 ? 1 : value >= 0.1 ? 3 : 5;
+    // About four significant digits, never more than three decimals.
+    const int decimals = value >= 100 ? 0 : value >= 10 ? 1 : value >= 1 ? 2 : 3;
     return QString::number(value, 'f', decimals) + " " + gpu::unitSymbol(p.unit);
 }
 

@@ -13,14 +13,10 @@
 namespace warpscope::gpu {
 namespace {
 
-// Launches the kernel in the compute precision, writing Out values.
-template <typename Out>
-Status launchFor(const DistanceParams& params, Out* out, cudaStream_t stream)
+std::size_t scratchBytesFor(const DistanceParams& params)
 {
-    const cudaError_t error = params.precision == Precision::Float64
-                                  ? launchDistance(makePlan<double>(params), out, stream)
-                                  : launchDistance(makePlan<float>(params), out, stream);
-    return cudaStatus(error, "Launching the distance kernel");
+    return params.precision == Precision::Float64 ? distanceScratchBytes(makePlan<double>(params))
+                                                  : distanceScratchBytes(makePlan<float>(params));
 }
 
 class CudaBackend final : public Backend
@@ -58,6 +54,9 @@ private:
     };
 
     template <typename Out> Status computeToHost(const DistanceParams& params, std::span<Out> out);
+    // Launches the kernels in the compute precision, writing Out values.
+    template <typename Out> Status launch(const DistanceParams& params, Out* out);
+    Status ensureScratch(std::size_t bytes);
     // Runs the kernel between the timing events and queues the stats read-back.
     template <typename Out> Status runTimed(const DistanceParams& params, Out* out);
     Status ensureDeviceBytes(std::size_t bytes);
@@ -80,6 +79,8 @@ private:
     bool m_statsPending = false;
     std::optional<FieldStats> m_lastStats;
 
+    void* m_scratch = nullptr; // the kernels' term tables
+    std::size_t m_scratchBytes = 0;
     void* m_deviceBuffer = nullptr; // for host results and the host-copy display path
     std::size_t m_deviceBytes = 0;
     void* m_pinned = nullptr;
@@ -111,6 +112,7 @@ CudaBackend::~CudaBackend()
     if (m_stream)
         cudaStreamSynchronize(m_stream);
     cudaFree(m_deviceBuffer);
+    cudaFree(m_scratch);
     cudaFreeHost(m_pinned);
     cudaFreeHost(m_pinnedStats);
     if (m_start)
@@ -126,7 +128,7 @@ Status CudaBackend::checkCapacity(const DistanceParams& params) const
     const FieldLayout layout = layoutFor(params);
     const std::size_t valueBytes = params.precision == Precision::Float64 ? 8 : 4;
     // Interop needs only the GL buffer (float32); the host paths add a device buffer.
-    std::size_t needed = layout.elementCount() * sizeof(float);
+    std::size_t needed = layout.elementCount() * sizeof(float) + scratchBytesFor(params);
     if (m_path == DisplayPath::HostCopy)
         needed += layout.elementCount() * valueBytes;
     std::size_t freeBytes = 0, totalBytes = 0;
@@ -175,10 +177,42 @@ Status CudaBackend::ensurePinnedBytes(std::size_t bytes)
     return Status::success();
 }
 
+Status CudaBackend::ensureScratch(std::size_t bytes)
+{
+    if (bytes <= m_scratchBytes)
+        return Status::success();
+    WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
+    WS_CUDA_TRY(cudaFree(m_scratch));
+    m_scratch = nullptr;
+    m_scratchBytes = 0;
+    if (const cudaError_t e = cudaMalloc(&m_scratch, bytes); e != cudaSuccess) {
+        cudaGetLastError();
+        return Status::failure(
+            "Could not allocate " + std::to_string(bytes >> 10) +
+            " KiB of GPU memory for the kernel's tables: " + cudaGetErrorString(e));
+    }
+    m_scratchBytes = bytes;
+    return Status::success();
+}
+
+template <typename Out> Status CudaBackend::launch(const DistanceParams& params, Out* out)
+{
+    if (Status s = ensureScratch(scratchBytesFor(params)); !s)
+        return s;
+    const cudaError_t error =
+        params.precision == Precision::Float64
+            ? launchDistance(makePlan<double>(params), out, m_scratch, m_stream)
+            : launchDistance(makePlan<float>(params), out, m_scratch, m_stream);
+    return cudaStatus(error, "Launching the distance kernel");
+}
+
 template <typename Out> Status CudaBackend::runTimed(const DistanceParams& params, Out* out)
 {
+    // Allocations happen before the start event, so they are not timed.
+    if (Status s = ensureScratch(scratchBytesFor(params)); !s)
+        return s;
     WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
-    if (Status s = launchFor(params, out, m_stream); !s)
+    if (Status s = launch(params, out); !s)
         return s;
     WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
     m_timingPending = true;
@@ -319,12 +353,12 @@ Status CudaBackend::timeKernel(const DistanceParams& params, int repetitions, do
     if (Status s = ensureDeviceBytes(count * sizeof(float)); !s)
         return s;
     float* out = static_cast<float*>(m_deviceBuffer);
-    if (Status s = launchFor(params, out, m_stream); !s) // warm-up
+    if (Status s = launch(params, out); !s) // warm-up
         return s;
     std::vector<double> times;
     for (int k = 0; k < std::max(1, repetitions); ++k) {
         WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
-        if (Status s = launchFor(params, out, m_stream); !s)
+        if (Status s = launch(params, out); !s)
             return s;
         WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
         WS_CUDA_TRY(cudaEventSynchronize(m_stop));

@@ -6,9 +6,10 @@ namespace warpscope::gpu {
 namespace {
 
 // A block covers 128 columns x 64 rows. Each thread owns 4 adjacent columns (one 16-byte
-// store per row) and 8 rows. Column terms (per reference, per column) and row terms (per
-// reference, per row) are computed once per block into shared memory, so a node costs one
-// multiply-add and one min per reference; only the nearest gets the inverse trigonometry.
+// store per row) and 8 rows. The column terms (per reference, per column) and row terms (per
+// reference, per row) are computed once per frame by termsKernel; blocks stage the ones they
+// need in shared memory, so a node costs one multiply-add and one min per reference and only
+// the nearest reference gets the inverse trigonometry.
 constexpr int kThreadsX = 32;
 constexpr int kThreadsY = 8;
 constexpr int kCols = 4;
@@ -48,9 +49,51 @@ __device__ void atomicMinMax(double* stats, double lo, double hi)
     atomicMax(reinterpret_cast<long long*>(stats + 1), __double_as_longlong(hi));
 }
 
+template <typename T> struct Terms
+{
+    T* col;      // [ref][nx]   sin²(Δλ/2)
+    T* halfDLat; // [ref][ny]   sin²(Δφ/2)
+    T* cosProd;  // [ref][ny]   cos φ cos φ_ref
+};
+
+template <typename T> Terms<T> termsIn(const DistancePlan<T>& plan, void* scratch)
+{
+    T* base = static_cast<T*>(scratch);
+    const std::size_t cols = std::size_t(plan.refCount) * plan.nx;
+    const std::size_t rows = std::size_t(plan.refCount) * plan.ny;
+    return {base, base + cols, base + cols + rows};
+}
+
+// One thread per table entry. Also resets the stats for the atomics that follow: the
+// minimum to a huge value and the maximum to zero.
 template <typename T, typename Out>
-__global__ void __launch_bounds__(kThreads)
-    distanceKernel(const DistancePlan<T> plan, Out* __restrict__ out)
+__global__ void termsKernel(const DistancePlan<T> plan, Terms<T> terms, Out* stats)
+{
+    const std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    const std::size_t cols = std::size_t(plan.refCount) * plan.nx;
+    const std::size_t rows = std::size_t(plan.refCount) * plan.ny;
+    if (k == 0) {
+        stats[0] = Out(3.0e38f);
+        stats[1] = Out(0);
+    }
+    if (k < cols) {
+        terms.col[k] = planColTerm(plan, int(k % plan.nx), int(k / plan.nx));
+    } else if (k < cols + rows) {
+        const std::size_t r = k - cols;
+        const int ref = int(r / plan.ny);
+        const math::RowTerms<T> t = math::rowTerms(planLatRad(plan, int(r % plan.ny)),
+                                                   plan.refLatRad[ref], plan.cosRefLat[ref]);
+        terms.halfDLat[r] = t.halfDLat;
+        terms.cosProd[r] = t.cosProd;
+    }
+}
+
+// Four resident blocks per SM in float32 (64 registers), two in float64 (128).
+template <typename T> constexpr int kMinBlocks = sizeof(T) == 4 ? 4 : 2;
+
+template <typename T, typename Out>
+__global__ void __launch_bounds__(kThreads, kMinBlocks<T>)
+    distanceKernel(const DistancePlan<T> plan, const Terms<T> terms, Out* __restrict__ out)
 {
     __shared__ T sColTerm[kRefChunk][kBlockCols];
     __shared__ T sHalfDLat[kRefChunk][kBlockRows];
@@ -74,18 +117,18 @@ __global__ void __launch_bounds__(kThreads)
     for (int r0 = 0; r0 < plan.refCount; r0 += kRefChunk) {
         const int chunk = min(kRefChunk, plan.refCount - r0);
         __syncthreads(); // the previous chunk's terms are no longer read
+        // Padding columns and rows past the mesh read the last real one.
         for (int k = tid; k < chunk * kBlockCols; k += kThreads) {
-            const int ref = k / kBlockCols;
+            const int ref = r0 + k / kBlockCols;
             const int col = min(blockCol0 + k % kBlockCols, plan.nx - 1);
-            sColTerm[ref][k % kBlockCols] = planColTerm(plan, col, r0 + ref);
+            sColTerm[k / kBlockCols][k % kBlockCols] = terms.col[std::size_t(ref) * plan.nx + col];
         }
         for (int k = tid; k < chunk * kBlockRows; k += kThreads) {
-            const int ref = k / kBlockRows;
-            const int row = min(blockRow0 + k % kBlockRows, plan.ny - 1);
-            const math::RowTerms<T> terms = math::rowTerms(
-                planLatRad(plan, row), plan.refLatRad[r0 + ref], plan.cosRefLat[r0 + ref]);
-            sHalfDLat[ref][k % kBlockRows] = terms.halfDLat;
-            sCosProd[ref][k % kBlockRows] = terms.cosProd;
+            const int ref = r0 + k / kBlockRows;
+            const std::size_t row =
+                std::size_t(ref) * plan.ny + min(blockRow0 + k % kBlockRows, plan.ny - 1);
+            sHalfDLat[k / kBlockRows][k % kBlockRows] = terms.halfDLat[row];
+            sCosProd[k / kBlockRows][k % kBlockRows] = terms.cosProd[row];
         }
         __syncthreads();
         for (int ref = 0; ref < chunk; ++ref) {
@@ -149,26 +192,29 @@ __global__ void __launch_bounds__(kThreads)
 } // namespace
 
 template <typename T, typename Out>
-cudaError_t launchDistance(const DistancePlan<T>& plan, Out* out, cudaStream_t stream)
+cudaError_t launchDistance(const DistancePlan<T>& plan, Out* out, void* scratch,
+                           cudaStream_t stream)
 {
     if (reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
         return cudaErrorMisalignedAddress;
-    Out* stats = out + std::size_t(plan.pitch) * plan.ny;
-    // min starts at a huge value (bytes 0x7f) and max at zero, for the atomics.
-    if (cudaError_t e = cudaMemsetAsync(stats, 0x7f, sizeof(Out), stream); e != cudaSuccess)
-        return e;
-    if (cudaError_t e = cudaMemsetAsync(stats + 1, 0, sizeof(Out), stream); e != cudaSuccess)
+    const Terms<T> terms = termsIn(plan, scratch);
+    const std::size_t entries = std::size_t(plan.refCount) * (plan.nx + plan.ny);
+    constexpr int kTermThreads = 256;
+    termsKernel<T, Out>
+        <<<unsigned((entries + kTermThreads - 1) / kTermThreads), kTermThreads, 0, stream>>>(
+            plan, terms, out + std::size_t(plan.pitch) * plan.ny);
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
         return e;
     const dim3 block(kThreadsX, kThreadsY);
     const dim3 grid((plan.pitch + kBlockCols - 1) / kBlockCols,
                     (plan.ny + kBlockRows - 1) / kBlockRows);
-    distanceKernel<T, Out><<<grid, block, 0, stream>>>(plan, out);
+    distanceKernel<T, Out><<<grid, block, 0, stream>>>(plan, terms, out);
     return cudaGetLastError();
 }
 
-template cudaError_t launchDistance(const DistancePlan<float>&, float*, cudaStream_t);
-template cudaError_t launchDistance(const DistancePlan<float>&, double*, cudaStream_t);
-template cudaError_t launchDistance(const DistancePlan<double>&, float*, cudaStream_t);
-template cudaError_t launchDistance(const DistancePlan<double>&, double*, cudaStream_t);
+template cudaError_t launchDistance(const DistancePlan<float>&, float*, void*, cudaStream_t);
+template cudaError_t launchDistance(const DistancePlan<float>&, double*, void*, cudaStream_t);
+template cudaError_t launchDistance(const DistancePlan<double>&, float*, void*, cudaStream_t);
+template cudaError_t launchDistance(const DistancePlan<double>&, double*, void*, cudaStream_t);
 
 } // namespace warpscope::gpu

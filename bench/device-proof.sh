@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The GPU proof, run on the NVIDIA machine from the repository root after
+#   ../shared/device/bundle-desktop.sh build-hopper/app/warpscope build-hopper/bench/warpscope-bench \
+#       build-hopper/tests/warpscope_gpu_tests build-hopper/tests/warpscope_render_tests
+# with .device carried. Writes logs and screenshots to $OUT (or ./device-out).
+set -uo pipefail
+out=${OUT:-device-out}; mkdir -p "$out"
+source .device/env.sh
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$out/gpu.txt"
+export WARPSCOPE_FIXTURE_DIR=$PWD/tests/fixtures
+"$DESKTOP_BIN/warpscope_gpu_tests" > "$out/gpu_tests.log" 2>&1; echo "gpu_tests exit $?"
+grep -E "PASSED|FAILED|SKIPPED|max error" "$out/gpu_tests.log"
+"$DESKTOP_BIN/warpscope_render_tests" > "$out/render_tests.log" 2>&1; echo "render_tests exit $?"
+grep -E "OpenGL renderer|CUDA on|PASSED|FAILED|SKIPPED" "$out/render_tests.log" | sort -u
+"$DESKTOP_BIN/warpscope-bench" distance --size 4096 --frames 300 2>&1 | tee "$out/bench.log"
+"$DESKTOP_BIN/warpscope-bench" distance --size 4096 --frames 300 > "$out/bench_repeat.log" 2>&1
+grep -E "frame|/" "$out/bench_repeat.log"
+"$DESKTOP_BIN/warpscope" --backend cuda --nx 4096 --ny 4096 --size 1600x1000 \
+    --screenshot "$out/cuda_4096.png"; echo "screenshot exit $?"
+"$DESKTOP_BIN/warpscope" --backend cuda --nx 4096 --ny 4096 --size 1600x1000 --lat-min -90 --lat-max 90 \
+    --lon-min -180 --lon-max 180 --ref 30,101 --ref -33.87,151.21 --ref 51.51,-0.13 --ref 40.71,-74.0 \
+    --colormap turbo --screenshot "$out/cuda_globe.png"; echo "globe screenshot exit $?"
