@@ -8,7 +8,8 @@ preset=${1:-default}
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ pkg-config qt6-base-dev libqcustomplot-dev libgtest-dev
-          libgl-dev libegl-dev libgl1-mesa-dri xvfb xauth fonts-dejavu-core)
+          libgl-dev libegl-dev libgl1-mesa-dri libglx-mesa0 libegl-mesa0 xvfb xauth
+          fonts-dejavu-core)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
