@@ -60,7 +60,8 @@ struct FrameStats
 // Times whole frames: fill the field (the reference moves a little each frame, as while
 // dragging), draw it into the offscreen view, glFinish.
 bool timeFrames(gpu::Backend& backend, ui::FieldRenderer& renderer, ui::HeadlessGl& gl,
-                const ui::FieldSurface& surface, gpu::DistanceParams p, int frames, FrameStats& out)
+                const ui::FieldSurface& surface, gpu::DistanceParams p, int frames, FrameStats& out,
+                bool draw = true)
 {
     std::vector<double> times;
     const ui::GeoRect mesh{p.lonMin, p.latMin, p.lonMax, p.latMax};
@@ -72,8 +73,10 @@ bool timeFrames(gpu::Backend& backend, ui::FieldRenderer& renderer, ui::Headless
             std::fprintf(stderr, "fill failed: %s\n", s.message().c_str());
             return false;
         }
-        gl.bindFramebuffer();
-        renderer.draw(surface, mesh, mesh, {0, 0, gl.width(), gl.height()}, {0, 0, 0});
+        if (draw) {
+            gl.bindFramebuffer();
+            renderer.draw(surface, mesh, mesh, {0, 0, gl.width(), gl.height()}, {0, 0, 0});
+        }
         glFinish();
         const std::chrono::duration<double, std::milli> dt = std::chrono::steady_clock::now() - t0;
         if (k >= 0)
@@ -136,11 +139,16 @@ int runDistance(const Options& o)
     FrameStats primaryFrame;
     if (!timeFrames(*primary.backend, renderer, *gl, surface, p, o.frames, primaryFrame))
         return 1;
+    FrameStats fillOnly;
+    if (!timeFrames(*primary.backend, renderer, *gl, surface, p, o.frames, fillOnly, false))
+        return 1;
     const FrameStats drawOnly = timeDrawOnly(renderer, *gl, surface, p, o.frames);
     const bool interop = primary.backend->displayPath() == gpu::DisplayPath::Interop;
     printFrame(interop ? "interop frame (map, kernel, unmap, draw)"
                        : "frame (compute, glBufferSubData, draw)",
                primaryFrame);
+    printFrame(interop ? "fill alone (map, kernels, unmap)" : "fill alone (compute, upload)",
+               fillOnly);
     printFrame("draw alone", drawOnly);
 
     if (primary.backend->kind() == gpu::BackendKind::Cuda) {

@@ -1,6 +1,6 @@
 #version 330 core
 // Draws a distance field straight from the buffer the backend filled: values row-major with
-// a padded pitch, followed by the field's minimum and maximum, which scale the colours.
+// a padded pitch, scaled by the field's minimum and maximum (from the vertex shader).
 uniform samplerBuffer u_field;
 uniform sampler1D u_colormap;
 uniform ivec3 u_dims;      // nx, ny, pitch
@@ -8,6 +8,7 @@ uniform vec4 u_viewport;   // x, y, width, height in framebuffer pixels
 uniform vec4 u_view;       // lon, lat at the viewport's lower left; lon, lat at its upper right
 uniform vec4 u_mesh;       // lonMin, latMin, lonMax, latMax
 uniform vec3 u_background;
+flat in vec2 v_range; // minimum, maximum
 out vec4 fragColor;
 
 void main()
@@ -20,9 +21,8 @@ void main()
         fragColor = vec4(u_background, 1.0);
         return;
     }
-    int stats = u_dims.z * u_dims.y;
-    float lo = texelFetch(u_field, stats).r;
-    float hi = texelFetch(u_field, stats + 1).r;
+    float lo = v_range.x;
+    float hi = v_range.y;
     float v = texelFetch(u_field, ij.y * u_dims.z + ij.x).r;
     float t = hi > lo ? clamp((v - lo) / (hi - lo), 0.0, 1.0) : 0.0;
     fragColor = vec4(texture(u_colormap, (t * 255.0 + 0.5) / 256.0).rgb, 1.0);

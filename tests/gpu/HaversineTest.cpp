@@ -106,3 +106,28 @@ TEST(Haversine, CudaBackendMatchesGeographicLib)
 
 } // namespace
 } // namespace warpscope::gpu::test
+
+namespace warpscope::gpu::test {
+namespace {
+
+// The float32 asin used by the central angle, against the double library asin over its
+// whole range, every 2^-22: at most 2 units in the last place.
+TEST(Haversine, AsinSmallIsWithinTwoUlps)
+{
+    double worst = 0.0;
+    for (double x = 0.0; x <= std::sqrt(0.5); x += 1.0 / (1 << 22)) {
+        const float xf = float(x);
+        const double exact = std::asin(double(xf));
+        const float got = math::asinSmall(xf);
+        if (exact > 0)
+            worst = std::max(worst, std::abs(double(got) - exact) /
+                                        double(std::nextafter(float(exact), 1.0f) - float(exact)));
+    }
+    std::printf("asinSmall: worst error %.2f ulp\n", worst);
+    EXPECT_LE(worst, 2.0);
+    EXPECT_EQ(math::asinSmall(0.0f), 0.0f);
+    EXPECT_EQ(math::asinSmall(0.0), 0.0);
+}
+
+} // namespace
+} // namespace warpscope::gpu::test

@@ -57,6 +57,8 @@ private:
     // Launches the kernels in the compute precision, writing Out values.
     template <typename Out> Status launch(const DistanceParams& params, Out* out);
     Status ensureScratch(std::size_t bytes);
+    // Queues the copy of the last field's stats to pinned memory, for lastStats().
+    Status queueStatsReadback();
     // Runs the kernel between the timing events and queues the stats read-back.
     template <typename Out> Status runTimed(const DistanceParams& params, Out* out);
     Status ensureDeviceBytes(std::size_t bytes);
@@ -216,10 +218,15 @@ template <typename Out> Status CudaBackend::runTimed(const DistanceParams& param
         return s;
     WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
     m_timingPending = true;
-    const FieldLayout layout = layoutFor(params);
-    WS_CUDA_TRY(cudaMemcpyAsync(m_pinnedStats, out + layout.statsOffset(), 2 * sizeof(Out),
-                                cudaMemcpyDeviceToHost, m_stream));
     m_statsAreDouble = sizeof(Out) == sizeof(double);
+    return Status::success();
+}
+
+Status CudaBackend::queueStatsReadback()
+{
+    // From the kernels' mirror in scratch, never from a mapped GL buffer (see DistanceKernel.cuh).
+    WS_CUDA_TRY(cudaMemcpyAsync(m_pinnedStats, m_scratch, 2 * sizeof(double),
+                                cudaMemcpyDeviceToHost, m_stream));
     m_statsPending = true;
     return Status::success();
 }
@@ -239,6 +246,8 @@ Status CudaBackend::computeToHost(const DistanceParams& params, std::span<Out> o
         return s;
     Out* device = static_cast<Out*>(m_deviceBuffer);
     if (Status s = runTimed(params, device); !s)
+        return s;
+    if (Status s = queueStatsReadback(); !s)
         return s;
     WS_CUDA_TRY(cudaMemcpyAsync(out.data(), device, bytes, cudaMemcpyDeviceToHost, m_stream));
     WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
@@ -280,6 +289,8 @@ Status CudaBackend::fillDistance(const DistanceParams& params, const GlBuffer& t
             return s;
         if (Status s = runTimed(params, static_cast<float*>(m_deviceBuffer)); !s)
             return s;
+        if (Status s = queueStatsReadback(); !s)
+            return s;
         WS_CUDA_TRY(cudaMemcpyAsync(m_pinned, m_deviceBuffer, count * sizeof(float),
                                     cudaMemcpyDeviceToHost, m_stream));
         WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
@@ -303,7 +314,11 @@ Status CudaBackend::fillDistance(const DistanceParams& params, const GlBuffer& t
     // Unmap even after a failure, so GL can use the buffer again.
     const Status unmapped = cudaStatus(cudaGraphicsUnmapResources(1, &resource, m_stream),
                                        "cudaGraphicsUnmapResources");
-    return status ? unmapped : status;
+    if (!status)
+        return status;
+    if (!unmapped)
+        return unmapped;
+    return queueStatsReadback();
 }
 
 void CudaBackend::forgetGlBuffer(unsigned int bufferId)

@@ -51,40 +51,36 @@ __device__ void atomicMinMax(double* stats, double lo, double hi)
 
 template <typename T> struct Terms
 {
-    T* col;      // [ref][nx]   sin²(Δλ/2)
-    T* halfDLat; // [ref][ny]   sin²(Δφ/2)
-    T* cosProd;  // [ref][ny]   cos φ cos φ_ref
+    math::RowTerms<T>* row; // [ref][ny]   sin²(Δφ/2), cos φ cos φ_ref
+    T* col;                 // [ref][nx]   sin²(Δλ/2)
 };
 
 template <typename T> Terms<T> termsIn(const DistancePlan<T>& plan, void* scratch)
 {
-    T* base = static_cast<T*>(scratch);
-    const std::size_t cols = std::size_t(plan.refCount) * plan.nx;
-    const std::size_t rows = std::size_t(plan.refCount) * plan.ny;
-    return {base, base + cols, base + cols + rows};
+    auto* rows =
+        reinterpret_cast<math::RowTerms<T>*>(static_cast<char*>(scratch) + kStatsMirrorBytes);
+    return {rows, reinterpret_cast<T*>(rows + std::size_t(plan.refCount) * plan.ny)};
 }
 
-// One thread per table entry. Also resets the stats for the atomics that follow: the
-// minimum to a huge value and the maximum to zero.
+// One thread per table entry. Also resets both copies of the stats for the atomics that
+// follow: the minimum to a huge value and the maximum to zero.
 template <typename T, typename Out>
-__global__ void termsKernel(const DistancePlan<T> plan, Terms<T> terms, Out* stats)
+__global__ void termsKernel(const DistancePlan<T> plan, Terms<T> terms, Out* stats, Out* mirror)
 {
     const std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::size_t cols = std::size_t(plan.refCount) * plan.nx;
     const std::size_t rows = std::size_t(plan.refCount) * plan.ny;
     if (k == 0) {
-        stats[0] = Out(3.0e38f);
-        stats[1] = Out(0);
+        stats[0] = mirror[0] = Out(3.0e38f);
+        stats[1] = mirror[1] = Out(0);
     }
     if (k < cols) {
         terms.col[k] = planColTerm(plan, int(k % plan.nx), int(k / plan.nx));
     } else if (k < cols + rows) {
         const std::size_t r = k - cols;
         const int ref = int(r / plan.ny);
-        const math::RowTerms<T> t = math::rowTerms(planLatRad(plan, int(r % plan.ny)),
-                                                   plan.refLatRad[ref], plan.cosRefLat[ref]);
-        terms.halfDLat[r] = t.halfDLat;
-        terms.cosProd[r] = t.cosProd;
+        terms.row[r] = math::rowTerms(planLatRad(plan, int(r % plan.ny)), plan.refLatRad[ref],
+                                      plan.cosRefLat[ref]);
     }
 }
 
@@ -93,11 +89,11 @@ template <typename T> constexpr int kMinBlocks = sizeof(T) == 4 ? 4 : 2;
 
 template <typename T, typename Out>
 __global__ void __launch_bounds__(kThreads, kMinBlocks<T>)
-    distanceKernel(const DistancePlan<T> plan, const Terms<T> terms, Out* __restrict__ out)
+    distanceKernel(const DistancePlan<T> plan, const Terms<T> terms, Out* __restrict__ out,
+                   Out* __restrict__ mirror)
 {
     __shared__ T sColTerm[kRefChunk][kBlockCols];
-    __shared__ T sHalfDLat[kRefChunk][kBlockRows];
-    __shared__ T sCosProd[kRefChunk][kBlockRows];
+    __shared__ math::RowTerms<T> sRow[kRefChunk][kBlockRows];
     __shared__ Out sLo[kThreads / 32];
     __shared__ Out sHi[kThreads / 32];
 
@@ -125,10 +121,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T>)
         }
         for (int k = tid; k < chunk * kBlockRows; k += kThreads) {
             const int ref = r0 + k / kBlockRows;
-            const std::size_t row =
-                std::size_t(ref) * plan.ny + min(blockRow0 + k % kBlockRows, plan.ny - 1);
-            sHalfDLat[k / kBlockRows][k % kBlockRows] = terms.halfDLat[row];
-            sCosProd[k / kBlockRows][k % kBlockRows] = terms.cosProd[row];
+            const int row = min(blockRow0 + k % kBlockRows, plan.ny - 1);
+            sRow[k / kBlockRows][k % kBlockRows] = terms.row[std::size_t(ref) * plan.ny + row];
         }
         __syncthreads();
         for (int ref = 0; ref < chunk; ++ref) {
@@ -138,8 +132,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T>)
                 colTerm[q] = sColTerm[ref][localCol0 + q];
 #pragma unroll
             for (int k = 0; k < kRows; ++k) {
-                const math::RowTerms<T> row{sHalfDLat[ref][localRow0 + k],
-                                            sCosProd[ref][localRow0 + k]};
+                const math::RowTerms<T> row = sRow[ref][localRow0 + k];
 #pragma unroll
                 for (int q = 0; q < kCols; ++q)
                     best[k][q] = math::wsMin(best[k][q], math::haversineA(row, colTerm[q]));
@@ -186,6 +179,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T>)
             hi = math::wsMax(hi, sHi[w]);
         }
         atomicMinMax(out + std::size_t(plan.pitch) * plan.ny, lo, hi);
+        atomicMinMax(mirror, lo, hi);
     }
 }
 
@@ -198,17 +192,18 @@ cudaError_t launchDistance(const DistancePlan<T>& plan, Out* out, void* scratch,
     if (reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
         return cudaErrorMisalignedAddress;
     const Terms<T> terms = termsIn(plan, scratch);
+    Out* mirror = static_cast<Out*>(scratch);
     const std::size_t entries = std::size_t(plan.refCount) * (plan.nx + plan.ny);
     constexpr int kTermThreads = 256;
     termsKernel<T, Out>
         <<<unsigned((entries + kTermThreads - 1) / kTermThreads), kTermThreads, 0, stream>>>(
-            plan, terms, out + std::size_t(plan.pitch) * plan.ny);
+            plan, terms, out + std::size_t(plan.pitch) * plan.ny, mirror);
     if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
         return e;
     const dim3 block(kThreadsX, kThreadsY);
     const dim3 grid((plan.pitch + kBlockCols - 1) / kBlockCols,
                     (plan.ny + kBlockRows - 1) / kBlockRows);
-    distanceKernel<T, Out><<<grid, block, 0, stream>>>(plan, terms, out);
+    distanceKernel<T, Out><<<grid, block, 0, stream>>>(plan, terms, out, mirror);
     return cudaGetLastError();
 }
 
