@@ -20,11 +20,17 @@ constexpr int kRefChunk = 8;
 constexpr int kThreads = kThreadsX * kThreadsY;
 
 template <typename Out> struct Vec4;
+// Four adjacent values moved with 16-byte accesses (p 16-byte aligned).
 template <> struct Vec4<float>
 {
     __device__ static void store(float* p, const float (&v)[kCols])
     {
         *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+    }
+    __device__ static void load(const float* p, float (&v)[kCols])
+    {
+        const float4 f = *reinterpret_cast<const float4*>(p);
+        v[0] = f.x, v[1] = f.y, v[2] = f.z, v[3] = f.w;
     }
 };
 template <> struct Vec4<double>
@@ -33,6 +39,12 @@ template <> struct Vec4<double>
     {
         reinterpret_cast<double2*>(p)[0] = make_double2(v[0], v[1]);
         reinterpret_cast<double2*>(p)[1] = make_double2(v[2], v[3]);
+    }
+    __device__ static void load(const double* p, double (&v)[kCols])
+    {
+        const double2 a = reinterpret_cast<const double2*>(p)[0];
+        const double2 b = reinterpret_cast<const double2*>(p)[1];
+        v[0] = a.x, v[1] = a.y, v[2] = b.x, v[3] = b.y;
     }
 };
 
@@ -92,7 +104,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T>)
     distanceKernel(const DistancePlan<T> plan, const Terms<T> terms, Out* __restrict__ out,
                    Out* __restrict__ mirror)
 {
-    __shared__ T sColTerm[kRefChunk][kBlockCols];
+    __shared__ alignas(16) T sColTerm[kRefChunk][kBlockCols];
     __shared__ math::RowTerms<T> sRow[kRefChunk][kBlockRows];
     __shared__ Out sLo[kThreads / 32];
     __shared__ Out sHi[kThreads / 32];
@@ -127,9 +139,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T>)
         __syncthreads();
         for (int ref = 0; ref < chunk; ++ref) {
             T colTerm[kCols];
-#pragma unroll
-            for (int q = 0; q < kCols; ++q)
-                colTerm[q] = sColTerm[ref][localCol0 + q];
+            Vec4<T>::load(&sColTerm[ref][localCol0], colTerm);
 #pragma unroll
             for (int k = 0; k < kRows; ++k) {
                 const math::RowTerms<T> row = sRow[ref][localRow0 + k];

@@ -61,13 +61,23 @@ WS_HD double asinSmall(double x)
     return asin(x);
 }
 
-template <typename T> WS_HD T wsMin(T a, T b)
+// fminf/fmaxf are one instruction on the GPU, where a compare and select are two; the
+// inner loop of the nearest-reference search is a multiply-add and a min.
+WS_HD float wsMin(float a, float b)
 {
-    return b < a ? b : a;
+    return fminf(a, b);
 }
-template <typename T> WS_HD T wsMax(T a, T b)
+WS_HD double wsMin(double a, double b)
 {
-    return a < b ? b : a;
+    return fmin(a, b);
+}
+WS_HD float wsMax(float a, float b)
+{
+    return fmaxf(a, b);
+}
+WS_HD double wsMax(double a, double b)
+{
+    return fmax(a, b);
 }
 template <typename T> WS_HD T clamp01(T x)
 {
