@@ -6,7 +6,6 @@
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>
 #include <algorithm>
-#include <cstring>
 #include <cuda_gl_interop.h>
 #include <vector>
 
@@ -76,12 +75,12 @@ private:
     std::optional<double> m_lastMs;
 
     // The stats of the last field, copied back asynchronously for the colour bar labels.
-    double* m_pinnedStats = nullptr;
-    bool m_statsAreDouble = false;
+    double* m_pinnedStats = nullptr; // DistanceStatsState::finalMin, finalMax
     bool m_statsPending = false;
     std::optional<FieldStats> m_lastStats;
 
-    void* m_scratch = nullptr; // the kernels' term tables
+    DistanceStatsState* m_statsState = nullptr; // kept by the kernel between launches
+    void* m_scratch = nullptr;                  // the kernels' term tables
     std::size_t m_scratchBytes = 0;
     void* m_deviceBuffer = nullptr; // for host results and the host-copy display path
     std::size_t m_deviceBytes = 0;
@@ -101,6 +100,8 @@ Status CudaBackend::initialize()
     WS_CUDA_TRY(cudaEventCreate(&m_start));
     WS_CUDA_TRY(cudaEventCreate(&m_stop));
     WS_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&m_pinnedStats), 2 * sizeof(double)));
+    WS_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&m_statsState), sizeof(DistanceStatsState)));
+    WS_CUDA_TRY(cudaMemset(m_statsState, 0, sizeof(DistanceStatsState)));
     return Status::success();
 }
 
@@ -114,6 +115,7 @@ CudaBackend::~CudaBackend()
     if (m_stream)
         cudaStreamSynchronize(m_stream);
     cudaFree(m_deviceBuffer);
+    cudaFree(m_statsState);
     cudaFree(m_scratch);
     cudaFreeHost(m_pinned);
     cudaFreeHost(m_pinnedStats);
@@ -203,8 +205,8 @@ template <typename Out> Status CudaBackend::launch(const DistanceParams& params,
         return s;
     const cudaError_t error =
         params.precision == Precision::Float64
-            ? launchDistance(makePlan<double>(params), out, m_scratch, m_stream)
-            : launchDistance(makePlan<float>(params), out, m_scratch, m_stream);
+            ? launchDistance(makePlan<double>(params), out, m_statsState, m_scratch, m_stream)
+            : launchDistance(makePlan<float>(params), out, m_statsState, m_scratch, m_stream);
     return cudaStatus(error, "Launching the distance kernel");
 }
 
@@ -218,14 +220,13 @@ template <typename Out> Status CudaBackend::runTimed(const DistanceParams& param
         return s;
     WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
     m_timingPending = true;
-    m_statsAreDouble = sizeof(Out) == sizeof(double);
     return Status::success();
 }
 
 Status CudaBackend::queueStatsReadback()
 {
-    // From the kernels' mirror in scratch, never from a mapped GL buffer (see DistanceKernel.cuh).
-    WS_CUDA_TRY(cudaMemcpyAsync(m_pinnedStats, m_scratch, 2 * sizeof(double),
+    // From the kernel's state, never from a mapped GL buffer (see DistanceKernel.cuh).
+    WS_CUDA_TRY(cudaMemcpyAsync(m_pinnedStats, &m_statsState->finalMin, 2 * sizeof(double),
                                 cudaMemcpyDeviceToHost, m_stream));
     m_statsPending = true;
     return Status::success();
@@ -347,13 +348,7 @@ std::optional<double> CudaBackend::lastKernelMs()
 std::optional<FieldStats> CudaBackend::lastStats()
 {
     if (m_statsPending && cudaStreamQuery(m_stream) == cudaSuccess) {
-        if (m_statsAreDouble) {
-            m_lastStats = FieldStats{m_pinnedStats[0], m_pinnedStats[1]};
-        } else {
-            float values[2];
-            std::memcpy(values, m_pinnedStats, sizeof values);
-            m_lastStats = FieldStats{values[0], values[1]};
-        }
+        m_lastStats = FieldStats{m_pinnedStats[0], m_pinnedStats[1]};
         m_statsPending = false;
     }
     return m_statsPending ? std::nullopt : m_lastStats;

@@ -5,22 +5,31 @@
 namespace warpscope::gpu {
 namespace {
 
-// A block covers 128 columns x 64 rows. Each thread owns 4 adjacent columns (one 16-byte
-// store per row) and 8 rows. The column terms (per reference, per column) and row terms (per
-// reference, per row) are computed once per frame by termsKernel; blocks stage the ones they
-// need in shared memory, so a node costs one multiply-add and one min per reference and only
-// the nearest reference gets the inverse trigonometry.
+// A block covers 128 columns and 8 x kRows rows. Each thread owns 4 adjacent columns (one
+// 16-byte store per row) and kRows rows. The column terms (per reference, per column) and
+// row terms (per reference, per row) a block needs are staged in shared memory, so a node
+// costs one multiply-add and one min per reference, and only the nearest reference gets the
+// inverse trigonometry.
+//
+// Two variants, measured on an H100 (docs/PERFORMANCE.md):
+//  - few references: the block computes its terms itself, in the one launch, with 4 rows a
+//    thread (the field's write dominates: 34 µs at 4096², against 38 µs with tables);
+//  - more references: termsKernel first computes every term once per frame into tables, and
+//    the field kernel, with 8 rows a thread, only loads them (16 references at 8192²: 0.24 ms,
+//    against 0.28 ms computing them per block).
 constexpr int kThreadsX = 32;
 constexpr int kThreadsY = 8;
 constexpr int kCols = 4;
-constexpr int kRows = 8;
 constexpr int kBlockCols = kThreadsX * kCols;
-constexpr int kBlockRows = kThreadsY * kRows;
 constexpr int kRefChunk = 8;
 constexpr int kThreads = kThreadsX * kThreadsY;
+constexpr int kMaxInlineRefs = 2;
 
-template <typename Out> struct Vec4;
+template <bool Tables> constexpr int kRows = Tables ? 8 : 4;
+template <bool Tables> constexpr int kBlockRows = kThreadsY* kRows<Tables>;
+
 // Four adjacent values moved with 16-byte accesses (p 16-byte aligned).
+template <typename T> struct Vec4;
 template <> struct Vec4<float>
 {
     __device__ static void store(float* p, const float (&v)[kCols])
@@ -48,19 +57,33 @@ template <> struct Vec4<double>
     }
 };
 
-// Distances are never negative, so their bit patterns order like the values and integer
-// atomics give a float min/max.
-__device__ void atomicMinMax(float* stats, float lo, float hi)
+// Distances are never negative, so the bit patterns of their doubles order like the values.
+// The minimum is kept complemented, so both keys start from zero and grow with atomicMax.
+// The last block to finish publishes the result and zeroes the state for the next launch.
+template <typename Out>
+__device__ void publishStats(DistanceStatsState* state, double lo, double hi, Out* statsOut)
 {
-    atomicMin(reinterpret_cast<int*>(stats), __float_as_int(lo));
-    atomicMax(reinterpret_cast<int*>(stats + 1), __float_as_int(hi));
-}
-__device__ void atomicMinMax(double* stats, double lo, double hi)
-{
-    atomicMin(reinterpret_cast<long long*>(stats), __double_as_longlong(lo));
-    atomicMax(reinterpret_cast<long long*>(stats + 1), __double_as_longlong(hi));
+    atomicMax(&state->minKey, ~static_cast<unsigned long long>(__double_as_longlong(lo)));
+    atomicMax(&state->maxKey, static_cast<unsigned long long>(__double_as_longlong(hi)));
+    __threadfence(); // the keys are visible before this block counts as done
+    const unsigned int blocks = gridDim.x * gridDim.y;
+    if (atomicAdd(&state->blocksDone, 1u) != blocks - 1)
+        return;
+    __threadfence();
+    const double fieldMin =
+        __longlong_as_double(static_cast<long long>(~atomicAdd(&state->minKey, 0ull)));
+    const double fieldMax =
+        __longlong_as_double(static_cast<long long>(atomicAdd(&state->maxKey, 0ull)));
+    statsOut[0] = Out(fieldMin);
+    statsOut[1] = Out(fieldMax);
+    state->finalMin = fieldMin;
+    state->finalMax = fieldMax;
+    state->minKey = 0;
+    state->maxKey = 0;
+    state->blocksDone = 0;
 }
 
+// Term tables in scratch memory: rows first (paired, 8- or 16-byte aligned), then columns.
 template <typename T> struct Terms
 {
     math::RowTerms<T>* row; // [ref][ny]   sin²(Δφ/2), cos φ cos φ_ref
@@ -69,23 +92,16 @@ template <typename T> struct Terms
 
 template <typename T> Terms<T> termsIn(const DistancePlan<T>& plan, void* scratch)
 {
-    auto* rows =
-        reinterpret_cast<math::RowTerms<T>*>(static_cast<char*>(scratch) + kStatsMirrorBytes);
+    auto* rows = static_cast<math::RowTerms<T>*>(scratch);
     return {rows, reinterpret_cast<T*>(rows + std::size_t(plan.refCount) * plan.ny)};
 }
 
-// One thread per table entry. Also resets both copies of the stats for the atomics that
-// follow: the minimum to a huge value and the maximum to zero.
-template <typename T, typename Out>
-__global__ void termsKernel(const DistancePlan<T> plan, Terms<T> terms, Out* stats, Out* mirror)
+// One thread per table entry.
+template <typename T> __global__ void termsKernel(const DistancePlan<T> plan, Terms<T> terms)
 {
     const std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::size_t cols = std::size_t(plan.refCount) * plan.nx;
     const std::size_t rows = std::size_t(plan.refCount) * plan.ny;
-    if (k == 0) {
-        stats[0] = mirror[0] = Out(3.0e38f);
-        stats[1] = mirror[1] = Out(0);
-    }
     if (k < cols) {
         terms.col[k] = planColTerm(plan, int(k % plan.nx), int(k / plan.nx));
     } else if (k < cols + rows) {
@@ -99,15 +115,17 @@ __global__ void termsKernel(const DistancePlan<T> plan, Terms<T> terms, Out* sta
 // Four resident blocks per SM in float32 (64 registers), two in float64 (128).
 template <typename T> constexpr int kMinBlocks = sizeof(T) == 4 ? 4 : 2;
 
-template <typename T, typename Out>
+template <typename T, typename Out, bool Tables>
 __global__ void __launch_bounds__(kThreads, kMinBlocks<T>)
     distanceKernel(const DistancePlan<T> plan, const Terms<T> terms, Out* __restrict__ out,
-                   Out* __restrict__ mirror)
+                   DistanceStatsState* state)
 {
+    constexpr int kRows = warpscope::gpu::kRows<Tables>;
+    constexpr int kBlockRows = warpscope::gpu::kBlockRows<Tables>;
     __shared__ alignas(16) T sColTerm[kRefChunk][kBlockCols];
     __shared__ math::RowTerms<T> sRow[kRefChunk][kBlockRows];
-    __shared__ Out sLo[kThreads / 32];
-    __shared__ Out sHi[kThreads / 32];
+    __shared__ double sLo[kThreads / 32];
+    __shared__ double sHi[kThreads / 32];
 
     const int tid = threadIdx.y * kThreadsX + threadIdx.x;
     const int blockCol0 = blockIdx.x * kBlockCols;
@@ -125,16 +143,20 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T>)
     for (int r0 = 0; r0 < plan.refCount; r0 += kRefChunk) {
         const int chunk = min(kRefChunk, plan.refCount - r0);
         __syncthreads(); // the previous chunk's terms are no longer read
-        // Padding columns and rows past the mesh read the last real one.
+        // Padding columns and rows past the mesh use the last real one.
         for (int k = tid; k < chunk * kBlockCols; k += kThreads) {
             const int ref = r0 + k / kBlockCols;
             const int col = min(blockCol0 + k % kBlockCols, plan.nx - 1);
-            sColTerm[k / kBlockCols][k % kBlockCols] = terms.col[std::size_t(ref) * plan.nx + col];
+            sColTerm[k / kBlockCols][k % kBlockCols] =
+                Tables ? terms.col[std::size_t(ref) * plan.nx + col] : planColTerm(plan, col, ref);
         }
         for (int k = tid; k < chunk * kBlockRows; k += kThreads) {
             const int ref = r0 + k / kBlockRows;
             const int row = min(blockRow0 + k % kBlockRows, plan.ny - 1);
-            sRow[k / kBlockRows][k % kBlockRows] = terms.row[std::size_t(ref) * plan.ny + row];
+            sRow[k / kBlockRows][k % kBlockRows] =
+                Tables ? terms.row[std::size_t(ref) * plan.ny + row]
+                       : math::rowTerms(planLatRad(plan, row), plan.refLatRad[ref],
+                                        plan.cosRefLat[ref]);
         }
         __syncthreads();
         for (int ref = 0; ref < chunk; ++ref) {
@@ -150,8 +172,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T>)
         }
     }
 
-    // Padding columns (col >= nx) were computed from the last real column above, so every
-    // element is written; they are left out of the statistics.
+    // Padding columns (col >= nx) hold the last real column's value, so every element is
+    // written; they are left out of the statistics.
     const int col0 = blockCol0 + localCol0;
     Out lo = Out(3.0e38f);
     Out hi = Out(0);
@@ -184,42 +206,50 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T>)
     }
     __syncthreads();
     if (tid == 0) {
+        double blockLo = sLo[0], blockHi = sHi[0];
         for (int w = 1; w < kThreads / 32; ++w) {
-            lo = math::wsMin(lo, sLo[w]);
-            hi = math::wsMax(hi, sHi[w]);
+            blockLo = math::wsMin(blockLo, sLo[w]);
+            blockHi = math::wsMax(blockHi, sHi[w]);
         }
-        atomicMinMax(out + std::size_t(plan.pitch) * plan.ny, lo, hi);
-        atomicMinMax(mirror, lo, hi);
+        publishStats(state, blockLo, blockHi, out + std::size_t(plan.pitch) * plan.ny);
     }
 }
 
 } // namespace
 
 template <typename T, typename Out>
-cudaError_t launchDistance(const DistancePlan<T>& plan, Out* out, void* scratch,
-                           cudaStream_t stream)
+cudaError_t launchDistance(const DistancePlan<T>& plan, Out* out, DistanceStatsState* state,
+                           void* scratch, cudaStream_t stream)
 {
     if (reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
         return cudaErrorMisalignedAddress;
-    const Terms<T> terms = termsIn(plan, scratch);
-    Out* mirror = static_cast<Out*>(scratch);
-    const std::size_t entries = std::size_t(plan.refCount) * (plan.nx + plan.ny);
-    constexpr int kTermThreads = 256;
-    termsKernel<T, Out>
-        <<<unsigned((entries + kTermThreads - 1) / kTermThreads), kTermThreads, 0, stream>>>(
-            plan, terms, out + std::size_t(plan.pitch) * plan.ny, mirror);
-    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
-        return e;
     const dim3 block(kThreadsX, kThreadsY);
-    const dim3 grid((plan.pitch + kBlockCols - 1) / kBlockCols,
-                    (plan.ny + kBlockRows - 1) / kBlockRows);
-    distanceKernel<T, Out><<<grid, block, 0, stream>>>(plan, terms, out, mirror);
+    const unsigned gridX = (plan.pitch + kBlockCols - 1) / kBlockCols;
+    if (plan.refCount <= kMaxInlineRefs) {
+        const dim3 grid(gridX, (plan.ny + kBlockRows<false> - 1) / kBlockRows<false>);
+        distanceKernel<T, Out, false><<<grid, block, 0, stream>>>(plan, Terms<T>{}, out, state);
+        return cudaGetLastError();
+    }
+    const Terms<T> terms = termsIn(plan, scratch);
+    const std::size_t entries = std::size_t(plan.refCount) * (plan.nx + plan.ny);
+    constexpr unsigned kTermThreads = 256;
+    termsKernel<T>
+        <<<unsigned((entries + kTermThreads - 1) / kTermThreads), kTermThreads, 0, stream>>>(plan,
+                                                                                             terms);
+    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+        return e;
+    const dim3 grid(gridX, (plan.ny + kBlockRows<true> - 1) / kBlockRows<true>);
+    distanceKernel<T, Out, true><<<grid, block, 0, stream>>>(plan, terms, out, state);
     return cudaGetLastError();
 }
 
-template cudaError_t launchDistance(const DistancePlan<float>&, float*, void*, cudaStream_t);
-template cudaError_t launchDistance(const DistancePlan<float>&, double*, void*, cudaStream_t);
-template cudaError_t launchDistance(const DistancePlan<double>&, float*, void*, cudaStream_t);
-template cudaError_t launchDistance(const DistancePlan<double>&, double*, void*, cudaStream_t);
+template cudaError_t launchDistance(const DistancePlan<float>&, float*, DistanceStatsState*, void*,
+                                    cudaStream_t);
+template cudaError_t launchDistance(const DistancePlan<float>&, double*, DistanceStatsState*, void*,
+                                    cudaStream_t);
+template cudaError_t launchDistance(const DistancePlan<double>&, float*, DistanceStatsState*, void*,
+                                    cudaStream_t);
+template cudaError_t launchDistance(const DistancePlan<double>&, double*, DistanceStatsState*,
+                                    void*, cudaStream_t);
 
 } // namespace warpscope::gpu

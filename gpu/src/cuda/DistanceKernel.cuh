@@ -6,25 +6,36 @@
 
 namespace warpscope::gpu {
 
-// Device memory the kernels need besides the output: a copy of the field's minimum and
-// maximum at its start (kStatsMirrorBytes), then the per-row and per-column haversine terms
-// of every reference, computed once per frame.
-inline constexpr std::size_t kStatsMirrorBytes = 32;
+// Device state the kernel keeps between launches: the running minimum and maximum of the
+// field as ordered 64-bit keys, a count of finished blocks, and the last field's final
+// minimum and maximum (as doubles, for the host to read). It must be zeroed once when
+// allocated; the last block of every launch leaves it zeroed again, so no launch or memset
+// is needed to reset it. Reading the stats from here rather than from the output avoids
+// copying out of a mapped GL buffer, which costs about 0.3 ms.
+struct DistanceStatsState
+{
+    unsigned long long minKey;
+    unsigned long long maxKey;
+    unsigned int blocksDone;
+    unsigned int padding;
+    double finalMin;
+    double finalMax;
+};
 
+// Scratch memory for the term tables used with more than two references: per-row and
+// per-column haversine terms of every reference, computed once per frame.
 template <typename T> std::size_t distanceScratchBytes(const DistancePlan<T>& plan)
 {
-    return kStatsMirrorBytes + sizeof(T) * std::size_t(plan.refCount) *
-                                   (std::size_t(plan.nx) + 2 * std::size_t(plan.ny));
+    return sizeof(T) * std::size_t(plan.refCount) *
+           (std::size_t(plan.nx) + 2 * std::size_t(plan.ny));
 }
 
 // Writes the field for plan into out (layout FieldLayout::forMesh(nx, ny), stats included)
-// on stream, using scratch (distanceScratchBytes). out must be 16-byte aligned. Two
-// launches: the term tables (which also reset the stats), then the field. The stats are
-// also left, as two Out values, at the start of scratch: reading them back from there
-// rather than from out avoids copying out of a mapped GL buffer, which costs about 0.3 ms.
-// Returns the first launch error, if any.
+// on stream: one launch for up to two references, two above. out must be 16-byte aligned;
+// state is the zeroed (or previously used) DistanceStatsState; scratch holds
+// distanceScratchBytes(plan). Returns the first launch error, if any.
 template <typename T, typename Out>
-cudaError_t launchDistance(const DistancePlan<T>& plan, Out* out, void* scratch,
-                           cudaStream_t stream);
+cudaError_t launchDistance(const DistancePlan<T>& plan, Out* out, DistanceStatsState* state,
+                           void* scratch, cudaStream_t stream);
 
 } // namespace warpscope::gpu
