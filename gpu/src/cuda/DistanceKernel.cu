@@ -5,28 +5,27 @@
 namespace warpscope::gpu {
 namespace {
 
-// A block covers 128 columns and 8 x kRows rows. Each thread owns 4 adjacent columns (one
-// 16-byte store per row) and kRows rows. The column terms (per reference, per column) and
+// A block covers 128 columns x 64 rows. Each thread owns 4 adjacent columns (one 16-byte
+// store per row) and 8 rows. The column terms (per reference, per column) and
 // row terms (per reference, per row) a block needs are staged in shared memory, so a node
 // costs one multiply-add and one min per reference, and only the nearest reference gets the
 // inverse trigonometry.
 //
 // Two variants, measured on an H100 (docs/PERFORMANCE.md):
-//  - few references: the block computes its terms itself, in the one launch, with 4 rows a
-//    thread (the field's write dominates: 34 µs at 4096², against 38 µs with tables);
-//  - more references: termsKernel first computes every term once per frame into tables, and
-//    the field kernel, with 8 rows a thread, only loads them (16 references at 8192²: 0.24 ms,
-//    against 0.28 ms computing them per block).
+//  - up to two references: the block computes its terms itself, in the one launch (34 µs
+//    at 4096² with one reference, against 38 µs with a table launch first);
+//  - more references: termsKernel first computes every term once per frame into tables and
+//    the field kernel only loads them (16 references at 8192²: 0.24 ms, against 0.28 ms
+//    computing them per block).
 constexpr int kThreadsX = 32;
 constexpr int kThreadsY = 8;
 constexpr int kCols = 4;
 constexpr int kBlockCols = kThreadsX * kCols;
 constexpr int kRefChunk = 8;
 constexpr int kThreads = kThreadsX * kThreadsY;
+constexpr int kRows = 8;
+constexpr int kBlockRows = kThreadsY * kRows;
 constexpr int kMaxInlineRefs = 2;
-
-template <bool Tables> constexpr int kRows = Tables ? 8 : 4;
-template <bool Tables> constexpr int kBlockRows = kThreadsY* kRows<Tables>;
 
 // Four adjacent values moved with 16-byte accesses (p 16-byte aligned).
 template <typename T> struct Vec4;
@@ -120,8 +119,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T>)
     distanceKernel(const DistancePlan<T> plan, const Terms<T> terms, Out* __restrict__ out,
                    DistanceStatsState* state)
 {
-    constexpr int kRows = warpscope::gpu::kRows<Tables>;
-    constexpr int kBlockRows = warpscope::gpu::kBlockRows<Tables>;
     __shared__ alignas(16) T sColTerm[kRefChunk][kBlockCols];
     __shared__ math::RowTerms<T> sRow[kRefChunk][kBlockRows];
     __shared__ double sLo[kThreads / 32];
@@ -224,9 +221,9 @@ cudaError_t launchDistance(const DistancePlan<T>& plan, Out* out, DistanceStatsS
     if (reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
         return cudaErrorMisalignedAddress;
     const dim3 block(kThreadsX, kThreadsY);
-    const unsigned gridX = (plan.pitch + kBlockCols - 1) / kBlockCols;
+    const dim3 grid((plan.pitch + kBlockCols - 1) / kBlockCols,
+                    (plan.ny + kBlockRows - 1) / kBlockRows);
     if (plan.refCount <= kMaxInlineRefs) {
-        const dim3 grid(gridX, (plan.ny + kBlockRows<false> - 1) / kBlockRows<false>);
         distanceKernel<T, Out, false><<<grid, block, 0, stream>>>(plan, Terms<T>{}, out, state);
         return cudaGetLastError();
     }
@@ -238,7 +235,6 @@ cudaError_t launchDistance(const DistancePlan<T>& plan, Out* out, DistanceStatsS
                                                                                              terms);
     if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
         return e;
-    const dim3 grid(gridX, (plan.ny + kBlockRows<true> - 1) / kBlockRows<true>);
     distanceKernel<T, Out, true><<<grid, block, 0, stream>>>(plan, terms, out, state);
     return cudaGetLastError();
 }
