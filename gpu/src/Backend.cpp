@@ -1,6 +1,7 @@
 #include "warpscope/gpu/Backend.h"
 
 #include "BackendInternal.h"
+#include "GlUpload.h"
 #include "cpu/CpuBackend.h"
 
 namespace warpscope::gpu {
@@ -32,6 +33,13 @@ BackendSelection createBackend(BackendKind requested, const BackendOptions& opti
         reason += options.forceHostCopy ? " (host copy: interop was turned off)"
                                         : " (host copy: " + probe.reason + ")";
     return {std::move(backend), reason};
+}
+
+Status uploadField(const GlBuffer& target, std::span<const float> values)
+{
+    if (values.size() < target.layout.elementCount())
+        return Status::failure("The field holds fewer values than its OpenGL buffer needs");
+    return uploadToGlBuffer(target.id, values.data(), target.layout.elementCount());
 }
 
 const char* backendKindName(BackendKind kind)

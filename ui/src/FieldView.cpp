@@ -6,6 +6,7 @@
 #include <QPainter>
 #include <QPainterPath>
 #include <QWheelEvent>
+#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <cmath>
 
@@ -84,6 +85,10 @@ FieldView::FieldView(QWidget* parent) : QOpenGLWidget(parent), m_overlay(new Ove
                   "Ctrl+click: add a reference point. Drag a marker to move it.\n"
                   "Double-click or Home: fit the mesh."));
     setColormap("viridis");
+    connect(&m_job, &QFutureWatcher<HostField>::finished, this, [this] {
+        m_ready = m_job.result();
+        update();
+    });
     m_statsTimer.setSingleShot(true);
     m_statsTimer.setInterval(1);
     connect(&m_statsTimer, &QTimer::timeout, this, &FieldView::pollStats);
@@ -92,10 +97,13 @@ FieldView::FieldView(QWidget* parent) : QOpenGLWidget(parent), m_overlay(new Ove
 FieldView::~FieldView()
 {
     if (context()) {
+        // The members are gone by the time the base class destroys the context.
+        disconnect(context(), nullptr, this, nullptr);
         makeCurrent();
         releaseGl();
         doneCurrent();
     }
+    m_job.waitForFinished();
 }
 
 void FieldView::setBackendRequest(gpu::BackendKind kind, bool forceHostCopy)
@@ -142,6 +150,8 @@ QString FieldView::colormapName() const
 
 std::optional<double> FieldView::lastKernelMs()
 {
+    if (m_hostJobs)
+        return m_hostKernelMs; // the backend may be busy on the worker thread
     return m_backend ? m_backend->lastKernelMs() : std::nullopt;
 }
 
@@ -168,12 +178,14 @@ void FieldView::initializeGL()
         reason = tr("CPU: %1").arg(reason);
     }
     m_backend = std::move(selection.backend);
+    m_hostJobs = m_backend->kind() == gpu::BackendKind::Cpu;
     m_backendDescription = reason;
     emit backendReady(reason, QString::fromStdString(m_backend->deviceName()));
 }
 
 void FieldView::releaseGl()
 {
+    m_job.waitForFinished();
     if (m_backend && m_surface.valid())
         m_backend->forgetGlBuffer(m_surface.buffer);
     if (m_surface.valid())
@@ -181,6 +193,35 @@ void FieldView::releaseGl()
     m_renderer.release();
     m_backend.reset();
     m_hasField = false;
+}
+
+bool FieldView::prepareSurface(const gpu::FieldLayout& layout, FieldSurface& target)
+{
+    target = m_surface;
+    if (m_surface.valid() && m_surface.layout == layout)
+        return true;
+    if (gpu::Status s = m_renderer.createSurface(layout, target); !s) {
+        emit computeFailed(QString::fromStdString(s.message()));
+        return false;
+    }
+    return true;
+}
+
+void FieldView::dropSurface(FieldSurface& surface)
+{
+    if (m_backend)
+        m_backend->forgetGlBuffer(surface.buffer);
+    m_renderer.destroySurface(surface);
+}
+
+void FieldView::showSurface(const FieldSurface& target, const gpu::DistanceParams& params)
+{
+    if (m_surface.valid() && target.buffer != m_surface.buffer)
+        dropSurface(m_surface);
+    m_surface = target;
+    m_shown = params;
+    m_hasField = true;
+    emit fieldShown(params);
 }
 
 void FieldView::compute()
@@ -195,34 +236,70 @@ void FieldView::compute()
         emit computeFailed(QString::fromStdString(s.message()));
         return;
     }
-    const gpu::FieldLayout layout = gpu::layoutFor(params);
-    FieldSurface target = m_surface;
-    const bool newSurface = !m_surface.valid() || m_surface.layout != layout;
-    if (newSurface) {
-        // A new buffer, so the old picture survives if this one fails.
-        if (gpu::Status s = m_renderer.createSurface(layout, target); !s) {
-            emit computeFailed(QString::fromStdString(s.message()));
-            return;
-        }
+    if (m_hostJobs) {
+        startHostJob(params);
+        return;
     }
+    FieldSurface target;
+    if (!prepareSurface(gpu::layoutFor(params), target))
+        return;
     if (gpu::Status s = m_backend->fillDistance(params, target.glBuffer()); !s) {
-        if (newSurface) {
-            m_backend->forgetGlBuffer(target.buffer);
-            m_renderer.destroySurface(target);
-        }
+        if (target.buffer != m_surface.buffer)
+            dropSurface(target);
         emit computeFailed(QString::fromStdString(s.message()));
         return;
     }
-    if (newSurface && m_surface.valid()) {
-        m_backend->forgetGlBuffer(m_surface.buffer);
-        m_renderer.destroySurface(m_surface);
-    }
-    m_surface = target;
-    m_shown = params;
-    m_hasField = true;
+    showSurface(target, params);
     m_statsPending = true;
     pollStats();
-    emit fieldShown(params);
+}
+
+// The CPU backend computes on a worker thread, so the window keeps answering while a large
+// mesh is computed; the result is uploaded with the GL context current, in paintGL. One job
+// runs at a time; parameters that change meanwhile start the next job when it ends.
+void FieldView::startHostJob(const gpu::DistanceParams& params)
+{
+    if (m_job.isRunning()) {
+        m_dirty = true; // picked up when the running job ends
+        return;
+    }
+    gpu::Backend* backend = m_backend.get();
+    std::vector<float> buffer = std::move(m_spare);
+    m_job.setFuture(QtConcurrent::run([backend, params, buffer = std::move(buffer)]() mutable {
+        HostField field{params, std::move(buffer), {}, {}, {}};
+        try {
+            field.values.resize(gpu::layoutFor(params).elementCount());
+            field.status = backend->computeDistance(params, std::span<float>(field.values));
+        } catch (const std::bad_alloc&) {
+            field.status = gpu::Status::failure("Out of host memory for the field");
+        }
+        field.kernelMs = backend->lastKernelMs();
+        field.stats = backend->lastStats();
+        return field;
+    }));
+}
+
+void FieldView::presentHostField(HostField field)
+{
+    if (!field.status) {
+        emit computeFailed(QString::fromStdString(field.status.message()));
+        return;
+    }
+    FieldSurface target;
+    if (!prepareSurface(gpu::layoutFor(field.params), target))
+        return;
+    if (gpu::Status s = gpu::uploadField(target.glBuffer(), field.values); !s) {
+        if (target.buffer != m_surface.buffer)
+            dropSurface(target);
+        emit computeFailed(QString::fromStdString(s.message()));
+        return;
+    }
+    m_hostKernelMs = field.kernelMs;
+    m_stats = field.stats;
+    m_statsPending = false;
+    m_spare = std::move(field.values);
+    showSurface(target, field.params);
+    emit frameSettledChanged();
 }
 
 void FieldView::pollStats()
@@ -279,6 +356,11 @@ void FieldView::resizeGL(int, int)
 
 void FieldView::paintGL()
 {
+    if (m_ready) {
+        HostField field = std::move(*m_ready);
+        m_ready.reset();
+        presentHostField(std::move(field));
+    }
     if (m_dirty)
         compute();
     if (!m_viewFitted)

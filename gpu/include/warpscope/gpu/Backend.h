@@ -72,6 +72,10 @@ public:
     virtual Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) = 0;
 };
 
+// Uploads host values into a GL buffer with glBufferSubData (a GL context must be current).
+// For fields a backend computed into host memory, on another thread.
+Status uploadField(const GlBuffer& target, std::span<const float> values);
+
 struct BackendSelection
 {
     std::unique_ptr<Backend> backend; // null when the request cannot be met

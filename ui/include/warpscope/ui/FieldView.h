@@ -4,12 +4,14 @@
 #include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/ui/FieldRenderer.h"
 
+#include <QFutureWatcher>
 #include <QImage>
 #include <QOpenGLWidget>
 #include <QPainter>
 #include <QTimer>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace warpscope::ui {
 
@@ -44,7 +46,10 @@ public:
     bool hasBackend() const { return m_backend != nullptr; }
     std::optional<double> lastKernelMs();
     // True once the requested field is drawn and its colour scale is known.
-    bool frameSettled() const { return !m_dirty && m_stats.has_value() && !m_statsPending; }
+    bool frameSettled() const
+    {
+        return !m_dirty && !m_job.isRunning() && !m_ready && m_stats.has_value() && !m_statsPending;
+    }
 
 public slots:
     void fitView();
@@ -73,7 +78,24 @@ protected:
     void leaveEvent(QEvent* event) override;
 
 private:
+    // A field computed into host memory on a worker thread (CPU backend).
+    struct HostField
+    {
+        gpu::DistanceParams params;
+        std::vector<float> values;
+        gpu::Status status;
+        std::optional<double> kernelMs;
+        std::optional<gpu::FieldStats> stats;
+    };
+
     void compute();
+    void startHostJob(const gpu::DistanceParams& params);
+    void presentHostField(HostField field);
+    // Makes target hold a surface for layout: the current one, or a new one so that the
+    // current picture survives a failure. Returns false (and reports) when it cannot.
+    bool prepareSurface(const gpu::FieldLayout& layout, FieldSurface& target);
+    void showSurface(const FieldSurface& target, const gpu::DistanceParams& params);
+    void dropSurface(FieldSurface& surface);
     void releaseGl();
     void pollStats();
     class Overlay;
@@ -92,6 +114,12 @@ private:
     FieldRenderer m_renderer;
     FieldSurface m_surface;
     QString m_glError;
+    // CPU backend only: the backend is used from the worker thread while a job runs.
+    bool m_hostJobs = false;
+    QFutureWatcher<HostField> m_job;
+    std::optional<HostField> m_ready;
+    std::vector<float> m_spare; // reused between jobs
+    std::optional<double> m_hostKernelMs;
 
     gpu::DistanceParams m_params;
     gpu::DistanceParams m_shown;
