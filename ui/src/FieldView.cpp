@@ -179,6 +179,9 @@ void FieldView::initializeGL()
     }
     m_backend = std::move(selection.backend);
     m_hostJobs = m_backend->kind() == gpu::BackendKind::Cpu;
+    // CUDA's reason already names the GPU; the CPU's gets its thread count.
+    if (m_hostJobs)
+        reason += " · " + QString::fromStdString(m_backend->deviceName());
     m_backendDescription = reason;
     emit backendReady(reason, QString::fromStdString(m_backend->deviceName()));
 }
