@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -57,26 +58,15 @@ struct FrameStats
     double medianMs = 0, minMs = 0, maxMs = 0;
 };
 
-// Times whole frames: fill the field (the reference moves a little each frame, as while
-// dragging), draw it into the offscreen view, glFinish.
-bool timeFrames(gpu::Backend& backend, ui::FieldRenderer& renderer, ui::HeadlessGl& gl,
-                const ui::FieldSurface& surface, gpu::DistanceParams p, int frames, FrameStats& out,
-                bool draw = true)
+// Medians of `frames` runs of body, each timed by wall clock up to glFinish, after ten
+// warm-up runs. body gets the run's index (negative while warming up).
+bool timeRuns(int frames, const std::function<bool(int)>& body, FrameStats& out)
 {
     std::vector<double> times;
-    const ui::GeoRect mesh{p.lonMin, p.latMin, p.lonMax, p.latMax};
-    const double lon0 = p.references[0].lon;
-    for (int k = -10; k < frames; ++k) { // ten warm-up frames
-        p.references[0].lon = lon0 + 1e-4 * (k % 50);
+    for (int k = -10; k < frames; ++k) {
         const auto t0 = std::chrono::steady_clock::now();
-        if (gpu::Status s = backend.fillDistance(p, surface.glBuffer()); !s) {
-            std::fprintf(stderr, "fill failed: %s\n", s.message().c_str());
+        if (!body(k))
             return false;
-        }
-        if (draw) {
-            gl.bindFramebuffer();
-            renderer.draw(surface, mesh, mesh, {0, 0, gl.width(), gl.height()}, {0, 0, 0});
-        }
         glFinish();
         const std::chrono::duration<double, std::milli> dt = std::chrono::steady_clock::now() - t0;
         if (k >= 0)
@@ -87,22 +77,45 @@ bool timeFrames(gpu::Backend& backend, ui::FieldRenderer& renderer, ui::Headless
     return true;
 }
 
+// Fills the field (the reference moves a little each run, as while dragging) and, with
+// draw, draws it into the offscreen view.
+bool timeFrames(gpu::Backend& backend, ui::FieldRenderer& renderer, ui::HeadlessGl& gl,
+                const ui::FieldSurface& surface, gpu::DistanceParams p, int frames, FrameStats& out,
+                bool draw = true)
+{
+    const ui::GeoRect mesh{p.lonMin, p.latMin, p.lonMax, p.latMax};
+    const double lon0 = p.references[0].lon;
+    return timeRuns(
+        frames,
+        [&](int k) {
+            p.references[0].lon = lon0 + 1e-4 * (k % 50);
+            if (gpu::Status s = backend.fillDistance(p, surface.glBuffer()); !s) {
+                std::fprintf(stderr, "fill failed: %s\n", s.message().c_str());
+                return false;
+            }
+            if (draw) {
+                gl.bindFramebuffer();
+                renderer.draw(surface, mesh, mesh, {0, 0, gl.width(), gl.height()}, {0, 0, 0});
+            }
+            return true;
+        },
+        out);
+}
+
 FrameStats timeDrawOnly(ui::FieldRenderer& renderer, ui::HeadlessGl& gl,
                         const ui::FieldSurface& surface, const gpu::DistanceParams& p, int frames)
 {
-    std::vector<double> times;
     const ui::GeoRect mesh{p.lonMin, p.latMin, p.lonMax, p.latMax};
-    for (int k = -10; k < frames; ++k) {
-        const auto t0 = std::chrono::steady_clock::now();
-        gl.bindFramebuffer();
-        renderer.draw(surface, mesh, mesh, {0, 0, gl.width(), gl.height()}, {0, 0, 0});
-        glFinish();
-        const std::chrono::duration<double, std::milli> dt = std::chrono::steady_clock::now() - t0;
-        if (k >= 0)
-            times.push_back(dt.count());
-    }
-    return {median(times), *std::min_element(times.begin(), times.end()),
-            *std::max_element(times.begin(), times.end())};
+    FrameStats out;
+    timeRuns(
+        frames,
+        [&](int) {
+            gl.bindFramebuffer();
+            renderer.draw(surface, mesh, mesh, {0, 0, gl.width(), gl.height()}, {0, 0, 0});
+            return true;
+        },
+        out);
+    return out;
 }
 
 void printFrame(const char* name, const FrameStats& s)

@@ -35,6 +35,17 @@ BackendSelection createBackend(BackendKind requested, const BackendOptions& opti
     return {std::move(backend), reason};
 }
 
+Status checkHostOutput(const DistanceParams& params, std::size_t outputSize)
+{
+    if (const auto errors = validate(params); !errors.empty())
+        return Status::failure(errors.front().message);
+    const std::size_t needed = layoutFor(params).elementCount();
+    if (outputSize < needed)
+        return Status::failure("The output holds " + std::to_string(outputSize) +
+                               " values; the field needs " + std::to_string(needed));
+    return Status::success();
+}
+
 Status uploadField(const GlBuffer& target, std::span<const float> values)
 {
     if (values.size() < target.layout.elementCount())

@@ -20,6 +20,9 @@ struct CudaProbe
 
 CudaProbe probeCuda(bool glContextCurrent);
 
+// Validates parameters and that a host output of outputSize values can hold their field.
+Status checkHostOutput(const DistanceParams& params, std::size_t outputSize);
+
 // Returns null and sets error when the backend cannot be created.
 std::unique_ptr<Backend> makeCudaBackend(int device, DisplayPath path, std::string& error);
 

@@ -1,5 +1,6 @@
 #include "cpu/CpuBackend.h"
 
+#include "BackendInternal.h"
 #include "DistancePlan.h"
 #include "GlUpload.h"
 
@@ -91,12 +92,9 @@ template <typename T, typename Out> void CpuBackend::run(const DistanceParams& p
 
 template <typename Out> Status CpuBackend::compute(const DistanceParams& params, std::span<Out> out)
 {
-    if (const auto errors = validate(params); !errors.empty())
-        return Status::failure(errors.front().message);
+    if (Status s = checkHostOutput(params, out.size()); !s)
+        return s;
     const FieldLayout layout = layoutFor(params);
-    if (out.size() < layout.elementCount())
-        return Status::failure("The output holds " + std::to_string(out.size()) +
-                               " values; the field needs " + std::to_string(layout.elementCount()));
     const auto start = std::chrono::steady_clock::now();
     try {
         if (params.precision == Precision::Float64)

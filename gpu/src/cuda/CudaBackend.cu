@@ -55,13 +55,19 @@ private:
     template <typename Out> Status computeToHost(const DistanceParams& params, std::span<Out> out);
     // Launches the kernels in the compute precision, writing Out values.
     template <typename Out> Status launch(const DistanceParams& params, Out* out);
-    Status ensureScratch(std::size_t bytes);
     // Queues the copy of the last field's stats to pinned memory, for lastStats().
     Status queueStatsReadback();
     // Runs the kernel between the timing events and queues the stats read-back.
     template <typename Out> Status runTimed(const DistanceParams& params, Out* out);
-    Status ensureDeviceBytes(std::size_t bytes);
-    Status ensurePinnedBytes(std::size_t bytes);
+    // Memory that only grows, reused from frame to frame.
+    struct GrowBuffer
+    {
+        const char* what;
+        bool pinned;
+        void* pointer = nullptr;
+        std::size_t bytes = 0;
+    };
+    Status grow(GrowBuffer& buffer, std::size_t bytes);
     Status registration(const GlBuffer& target, cudaGraphicsResource_t& resource);
 
     int m_device;
@@ -80,12 +86,9 @@ private:
     std::optional<FieldStats> m_lastStats;
 
     DistanceStatsState* m_statsState = nullptr; // kept by the kernel between launches
-    void* m_scratch = nullptr;                  // the kernels' term tables
-    std::size_t m_scratchBytes = 0;
-    void* m_deviceBuffer = nullptr; // for host results and the host-copy display path
-    std::size_t m_deviceBytes = 0;
-    void* m_pinned = nullptr;
-    std::size_t m_pinnedBytes = 0;
+    GrowBuffer m_scratch{"the kernel's tables", false};
+    GrowBuffer m_field{"the field", false}; // host results and the host-copy display path
+    GrowBuffer m_pinned{"the field's copy", true};
     std::vector<Registration> m_registrations;
 };
 
@@ -114,10 +117,10 @@ CudaBackend::~CudaBackend()
         cudaGraphicsUnregisterResource(r.resource);
     if (m_stream)
         cudaStreamSynchronize(m_stream);
-    cudaFree(m_deviceBuffer);
+    cudaFree(m_field.pointer);
     cudaFree(m_statsState);
-    cudaFree(m_scratch);
-    cudaFreeHost(m_pinned);
+    cudaFree(m_scratch.pointer);
+    cudaFreeHost(m_pinned.pointer);
     cudaFreeHost(m_pinnedStats);
     if (m_start)
         cudaEventDestroy(m_start);
@@ -139,7 +142,7 @@ Status CudaBackend::checkCapacity(const DistanceParams& params) const
     if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess)
         freeBytes = m_totalMemory;
     // Memory already held by this backend is reused.
-    freeBytes += m_deviceBytes;
+    freeBytes += m_field.bytes + m_scratch.bytes;
     if (needed > freeBytes)
         return Status::failure("The mesh needs " + std::to_string(needed >> 20) +
                                " MiB of GPU memory; " + std::to_string(freeBytes >> 20) +
@@ -147,73 +150,42 @@ Status CudaBackend::checkCapacity(const DistanceParams& params) const
     return Status::success();
 }
 
-Status CudaBackend::ensureDeviceBytes(std::size_t bytes)
+Status CudaBackend::grow(GrowBuffer& buffer, std::size_t bytes)
 {
-    if (bytes <= m_deviceBytes)
+    if (bytes <= buffer.bytes)
         return Status::success();
-    WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
-    WS_CUDA_TRY(cudaFree(m_deviceBuffer));
-    m_deviceBuffer = nullptr;
-    m_deviceBytes = 0;
-    if (const cudaError_t e = cudaMalloc(&m_deviceBuffer, bytes); e != cudaSuccess) {
+    WS_CUDA_TRY(cudaStreamSynchronize(m_stream)); // the old memory may still be in use
+    WS_CUDA_TRY(buffer.pinned ? cudaFreeHost(buffer.pointer) : cudaFree(buffer.pointer));
+    buffer.pointer = nullptr;
+    buffer.bytes = 0;
+    const cudaError_t e =
+        buffer.pinned ? cudaMallocHost(&buffer.pointer, bytes) : cudaMalloc(&buffer.pointer, bytes);
+    if (e != cudaSuccess) {
         cudaGetLastError(); // an allocation failure is not sticky; clear it
-        return Status::failure("Could not allocate " + std::to_string(bytes >> 20) +
-                               " MiB of GPU memory on " + m_name + ": " + cudaGetErrorString(e));
+        return Status::failure("Could not allocate " + std::to_string((bytes + 1023) >> 10) +
+                               " KiB of " + (buffer.pinned ? "pinned host" : "GPU") +
+                               " memory for " + buffer.what + ": " + cudaGetErrorString(e));
     }
-    m_deviceBytes = bytes;
-    return Status::success();
-}
-
-Status CudaBackend::ensurePinnedBytes(std::size_t bytes)
-{
-    if (bytes <= m_pinnedBytes)
-        return Status::success();
-    WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
-    WS_CUDA_TRY(cudaFreeHost(m_pinned));
-    m_pinned = nullptr;
-    m_pinnedBytes = 0;
-    if (const cudaError_t e = cudaMallocHost(&m_pinned, bytes); e != cudaSuccess) {
-        cudaGetLastError();
-        return Status::failure("Could not allocate " + std::to_string(bytes >> 20) +
-                               " MiB of pinned host memory: " + cudaGetErrorString(e));
-    }
-    m_pinnedBytes = bytes;
-    return Status::success();
-}
-
-Status CudaBackend::ensureScratch(std::size_t bytes)
-{
-    if (bytes <= m_scratchBytes)
-        return Status::success();
-    WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
-    WS_CUDA_TRY(cudaFree(m_scratch));
-    m_scratch = nullptr;
-    m_scratchBytes = 0;
-    if (const cudaError_t e = cudaMalloc(&m_scratch, bytes); e != cudaSuccess) {
-        cudaGetLastError();
-        return Status::failure(
-            "Could not allocate " + std::to_string(bytes >> 10) +
-            " KiB of GPU memory for the kernel's tables: " + cudaGetErrorString(e));
-    }
-    m_scratchBytes = bytes;
+    buffer.bytes = bytes;
     return Status::success();
 }
 
 template <typename Out> Status CudaBackend::launch(const DistanceParams& params, Out* out)
 {
-    if (Status s = ensureScratch(scratchBytesFor(params)); !s)
+    if (Status s = grow(m_scratch, scratchBytesFor(params)); !s)
         return s;
-    const cudaError_t error =
-        params.precision == Precision::Float64
-            ? launchDistance(makePlan<double>(params), out, m_statsState, m_scratch, m_stream)
-            : launchDistance(makePlan<float>(params), out, m_statsState, m_scratch, m_stream);
+    const cudaError_t error = params.precision == Precision::Float64
+                                  ? launchDistance(makePlan<double>(params), out, m_statsState,
+                                                   m_scratch.pointer, m_stream)
+                                  : launchDistance(makePlan<float>(params), out, m_statsState,
+                                                   m_scratch.pointer, m_stream);
     return cudaStatus(error, "Launching the distance kernel");
 }
 
 template <typename Out> Status CudaBackend::runTimed(const DistanceParams& params, Out* out)
 {
     // Allocations happen before the start event, so they are not timed.
-    if (Status s = ensureScratch(scratchBytesFor(params)); !s)
+    if (Status s = grow(m_scratch, scratchBytesFor(params)); !s)
         return s;
     WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
     if (Status s = launch(params, out); !s)
@@ -235,17 +207,14 @@ Status CudaBackend::queueStatsReadback()
 template <typename Out>
 Status CudaBackend::computeToHost(const DistanceParams& params, std::span<Out> out)
 {
-    if (const auto errors = validate(params); !errors.empty())
-        return Status::failure(errors.front().message);
+    if (Status s = checkHostOutput(params, out.size()); !s)
+        return s;
     const FieldLayout layout = layoutFor(params);
-    if (out.size() < layout.elementCount())
-        return Status::failure("The output holds " + std::to_string(out.size()) +
-                               " values; the field needs " + std::to_string(layout.elementCount()));
     const std::size_t bytes = layout.elementCount() * sizeof(Out);
     WS_CUDA_TRY(cudaSetDevice(m_device));
-    if (Status s = ensureDeviceBytes(bytes); !s)
+    if (Status s = grow(m_field, bytes); !s)
         return s;
-    Out* device = static_cast<Out*>(m_deviceBuffer);
+    Out* device = static_cast<Out*>(m_field.pointer);
     if (Status s = runTimed(params, device); !s)
         return s;
     if (Status s = queueStatsReadback(); !s)
@@ -284,18 +253,18 @@ Status CudaBackend::fillDistance(const DistanceParams& params, const GlBuffer& t
     const std::size_t count = target.layout.elementCount();
 
     if (m_path == DisplayPath::HostCopy) {
-        if (Status s = ensureDeviceBytes(count * sizeof(float)); !s)
+        if (Status s = grow(m_field, count * sizeof(float)); !s)
             return s;
-        if (Status s = ensurePinnedBytes(count * sizeof(float)); !s)
+        if (Status s = grow(m_pinned, count * sizeof(float)); !s)
             return s;
-        if (Status s = runTimed(params, static_cast<float*>(m_deviceBuffer)); !s)
+        if (Status s = runTimed(params, static_cast<float*>(m_field.pointer)); !s)
             return s;
         if (Status s = queueStatsReadback(); !s)
             return s;
-        WS_CUDA_TRY(cudaMemcpyAsync(m_pinned, m_deviceBuffer, count * sizeof(float),
+        WS_CUDA_TRY(cudaMemcpyAsync(m_pinned.pointer, m_field.pointer, count * sizeof(float),
                                     cudaMemcpyDeviceToHost, m_stream));
         WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
-        return uploadToGlBuffer(target.id, static_cast<const float*>(m_pinned), count);
+        return uploadToGlBuffer(target.id, static_cast<const float*>(m_pinned.pointer), count);
     }
 
     cudaGraphicsResource_t resource = nullptr;
@@ -360,9 +329,9 @@ Status CudaBackend::timeKernel(const DistanceParams& params, int repetitions, do
         return Status::failure(errors.front().message);
     const std::size_t count = layoutFor(params).elementCount();
     WS_CUDA_TRY(cudaSetDevice(m_device));
-    if (Status s = ensureDeviceBytes(count * sizeof(float)); !s)
+    if (Status s = grow(m_field, count * sizeof(float)); !s)
         return s;
-    float* out = static_cast<float*>(m_deviceBuffer);
+    float* out = static_cast<float*>(m_field.pointer);
     if (Status s = launch(params, out); !s) // warm-up
         return s;
     std::vector<double> times;
