@@ -20,23 +20,20 @@
 namespace warpscope::ui {
 namespace {
 
-// One parameter change. Consecutive changes of the same control (a slider drag, typing
-// digits, dragging a marker) merge into one step.
+// One parameter change. Consecutive changes with the same merge id (a slider drag, the
+// moves of one marker drag) become one step; QUndoStack merges only equal ids other than -1.
 class ParamsCommand : public QUndoCommand
 {
 public:
     ParamsCommand(MainWindow* window, gpu::DistanceParams before, gpu::DistanceParams after,
-                  int control, const QString& text)
+                  int mergeId, const QString& text)
         : QUndoCommand(text), m_window(window), m_before(std::move(before)),
-          m_after(std::move(after)), m_control(control)
+          m_after(std::move(after)), m_mergeId(mergeId)
     {}
-    int id() const override { return m_control; }
+    int id() const override { return m_mergeId; }
     bool mergeWith(const QUndoCommand* other) override
     {
-        const auto* next = static_cast<const ParamsCommand*>(other);
-        if (next->m_control != m_control)
-            return false;
-        m_after = next->m_after;
+        m_after = static_cast<const ParamsCommand*>(other)->m_after;
         return true;
     }
     void undo() override { m_window->applyParams(m_before); }
@@ -45,35 +42,37 @@ public:
 private:
     MainWindow* m_window;
     gpu::DistanceParams m_before, m_after;
-    int m_control;
+    int m_mergeId;
 };
 
-QString controlName(int control)
+QString fieldName(gpu::ParamField field)
 {
-    switch (control) {
-    case ParametersPanel::LatMin:
+    switch (field) {
+    case gpu::ParamField::LatMin:
         return QObject::tr("minimum latitude");
-    case ParametersPanel::LatMax:
+    case gpu::ParamField::LatMax:
         return QObject::tr("maximum latitude");
-    case ParametersPanel::LonMin:
+    case gpu::ParamField::LonMin:
         return QObject::tr("minimum longitude");
-    case ParametersPanel::LonMax:
+    case gpu::ParamField::LonMax:
         return QObject::tr("maximum longitude");
-    case ParametersPanel::Nx:
+    case gpu::ParamField::Nx:
         return QObject::tr("columns");
-    case ParametersPanel::Ny:
+    case gpu::ParamField::Ny:
         return QObject::tr("rows");
-    case ParametersPanel::Precision:
+    case gpu::ParamField::Precision:
         return QObject::tr("precision");
-    case ParametersPanel::Unit:
+    case gpu::ParamField::Unit:
         return QObject::tr("units");
-    case ParametersPanel::Radius:
+    case gpu::ParamField::Radius:
         return QObject::tr("radius");
-    default:
-        return QObject::tr("reference points");
+    case gpu::ParamField::References:
+        break;
     }
+    return QObject::tr("reference points");
 }
 
+// Undo merge ids: a parameter's field, or one id per marker drag above this.
 constexpr int kMarkerDragControl = 1000;
 
 } // namespace
@@ -160,7 +159,8 @@ void MainWindow::createMenus()
     edit->addAction(undo);
     edit->addAction(redo);
     edit->addSeparator();
-    edit->addAction(tr("Reset to &Defaults"), this, [this] { commit(gpu::DistanceParams{}, -1); });
+    edit->addAction(tr("Reset to &Defaults"), this,
+                    [this] { commit(gpu::DistanceParams{}, -1, tr("Reset to defaults")); });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QAction* fit = view->addAction(tr("&Fit Mesh"), m_view, &FieldView::fitView);
@@ -204,21 +204,20 @@ void MainWindow::applyParams(const gpu::DistanceParams& params)
     updatePrecisionHint(params);
 }
 
-void MainWindow::commit(const gpu::DistanceParams& params, int control)
+void MainWindow::commit(const gpu::DistanceParams& params, int mergeId, const QString& text)
 {
     if (params == m_committed)
         return;
-    m_undo->push(new ParamsCommand(this, m_committed, params, control,
-                                   tr("Change %1").arg(controlName(control))));
+    m_undo->push(new ParamsCommand(this, m_committed, params, mergeId, text));
 }
 
-void MainWindow::onEdited(int control)
+void MainWindow::onEdited(gpu::ParamField field)
 {
     const gpu::DistanceParams p = m_panel->params();
     const auto errors = gpu::validate(p);
     m_panel->showErrors(errors);
     if (errors.empty())
-        commit(p, control);
+        commit(p, int(field), tr("Change %1").arg(fieldName(field)));
 }
 
 void MainWindow::onReferenceMoved(int index, gpu::GeoPoint point, bool finished)
@@ -230,7 +229,8 @@ void MainWindow::onReferenceMoved(int index, gpu::GeoPoint point, bool finished)
     point.lon = std::clamp(point.lon, -180.0, 360.0);
     p.references[index] = point;
     // One drag is one undo step: its moves share an id, and the next drag gets a new one.
-    commit(p, kMarkerDragControl + m_dragSerial * gpu::kMaxReferencePoints + index);
+    commit(p, kMarkerDragControl + m_dragSerial * gpu::kMaxReferencePoints + index,
+           tr("Move reference point %1").arg(index + 1));
     if (finished)
         m_dragSerial = (m_dragSerial + 1) % 1000;
 }
@@ -244,7 +244,7 @@ void MainWindow::onReferenceAdded(gpu::GeoPoint point)
         return;
     }
     p.references.push_back(point);
-    commit(p, ParametersPanel::References);
+    commit(p, int(gpu::ParamField::References), tr("Add reference point"));
     m_panel->selectReference(int(p.references.size()) - 1);
 }
 

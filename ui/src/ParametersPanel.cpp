@@ -134,22 +134,24 @@ ParametersPanel::ParametersPanel(QWidget* parent)
     layout->addWidget(m_errors);
     layout->addStretch(1);
 
-    const std::pair<NumberField*, Control> controls[] = {{m_latMin, LatMin}, {m_latMax, LatMax},
-                                                         {m_lonMin, LonMin}, {m_lonMax, LonMax},
-                                                         {m_nx, Nx},         {m_ny, Ny}};
+    using gpu::ParamField;
+    const std::pair<NumberField*, ParamField> controls[] = {
+        {m_latMin, ParamField::LatMin}, {m_latMax, ParamField::LatMax},
+        {m_lonMin, ParamField::LonMin}, {m_lonMax, ParamField::LonMax},
+        {m_nx, ParamField::Nx},         {m_ny, ParamField::Ny}};
     for (const auto& [f, id] : controls)
         connect(f, &NumberField::edited, this, [this, id = id] { emit edited(id); });
     connect(m_precision, &QComboBox::currentIndexChanged, this, [this] {
         if (!m_updating)
-            emit edited(Precision);
+            emit edited(gpu::ParamField::Precision);
     });
     connect(m_unit, &QComboBox::currentIndexChanged, this, [this] {
         if (!m_updating)
-            emit edited(Unit);
+            emit edited(gpu::ParamField::Unit);
     });
     connect(m_radius, &QDoubleSpinBox::valueChanged, this, [this] {
         if (!m_updating)
-            emit edited(Radius);
+            emit edited(gpu::ParamField::Radius);
     });
     connect(m_colormap, &QComboBox::currentTextChanged, this, [this](const QString& name) {
         if (!m_updating)
@@ -157,7 +159,7 @@ ParametersPanel::ParametersPanel(QWidget* parent)
     });
     connect(m_references, &QTableWidget::itemChanged, this, [this] {
         if (!m_updating)
-            emit edited(References);
+            emit edited(gpu::ParamField::References);
     });
     connect(m_references, &QTableWidget::itemSelectionChanged, this, [this] {
         if (!m_updating)
@@ -331,7 +333,7 @@ void ParametersPanel::addReference()
     fillReferenceTable(p.references);
     m_references->selectRow(int(p.references.size()) - 1);
     m_updating = false;
-    emit edited(References);
+    emit edited(gpu::ParamField::References);
     emit selectedReferenceChanged(selectedReference());
 }
 
@@ -346,7 +348,7 @@ void ParametersPanel::removeReference()
     fillReferenceTable(p.references);
     m_references->selectRow(std::min(row, int(p.references.size()) - 1));
     m_updating = false;
-    emit edited(References);
+    emit edited(gpu::ParamField::References);
     emit selectedReferenceChanged(selectedReference());
 }
 

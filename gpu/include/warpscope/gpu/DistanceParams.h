@@ -54,7 +54,8 @@ struct DistanceParams
     bool operator==(const DistanceParams&) const = default;
 };
 
-// The parameter a validation message belongs to, so a UI can highlight that control.
+// A parameter of DistanceParams: what a validation message belongs to, so a UI can
+// highlight that control, and what a UI change touched.
 enum class ParamField
 {
     LatMin,
@@ -64,7 +65,9 @@ enum class ParamField
     Nx,
     Ny,
     References,
-    Radius
+    Radius,
+    Precision,
+    Unit
 };
 
 struct ParamError

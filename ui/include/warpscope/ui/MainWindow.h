@@ -46,10 +46,11 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
-    void onEdited(int control);
+    void onEdited(gpu::ParamField field);
     void onReferenceMoved(int index, gpu::GeoPoint point, bool finished);
     void onReferenceAdded(gpu::GeoPoint point);
-    void commit(const gpu::DistanceParams& params, int control);
+    // Records a change for undo; changes with the same mergeId in a row merge into one step.
+    void commit(const gpu::DistanceParams& params, int mergeId, const QString& text);
     void updatePrecisionHint(const gpu::DistanceParams& params);
     void refreshStatus();
     void saveScreenshot();

@@ -16,28 +16,13 @@ namespace warpscope::ui {
 class NumberField;
 
 // Controls for a distance field: mesh bounds and size, reference points, precision, units,
-// radius and colormap. It emits edited() with the control's id on every change, live; the
+// radius and colormap. It emits edited() with the parameter changed, live; the
 // owner validates, records the change for undo, and reports errors back with showErrors().
 class ParametersPanel : public QWidget
 {
     Q_OBJECT
 
 public:
-    // Ids of the controls, so consecutive edits of one control merge into one undo step.
-    enum Control
-    {
-        LatMin = 1,
-        LatMax,
-        LonMin,
-        LonMax,
-        Nx,
-        Ny,
-        References,
-        Precision,
-        Unit,
-        Radius
-    };
-
     explicit ParametersPanel(QWidget* parent = nullptr);
 
     // Values as the controls hold them, possibly invalid.
@@ -54,7 +39,7 @@ public:
     QString errorText() const;
 
 signals:
-    void edited(int control);
+    void edited(gpu::ParamField field);
     void colormapChanged(const QString& name);
     void selectedReferenceChanged(int index);
 
