@@ -106,6 +106,7 @@ ParametersPanel::ParametersPanel(QWidget* parent)
     m_radius->setObjectName("radius");
     m_radius->setRange(-1e12, 1e12);
     m_radius->setDecimals(4);
+    m_radius->setKeyboardTracking(false); // like the mesh fields: typing commits on Enter
     m_radius->setSuffix(" km");
     m_radius->setToolTip(tr("Sphere radius; the default %1 km is the IUGG mean Earth radius")
                              .arg(gpu::kDefaultRadiusKm));
