@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
@@ -180,6 +181,37 @@ private slots:
         QVERIFY(differingPixels(before, after) > 1000);
     }
 
+    void settingsRememberTheSceneAndRejectABadOne()
+    {
+        QSettings().clear();
+        ui::WindowOptions options;
+        options.backend = gpu::BackendKind::Cpu;
+        gpu::DistanceParams scene;
+        scene.latMin = -10.0;
+        scene.nx = 321;
+        scene.references = {{1.5, 2.5}, {-3.0, 40.0}};
+        scene.precision = gpu::Precision::Float64;
+        scene.unit = gpu::DistanceUnit::NauticalMiles;
+        {
+            ui::MainWindow first(options);
+            first.setParams(scene);
+            first.setColormap("magma");
+            first.close(); // saves
+        }
+        {
+            ui::MainWindow second(options);
+            QVERIFY(second.restoreSettings().isEmpty());
+            QCOMPARE(second.parametersPanel()->params(), scene);
+            QCOMPARE(second.fieldView()->params(), scene);
+            QCOMPARE(second.fieldView()->colormapName(), QString("magma"));
+        }
+        QSettings().setValue("scene/latMin", 120.0); // edited by hand, out of range
+        ui::MainWindow third(options);
+        QVERIFY(third.restoreSettings().contains("not valid"));
+        QCOMPARE(third.fieldView()->params(), gpu::DistanceParams{});
+        QSettings().clear();
+    }
+
     void switchingPrecisionShowsTheHintOnlyWhereItMatters()
     {
         settledImage();
@@ -203,6 +235,7 @@ private slots:
 int main(int argc, char** argv)
 {
     QApplication app(argc, argv);
+    QApplication::setOrganizationName("WarpscopeTests"); // never the user's own settings
     MainWindowTest test;
     return QTest::qExec(&test, argc, argv);
 }

@@ -110,7 +110,7 @@ std::string FieldRenderer::glRenderer() const
     return text ? text : "unknown";
 }
 
-gpu::Status FieldRenderer::createSurface(const gpu::FieldLayout& layout, FieldSurface& surface)
+gpu::Status FieldRenderer::checkCapacity(const gpu::FieldLayout& layout) const
 {
     const long long texels = static_cast<long long>(layout.elementCount());
     if (m_maxTexels > 0 && texels > m_maxTexels)
@@ -118,6 +118,14 @@ gpu::Status FieldRenderer::createSurface(const gpu::FieldLayout& layout, FieldSu
             "The mesh has " + std::to_string(layout.nx) + " x " + std::to_string(layout.ny) +
             " nodes; this OpenGL driver can display at most " + std::to_string(m_maxTexels - 2) +
             " values (" + glRenderer() + ")");
+    return gpu::Status::success();
+}
+
+gpu::Status FieldRenderer::createSurface(const gpu::FieldLayout& layout, FieldSurface& surface)
+{
+    if (gpu::Status s = checkCapacity(layout); !s)
+        return s;
+    const long long texels = static_cast<long long>(layout.elementCount());
     while (glGetError() != GL_NO_ERROR) {
     }
     FieldSurface s;

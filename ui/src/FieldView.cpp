@@ -235,8 +235,12 @@ void FieldView::compute()
     const gpu::DistanceParams params = m_params;
     if (!gpu::validate(params).empty())
         return; // the panel shows why; keep the last good picture
-    if (gpu::Status s = m_backend->checkCapacity(params); !s) {
-        emit computeFailed(QString::fromStdString(s.message()));
+    // Display limits first, so no field is computed that could not be shown.
+    gpu::Status capacity = m_renderer.checkCapacity(gpu::layoutFor(params));
+    if (capacity)
+        capacity = m_backend->checkCapacity(params);
+    if (!capacity) {
+        emit computeFailed(QString::fromStdString(capacity.message()));
         return;
     }
     if (m_hostJobs) {

@@ -43,6 +43,8 @@ public:
     void release();
     bool initialized() const { return m_program != 0; }
 
+    // Whether the driver can address a field of this layout as a buffer texture.
+    gpu::Status checkCapacity(const gpu::FieldLayout& layout) const;
     // Allocates a surface for a field layout. Fails with a message when the field exceeds
     // what the driver can address as a buffer texture or allocate.
     gpu::Status createSurface(const gpu::FieldLayout& layout, FieldSurface& surface);
