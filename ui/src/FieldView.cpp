@@ -235,13 +235,20 @@ void FieldView::compute()
     const gpu::DistanceParams params = m_params;
     if (!gpu::validate(params).empty())
         return; // the panel shows why; keep the last good picture
-    // Display limits first, so no field is computed that could not be shown.
-    gpu::Status capacity = m_renderer.checkCapacity(gpu::layoutFor(params));
-    if (capacity)
-        capacity = m_backend->checkCapacity(params);
-    if (!capacity) {
-        emit computeFailed(QString::fromStdString(capacity.message()));
-        return;
+    // Memory needs change only with the mesh size, precision or reference count, so the
+    // slider path skips the checks. Display limits first, so no field is computed that could
+    // not be shown.
+    const bool grows = !m_hasField || gpu::layoutFor(params) != m_surface.layout ||
+                       params.precision != m_shown.precision ||
+                       params.references.size() != m_shown.references.size();
+    if (grows) {
+        gpu::Status capacity = m_renderer.checkCapacity(gpu::layoutFor(params));
+        if (capacity)
+            capacity = m_backend->checkCapacity(params);
+        if (!capacity) {
+            emit computeFailed(QString::fromStdString(capacity.message()));
+            return;
+        }
     }
     if (m_hostJobs) {
         startHostJob(params);
