@@ -32,9 +32,18 @@ WS_HD double wsCos(double x)
 {
     return cos(x);
 }
+// The GPU's approximate square root is one instruction, against about eight for the
+// correctly rounded one, and is within 2^-23 relative: nothing a float32 distance can tell.
+// Measured on an H100: the 4096² field kernel went from 35.5 to 31 µs (docs/PERFORMANCE.md).
 WS_HD float wsSqrt(float x)
 {
+#if defined(__CUDA_ARCH__)
+    float root;
+    asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(root) : "f"(x));
+    return root;
+#else
     return sqrtf(x);
+#endif
 }
 WS_HD double wsSqrt(double x)
 {
