@@ -1,5 +1,6 @@
 #include "warpscope/ui/MainWindow.h"
 
+#include "warpscope/ui/DevicePanel.h"
 #include "warpscope/ui/FieldView.h"
 #include "warpscope/ui/NumberField.h"
 #include "warpscope/ui/ParametersPanel.h"
@@ -85,6 +86,16 @@ private slots:
         QCOMPARE(p, gpu::DistanceParams{});
         QCOMPARE(p.nx, 1000);
         QVERIFY(view()->backendDescription().startsWith("CPU"));
+    }
+
+    void devicePanelShowsTheSimulatedDeviceOnTheCpu()
+    {
+        settledImage();
+        const ui::DevicePanel* device = m_window->devicePanel();
+        QVERIFY(device->value("Kind").contains("simulated"));
+        QCOMPARE(device->value("SMs"), QString("132"));
+        QCOMPARE(device->value("Threads per block"), QString("1024"));
+        QCOMPARE(device->value("Grid dimensions"), QString("2147483647 x 65535 x 65535"));
     }
 
     void typingABoundChangesThePicture()

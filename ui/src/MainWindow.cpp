@@ -1,5 +1,6 @@
 #include "warpscope/ui/MainWindow.h"
 
+#include "warpscope/ui/DevicePanel.h"
 #include "warpscope/ui/FieldView.h"
 #include "warpscope/ui/ParametersPanel.h"
 
@@ -79,8 +80,9 @@ constexpr int kMarkerDragControl = 1000;
 
 MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     : QMainWindow(parent), m_options(options), m_view(new FieldView(this)),
-      m_panel(new ParametersPanel(this)), m_undo(new QUndoStack(this)),
-      m_backendLabel(new QLabel(this)), m_meshLabel(new QLabel(this)), m_timeLabel(new QLabel(this))
+      m_panel(new ParametersPanel(this)), m_device(new DevicePanel(this)),
+      m_undo(new QUndoStack(this)), m_backendLabel(new QLabel(this)), m_meshLabel(new QLabel(this)),
+      m_timeLabel(new QLabel(this))
 {
     setWindowTitle(tr("Warpscope"));
     m_view->setBackendRequest(options.backend, options.forceHostCopy);
@@ -94,6 +96,12 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     scroll->setMinimumWidth(300);
     dock->setWidget(scroll);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
+    auto* deviceDock = new QDockWidget(tr("Device"), this);
+    deviceDock->setObjectName("deviceDock");
+    deviceDock->setWidget(m_device);
+    addDockWidget(Qt::LeftDockWidgetArea, deviceDock);
+    tabifyDockWidget(dock, deviceDock);
+    dock->raise();
 
     m_backendLabel->setObjectName("backendLabel");
     m_timeLabel->setObjectName("timeLabel");
@@ -121,6 +129,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     connect(m_view, &FieldView::backendReady, this,
             [this](const QString& description, const QString& device) {
                 m_backendLabel->setText(description);
+                m_device->setDevice(m_view->deviceInfo());
                 m_backendLabel->setToolTip(tr("Backend device: %1").arg(device));
             });
     connect(m_view, &FieldView::computeFailed, this, [this](const QString& message) {

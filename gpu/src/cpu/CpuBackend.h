@@ -17,6 +17,7 @@ public:
     BackendKind kind() const override { return BackendKind::Cpu; }
     DisplayPath displayPath() const override { return DisplayPath::HostCopy; }
     std::string deviceName() const override;
+    DeviceInfo deviceInfo() const override { return simulatedHopper(); }
     Status checkCapacity(const DistanceParams& params) const override;
     Status computeDistance(const DistanceParams& params, std::span<float> out) override;
     Status computeDistance(const DistanceParams& params, std::span<double> out) override;

@@ -28,7 +28,8 @@ public:
 
     BackendKind kind() const override { return BackendKind::Cuda; }
     DisplayPath displayPath() const override { return m_path; }
-    std::string deviceName() const override { return m_name; }
+    std::string deviceName() const override { return m_info.name; }
+    DeviceInfo deviceInfo() const override { return m_info; }
     Status checkCapacity(const DistanceParams& params) const override;
     Status computeDistance(const DistanceParams& params, std::span<float> out) override
     {
@@ -72,8 +73,7 @@ private:
 
     int m_device;
     DisplayPath m_path;
-    std::string m_name;
-    std::size_t m_totalMemory = 0;
+    DeviceInfo m_info;
     cudaStream_t m_stream = nullptr;
     cudaEvent_t m_start = nullptr;
     cudaEvent_t m_stop = nullptr;
@@ -97,8 +97,22 @@ Status CudaBackend::initialize()
     WS_CUDA_TRY(cudaSetDevice(m_device));
     cudaDeviceProp prop{};
     WS_CUDA_TRY(cudaGetDeviceProperties(&prop, m_device));
-    m_name = prop.name;
-    m_totalMemory = prop.totalGlobalMem;
+    m_info.name = prop.name;
+    m_info.ccMajor = prop.major;
+    m_info.ccMinor = prop.minor;
+    m_info.smCount = prop.multiProcessorCount;
+    m_info.warpSize = prop.warpSize;
+    m_info.maxThreadsPerBlock = prop.maxThreadsPerBlock;
+    m_info.maxBlock = {prop.maxThreadsDim[0], prop.maxThreadsDim[1], prop.maxThreadsDim[2]};
+    m_info.maxGrid = {prop.maxGridSize[0], prop.maxGridSize[1], prop.maxGridSize[2]};
+    m_info.sharedPerBlock = static_cast<long long>(prop.sharedMemPerBlock);
+    m_info.sharedPerBlockOptin = static_cast<long long>(prop.sharedMemPerBlockOptin);
+    m_info.regsPerBlock = prop.regsPerBlock;
+    m_info.maxThreadsPerSm = prop.maxThreadsPerMultiProcessor;
+    m_info.totalMemory = static_cast<long long>(prop.totalGlobalMem);
+    m_info.l2Bytes = prop.l2CacheSize;
+    WS_CUDA_TRY(cudaDeviceGetAttribute(&m_info.clockKHz, cudaDevAttrClockRate, m_device));
+    WS_CUDA_TRY(cudaDeviceGetAttribute(&m_info.memoryClockKHz, cudaDevAttrMemoryClockRate, m_device));
     WS_CUDA_TRY(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking));
     WS_CUDA_TRY(cudaEventCreate(&m_start));
     WS_CUDA_TRY(cudaEventCreate(&m_stop));
@@ -140,13 +154,13 @@ Status CudaBackend::checkCapacity(const DistanceParams& params) const
         needed += layout.elementCount() * valueBytes;
     std::size_t freeBytes = 0, totalBytes = 0;
     if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess)
-        freeBytes = m_totalMemory;
+        freeBytes = std::size_t(m_info.totalMemory);
     // Memory already held by this backend is reused.
     freeBytes += m_field.bytes + m_scratch.bytes;
     if (needed > freeBytes)
         return Status::failure("The mesh needs " + std::to_string(needed >> 20) +
                                " MiB of GPU memory; " + std::to_string(freeBytes >> 20) +
-                               " MiB are free on " + m_name);
+                               " MiB are free on " + m_info.name);
     return Status::success();
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "warpscope/gpu/DistanceParams.h"
+#include "warpscope/gpu/LaunchConfig.h"
 #include "warpscope/gpu/Status.h"
 
 #include <memory>
@@ -47,6 +48,8 @@ public:
     virtual DisplayPath displayPath() const = 0;
     // Human-readable device, for example "NVIDIA H100 80GB HBM3" or "CPU, 16 threads".
     virtual std::string deviceName() const = 0;
+    // The GPU's properties and launch limits; on the CPU, the simulated device's.
+    virtual DeviceInfo deviceInfo() const = 0;
 
     // Checks that a field with these parameters fits the backend's memory.
     virtual Status checkCapacity(const DistanceParams& params) const = 0;

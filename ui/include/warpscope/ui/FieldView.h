@@ -44,6 +44,10 @@ public:
 
     QString backendDescription() const { return m_backendDescription; }
     bool hasBackend() const { return m_backend != nullptr; }
+    gpu::DeviceInfo deviceInfo() const
+    {
+        return m_backend ? m_backend->deviceInfo() : gpu::DeviceInfo{};
+    }
     std::optional<double> lastKernelMs();
     // True once the requested field is drawn and its colour scale is known.
     bool frameSettled() const

@@ -11,6 +11,7 @@ class QUndoStack;
 
 namespace warpscope::ui {
 
+class DevicePanel;
 class FieldView;
 class ParametersPanel;
 
@@ -37,6 +38,7 @@ public:
 
     FieldView* fieldView() const { return m_view; }
     ParametersPanel* parametersPanel() const { return m_panel; }
+    DevicePanel* devicePanel() const { return m_device; }
     QUndoStack* undoStack() const { return m_undo; }
 
     // Applies parameters to the panel and the view; used by undo and redo.
@@ -60,6 +62,7 @@ private:
     WindowOptions m_options;
     FieldView* m_view;
     ParametersPanel* m_panel;
+    DevicePanel* m_device;
     QUndoStack* m_undo;
     QLabel* m_backendLabel;
     QLabel* m_meshLabel;

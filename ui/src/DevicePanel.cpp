@@ -1,0 +1,76 @@
+#include "warpscope/ui/DevicePanel.h"
+
+#include <QFormLayout>
+#include <QLabel>
+#include <QLocale>
+
+namespace warpscope::ui {
+namespace {
+
+QString bytes(long long value)
+{
+    return value <= 0 ? QObject::tr("unknown") : QLocale().formattedDataSize(value);
+}
+
+QString dims(const gpu::Dim3& d)
+{
+    return QString("%1 x %2 x %3").arg(d.x).arg(d.y).arg(d.z);
+}
+
+} // namespace
+
+DevicePanel::DevicePanel(QWidget* parent) : QWidget(parent), m_form(new QFormLayout(this))
+{
+    m_form->addRow(new QLabel(tr("Starting…"), this));
+}
+
+void DevicePanel::setDevice(const gpu::DeviceInfo& d)
+{
+    while (m_form->rowCount() > 0)
+        m_form->removeRow(0);
+    const auto row = [this](const QString& label, const QString& value, const QString& tip = {}) {
+        auto* field = new QLabel(value, this);
+        field->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        field->setToolTip(tip);
+        m_form->addRow(label, field);
+    };
+    row(tr("Device"), QString::fromStdString(d.name));
+    if (d.simulated)
+        row(tr("Kind"), tr("simulated on the CPU"),
+            tr("No CUDA device is in use: the CPU backend runs kernels under these limits."));
+    row(tr("Compute capability"), QString("%1.%2").arg(d.ccMajor).arg(d.ccMinor));
+    row(tr("SMs"), QString::number(d.smCount));
+    if (d.clockKHz > 0)
+        row(tr("SM clock"), tr("%1 MHz").arg(d.clockKHz / 1000));
+    if (d.memoryClockKHz > 0)
+        row(tr("Memory clock"), tr("%1 MHz").arg(d.memoryClockKHz / 1000));
+    if (!d.simulated) {
+        row(tr("Memory"), bytes(d.totalMemory));
+        row(tr("L2 cache"), bytes(d.l2Bytes));
+    }
+    row(tr("Warp size"), QString::number(d.warpSize));
+    row(tr("Threads per block"), QString::number(d.maxThreadsPerBlock));
+    row(tr("Block dimensions"), dims(d.maxBlock), tr("Largest block in x, y and z"));
+    row(tr("Grid dimensions"), dims(d.maxGrid), tr("Largest grid in x, y and z"));
+    row(tr("Shared memory per block"),
+        tr("%1 (%2 opted in)").arg(bytes(d.sharedPerBlock), bytes(d.sharedPerBlockOptin)));
+    row(tr("Registers per block"), QString::number(d.regsPerBlock));
+    row(tr("Threads per SM"), QString::number(d.maxThreadsPerSm));
+}
+
+QString DevicePanel::value(const QString& label) const
+{
+    for (int r = 0; r < m_form->rowCount(); ++r) {
+        auto* l = qobject_cast<QLabel*>(m_form->itemAt(r, QFormLayout::LabelRole)
+                                            ? m_form->itemAt(r, QFormLayout::LabelRole)->widget()
+                                            : nullptr);
+        auto* f = m_form->itemAt(r, QFormLayout::FieldRole)
+                      ? qobject_cast<QLabel*>(m_form->itemAt(r, QFormLayout::FieldRole)->widget())
+                      : nullptr;
+        if (l && f && l->text() == label)
+            return f->text();
+    }
+    return {};
+}
+
+} // namespace warpscope::ui
