@@ -59,6 +59,19 @@ TEST(Precision, Float32ErrorOverTheGlobeOnCpu)
     EXPECT_LT(maxFloat32Error(backend, local), 0.03) << "away from the antipode: metres";
 }
 
+// A 0.1 degree window around the reference's antipode, 1001 x 1001 nodes: where the
+// float32 error reaches kilometres.
+DistanceParams antipodeWindow()
+{
+    DistanceParams p = globe();
+    p.latMin = -30.05;
+    p.latMax = -29.95;
+    p.lonMin = 179.95;
+    p.lonMax = 180.05;
+    p.nx = p.ny = 1001;
+    return p;
+}
+
 TEST(Precision, Float32ErrorOverTheGlobeOnCuda)
 {
     auto selection = createBackend(BackendKind::Cuda);
@@ -67,6 +80,22 @@ TEST(Precision, Float32ErrorOverTheGlobeOnCuda)
     const double err = maxFloat32Error(*selection.backend, globe());
     std::printf("CUDA float32 max error over the globe: %.3f km\n", err);
     EXPECT_LT(err, 12.4);
+    const double nearAntipode = maxFloat32Error(*selection.backend, antipodeWindow());
+    std::printf("CUDA float32 max error within 0.05 degrees of the antipode: %.3f km\n",
+                nearAntipode);
+    EXPECT_GT(nearAntipode, 0.5);
+    EXPECT_LT(nearAntipode, 12.4);
+}
+
+TEST(Precision, Float32LosesKilometresNextToTheAntipode)
+{
+    CpuBackend backend(4);
+    const double err = maxFloat32Error(backend, antipodeWindow());
+    std::printf("CPU float32 max error within 0.05 degrees of the antipode: %.3f km\n", err);
+    EXPECT_GT(err, 0.5);
+    EXPECT_LT(err, 12.4);
+    const PrecisionEstimate estimate = estimateFloat32Error(antipodeWindow());
+    EXPECT_GT(estimate.maxFloat32Error, estimate.cellSize) << "the hint must show here";
 }
 
 TEST(Precision, EstimateFlagsLargeMeshesOnly)
