@@ -190,7 +190,7 @@ PrecisionEstimate estimateFloat32Error(const DistanceParams& p)
             const double observed = std::abs(double(planNodeDistance(f32, i, j)) - exact);
             // The host's sinf is more accurate than a GPU's, so the observed error is combined
             // with a model: a is known to about one float32 rounding u, which atan2 turns into
-            // u / sqrt(1 - a), capped at 2 sqrt(u) at the antipode (about 3 km on Earth).
+            // u / sqrt(1 - a), about 3 km on Earth at the antipode (observed: up to 5 km).
             constexpr double u = 5.96e-8;
             const double c = std::cos(0.5 * exact / radius);
             const double modelled =
