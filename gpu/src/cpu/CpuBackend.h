@@ -25,11 +25,16 @@ public:
     void forgetGlBuffer(unsigned int) override {}
     std::optional<double> lastKernelMs() override { return m_lastMs; }
     std::optional<FieldStats> lastStats() override { return m_lastStats; }
+    Status runLesson(const DistanceParams& params, const LessonLaunch& lesson,
+                     std::span<float> field, std::span<std::uint32_t> owners) override;
     Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) override;
 
 private:
     template <typename Out> Status compute(const DistanceParams& params, std::span<Out> out);
     template <typename T, typename Out> void run(const DistanceParams& params, Out* out);
+    template <typename T>
+    void simulateLesson(const DistanceParams& params, const LessonLaunch& lesson, float* field,
+                        std::uint32_t* owners);
 
     ThreadPool m_pool;
     std::vector<float> m_staging;

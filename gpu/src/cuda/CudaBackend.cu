@@ -2,6 +2,7 @@
 #include "GlUpload.h"
 #include "cuda/CudaCheck.h"
 #include "cuda/DistanceKernel.cuh"
+#include "cuda/LessonKernel.cuh"
 
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>
@@ -43,6 +44,8 @@ public:
     void forgetGlBuffer(unsigned int bufferId) override;
     std::optional<double> lastKernelMs() override;
     std::optional<FieldStats> lastStats() override;
+    Status runLesson(const DistanceParams& params, const LessonLaunch& lesson,
+                     std::span<float> field, std::span<std::uint32_t> owners) override;
     Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) override;
 
 private:
@@ -89,6 +92,7 @@ private:
     GrowBuffer m_scratch{"the kernel's tables", false};
     GrowBuffer m_field{"the field", false}; // host results and the host-copy display path
     GrowBuffer m_pinned{"the field's copy", true};
+    GrowBuffer m_owners{"the thread owners", false};
     std::vector<Registration> m_registrations;
 };
 
@@ -112,7 +116,8 @@ Status CudaBackend::initialize()
     m_info.totalMemory = static_cast<long long>(prop.totalGlobalMem);
     m_info.l2Bytes = prop.l2CacheSize;
     WS_CUDA_TRY(cudaDeviceGetAttribute(&m_info.clockKHz, cudaDevAttrClockRate, m_device));
-    WS_CUDA_TRY(cudaDeviceGetAttribute(&m_info.memoryClockKHz, cudaDevAttrMemoryClockRate, m_device));
+    WS_CUDA_TRY(
+        cudaDeviceGetAttribute(&m_info.memoryClockKHz, cudaDevAttrMemoryClockRate, m_device));
     WS_CUDA_TRY(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking));
     WS_CUDA_TRY(cudaEventCreate(&m_start));
     WS_CUDA_TRY(cudaEventCreate(&m_stop));
@@ -134,6 +139,7 @@ CudaBackend::~CudaBackend()
     cudaFree(m_field.pointer);
     cudaFree(m_statsState);
     cudaFree(m_scratch.pointer);
+    cudaFree(m_owners.pointer);
     cudaFreeHost(m_pinned.pointer);
     cudaFreeHost(m_pinnedStats);
     if (m_start)
@@ -335,6 +341,41 @@ std::optional<FieldStats> CudaBackend::lastStats()
         m_statsPending = false;
     }
     return m_statsPending ? std::nullopt : m_lastStats;
+}
+
+Status CudaBackend::runLesson(const DistanceParams& params, const LessonLaunch& lesson,
+                              std::span<float> field, std::span<std::uint32_t> owners)
+{
+    if (Status s = checkLesson(params, lesson, m_info, field.size(), owners.size()); !s)
+        return s;
+    const std::size_t fieldBytes = layoutFor(params).elementCount() * sizeof(float);
+    const std::size_t ownerBytes = 2 * std::size_t(params.nx) * params.ny * sizeof(std::uint32_t);
+    WS_CUDA_TRY(cudaSetDevice(m_device));
+    if (Status s = grow(m_field, fieldBytes); !s)
+        return s;
+    if (Status s = grow(m_owners, ownerBytes); !s)
+        return s;
+    auto* deviceField = static_cast<float*>(m_field.pointer);
+    auto* deviceOwners = static_cast<std::uint32_t*>(m_owners.pointer);
+    // The host's field values stand where no thread writes, so copy them in first.
+    WS_CUDA_TRY(
+        cudaMemcpyAsync(deviceField, field.data(), fieldBytes, cudaMemcpyHostToDevice, m_stream));
+    WS_CUDA_TRY(cudaMemsetAsync(deviceOwners, 0xff, ownerBytes, m_stream));
+    WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
+    const cudaError_t launched =
+        params.precision == Precision::Float64
+            ? launchLesson(makePlan<double>(params), lesson, deviceField, deviceOwners, m_stream)
+            : launchLesson(makePlan<float>(params), lesson, deviceField, deviceOwners, m_stream);
+    if (Status s = cudaStatus(launched, "Launching the teaching kernel"); !s)
+        return s;
+    WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
+    m_timingPending = true;
+    WS_CUDA_TRY(
+        cudaMemcpyAsync(field.data(), deviceField, fieldBytes, cudaMemcpyDeviceToHost, m_stream));
+    WS_CUDA_TRY(
+        cudaMemcpyAsync(owners.data(), deviceOwners, ownerBytes, cudaMemcpyDeviceToHost, m_stream));
+    WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
+    return Status::success();
 }
 
 Status CudaBackend::timeKernel(const DistanceParams& params, int repetitions, double& medianMs)

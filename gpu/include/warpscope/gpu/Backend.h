@@ -2,6 +2,7 @@
 
 #include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/gpu/LaunchConfig.h"
+#include "warpscope/gpu/LaunchLesson.h"
 #include "warpscope/gpu/Status.h"
 
 #include <memory>
@@ -69,6 +70,14 @@ public:
     virtual std::optional<double> lastKernelMs() = 0;
     // The last field's minimum and maximum, without blocking (std::nullopt while pending).
     virtual std::optional<FieldStats> lastStats() = 0;
+
+    // Runs the teaching kernel (LaunchLesson.h) with the user's launch, after checking it
+    // against deviceInfo(). field is laid out as layoutFor(params); only the nodes a thread
+    // reached are written, and the stats are not. owners holds 2 * nx * ny words. On the CPU
+    // the kernel is simulated block by block with the same indices, and SM ids are
+    // simulated: block index modulo the SM count.
+    virtual Status runLesson(const DistanceParams& params, const LessonLaunch& lesson,
+                             std::span<float> field, std::span<std::uint32_t> owners) = 0;
 
     // Median kernel time over repeated launches into device memory, timed with CUDA events
     // (wall clock on the CPU). For benchmarks.

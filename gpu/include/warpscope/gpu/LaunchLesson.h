@@ -1,0 +1,44 @@
+#pragma once
+
+#include "warpscope/gpu/DistanceParams.h"
+#include "warpscope/gpu/LaunchConfig.h"
+
+#include <cstdint>
+
+namespace warpscope::gpu {
+
+// The teaching variant of the distance kernel: one thread per mesh node, launched with any
+// configuration the user chooses, so that the mapping of blocks and threads onto data can be
+// seen. Thread (x, y) of block (x, y) computes node (column, row) =
+// (blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y); threads with
+// threadIdx.z or blockIdx.z above 0 have no node on this two-dimensional mesh. With gridStride,
+// each thread also takes every node a whole grid's width or height further on.
+struct LessonLaunch
+{
+    LaunchConfig launch;
+    bool gridStride = false;
+};
+
+// Which thread computed a node, two 32-bit words per node, row-major without padding:
+// word 0 is the block's linear index (blockIdx.y * gridDim.x + blockIdx.x), word 1 the
+// thread's index in the block (threadIdx.y * blockDim.x + threadIdx.x) in its low 16 bits
+// and the SM that ran the block in its high 16 bits. Nodes no thread reached keep
+// kUncovered in both words.
+inline constexpr std::uint32_t kUncovered = 0xffffffffu;
+
+inline std::uint32_t ownerThread(std::uint32_t word1)
+{
+    return word1 & 0xffffu;
+}
+inline std::uint32_t ownerSm(std::uint32_t word1)
+{
+    return word1 >> 16;
+}
+
+// The node each thread owns follows from its coordinates and the launch alone; this is
+// that rule, for the simulator's and the tests' use. Returns false when no thread covers
+// the node.
+bool expectedOwner(const LessonLaunch& lesson, int row, int col, std::uint32_t& block,
+                   std::uint32_t& thread);
+
+} // namespace warpscope::gpu

@@ -1,0 +1,56 @@
+#include "cuda/LessonKernel.cuh"
+
+namespace warpscope::gpu {
+namespace {
+
+// One node per thread, straight from the indices, so that what each thread did can be seen;
+// see LaunchLesson.h. Deliberately plain: the fast kernel is DistanceKernel.cu.
+template <typename T>
+__global__ void lessonKernel(const DistancePlan<T> plan, bool gridStride, float* field,
+                             std::uint32_t* owners)
+{
+    if (threadIdx.z != 0 || blockIdx.z != 0)
+        return; // no node on a two-dimensional mesh
+    std::uint32_t sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    const auto block = static_cast<std::uint32_t>(
+        static_cast<unsigned long long>(blockIdx.y) * gridDim.x + blockIdx.x);
+    const std::uint32_t thread = threadIdx.y * blockDim.x + threadIdx.x;
+    const long long nx = plan.nx, ny = plan.ny;
+    const long long strideY = gridStride ? static_cast<long long>(gridDim.y) * blockDim.y : ny;
+    const long long strideX = gridStride ? static_cast<long long>(gridDim.x) * blockDim.x : nx;
+    for (long long row = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y; row < ny;
+         row += strideY)
+        for (long long col = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+             col < nx; col += strideX) {
+            field[row * plan.pitch + col] = float(planNodeDistance(plan, int(row), int(col)));
+            owners[2 * (row * nx + col)] = block;
+            owners[2 * (row * nx + col) + 1] = thread | (sm << 16);
+        }
+}
+
+} // namespace
+
+template <typename T>
+cudaError_t launchLesson(const DistancePlan<T>& plan, const LessonLaunch& lesson, float* field,
+                         std::uint32_t* owners, cudaStream_t stream)
+{
+    const Dim3& b = lesson.launch.block;
+    const Dim3& g = lesson.launch.grid;
+    const int shared = static_cast<int>(lesson.launch.sharedBytes);
+    if (const cudaError_t e = cudaFuncSetAttribute(
+            lessonKernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared);
+        e != cudaSuccess)
+        return e;
+    lessonKernel<T><<<dim3(unsigned(g.x), unsigned(g.y), unsigned(g.z)),
+                      dim3(unsigned(b.x), unsigned(b.y), unsigned(b.z)), shared, stream>>>(
+        plan, lesson.gridStride, field, owners);
+    return cudaGetLastError();
+}
+
+template cudaError_t launchLesson(const DistancePlan<float>&, const LessonLaunch&, float*,
+                                  std::uint32_t*, cudaStream_t);
+template cudaError_t launchLesson(const DistancePlan<double>&, const LessonLaunch&, float*,
+                                  std::uint32_t*, cudaStream_t);
+
+} // namespace warpscope::gpu
