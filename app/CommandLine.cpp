@@ -69,8 +69,19 @@ ParseResult parseCommandLine(const QStringList& arguments)
         "colormap", "Colormap: viridis, magma, inferno, cividis or turbo.", "NAME");
     const QCommandLineOption reset("reset-settings",
                                    "Start from the default scene and forget saved settings.");
-    parser.addOptions({help, version, backend, noInterop, screenshot, size, latMin, latMax, lonMin,
-                       lonMax, nx, ny, ref, precision, units, radius, colormap, reset});
+    const QCommandLineOption overlay("overlay",
+                                     "Run the teaching kernel (one node per thread) and colour "
+                                     "nodes by: distance, block, thread, warp or sm.",
+                                     "MODE");
+    const QCommandLineOption block("block", "Teaching kernel: threads per block (default 16,16,1).",
+                                   "X,Y,Z");
+    const QCommandLineOption grid(
+        "grid", "Teaching kernel: blocks per grid (default: enough to cover the mesh).", "X,Y,Z");
+    const QCommandLineOption gridStride("grid-stride",
+                                        "Teaching kernel: loop over the mesh a grid at a time.");
+    parser.addOptions({help,     version, backend, noInterop, screenshot, size,      latMin, latMax,
+                       lonMin,   lonMax,  nx,      ny,        ref,        precision, units,  radius,
+                       colormap, reset,   overlay, block,     grid,       gridStride});
     parser.addPositionalArgument("", "", "");
 
     if (!parser.parse(arguments))
@@ -166,6 +177,36 @@ ParseResult parseCommandLine(const QStringList& arguments)
         if (!ui::loadColormap(o.colormap.toStdString()))
             return fail("unknown colormap '" + o.colormap + "'");
     }
+    const auto parseDims = [&](const QCommandLineOption& option, gpu::Dim3& dims) {
+        const QStringList parts = parser.value(option).split(',');
+        bool ok = parts.size() == 3;
+        long long v[3] = {1, 1, 1};
+        for (int k = 0; ok && k < 3; ++k)
+            v[k] = parts[k].trimmed().toLongLong(&ok);
+        if (ok)
+            dims = {v[0], v[1], v[2]};
+        return ok;
+    };
+    o.launch.block = {16, 16, 1};
+    if (parser.isSet(block) && !parseDims(block, o.launch.block))
+        return fail("--block needs X,Y,Z such as 16,16,1, not '" + parser.value(block) + "'");
+    if (parser.isSet(grid) && !parseDims(grid, o.launch.grid))
+        return fail("--grid needs X,Y,Z such as 63,63,1, not '" + parser.value(grid) + "'");
+    o.gridGiven = parser.isSet(grid);
+    o.gridStride = parser.isSet(gridStride);
+    if (parser.isSet(overlay)) {
+        const QStringList modes = {"distance", "block", "thread", "warp", "sm"};
+        o.overlay = int(modes.indexOf(parser.value(overlay)));
+        if (o.overlay < 0)
+            return fail("--overlay must be distance, block, thread, warp or sm, not '" +
+                        parser.value(overlay) + "'");
+    }
+    o.teaching = parser.isSet(overlay) || parser.isSet(block) || parser.isSet(grid) || o.gridStride;
+    if (o.launch.block.x < 1 || o.launch.block.y < 1 || o.launch.block.z < 1)
+        return fail("--block dimensions must be at least 1");
+    if (!o.gridGiven) // cover the mesh
+        o.launch.grid = {(std::max(p.nx, 1) + o.launch.block.x - 1) / o.launch.block.x,
+                         (std::max(p.ny, 1) + o.launch.block.y - 1) / o.launch.block.y, 1};
     if (const auto errors = gpu::validate(p); !errors.empty()) {
         QString message;
         for (const gpu::ParamError& e : errors)

@@ -2,6 +2,7 @@
 
 #include "warpscope/gpu/Backend.h"
 #include "warpscope/gpu/DistanceParams.h"
+#include "warpscope/gpu/LaunchConfig.h"
 
 #include <QSize>
 #include <QString>
@@ -20,6 +21,12 @@ struct AppOptions
     QString screenshot;
     QSize size{1400, 900};
     bool resetSettings = false;
+    // The teaching kernel, when any of its options is given.
+    bool teaching = false;
+    gpu::LaunchConfig launch;
+    bool gridGiven = false; // else the grid is fitted to the mesh
+    bool gridStride = false;
+    int overlay = 0; // ui::Overlay
 };
 
 struct ParseResult

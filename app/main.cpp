@@ -1,5 +1,6 @@
 #include "CommandLine.h"
 #include "warpscope/ui/FieldView.h"
+#include "warpscope/ui/LaunchPanel.h"
 #include "warpscope/ui/MainWindow.h"
 
 #include <QApplication>
@@ -28,6 +29,12 @@ void scheduleScreenshot(ui::MainWindow& window, const QString& path)
                      });
     QObject::connect(timer, &QTimer::timeout, &window, [&window, path, timer, clock] {
         ui::FieldView* view = window.fieldView();
+        if (const QString launchErrors = window.launchPanel()->errorText();
+            !launchErrors.isEmpty()) {
+            std::fprintf(stderr, "warpscope: %s\n", qPrintable(launchErrors));
+            QApplication::exit(1);
+            return;
+        }
         if (!view->frameSettled() || view->shownParams() != view->params()) {
             if (clock->elapsed() > 120000) {
                 std::fprintf(stderr, "warpscope: timed out waiting for the first frame\n");
@@ -100,6 +107,11 @@ int main(int argc, char** argv)
         window.setParams(options.params);
     if (!options.colormap.isEmpty())
         window.setColormap(options.colormap);
+    if (options.teaching) {
+        window.launchPanel()->chooseTeaching(options.launch, options.gridStride,
+                                             ui::Overlay(options.overlay));
+        window.showLaunchPanel();
+    }
     if (screenshot)
         window.resize(options.size);
     if (!notice.isEmpty())

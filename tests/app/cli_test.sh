@@ -33,6 +33,9 @@ expect 2 "Sphere radius (km) must lie in" --radius -1
 expect 2 "unknown colormap 'jet'" --colormap jet
 expect 2 "--size must look like 1600x1000" --size big
 expect 2 "Unknown option 'frobnicate'" --frobnicate
+expect 2 "--overlay must be distance, block, thread, warp or sm" --overlay colour
+expect 2 "--block needs X,Y,Z" --block 16,16
+expect 2 "--block dimensions must be at least 1" --block 0,1,1
 if ! command -v nvidia-smi >/dev/null 2>&1; then
     expect 1 "The CUDA backend was requested, but no CUDA device" --backend cuda
 fi

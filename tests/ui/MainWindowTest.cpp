@@ -2,12 +2,15 @@
 
 #include "warpscope/ui/DevicePanel.h"
 #include "warpscope/ui/FieldView.h"
+#include "warpscope/ui/LaunchPanel.h"
 #include "warpscope/ui/NumberField.h"
 #include "warpscope/ui/ParametersPanel.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -190,6 +193,60 @@ private slots:
         const gpu::GeoPoint moved = view()->shownParams().references[1];
         QVERIFY(moved.lon < 100.0 && moved.lat < 30.0);
         QVERIFY(differingPixels(before, after) > 1000);
+    }
+
+    void teachingKernelOverlaysChangeThePicture()
+    {
+        const QImage fast = settledImage();
+        ui::LaunchPanel* launch = m_window->launchPanel();
+        auto* kernel = launch->findChild<QComboBox*>("kernel");
+        kernel->setCurrentIndex(1); // teaching, grid fitted to the mesh: same field
+        QTRY_VERIFY(view()->lessonActive());
+        const QImage teaching = settledImage();
+        QVERIFY(differingPixels(fast, teaching) < fast.width() * fast.height() / 50);
+        auto* overlay = launch->findChild<QComboBox*>("overlay");
+        overlay->setCurrentIndex(int(ui::Overlay::Block));
+        view()->update();
+        QTest::qWait(50);
+        const QImage blocks = settledImage();
+        QVERIFY2(differingPixels(teaching, blocks) > teaching.width() * teaching.height() / 4,
+                 "colouring by block must change the picture");
+        overlay->setCurrentIndex(int(ui::Overlay::Sm));
+        view()->update();
+        QTest::qWait(50);
+        QVERIFY(differingPixels(blocks, settledImage()) > 1000);
+    }
+
+    void impossibleLaunchIsExplainedAtTheField()
+    {
+        ui::LaunchPanel* launch = m_window->launchPanel();
+        launch->findChild<QComboBox*>("kernel")->setCurrentIndex(1);
+        QTRY_VERIFY(view()->lessonActive());
+        const QImage before = settledImage();
+        const gpu::LaunchConfig shown = view()->lesson()->launch;
+        QLineEdit* bx = launch->field("blockx");
+        QLineEdit* by = launch->field("blocky");
+        bx->setText("64");
+        by->setText("32"); // 2048 threads per block
+        emit by->editingFinished();
+        QVERIFY(launch->errorText().contains("2048 threads per block"));
+        QVERIFY(launch->errorText().contains("1024"));
+        QVERIFY(!bx->styleSheet().isEmpty());
+        settledImage();
+        QVERIFY(view()->lesson()->launch == shown); // the last valid launch stays
+        launch->field("gridx")->setText("1125899906842624");
+        emit launch->field("gridx")->editingFinished();
+        QVERIFY(launch->errorText().contains("exceeds the limit of 2147483647"));
+        // A grid too small to cover the mesh is allowed: the rest shows as uncovered.
+        bx->setText("16");
+        by->setText("16");
+        launch->field("gridx")->setText("2");
+        launch->field("gridy")->setText("2");
+        emit by->editingFinished();
+        QVERIFY(launch->errorText().isEmpty());
+        const QImage partial = settledImage();
+        QCOMPARE(view()->lesson()->launch.grid.x, 2);
+        QVERIFY(differingPixels(before, partial) > before.width() * before.height() / 4);
     }
 
     void settingsRememberTheSceneAndRejectABadOne()

@@ -79,6 +79,9 @@ gpu::Status FieldRenderer::initialize()
     m_locView = glGetUniformLocation(m_program, "u_view");
     m_locMesh = glGetUniformLocation(m_program, "u_mesh");
     m_locBackground = glGetUniformLocation(m_program, "u_background");
+    m_locOwners = glGetUniformLocation(m_program, "u_owners");
+    m_locOverlay = glGetUniformLocation(m_program, "u_overlay");
+    m_locLesson = glGetUniformLocation(m_program, "u_lesson");
     glGenVertexArrays(1, &m_vao);
     glGenTextures(1, &m_colormapTexture);
     GLint maxTexels = 0;
@@ -175,8 +178,48 @@ void FieldRenderer::setColormap(const Colormap& colormap)
     glBindTexture(GL_TEXTURE_1D, 0);
 }
 
+gpu::Status FieldRenderer::uploadOwners(std::span<const std::uint32_t> owners,
+                                        OwnerSurface& surface)
+{
+    const std::size_t nodes = owners.size() / 2;
+    while (glGetError() != GL_NO_ERROR) {
+    }
+    if (!surface.valid() || surface.nodes != nodes) {
+        destroyOwners(surface);
+        glGenBuffers(1, &surface.buffer);
+        glGenTextures(1, &surface.texture);
+        surface.nodes = nodes;
+        glBindBuffer(GL_TEXTURE_BUFFER, surface.buffer);
+        glBufferData(GL_TEXTURE_BUFFER, GLsizeiptr(owners.size_bytes()), owners.data(),
+                     GL_DYNAMIC_DRAW);
+        glBindTexture(GL_TEXTURE_BUFFER, surface.texture);
+        glTexBuffer(GL_TEXTURE_BUFFER, GL_RG32UI, surface.buffer);
+        glBindTexture(GL_TEXTURE_BUFFER, 0);
+    } else {
+        glBindBuffer(GL_TEXTURE_BUFFER, surface.buffer);
+        glBufferSubData(GL_TEXTURE_BUFFER, 0, GLsizeiptr(owners.size_bytes()), owners.data());
+    }
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    if (const GLenum error = glGetError(); error != GL_NO_ERROR) {
+        destroyOwners(surface);
+        return gpu::Status::failure("Could not upload the thread owners: OpenGL " +
+                                    glErrorText(error));
+    }
+    return gpu::Status::success();
+}
+
+void FieldRenderer::destroyOwners(OwnerSurface& surface)
+{
+    if (surface.texture)
+        glDeleteTextures(1, &surface.texture);
+    if (surface.buffer)
+        glDeleteBuffers(1, &surface.buffer);
+    surface = {};
+}
+
 void FieldRenderer::draw(const FieldSurface& surface, const GeoRect& mesh, const GeoRect& view,
-                         const Viewport& viewport, const std::array<float, 3>& background)
+                         const Viewport& viewport, const std::array<float, 3>& background,
+                         Overlay overlay, const OwnerSurface* owners)
 {
     if (!m_program || !surface.valid())
         return;
@@ -188,8 +231,14 @@ void FieldRenderer::draw(const FieldSurface& surface, const GeoRect& mesh, const
     glBindTexture(GL_TEXTURE_BUFFER, surface.texture);
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_1D, m_colormapTexture);
+    const bool lesson = owners && owners->valid();
+    glActiveTexture(GL_TEXTURE2);
+    glBindTexture(GL_TEXTURE_BUFFER, lesson ? owners->texture : 0);
     glUniform1i(m_locField, 0);
     glUniform1i(m_locColormap, 1);
+    glUniform1i(m_locOwners, 2);
+    glUniform1i(m_locLesson, lesson ? 1 : 0);
+    glUniform1i(m_locOverlay, lesson ? int(overlay) : 0);
     glUniform3i(m_locDims, surface.layout.nx, surface.layout.ny, surface.layout.pitch);
     glUniform4f(m_locViewport, float(viewport.x), float(viewport.y), float(viewport.width),
                 float(viewport.height));
@@ -202,6 +251,8 @@ void FieldRenderer::draw(const FieldSurface& surface, const GeoRect& mesh, const
     glDrawArrays(GL_TRIANGLES, 0, 3);
     // Leave the state as found, so QPainter can draw over the field afterwards.
     glBindVertexArray(0);
+    glBindTexture(GL_TEXTURE_BUFFER, 0);
+    glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_1D, 0);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_BUFFER, 0);

@@ -9,6 +9,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>
@@ -56,10 +57,10 @@ QString formatDistance(double value, const gpu::DistanceParams& p)
 
 // Axes, markers, hover label and colour bar are a transparent child widget: Qt composites
 // it over the GL picture, so hovering repaints only the overlay, not the field.
-class FieldView::Overlay : public QWidget
+class FieldView::Annotations : public QWidget
 {
 public:
-    explicit Overlay(FieldView* view) : QWidget(view), m_view(view)
+    explicit Annotations(FieldView* view) : QWidget(view), m_view(view)
     {
         setAttribute(Qt::WA_TransparentForMouseEvents);
         setAttribute(Qt::WA_NoSystemBackground);
@@ -76,7 +77,7 @@ private:
     FieldView* m_view;
 };
 
-FieldView::FieldView(QWidget* parent) : QOpenGLWidget(parent), m_overlay(new Overlay(this))
+FieldView::FieldView(QWidget* parent) : QOpenGLWidget(parent), m_annotations(new Annotations(this))
 {
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
@@ -120,6 +121,18 @@ void FieldView::setParams(const gpu::DistanceParams& params)
         m_viewFitted = false;
     m_params = params;
     m_dirty = true;
+    update();
+}
+
+void FieldView::setLesson(const std::optional<gpu::LessonLaunch>& lesson, Overlay overlay)
+{
+    const bool rerun = lesson.has_value() != m_lesson.has_value() ||
+                       (lesson && (lesson->launch != m_lesson->launch ||
+                                   lesson->gridStride != m_lesson->gridStride));
+    m_lesson = lesson;
+    m_overlayMode = overlay;
+    if (rerun)
+        m_dirty = true;
     update();
 }
 
@@ -193,6 +206,7 @@ void FieldView::releaseGl()
         m_backend->forgetGlBuffer(m_surface.buffer);
     if (m_surface.valid())
         m_renderer.destroySurface(m_surface);
+    m_renderer.destroyOwners(m_owners);
     m_renderer.release();
     m_backend.reset();
     m_hasField = false;
@@ -250,6 +264,10 @@ void FieldView::compute()
             return;
         }
     }
+    if (m_lesson) {
+        computeLesson(params);
+        return;
+    }
     if (m_hostJobs) {
         startHostJob(params);
         return;
@@ -266,6 +284,82 @@ void FieldView::compute()
     showSurface(target, params);
     m_statsPending = true;
     pollStats();
+}
+
+// The teaching kernel runs through host memory (it is for looking at, not for speed): the
+// field and the owner record are uploaded, and uncovered nodes keep no value.
+void FieldView::computeLesson(const gpu::DistanceParams& params)
+{
+    m_job.waitForFinished(); // the CPU backend's pool serves one computation at a time
+    const gpu::FieldLayout layout = gpu::layoutFor(params);
+    std::vector<float> field;
+    try {
+        field.assign(layout.elementCount(), std::numeric_limits<float>::quiet_NaN());
+        m_ownerWords.resize(2 * std::size_t(params.nx) * params.ny);
+    } catch (const std::bad_alloc&) {
+        emit computeFailed(tr("Out of host memory for the teaching kernel's record"));
+        return;
+    }
+    if (gpu::Status s = m_backend->runLesson(params, *m_lesson, field, m_ownerWords); !s) {
+        emit computeFailed(QString::fromStdString(s.message()));
+        return;
+    }
+    // The colour scale spans the nodes that were computed.
+    float lo = std::numeric_limits<float>::max(), hi = 0.0f;
+    for (int row = 0; row < params.ny; ++row)
+        for (int col = 0; col < params.nx; ++col)
+            if (const float v = field[layout.index(row, col)]; !std::isnan(v)) {
+                lo = std::min(lo, v);
+                hi = std::max(hi, v);
+            }
+    if (lo > hi)
+        lo = hi = 0.0f;
+    field[layout.statsOffset()] = lo;
+    field[layout.statsOffset() + 1] = hi;
+    FieldSurface target;
+    if (!prepareSurface(layout, target))
+        return;
+    gpu::Status s = gpu::uploadField(target.glBuffer(), field);
+    if (s)
+        s = m_renderer.uploadOwners(m_ownerWords, m_owners);
+    if (!s) {
+        if (target.buffer != m_surface.buffer)
+            dropSurface(target);
+        emit computeFailed(QString::fromStdString(s.message()));
+        return;
+    }
+    m_stats = gpu::FieldStats{lo, hi};
+    m_statsPending = false;
+    m_hostKernelMs = m_backend->lastKernelMs();
+    showSurface(target, params);
+    emit frameSettledChanged();
+}
+
+QString FieldView::ownerText(gpu::GeoPoint point) const
+{
+    const gpu::DistanceParams& p = m_shown;
+    if (!m_lesson || m_ownerWords.size() != 2 * std::size_t(p.nx) * p.ny)
+        return {};
+    const long long col = std::llround((point.lon - p.lonMin) / (p.lonMax - p.lonMin) * (p.nx - 1));
+    const long long row = std::llround((point.lat - p.latMin) / (p.latMax - p.latMin) * (p.ny - 1));
+    if (col < 0 || row < 0 || col >= p.nx || row >= p.ny)
+        return {};
+    const std::uint32_t* owner = &m_ownerWords[2 * (std::size_t(row) * p.nx + col)];
+    if (owner[0] == gpu::kUncovered)
+        return tr("node (%1, %2): no thread").arg(col).arg(row);
+    const gpu::Dim3& b = m_lesson->launch.block;
+    const gpu::Dim3& g = m_lesson->launch.grid;
+    const std::uint32_t thread = gpu::ownerThread(owner[1]);
+    return tr("node (%1, %2): blockIdx (%3, %4), threadIdx (%5, %6), warp %7, SM %8%9")
+        .arg(col)
+        .arg(row)
+        .arg(owner[0] % g.x)
+        .arg(owner[0] / g.x)
+        .arg(thread % b.x)
+        .arg(thread / b.x)
+        .arg(thread / 32)
+        .arg(gpu::ownerSm(owner[1]))
+        .arg(deviceInfo().simulated ? tr(" (simulated)") : QString());
 }
 
 // The CPU backend computes on a worker thread, so the window keeps answering while a large
@@ -295,6 +389,10 @@ void FieldView::startHostJob(const gpu::DistanceParams& params)
 
 void FieldView::presentHostField(HostField field)
 {
+    if (m_lesson) { // the teaching kernel took over while this job ran
+        m_spare = std::move(field.values);
+        return;
+    }
     if (!field.status) {
         emit computeFailed(QString::fromStdString(field.status.message()));
         return;
@@ -365,7 +463,7 @@ void FieldView::zoomBy(double factor)
 void FieldView::resizeGL(int, int)
 {
     m_viewFitted = false;
-    m_overlay->setGeometry(rect());
+    m_annotations->setGeometry(rect());
 }
 
 void FieldView::paintGL()
@@ -388,9 +486,10 @@ void FieldView::paintGL()
                                 int(area.width() * dpr), int(area.height() * dpr)};
         m_renderer.draw(
             m_surface, meshRect(m_shown), m_view, viewport,
-            {float(kBackground.redF()), float(kBackground.greenF()), float(kBackground.blueF())});
+            {float(kBackground.redF()), float(kBackground.greenF()), float(kBackground.blueF())},
+            m_overlayMode, m_lesson ? &m_owners : nullptr);
     }
-    m_overlay->update();
+    m_annotations->update();
 }
 
 QPointF FieldView::toScreen(gpu::GeoPoint point) const
@@ -513,15 +612,18 @@ void FieldView::updateHover(QPointF pos)
         const gpu::GeoPoint g = toGeo(pos);
         int nearest = -1;
         const double d = gpu::distanceToNearest(m_shown, g, &nearest);
-        emit hoverText(tr("lat %1°, lon %2°: %3 to reference %4")
+        QString text = tr("lat %1°, lon %2°: %3 to reference %4")
                            .arg(g.lat, 0, 'f', 5)
                            .arg(g.lon, 0, 'f', 5)
                            .arg(formatDistance(d, m_shown))
-                           .arg(nearest + 1));
+                           .arg(nearest + 1);
+        if (const QString owner = ownerText(g); !owner.isEmpty())
+            text += "   " + owner;
+        emit hoverText(text);
     } else {
         emit hoverText(QString());
     }
-    m_overlay->update();
+    m_annotations->update();
 }
 
 void FieldView::mousePressEvent(QMouseEvent* event)
@@ -634,7 +736,7 @@ void FieldView::leaveEvent(QEvent*)
 {
     m_hover.reset();
     emit hoverText(QString());
-    m_overlay->update();
+    m_annotations->update();
 }
 
 } // namespace warpscope::ui

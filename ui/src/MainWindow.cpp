@@ -2,6 +2,7 @@
 
 #include "warpscope/ui/DevicePanel.h"
 #include "warpscope/ui/FieldView.h"
+#include "warpscope/ui/LaunchPanel.h"
 #include "warpscope/ui/ParametersPanel.h"
 
 #include <QAction>
@@ -81,8 +82,8 @@ constexpr int kMarkerDragControl = 1000;
 MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     : QMainWindow(parent), m_options(options), m_view(new FieldView(this)),
       m_panel(new ParametersPanel(this)), m_device(new DevicePanel(this)),
-      m_undo(new QUndoStack(this)), m_backendLabel(new QLabel(this)), m_meshLabel(new QLabel(this)),
-      m_timeLabel(new QLabel(this))
+      m_launch(new LaunchPanel(this)), m_undo(new QUndoStack(this)),
+      m_backendLabel(new QLabel(this)), m_meshLabel(new QLabel(this)), m_timeLabel(new QLabel(this))
 {
     setWindowTitle(tr("Warpscope"));
     m_view->setBackendRequest(options.backend, options.forceHostCopy);
@@ -101,7 +102,19 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     deviceDock->setWidget(m_device);
     addDockWidget(Qt::LeftDockWidgetArea, deviceDock);
     tabifyDockWidget(dock, deviceDock);
+    auto* launchDock = new QDockWidget(tr("Launch"), this);
+    launchDock->setObjectName("launchDock");
+    launchDock->setWidget(m_launch);
+    addDockWidget(Qt::LeftDockWidgetArea, launchDock);
+    tabifyDockWidget(dock, launchDock);
     dock->raise();
+    connect(m_launch, &LaunchPanel::changed, this, [this] {
+        // An invalid launch leaves the last valid one in place; the panel says why.
+        if (!m_launch->teachingChosen())
+            m_view->setLesson(std::nullopt, m_launch->overlay());
+        else if (const auto lesson = m_launch->lesson())
+            m_view->setLesson(lesson, m_launch->overlay());
+    });
 
     m_backendLabel->setObjectName("backendLabel");
     m_timeLabel->setObjectName("timeLabel");
@@ -130,6 +143,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
             [this](const QString& description, const QString& device) {
                 m_backendLabel->setText(description);
                 m_device->setDevice(m_view->deviceInfo());
+                m_launch->setDevice(m_view->deviceInfo());
                 m_backendLabel->setToolTip(tr("Backend device: %1").arg(device));
             });
     connect(m_view, &FieldView::computeFailed, this, [this](const QString& message) {
@@ -189,8 +203,15 @@ void MainWindow::createMenus()
     });
 }
 
+void MainWindow::showLaunchPanel()
+{
+    if (auto* dock = findChild<QDockWidget*>("launchDock"))
+        dock->raise();
+}
+
 void MainWindow::setParams(const gpu::DistanceParams& params)
 {
+    m_launch->setMeshSize(params.nx, params.ny);
     m_committed = params;
     m_panel->setParams(params);
     m_panel->showErrors(gpu::validate(params));
@@ -206,6 +227,7 @@ void MainWindow::setColormap(const QString& name)
 
 void MainWindow::applyParams(const gpu::DistanceParams& params)
 {
+    m_launch->setMeshSize(params.nx, params.ny);
     m_committed = params;
     m_panel->setParams(params);
     m_panel->showErrors({});

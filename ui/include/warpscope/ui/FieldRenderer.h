@@ -4,6 +4,9 @@
 #include "warpscope/gpu/Status.h"
 #include "warpscope/ui/Colormap.h"
 
+#include <cstdint>
+#include <span>
+
 namespace warpscope::ui {
 
 // A GL buffer a backend fills, and the buffer texture the shader reads it through.
@@ -15,6 +18,26 @@ struct FieldSurface
 
     bool valid() const { return buffer != 0; }
     gpu::GlBuffer glBuffer() const { return {buffer, layout}; }
+};
+
+// What the teaching kernel recorded per node (gpu/LaunchLesson.h): two 32-bit words, read
+// by the shader through an RG32UI buffer texture.
+struct OwnerSurface
+{
+    unsigned int buffer = 0;
+    unsigned int texture = 0;
+    std::size_t nodes = 0;
+    bool valid() const { return buffer != 0; }
+};
+
+// How the field is coloured: by distance, or by which block, thread, warp or SM computed it.
+enum class Overlay
+{
+    Distance,
+    Block,
+    Thread,
+    Warp,
+    Sm
 };
 
 // Geographic rectangle in degrees: longitude x, latitude y.
@@ -51,9 +74,16 @@ public:
     void destroySurface(FieldSurface& surface);
 
     void setColormap(const Colormap& colormap);
-    // Draws the mesh (geographic extent `mesh`) so that `view` fills `viewport`.
+    // Draws the mesh (geographic extent `mesh`) so that `view` fills `viewport`. With owners
+    // (the teaching kernel's record), nodes no thread reached are striped grey and overlay
+    // colours nodes by the block, thread, warp or SM that computed them.
     void draw(const FieldSurface& surface, const GeoRect& mesh, const GeoRect& view,
-              const Viewport& viewport, const std::array<float, 3>& background);
+              const Viewport& viewport, const std::array<float, 3>& background,
+              Overlay overlay = Overlay::Distance, const OwnerSurface* owners = nullptr);
+
+    // Uploads owners (2 words per node) into surface, reallocating it when the count changes.
+    gpu::Status uploadOwners(std::span<const std::uint32_t> owners, OwnerSurface& surface);
+    void destroyOwners(OwnerSurface& surface);
 
     long long maxTextureBufferTexels() const { return m_maxTexels; }
     std::string glRenderer() const;
@@ -65,6 +95,7 @@ private:
     long long m_maxTexels = 0;
     int m_locField = -1, m_locColormap = -1, m_locDims = -1, m_locViewport = -1;
     int m_locView = -1, m_locMesh = -1, m_locBackground = -1;
+    int m_locOwners = -1, m_locOverlay = -1, m_locLesson = -1;
 };
 
 } // namespace warpscope::ui

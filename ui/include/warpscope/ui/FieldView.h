@@ -41,6 +41,11 @@ public:
         m_selected = index;
         update();
     }
+    // Runs the teaching kernel with this launch instead of the optimised one (std::nullopt
+    // goes back), and colours nodes by overlay. The launch must be valid for deviceInfo().
+    void setLesson(const std::optional<gpu::LessonLaunch>& lesson, Overlay overlay);
+    bool lessonActive() const { return m_lesson.has_value(); }
+    const std::optional<gpu::LessonLaunch>& lesson() const { return m_lesson; }
 
     QString backendDescription() const { return m_backendDescription; }
     bool hasBackend() const { return m_backend != nullptr; }
@@ -93,6 +98,8 @@ private:
     };
 
     void compute();
+    void computeLesson(const gpu::DistanceParams& params);
+    QString ownerText(gpu::GeoPoint point) const;
     void startHostJob(const gpu::DistanceParams& params);
     void presentHostField(HostField field);
     // Makes target hold a surface for layout: the current one, or a new one so that the
@@ -102,7 +109,7 @@ private:
     void dropSurface(FieldSurface& surface);
     void releaseGl();
     void pollStats();
-    class Overlay;
+    class Annotations;
     void drawOverlay(QPainter& painter);
     QRect mapArea() const;
     QPointF toScreen(gpu::GeoPoint point) const;
@@ -114,7 +121,7 @@ private:
     bool m_forceHostCopy = false;
     std::unique_ptr<gpu::Backend> m_backend;
     QString m_backendDescription;
-    Overlay* m_overlay;
+    Annotations* m_annotations;
     FieldRenderer m_renderer;
     FieldSurface m_surface;
     QString m_glError;
@@ -124,6 +131,12 @@ private:
     std::optional<HostField> m_ready;
     std::vector<float> m_spare; // reused between jobs
     std::optional<double> m_hostKernelMs;
+
+    // Teaching kernel: its launch, the overlay, and what it recorded (kept for the hover).
+    std::optional<gpu::LessonLaunch> m_lesson;
+    Overlay m_overlayMode = Overlay::Distance;
+    OwnerSurface m_owners;
+    std::vector<std::uint32_t> m_ownerWords;
 
     gpu::DistanceParams m_params;
     gpu::DistanceParams m_shown;

@@ -13,6 +13,7 @@ namespace warpscope::ui {
 
 class DevicePanel;
 class FieldView;
+class LaunchPanel;
 class ParametersPanel;
 
 struct WindowOptions
@@ -39,6 +40,9 @@ public:
     FieldView* fieldView() const { return m_view; }
     ParametersPanel* parametersPanel() const { return m_panel; }
     DevicePanel* devicePanel() const { return m_device; }
+    LaunchPanel* launchPanel() const { return m_launch; }
+    // Brings the Launch tab to the front.
+    void showLaunchPanel();
     QUndoStack* undoStack() const { return m_undo; }
 
     // Applies parameters to the panel and the view; used by undo and redo.
@@ -63,6 +67,7 @@ private:
     FieldView* m_view;
     ParametersPanel* m_panel;
     DevicePanel* m_device;
+    LaunchPanel* m_launch;
     QUndoStack* m_undo;
     QLabel* m_backendLabel;
     QLabel* m_meshLabel;

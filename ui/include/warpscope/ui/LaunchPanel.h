@@ -1,0 +1,63 @@
+#pragma once
+
+#include "warpscope/gpu/LaunchLesson.h"
+#include "warpscope/ui/FieldRenderer.h"
+
+#include <QWidget>
+#include <array>
+#include <optional>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+
+namespace warpscope::ui {
+
+// Chooses the kernel and, for the teaching kernel, its launch configuration and overlay.
+// Fields accept any number so that an impossible launch can be explained at the field, with
+// the limit that it breaks and the device's value.
+class LaunchPanel : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit LaunchPanel(QWidget* parent = nullptr);
+
+    void setDevice(const gpu::DeviceInfo& device);
+    // The teaching launch when it is chosen and valid for the device, else std::nullopt.
+    std::optional<gpu::LessonLaunch> lesson() const;
+    bool teachingChosen() const;
+    Overlay overlay() const;
+    // Sets the grid to the fewest blocks that cover an nx x ny mesh.
+    void fitGrid(int nx, int ny);
+    // The mesh size "Fit grid to mesh" uses.
+    void setMeshSize(int nx, int ny)
+    {
+        m_nx = nx;
+        m_ny = ny;
+    }
+    // Chooses the teaching kernel with this launch and overlay (for the command line).
+    void chooseTeaching(const gpu::LaunchConfig& launch, bool gridStride, Overlay overlay);
+    QString errorText() const;
+    QLineEdit* field(const char* name) const;
+
+signals:
+    void changed();
+
+private:
+    std::optional<gpu::LaunchConfig> readLaunch(QStringList& problems) const;
+    void revalidate();
+
+    QComboBox* m_kernel;
+    std::array<QLineEdit*, 3> m_block;
+    std::array<QLineEdit*, 3> m_grid;
+    QCheckBox* m_gridStride;
+    QComboBox* m_overlay;
+    QLabel* m_errors;
+    QLabel* m_note;
+    gpu::DeviceInfo m_device;
+    int m_nx = 1000, m_ny = 1000;
+};
+
+} // namespace warpscope::ui

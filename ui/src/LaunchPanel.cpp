@@ -1,0 +1,199 @@
+#include "warpscope/ui/LaunchPanel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace warpscope::ui {
+namespace {
+
+const QString kInvalid = QStringLiteral("QLineEdit { border: 2px solid #e5484d; }");
+const char* const kAxes[] = {"x", "y", "z"};
+
+} // namespace
+
+LaunchPanel::LaunchPanel(QWidget* parent)
+    : QWidget(parent), m_kernel(new QComboBox(this)),
+      m_gridStride(new QCheckBox(tr("Grid-stride loop"), this)), m_overlay(new QComboBox(this)),
+      m_errors(new QLabel(this)), m_note(new QLabel(this))
+{
+    m_device = gpu::simulatedHopper();
+    m_kernel->addItem(tr("Optimised (tiled, 4 x 8 nodes a thread)"));
+    m_kernel->addItem(tr("Teaching (one node per thread)"));
+    m_kernel->setObjectName("kernel");
+    m_kernel->setToolTip(
+        tr("The teaching kernel computes one node per thread with the launch below,\n"
+           "and records which block, thread and SM computed each node."));
+    auto* form = new QFormLayout;
+    form->addRow(tr("Kernel"), m_kernel);
+    const auto row = [this, form](const QString& label, std::array<QLineEdit*, 3>& edits,
+                                  const char* prefix, const QString& tip) {
+        auto* line = new QHBoxLayout;
+        for (int a = 0; a < 3; ++a) {
+            edits[a] = new QLineEdit("1", this);
+            edits[a]->setObjectName(QString("%1%2").arg(prefix, kAxes[a]));
+            edits[a]->setToolTip(tip.arg(kAxes[a]));
+            line->addWidget(edits[a]);
+            connect(edits[a], &QLineEdit::editingFinished, this, &LaunchPanel::revalidate);
+        }
+        form->addRow(label, line);
+    };
+    row(tr("Block (x, y, z)"), m_block, "block", tr("Threads per block along %1"));
+    row(tr("Grid (x, y, z)"), m_grid, "grid", tr("Blocks along %1"));
+    m_block[0]->setText("16");
+    m_block[1]->setText("16");
+    auto* fit = new QPushButton(tr("&Fit grid to mesh"), this);
+    fit->setToolTip(tr("The fewest blocks that cover the mesh with this block shape"));
+    connect(fit, &QPushButton::clicked, this, [this] { fitGrid(m_nx, m_ny); });
+    form->addRow(QString(), fit);
+    form->addRow(QString(), m_gridStride);
+    m_gridStride->setToolTip(
+        tr("Each thread also takes the nodes a whole grid further on, so a small\n"
+           "grid still covers the mesh"));
+    connect(m_gridStride, &QCheckBox::toggled, this, &LaunchPanel::revalidate);
+    for (const QString& name :
+         {tr("Distance"), tr("blockIdx"), tr("threadIdx"), tr("Warp"), tr("SM")})
+        m_overlay->addItem(name);
+    m_overlay->setObjectName("overlay");
+    m_overlay->setToolTip(
+        tr("Colour each node by the block, thread, warp or SM that computed it.\n"
+           "Striped nodes were reached by no thread. Zoom in to see block edges."));
+    form->addRow(tr("Colour by"), m_overlay);
+    connect(m_overlay, &QComboBox::currentIndexChanged, this, &LaunchPanel::changed);
+    connect(m_kernel, &QComboBox::currentIndexChanged, this, &LaunchPanel::revalidate);
+    m_errors->setObjectName("launchErrors");
+    m_errors->setWordWrap(true);
+    m_errors->setStyleSheet("color: #ff6b6b;");
+    m_errors->hide();
+    m_note->setWordWrap(true);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_errors);
+    layout->addWidget(m_note);
+    layout->addStretch(1);
+    fitGrid(m_nx, m_ny);
+}
+
+QLineEdit* LaunchPanel::field(const char* name) const
+{
+    return findChild<QLineEdit*>(name);
+}
+
+void LaunchPanel::setDevice(const gpu::DeviceInfo& device)
+{
+    m_device = device;
+    m_note->setText(
+        device.simulated
+            ? tr("No CUDA device: the CPU simulates the kernel block by block under the "
+                 "limits of %1; SM ids are simulated.")
+                  .arg(QString::fromStdString(device.name))
+            : tr("Limits of %1 (%2 SMs).")
+                  .arg(QString::fromStdString(device.name))
+                  .arg(device.smCount));
+    revalidate();
+}
+
+bool LaunchPanel::teachingChosen() const
+{
+    return m_kernel->currentIndex() == 1;
+}
+
+Overlay LaunchPanel::overlay() const
+{
+    return Overlay(m_overlay->currentIndex());
+}
+
+void LaunchPanel::fitGrid(int nx, int ny)
+{
+    m_nx = nx;
+    m_ny = ny;
+    QStringList problems;
+    const auto launch = readLaunch(problems);
+    const long long bx = launch ? launch->block.x : 16, by = launch ? launch->block.y : 16;
+    m_grid[0]->setText(QString::number((nx + bx - 1) / bx));
+    m_grid[1]->setText(QString::number((ny + by - 1) / by));
+    m_grid[2]->setText("1");
+    revalidate();
+}
+
+std::optional<gpu::LaunchConfig> LaunchPanel::readLaunch(QStringList& problems) const
+{
+    gpu::LaunchConfig launch;
+    long long* targets[] = {&launch.block.x, &launch.block.y, &launch.block.z,
+                            &launch.grid.x,  &launch.grid.y,  &launch.grid.z};
+    QLineEdit* edits[] = {m_block[0], m_block[1], m_block[2], m_grid[0], m_grid[1], m_grid[2]};
+    bool ok = true;
+    for (int k = 0; k < 6; ++k) {
+        bool parsed = false;
+        *targets[k] = edits[k]->text().trimmed().toLongLong(&parsed);
+        if (!parsed) {
+            problems << tr("'%1' is not a whole number").arg(edits[k]->text());
+            ok = false;
+        }
+    }
+    return ok ? std::optional(launch) : std::nullopt;
+}
+
+std::optional<gpu::LessonLaunch> LaunchPanel::lesson() const
+{
+    QStringList problems;
+    const auto launch = readLaunch(problems);
+    if (!teachingChosen() || !launch || !gpu::validateLaunch(*launch, m_device).empty())
+        return std::nullopt;
+    return gpu::LessonLaunch{*launch, m_gridStride->isChecked()};
+}
+
+void LaunchPanel::revalidate()
+{
+    QLineEdit* edits[] = {m_block[0], m_block[1], m_block[2], m_grid[0], m_grid[1], m_grid[2]};
+    for (QLineEdit* edit : edits) {
+        bool parsed = false;
+        edit->text().trimmed().toLongLong(&parsed);
+        edit->setStyleSheet(parsed ? QString() : kInvalid);
+        edit->setToolTip(parsed ? QString() : tr("A whole number, such as 256"));
+    }
+    QStringList problems;
+    if (const auto launch = readLaunch(problems)) {
+        for (const gpu::LaunchError& e : gpu::validateLaunch(*launch, m_device)) {
+            const int f = int(e.field);
+            if (f < 6) {
+                QLineEdit* edit = f < 3 ? m_block[f] : m_grid[f - 3];
+                edit->setStyleSheet(kInvalid);
+                edit->setToolTip(QString::fromStdString(e.message));
+            }
+            problems << QString::fromStdString(e.message);
+        }
+    }
+    for (QWidget* w : {static_cast<QWidget*>(m_overlay), static_cast<QWidget*>(m_gridStride)})
+        w->setEnabled(teachingChosen());
+    if (!problems.isEmpty())
+        problems << tr("The picture shows the last valid launch.");
+    m_errors->setText(problems.join('\n'));
+    m_errors->setVisible(!problems.isEmpty());
+    emit changed();
+}
+
+void LaunchPanel::chooseTeaching(const gpu::LaunchConfig& launch, bool gridStride, Overlay overlay)
+{
+    const long long values[] = {launch.block.x, launch.block.y, launch.block.z,
+                                launch.grid.x,  launch.grid.y,  launch.grid.z};
+    QLineEdit* edits[] = {m_block[0], m_block[1], m_block[2], m_grid[0], m_grid[1], m_grid[2]};
+    for (int k = 0; k < 6; ++k)
+        edits[k]->setText(QString::number(values[k]));
+    m_gridStride->setChecked(gridStride);
+    m_overlay->setCurrentIndex(int(overlay));
+    m_kernel->setCurrentIndex(1);
+    revalidate();
+}
+
+QString LaunchPanel::errorText() const
+{
+    return m_errors->isVisible() ? m_errors->text() : QString();
+}
+
+} // namespace warpscope::ui
