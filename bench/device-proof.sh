@@ -20,3 +20,10 @@ grep -E "frame|/" "$out/bench_repeat.log"
 "$DESKTOP_BIN/warpscope" --backend cuda --nx 4096 --ny 4096 --size 1600x1000 --lat-min -90 --lat-max 90 \
     --lon-min -180 --lon-max 180 --ref 30,101 --ref -33.87,151.21 --ref 51.51,-0.13 --ref 40.71,-74.0 \
     --colormap turbo --screenshot "$out/cuda_globe.png"; echo "globe screenshot exit $?"
+# Teaching kernel overlays on the real SMs.
+"$DESKTOP_BIN/warpscope" --backend cuda --nx 512 --ny 384 --overlay block --block 32,8,1 \
+    --size 1600x1000 --screenshot "$out/overlay_block.png"; echo "block overlay exit $?"
+"$DESKTOP_BIN/warpscope" --backend cuda --nx 2048 --ny 2048 --overlay sm --block 128,2,1 \
+    --size 1600x1000 --screenshot "$out/overlay_sm.png"; echo "SM overlay exit $?"
+"$DESKTOP_BIN/warpscope" --backend cuda --nx 120 --ny 80 --overlay thread --block 16,8,1 \
+    --grid 4,4,1 --size 1600x1000 --screenshot "$out/overlay_uncovered.png"; echo "partial grid exit $?"
