@@ -64,6 +64,8 @@ std::vector<LessonLaunch> lessons(const DistanceParams& p)
         {{{7, 3, 1}, {5, 9, 1}}, true},                              // odd shapes
         {{{256, 1, 1}, {(nx + 255) / 256, ny, 1}}, false},           // one row per block row
         {{{8, 4, 2}, {(nx + 7) / 8, (ny + 3) / 4, 3}}, false},       // z threads and blocks idle
+        {{{1, 1, 1}, {2147483647LL, 65535, 1}}, false},              // the largest grid
+        {{{32, 1, 1}, {2147483647LL, 3, 1}}, true},                  // ... with a stride
     };
 }
 

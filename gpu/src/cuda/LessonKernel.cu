@@ -1,24 +1,29 @@
 #include "cuda/LessonKernel.cuh"
 
+#include <algorithm>
+
 namespace warpscope::gpu {
 namespace {
 
 // One node per thread, straight from the indices, so that what each thread did can be seen;
 // see LaunchLesson.h. Deliberately plain: the fast kernel is DistanceKernel.cu.
+//
+// Only the blocks that can reach a node are launched; the user's grid (gridX, gridY) still
+// defines block numbers and grid-stride steps, so every node gets the owner the full launch
+// would give it, while a grid of 2^31 blocks does not keep the GPU busy with empty ones.
 template <typename T>
-__global__ void lessonKernel(const DistancePlan<T> plan, bool gridStride, float* field,
-                             std::uint32_t* owners)
+__global__ void lessonKernel(const DistancePlan<T> plan, bool gridStride, long long gridX,
+                             long long gridY, float* field, std::uint32_t* owners)
 {
     if (threadIdx.z != 0 || blockIdx.z != 0)
         return; // no node on a two-dimensional mesh
     std::uint32_t sm;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    const auto block = static_cast<std::uint32_t>(
-        static_cast<unsigned long long>(blockIdx.y) * gridDim.x + blockIdx.x);
+    const auto block = static_cast<std::uint32_t>(blockIdx.y * gridX + blockIdx.x);
     const std::uint32_t thread = threadIdx.y * blockDim.x + threadIdx.x;
     const long long nx = plan.nx, ny = plan.ny;
-    const long long strideY = gridStride ? static_cast<long long>(gridDim.y) * blockDim.y : ny;
-    const long long strideX = gridStride ? static_cast<long long>(gridDim.x) * blockDim.x : nx;
+    const long long strideY = gridStride ? gridY * blockDim.y : ny;
+    const long long strideX = gridStride ? gridX * blockDim.x : nx;
     for (long long row = static_cast<long long>(blockIdx.y) * blockDim.y + threadIdx.y; row < ny;
          row += strideY)
         for (long long col = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -42,9 +47,11 @@ cudaError_t launchLesson(const DistancePlan<T>& plan, const LessonLaunch& lesson
             lessonKernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared);
         e != cudaSuccess)
         return e;
-    lessonKernel<T><<<dim3(unsigned(g.x), unsigned(g.y), unsigned(g.z)),
+    const long long activeX = std::min(g.x, (plan.nx + b.x - 1) / b.x);
+    const long long activeY = std::min(g.y, (plan.ny + b.y - 1) / b.y);
+    lessonKernel<T><<<dim3(unsigned(activeX), unsigned(activeY), 1),
                       dim3(unsigned(b.x), unsigned(b.y), unsigned(b.z)), shared, stream>>>(
-        plan, lesson.gridStride, field, owners);
+        plan, lesson.gridStride, g.x, g.y, field, owners);
     return cudaGetLastError();
 }
 
