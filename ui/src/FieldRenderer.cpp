@@ -43,6 +43,33 @@ std::string glErrorText(GLenum error)
     }
 }
 
+// A buffer object of `bytes` (filled from data, if given) and a buffer texture that reads it
+// as format. Returns the GL error, if any.
+GLenum createBufferTexture(GLsizeiptr bytes, const void* data, GLenum format, unsigned& buffer,
+                           unsigned& texture)
+{
+    while (glGetError() != GL_NO_ERROR) {
+    }
+    glGenBuffers(1, &buffer);
+    glBindBuffer(GL_TEXTURE_BUFFER, buffer);
+    glBufferData(GL_TEXTURE_BUFFER, bytes, data, GL_DYNAMIC_DRAW);
+    glGenTextures(1, &texture);
+    glBindTexture(GL_TEXTURE_BUFFER, texture);
+    glTexBuffer(GL_TEXTURE_BUFFER, format, buffer);
+    glBindTexture(GL_TEXTURE_BUFFER, 0);
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    return glGetError();
+}
+
+void deleteBufferTexture(unsigned& buffer, unsigned& texture)
+{
+    if (texture)
+        glDeleteTextures(1, &texture);
+    if (buffer)
+        glDeleteBuffers(1, &buffer);
+    buffer = texture = 0;
+}
+
 } // namespace
 
 gpu::Status FieldRenderer::initialize()
@@ -128,22 +155,13 @@ gpu::Status FieldRenderer::createSurface(const gpu::FieldLayout& layout, FieldSu
 {
     if (gpu::Status s = checkCapacity(layout); !s)
         return s;
-    const long long texels = static_cast<long long>(layout.elementCount());
-    while (glGetError() != GL_NO_ERROR) {
-    }
+    const auto bytes = GLsizeiptr(layout.elementCount() * sizeof(float));
     FieldSurface s;
     s.layout = layout;
-    glGenBuffers(1, &s.buffer);
-    glBindBuffer(GL_TEXTURE_BUFFER, s.buffer);
-    glBufferData(GL_TEXTURE_BUFFER, GLsizeiptr(texels * sizeof(float)), nullptr, GL_DYNAMIC_DRAW);
-    glGenTextures(1, &s.texture);
-    glBindTexture(GL_TEXTURE_BUFFER, s.texture);
-    glTexBuffer(GL_TEXTURE_BUFFER, GL_R32F, s.buffer);
-    glBindTexture(GL_TEXTURE_BUFFER, 0);
-    glBindBuffer(GL_TEXTURE_BUFFER, 0);
-    if (const GLenum error = glGetError(); error != GL_NO_ERROR) {
+    if (const GLenum error = createBufferTexture(bytes, nullptr, GL_R32F, s.buffer, s.texture);
+        error != GL_NO_ERROR) {
         destroySurface(s);
-        return gpu::Status::failure("Could not allocate " + std::to_string((texels * 4) >> 20) +
+        return gpu::Status::failure("Could not allocate " + std::to_string(bytes >> 20) +
                                     " MiB for the field on the GPU: OpenGL " + glErrorText(error));
     }
     surface = s;
@@ -152,10 +170,7 @@ gpu::Status FieldRenderer::createSurface(const gpu::FieldLayout& layout, FieldSu
 
 void FieldRenderer::destroySurface(FieldSurface& surface)
 {
-    if (surface.texture)
-        glDeleteTextures(1, &surface.texture);
-    if (surface.buffer)
-        glDeleteBuffers(1, &surface.buffer);
+    deleteBufferTexture(surface.buffer, surface.texture);
     surface = {};
 }
 
@@ -182,25 +197,21 @@ gpu::Status FieldRenderer::uploadOwners(std::span<const std::uint32_t> owners,
                                         OwnerSurface& surface)
 {
     const std::size_t nodes = owners.size() / 2;
-    while (glGetError() != GL_NO_ERROR) {
-    }
+    GLenum error = GL_NO_ERROR;
     if (!surface.valid() || surface.nodes != nodes) {
         destroyOwners(surface);
-        glGenBuffers(1, &surface.buffer);
-        glGenTextures(1, &surface.texture);
         surface.nodes = nodes;
-        glBindBuffer(GL_TEXTURE_BUFFER, surface.buffer);
-        glBufferData(GL_TEXTURE_BUFFER, GLsizeiptr(owners.size_bytes()), owners.data(),
-                     GL_DYNAMIC_DRAW);
-        glBindTexture(GL_TEXTURE_BUFFER, surface.texture);
-        glTexBuffer(GL_TEXTURE_BUFFER, GL_RG32UI, surface.buffer);
-        glBindTexture(GL_TEXTURE_BUFFER, 0);
+        error = createBufferTexture(GLsizeiptr(owners.size_bytes()), owners.data(), GL_RG32UI,
+                                    surface.buffer, surface.texture);
     } else {
+        while (glGetError() != GL_NO_ERROR) {
+        }
         glBindBuffer(GL_TEXTURE_BUFFER, surface.buffer);
         glBufferSubData(GL_TEXTURE_BUFFER, 0, GLsizeiptr(owners.size_bytes()), owners.data());
+        glBindBuffer(GL_TEXTURE_BUFFER, 0);
+        error = glGetError();
     }
-    glBindBuffer(GL_TEXTURE_BUFFER, 0);
-    if (const GLenum error = glGetError(); error != GL_NO_ERROR) {
+    if (error != GL_NO_ERROR) {
         destroyOwners(surface);
         return gpu::Status::failure("Could not upload the thread owners: OpenGL " +
                                     glErrorText(error));
@@ -210,10 +221,7 @@ gpu::Status FieldRenderer::uploadOwners(std::span<const std::uint32_t> owners,
 
 void FieldRenderer::destroyOwners(OwnerSurface& surface)
 {
-    if (surface.texture)
-        glDeleteTextures(1, &surface.texture);
-    if (surface.buffer)
-        glDeleteBuffers(1, &surface.buffer);
+    deleteBufferTexture(surface.buffer, surface.texture);
     surface = {};
 }
 
