@@ -28,15 +28,20 @@ void main()
     float hi = v_range.y;
     float v = texelFetch(u_field, ij.y * u_dims.z + ij.x).r;
     float t = hi > lo ? clamp((v - lo) / (hi - lo), 0.0, 1.0) : 0.0;
-    uvec2 owner = u_lesson == 1 ? texelFetch(u_owners, ij.y * u_dims.x + ij.x).rg : uvec2(0u);
-    if (u_lesson == 1 && owner.x == 0xffffffffu) {
+    vec3 distanceColour = texture(u_colormap, (t * 255.0 + 0.5) / 256.0).rgb;
+    if (u_lesson == 0) { // the common case first, with nothing more to read
+        fragColor = vec4(distanceColour, 1.0);
+        return;
+    }
+    uvec2 owner = texelFetch(u_owners, ij.y * u_dims.x + ij.x).rg;
+    if (owner.x == 0xffffffffu) {
         // No thread reached this node: grey stripes.
         float stripe = mod(gl_FragCoord.x + gl_FragCoord.y, 12.0) < 6.0 ? 0.32 : 0.42;
         fragColor = vec4(vec3(stripe), 1.0);
         return;
     }
     if (u_overlay == 0) {
-        fragColor = vec4(texture(u_colormap, (t * 255.0 + 0.5) / 256.0).rgb, 1.0);
+        fragColor = vec4(distanceColour, 1.0);
         return;
     }
     uint thread = owner.y & 0xffffu;

@@ -169,8 +169,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T>)
         }
     }
 
-    // Padding columns (col >= nx) hold the last real column's value, so every element is
-    // written; they are left out of the statistics.
+    // Padding columns (col >= nx) hold exactly the last real column's values (their terms
+    // were computed from it), so every element is written, and they may enter the min and max
+    // without changing them.
     const int col0 = blockCol0 + localCol0;
     Out lo = Out(3.0e38f);
     Out hi = Out(0);
@@ -184,10 +185,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T>)
 #pragma unroll
             for (int q = 0; q < kCols; ++q) {
                 v[q] = Out(plan.radius * math::centralAngle(best[k][q]));
-                if (col0 + q < plan.nx) {
-                    lo = math::wsMin(lo, v[q]);
-                    hi = math::wsMax(hi, v[q]);
-                }
+                lo = math::wsMin(lo, v[q]);
+                hi = math::wsMax(hi, v[q]);
             }
             Vec4<Out>::store(out + std::size_t(row) * plan.pitch + col0, v);
         }
