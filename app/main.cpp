@@ -4,7 +4,7 @@
 #include "warpscope/ui/MainWindow.h"
 
 #include <QApplication>
-#include <QElapsedTimer>
+#include <QDeadlineTimer>
 #include <QSettings>
 #include <QStatusBar>
 #include <QSurfaceFormat>
@@ -19,15 +19,13 @@ namespace {
 void scheduleScreenshot(ui::MainWindow& window, const QString& path)
 {
     auto* timer = new QTimer(&window);
-    auto* clock = new QElapsedTimer;
-    clock->start();
-    QObject::connect(&window, &QObject::destroyed, [clock] { delete clock; });
+    const QDeadlineTimer deadline(120000);
     QObject::connect(window.fieldView(), &ui::FieldView::computeFailed, &window,
                      [](const QString& message) {
                          std::fprintf(stderr, "warpscope: %s\n", qPrintable(message));
                          QApplication::exit(1);
                      });
-    QObject::connect(timer, &QTimer::timeout, &window, [&window, path, timer, clock] {
+    QObject::connect(timer, &QTimer::timeout, &window, [&window, path, timer, deadline] {
         ui::FieldView* view = window.fieldView();
         if (const QString launchErrors = window.launchPanel()->errorText();
             !launchErrors.isEmpty()) {
@@ -36,7 +34,7 @@ void scheduleScreenshot(ui::MainWindow& window, const QString& path)
             return;
         }
         if (!view->frameSettled() || view->shownParams() != view->params()) {
-            if (clock->elapsed() > 120000) {
+            if (deadline.hasExpired()) {
                 std::fprintf(stderr, "warpscope: timed out waiting for the first frame\n");
                 QApplication::exit(1);
             }

