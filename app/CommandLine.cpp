@@ -79,9 +79,24 @@ ParseResult parseCommandLine(const QStringList& arguments)
         "grid", "Teaching kernel: blocks per grid (default: enough to cover the mesh).", "X,Y,Z");
     const QCommandLineOption gridStride("grid-stride",
                                         "Teaching kernel: loop over the mesh a grid at a time.");
-    parser.addOptions({help,     version, backend, noInterop, screenshot, size,      latMin, latMax,
-                       lonMin,   lonMax,  nx,      ny,        ref,        precision, units,  radius,
-                       colormap, reset,   overlay, block,     grid,       gridStride});
+    const QCommandLineOption lab("streams-lab",
+                                 "Run the streams lab once the window is up (with --screenshot, "
+                                 "the picture waits for it).");
+    const QCommandLineOption labArrays("lab-arrays", "Streams lab: arrays K (default 10).", "K");
+    const QCommandLineOption labLength(
+        "lab-length", "Streams lab: float32 values per array L (default 10000000).", "L");
+    const QCommandLineOption labStreams("lab-streams", "Streams lab: 1 or k streams (default k).",
+                                        "1|k");
+    const QCommandLineOption labPageable("lab-pageable",
+                                         "Streams lab: use pageable instead of pinned memory.");
+    const QCommandLineOption exportTrace(
+        "export-trace", "Write the timeline as Chrome trace JSON once the frame (and lab) is done.",
+        "FILE");
+    parser.addOptions({help,      version,    backend,     noInterop,  screenshot, size,
+                       latMin,    latMax,     lonMin,      lonMax,     nx,         ny,
+                       ref,       precision,  units,       radius,     colormap,   reset,
+                       overlay,   block,      grid,        gridStride, lab,        labArrays,
+                       labLength, labStreams, labPageable, exportTrace});
     parser.addPositionalArgument("", "", "");
 
     if (!parser.parse(arguments))
@@ -201,6 +216,32 @@ ParseResult parseCommandLine(const QStringList& arguments)
             return fail("--overlay must be distance, block, thread, warp or sm, not '" +
                         parser.value(overlay) + "'");
     }
+    o.streamsLab = parser.isSet(lab) || parser.isSet(labArrays) || parser.isSet(labLength) ||
+                   parser.isSet(labStreams) || parser.isSet(labPageable);
+    if (parser.isSet(labArrays)) {
+        bool ok = false;
+        o.lab.arrays = parser.value(labArrays).trimmed().toInt(&ok);
+        if (!ok)
+            return fail("--lab-arrays needs a whole number, not '" + parser.value(labArrays) + "'");
+    }
+    if (parser.isSet(labLength)) {
+        const auto v = parseNumber(parser.value(labLength));
+        if (!v || *v != std::floor(*v) || std::abs(*v) > 1e18)
+            return fail("--lab-length needs a whole number, not '" + parser.value(labLength) + "'");
+        o.lab.length = static_cast<long long>(*v);
+    }
+    if (parser.isSet(labStreams)) {
+        const QString v = parser.value(labStreams).toLower();
+        if (v != "1" && v != "k")
+            return fail("--lab-streams must be 1 or k, not '" + parser.value(labStreams) + "'");
+        o.lab.multiStream = v == "k";
+    }
+    o.lab.pinned = !parser.isSet(labPageable);
+    if (const auto problems = gpu::validateStreamsLab(o.lab); !problems.empty())
+        return fail(QString::fromStdString(problems.front()));
+    o.exportTrace = parser.value(exportTrace);
+    if (parser.isSet(exportTrace) && o.exportTrace.isEmpty())
+        return fail("--export-trace needs a file name");
     o.teaching = parser.isSet(overlay) || parser.isSet(block) || parser.isSet(grid) || o.gridStride;
     if (o.launch.block.x < 1 || o.launch.block.y < 1 || o.launch.block.z < 1)
         return fail("--block dimensions must be at least 1");

@@ -3,6 +3,7 @@
 #include "warpscope/gpu/Backend.h"
 #include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/gpu/LaunchConfig.h"
+#include "warpscope/gpu/StreamsLab.h"
 
 #include <QSize>
 #include <QString>
@@ -27,6 +28,10 @@ struct AppOptions
     bool gridGiven = false; // else the grid is fitted to the mesh
     bool gridStride = false;
     int overlay = 0; // ui::Overlay
+    // The streams lab, run once the window is up when asked for.
+    bool streamsLab = false;
+    gpu::StreamsLabConfig lab;
+    QString exportTrace; // the timeline as Chrome trace JSON, written after the lab or frame
 };
 
 struct ParseResult

@@ -1,7 +1,9 @@
 #include "CommandLine.h"
+#include "warpscope/gpu/TraceExport.h"
 #include "warpscope/ui/FieldView.h"
 #include "warpscope/ui/LaunchPanel.h"
 #include "warpscope/ui/MainWindow.h"
+#include "warpscope/ui/StreamsLabPanel.h"
 
 #include <QApplication>
 #include <QDeadlineTimer>
@@ -15,8 +17,10 @@ using namespace warpscope;
 
 namespace {
 
-// Waits until the requested field is drawn with its colour scale, then saves the window.
-void scheduleScreenshot(ui::MainWindow& window, const QString& path)
+// Waits until the requested field is drawn with its colour scale (and the streams lab, when
+// asked for, has run), then saves the window and/or the timeline, and quits.
+void scheduleBatch(ui::MainWindow& window, const QString& path, const QString& tracePath,
+                   const bool* labDone)
 {
     auto* timer = new QTimer(&window);
     const QDeadlineTimer deadline(120000);
@@ -25,32 +29,49 @@ void scheduleScreenshot(ui::MainWindow& window, const QString& path)
                          std::fprintf(stderr, "warpscope: %s\n", qPrintable(message));
                          QApplication::exit(1);
                      });
-    QObject::connect(timer, &QTimer::timeout, &window, [&window, path, timer, deadline] {
-        ui::FieldView* view = window.fieldView();
-        if (const QString launchErrors = window.launchPanel()->errorText();
-            !launchErrors.isEmpty()) {
-            std::fprintf(stderr, "warpscope: %s\n", qPrintable(launchErrors));
-            QApplication::exit(1);
-            return;
-        }
-        if (!view->frameSettled() || view->shownParams() != view->params()) {
-            if (deadline.hasExpired()) {
-                std::fprintf(stderr, "warpscope: timed out waiting for the first frame\n");
+    QObject::connect(
+        timer, &QTimer::timeout, &window, [&window, path, tracePath, labDone, timer, deadline] {
+            ui::FieldView* view = window.fieldView();
+            if (const QString launchErrors = window.launchPanel()->errorText();
+                !launchErrors.isEmpty()) {
+                std::fprintf(stderr, "warpscope: %s\n", qPrintable(launchErrors));
                 QApplication::exit(1);
+                return;
             }
-            view->update();
-            return;
-        }
-        timer->stop();
-        QApplication::processEvents();
-        if (!window.grab().save(path, "PNG")) {
-            std::fprintf(stderr, "warpscope: could not write %s\n", qPrintable(path));
-            QApplication::exit(1);
-            return;
-        }
-        std::printf("Saved %s (%s)\n", qPrintable(path), qPrintable(view->backendDescription()));
-        QApplication::exit(0);
-    });
+            if (!*labDone || !view->frameSettled() || view->shownParams() != view->params()) {
+                if (deadline.hasExpired()) {
+                    std::fprintf(stderr, "warpscope: timed out waiting for the first frame\n");
+                    QApplication::exit(1);
+                }
+                view->update();
+                return;
+            }
+            timer->stop();
+            QApplication::processEvents();
+            if (!path.isEmpty()) {
+                if (!window.grab().save(path, "PNG")) {
+                    std::fprintf(stderr, "warpscope: could not write %s\n", qPrintable(path));
+                    QApplication::exit(1);
+                    return;
+                }
+                std::printf("Saved %s (%s)\n", qPrintable(path),
+                            qPrintable(view->backendDescription()));
+            }
+            if (!tracePath.isEmpty()) {
+                view->collectTimeline();
+                const gpu::TimelineSnapshot snapshot = window.timeline()->snapshot();
+                if (const gpu::Status s =
+                        gpu::writeTextFile(tracePath.toStdString(), gpu::chromeTraceJson(snapshot));
+                    !s) {
+                    std::fprintf(stderr, "warpscope: %s\n", s.message().c_str());
+                    QApplication::exit(1);
+                    return;
+                }
+                std::printf("Saved %s (%zu spans on %zu lanes)\n", qPrintable(tracePath),
+                            snapshot.spans.size(), snapshot.lanes.size());
+            }
+            QApplication::exit(0);
+        });
     timer->start(50);
 }
 
@@ -88,7 +109,7 @@ int main(int argc, char** argv)
     QApplication::setApplicationName("Warpscope");
     QApplication::setApplicationVersion(WARPSCOPE_VERSION);
 
-    const bool screenshot = !options.screenshot.isEmpty();
+    const bool screenshot = !options.screenshot.isEmpty() || !options.exportTrace.isEmpty();
     ui::WindowOptions windowOptions;
     windowOptions.backend = options.backend;
     windowOptions.forceHostCopy = options.forceHostCopy;
@@ -116,7 +137,23 @@ int main(int argc, char** argv)
         window.statusBar()->showMessage(notice, 10000);
 
     window.show();
+    bool labDone = !options.streamsLab;
+    if (options.streamsLab) {
+        ui::StreamsLabPanel* lab = window.streamsLabPanel();
+        lab->setConfig(options.lab);
+        window.showStreamsLab();
+        QObject::connect(lab, &ui::StreamsLabPanel::finished, &window,
+                         [&labDone, screenshot](bool ok, const QString& summary) {
+                             labDone = true;
+                             std::printf("Streams lab: %s\n", qPrintable(summary));
+                             if (!ok && screenshot) {
+                                 std::fprintf(stderr, "warpscope: the streams lab failed\n");
+                                 QApplication::exit(1);
+                             }
+                         });
+        QTimer::singleShot(0, lab, [lab] { lab->run(); });
+    }
     if (screenshot)
-        scheduleScreenshot(window, options.screenshot);
+        scheduleBatch(window, options.screenshot, options.exportTrace, &labDone);
     return application.exec();
 }

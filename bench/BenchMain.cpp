@@ -1,14 +1,21 @@
 // warpscope-bench: timings of Warpscope's frame path, printed as medians of repeated runs.
 //
 //   warpscope-bench distance [--size N] [--refs K] [--frames F] [--view WxH]
+//   warpscope-bench streams [--arrays K] [--length L] [--runs R] [--trace DIR]
 //
 // With a CUDA device it renders headless through EGL on that device and reports, in one run:
 //   - the interop frame: map, kernel, unmap and draw, wall clock up to glFinish;
 //   - the host-copy frame: kernel, device-to-host copy, glBufferSubData and draw;
 //   - the kernel alone, timed with CUDA events;
 // and kernel times for other sizes, reference counts and precisions. Without CUDA it times
-// the CPU backend's frame the same way.
+// the CPU backend's frame the same way. The interop frame is also timed with the timeline
+// recording, side by side, to show what recording costs.
+//
+// streams runs the streams lab with 1 stream and with K streams, on pinned and on pageable
+// memory, and prints the median job time of each (CUDA events), the ratio, and the floor the
+// copies allow, from the copy spans the timeline recorded.
 #include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/TraceExport.h"
 #include "warpscope/ui/FieldRenderer.h"
 #include "warpscope/ui/HeadlessGl.h"
 
@@ -33,6 +40,10 @@ struct Options
     int refs = 1;
     int frames = 200;
     int viewWidth = 1600, viewHeight = 1000;
+    int arrays = 10;
+    long long length = 10'000'000;
+    int runs = 20;
+    std::string traceDir; // streams: write each mode's last run as Chrome trace JSON here
 };
 
 double median(std::vector<double> v)
@@ -164,6 +175,38 @@ int runDistance(const Options& o)
                fillOnly);
     printFrame("draw alone", drawOnly);
 
+    // The recorder's cost: the same frame without and with the timeline, then without again,
+    // so drift between the runs shows.
+    auto timeline = std::make_shared<gpu::Timeline>();
+    FrameStats recorded, plainAgain;
+    primary.backend->setTimeline(timeline);
+    const bool recordedOk = timeRuns(
+        o.frames,
+        [&](int k) {
+            timeline->beginFrame();
+            gpu::DistanceParams q = p;
+            q.references[0].lon += 1e-4 * (k % 50);
+            if (!primary.backend->fillDistance(q, surface.glBuffer()) ||
+                !primary.backend->collectTimeline())
+                return false;
+            gl->bindFramebuffer();
+            renderer.draw(surface, {p.lonMin, p.latMin, p.lonMax, p.latMax},
+                          {p.lonMin, p.latMin, p.lonMax, p.latMax},
+                          {0, 0, gl->width(), gl->height()}, {0, 0, 0});
+            return true;
+        },
+        recorded);
+    primary.backend->setTimeline(nullptr);
+    if (recordedOk &&
+        timeFrames(*primary.backend, renderer, *gl, surface, p, o.frames, plainAgain)) {
+        printFrame("frame with the timeline recording", recorded);
+        printFrame("frame without it, again", plainAgain);
+        std::printf("  %-44s %+9.3f ms\n", "recording cost per frame",
+                    recorded.medianMs - (primaryFrame.medianMs + plainAgain.medianMs) / 2.0);
+        std::printf("  %-44s %9zu\n", "spans kept from those frames",
+                    timeline->snapshot().spans.size());
+    }
+
     if (primary.backend->kind() == gpu::BackendKind::Cuda) {
         auto hostCopy = gpu::createBackend(gpu::BackendKind::Cuda, {true, true});
         primary.backend->forgetGlBuffer(surface.buffer);
@@ -208,11 +251,119 @@ int runDistance(const Options& o)
     return 0;
 }
 
+struct LabStats
+{
+    FrameStats time;
+    double worstError = 0.0;
+    bool passed = true;
+};
+
+bool timeLab(gpu::Backend& backend, const gpu::StreamsLabConfig& c, int runs, LabStats& out,
+             gpu::Timeline* timeline = nullptr)
+{
+    std::vector<double> times;
+    for (int k = -2; k < runs; ++k) {
+        if (timeline && k == runs - 1) { // keep the spans of the last run only
+            backend.collectTimeline();
+            timeline->clear();
+        }
+        gpu::StreamsLabResult r;
+        if (gpu::Status s = backend.runStreamsLab(c, r); !s) {
+            std::fprintf(stderr, "warpscope-bench: %s\n", s.message().c_str());
+            return false;
+        }
+        if (k < 0)
+            continue;
+        times.push_back(r.totalMs);
+        out.passed = out.passed && r.passed();
+        out.worstError = std::max({out.worstError, r.worstSumError, r.worstElementError});
+    }
+    if (gpu::Status s = backend.collectTimeline(); !s)
+        std::fprintf(stderr, "warpscope-bench: %s\n", s.message().c_str());
+    out.time = {median(times), *std::min_element(times.begin(), times.end()),
+                *std::max_element(times.begin(), times.end())};
+    return true;
+}
+
+int runStreams(const Options& o)
+{
+    auto selection = gpu::createBackend(gpu::BackendKind::Auto);
+    if (!selection.backend) {
+        std::fprintf(stderr, "warpscope-bench: %s\n", selection.reason.c_str());
+        return 1;
+    }
+    gpu::Backend& backend = *selection.backend;
+    std::printf("Backend: %s\n", selection.reason.c_str());
+    std::printf("Streams lab: %d arrays of %lld float32 values (%.0f MB in, %.0f MB out), median "
+                "of %d runs after 2 warm-up, job timed with %s\n\n",
+                o.arrays, o.length, o.arrays * o.length * 4e-6, o.arrays * o.length * 4e-6, o.runs,
+                backend.kind() == gpu::BackendKind::Cuda ? "CUDA events" : "the host clock");
+    gpu::StreamsLabConfig c;
+    c.arrays = o.arrays;
+    c.length = o.length;
+    auto timeline = std::make_shared<gpu::Timeline>();
+    backend.setTimeline(timeline);
+
+    struct Mode
+    {
+        bool pinned, multi;
+        const char* name;
+    };
+    const Mode modes[] = {{true, false, "pinned, 1 stream"},
+                          {true, true, "pinned, K streams"},
+                          {false, false, "pageable, 1 stream"},
+                          {false, true, "pageable, K streams"}};
+    double pinnedOne = 0, pinnedMany = 0, copyInUs = 0, copyOutUs = 0;
+    for (const Mode& m : modes) {
+        c.pinned = m.pinned;
+        c.multiStream = m.multi;
+        LabStats stats;
+        if (!timeLab(backend, c, m.pinned ? o.runs : std::max(3, o.runs / 4), stats,
+                     timeline.get()))
+            return 1;
+        std::printf("  %-22s median %8.3f ms   (min %.3f, max %.3f)   %s, worst error %.1e\n",
+                    m.name, stats.time.medianMs, stats.time.minMs, stats.time.maxMs,
+                    stats.passed ? "sums checked" : "CHECK FAILED", stats.worstError);
+        if (!stats.passed)
+            return 1;
+        if (!o.traceDir.empty()) {
+            const std::string path = o.traceDir + "/streams-" +
+                                     (m.pinned ? "pinned-" : "pageable-") + (m.multi ? "k" : "1") +
+                                     ".json";
+            if (gpu::Status s =
+                    gpu::writeTextFile(path, gpu::chromeTraceJson(timeline->snapshot()));
+                !s)
+                std::fprintf(stderr, "warpscope-bench: %s\n", s.message().c_str());
+        }
+        if (m.pinned && !m.multi) {
+            pinnedOne = stats.time.medianMs;
+            // With one stream nothing overlaps, so the copy spans are the copies' own times.
+            for (const gpu::Span& s : timeline->snapshot().spans) {
+                if (s.kind == gpu::SpanKind::CopyHostToDevice)
+                    copyInUs += s.durationUs();
+                if (s.kind == gpu::SpanKind::CopyDeviceToHost)
+                    copyOutUs = std::max(copyOutUs, s.durationUs());
+            }
+        }
+        if (m.pinned && m.multi)
+            pinnedMany = stats.time.medianMs;
+    }
+    std::printf("\n  %-22s %8.2fx\n", "1 stream / K streams", pinnedOne / pinnedMany);
+    if (backend.kind() == gpu::BackendKind::Cuda && copyInUs > 0) {
+        const double gbps = o.arrays * o.length * 4e-3 / copyInUs;
+        std::printf("  %-22s %8.3f ms   (all copies in at %.1f GB/s, then one array back, "
+                    "from the 1-stream spans)\n",
+                    "floor", (copyInUs + copyOutUs) / 1000.0, gbps);
+    }
+    return 0;
+}
+
 int usage()
 {
     std::fprintf(
         stderr,
-        "usage: warpscope-bench distance [--size N] [--refs K] [--frames F] [--view WxH]\n");
+        "usage: warpscope-bench distance [--size N] [--refs K] [--frames F] [--view WxH]\n"
+        "       warpscope-bench streams [--arrays K] [--length L] [--runs R] [--trace DIR]\n");
     return 2;
 }
 
@@ -220,8 +371,9 @@ int usage()
 
 int main(int argc, char** argv)
 {
-    if (argc < 2 || std::strcmp(argv[1], "distance") != 0)
+    if (argc < 2 || (std::strcmp(argv[1], "distance") != 0 && std::strcmp(argv[1], "streams") != 0))
         return usage();
+    const bool streams = std::strcmp(argv[1], "streams") == 0;
     Options o;
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -234,6 +386,14 @@ int main(int argc, char** argv)
             o.refs = std::atoi(value);
         else if (arg == "--frames")
             o.frames = std::atoi(value);
+        else if (arg == "--arrays")
+            o.arrays = std::atoi(value);
+        else if (arg == "--length")
+            o.length = std::atoll(value);
+        else if (arg == "--runs")
+            o.runs = std::atoi(value);
+        else if (arg == "--trace")
+            o.traceDir = value;
         else if (arg == "--view" && std::sscanf(value, "%dx%d", &o.viewWidth, &o.viewHeight) == 2) {
         } else
             return usage();
@@ -245,6 +405,17 @@ int main(int argc, char** argv)
         std::fprintf(stderr,
                      "warpscope-bench: size 2..16384, refs 1..64, frames >= 1, view >= 16x16\n");
         return 2;
+    }
+    if (streams) {
+        gpu::StreamsLabConfig c;
+        c.arrays = o.arrays;
+        c.length = o.length;
+        if (const auto problems = gpu::validateStreamsLab(c); !problems.empty() || o.runs < 1) {
+            std::fprintf(stderr, "warpscope-bench: %s\n",
+                         problems.empty() ? "runs must be at least 1" : problems.front().c_str());
+            return 2;
+        }
+        return runStreams(o);
     }
     return runDistance(o);
 }

@@ -192,6 +192,10 @@ void FieldView::initializeGL()
     }
     m_backend = std::move(selection.backend);
     m_hostJobs = m_backend->kind() == gpu::BackendKind::Cpu;
+    if (m_timeline) {
+        m_backend->setTimeline(m_timeline);
+        m_drawLane = m_timeline->lane("OpenGL: field view");
+    }
     // CUDA's reason already names the GPU; the CPU's gets its thread count.
     if (m_hostJobs)
         reason += " · " + QString::fromStdString(m_backend->deviceName());
@@ -208,6 +212,7 @@ void FieldView::releaseGl()
         m_renderer.destroySurface(m_surface);
     m_renderer.destroyOwners(m_owners);
     m_renderer.release();
+    m_drawTimer.release();
     m_backend.reset();
 }
 
@@ -461,8 +466,28 @@ void FieldView::resizeGL(int, int)
     m_annotations->setGeometry(rect());
 }
 
+QString FieldView::collectTimeline()
+{
+    // The CPU backend adds its spans as it goes, from whichever thread runs it.
+    if (!m_backend || !m_timeline)
+        return {};
+    if (context()) { // draws timed in earlier frames
+        makeCurrent();
+        m_drawTimer.collect();
+        doneCurrent();
+    }
+    if (m_hostJobs)
+        return {};
+    const gpu::Status s = m_backend->collectTimeline();
+    return s ? QString() : QString::fromStdString(s.message());
+}
+
 void FieldView::paintGL()
 {
+    if (m_timeline) {
+        m_timeline->beginFrame();
+        m_drawTimer.collect();
+    }
     if (m_ready) {
         HostField field = std::move(*m_ready);
         m_ready.reset();
@@ -479,10 +504,14 @@ void FieldView::paintGL()
         const qreal dpr = devicePixelRatioF();
         const Viewport viewport{int(area.left() * dpr), int((height() - area.bottom() - 1) * dpr),
                                 int(area.width() * dpr), int(area.height() * dpr)};
+        if (m_timeline)
+            m_drawTimer.begin();
         m_renderer.draw(
             m_surface, meshRect(m_shown), m_view, viewport,
             {float(kBackground.redF()), float(kBackground.greenF()), float(kBackground.blueF())},
             m_overlayMode, m_lesson ? &m_owners : nullptr);
+        if (m_timeline)
+            m_drawTimer.end(*m_timeline, m_drawLane, "draw field");
     }
     m_annotations->update();
 }

@@ -4,6 +4,8 @@
 #include "warpscope/ui/FieldView.h"
 #include "warpscope/ui/LaunchPanel.h"
 #include "warpscope/ui/ParametersPanel.h"
+#include "warpscope/ui/StreamsLabPanel.h"
+#include "warpscope/ui/TimelinePanel.h"
 
 #include <QAction>
 #include <QApplication>
@@ -80,13 +82,16 @@ constexpr int kMarkerDragControl = 1000;
 } // namespace
 
 MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
-    : QMainWindow(parent), m_options(options), m_view(new FieldView(this)),
-      m_panel(new ParametersPanel(this)), m_device(new DevicePanel(this)),
-      m_launch(new LaunchPanel(this)), m_undo(new QUndoStack(this)),
+    : QMainWindow(parent), m_options(options), m_timeline(std::make_shared<gpu::Timeline>()),
+      m_view(new FieldView(this)), m_panel(new ParametersPanel(this)),
+      m_device(new DevicePanel(this)), m_launch(new LaunchPanel(this)),
+      m_timelinePanel(new TimelinePanel(m_timeline, this)),
+      m_lab(new StreamsLabPanel(m_timeline, options.backend, this)), m_undo(new QUndoStack(this)),
       m_backendLabel(new QLabel(this)), m_meshLabel(new QLabel(this)), m_timeLabel(new QLabel(this))
 {
     setWindowTitle(tr("Warpscope"));
     m_view->setBackendRequest(options.backend, options.forceHostCopy);
+    m_view->setTimeline(m_timeline);
     setCentralWidget(m_view);
 
     auto* dock = new QDockWidget(tr("Parameters"), this);
@@ -107,7 +112,27 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     launchDock->setWidget(m_launch);
     addDockWidget(Qt::LeftDockWidgetArea, launchDock);
     tabifyDockWidget(dock, launchDock);
+    auto* labDock = new QDockWidget(tr("Streams lab"), this);
+    labDock->setObjectName("streamsLabDock");
+    labDock->setWidget(m_lab);
+    addDockWidget(Qt::LeftDockWidgetArea, labDock);
+    tabifyDockWidget(dock, labDock);
     dock->raise();
+    auto* timelineDock = new QDockWidget(tr("Timeline"), this);
+    timelineDock->setObjectName("timelineDock");
+    timelineDock->setWidget(m_timelinePanel);
+    addDockWidget(Qt::BottomDockWidgetArea, timelineDock);
+    resizeDocks({timelineDock}, {260}, Qt::Vertical);
+    connect(m_timelinePanel, &TimelinePanel::message, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 10000); });
+    connect(m_lab, &StreamsLabPanel::timelineProblem, m_timelinePanel, &TimelinePanel::setProblem);
+    connect(m_lab, &StreamsLabPanel::finished, this, [this](bool, const QString& summary) {
+        statusBar()->showMessage(tr("Streams lab: %1").arg(summary), 15000);
+        m_timelinePanel->refresh();
+        const auto [from, to] = m_lab->lastRunUs();
+        if (to > from)
+            m_timelinePanel->fitWithin(from, to);
+    });
     connect(m_launch, &LaunchPanel::changed, this, [this] {
         // An invalid launch leaves the last valid one in place; the panel says why.
         if (!m_launch->teachingChosen())
@@ -170,6 +195,16 @@ void MainWindow::createMenus()
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* shot = file->addAction(tr("Save &Screenshot…"), this, &MainWindow::saveScreenshot);
     shot->setShortcut(QKeySequence::Save);
+    file->addAction(tr("Export &Trace…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export trace"), "warpscope-trace.json", tr("Chrome trace (*.json)"));
+        if (path.isEmpty())
+            return;
+        if (const QString error = m_timelinePanel->exportTrace(path); !error.isEmpty())
+            QMessageBox::warning(this, tr("Export failed"), error);
+        else
+            statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+    });
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -192,6 +227,13 @@ void MainWindow::createMenus()
     zoomIn->setShortcut(QKeySequence::ZoomIn);
     QAction* zoomOut = view->addAction(tr("Zoom &Out"), m_view, [this] { m_view->zoomBy(0.8); });
     zoomOut->setShortcut(QKeySequence::ZoomOut);
+    view->addSeparator();
+    for (const char* name :
+         {"parametersDock", "deviceDock", "launchDock", "streamsLabDock", "timelineDock"})
+        if (auto* dock = findChild<QDockWidget*>(name))
+            view->addAction(dock->toggleViewAction());
+    if (auto* dock = findChild<QDockWidget*>("timelineDock"))
+        dock->toggleViewAction()->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Warpscope"), this, [this] {
@@ -201,6 +243,12 @@ void MainWindow::createMenus()
                "fields computed by CUDA straight into OpenGL.</p><p>Backend: %2</p>")
                 .arg(QApplication::applicationVersion(), m_view->backendDescription()));
     });
+}
+
+void MainWindow::showStreamsLab()
+{
+    if (auto* dock = findChild<QDockWidget*>("streamsLabDock"))
+        dock->raise();
 }
 
 void MainWindow::showLaunchPanel()
@@ -304,6 +352,8 @@ void MainWindow::updatePrecisionHint(const gpu::DistanceParams& params)
 
 void MainWindow::refreshStatus()
 {
+    if (const QString problem = m_view->collectTimeline(); !problem.isEmpty())
+        m_timelinePanel->setProblem(problem);
     if (const auto ms = m_view->lastKernelMs())
         m_timeLabel->setText(tr("kernel %1 ms").arg(*ms, 0, 'f', *ms < 1 ? 3 : 1));
 }

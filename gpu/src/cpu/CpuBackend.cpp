@@ -3,9 +3,11 @@
 #include "BackendInternal.h"
 #include "DistancePlan.h"
 #include "GlUpload.h"
+#include "StreamsLabSupport.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <new>
 #include <unistd.h>
@@ -53,7 +55,8 @@ template <typename T, typename Out> void CpuBackend::run(const DistanceParams& p
 
     // Column terms once per frame: sin² of half the longitude difference, per reference.
     std::vector<T> colTerms(std::size_t(refs) * nx);
-    m_pool.parallelFor(colTerms.size(), [&](std::size_t b, std::size_t e, unsigned) {
+    m_pool.parallelFor(colTerms.size(), [&](std::size_t b, std::size_t e, unsigned w) {
+        const ScopedHostSpan span(m_timeline.get(), workerLane(w), "column terms");
         for (std::size_t k = b; k < e; ++k)
             colTerms[k] = planColTerm(plan, int(k % nx), int(k / nx));
     });
@@ -61,6 +64,8 @@ template <typename T, typename Out> void CpuBackend::run(const DistanceParams& p
     std::vector<Out> mins(m_pool.size(), std::numeric_limits<Out>::max());
     std::vector<Out> maxs(m_pool.size(), Out(0));
     m_pool.parallelFor(std::size_t(plan.ny), [&](std::size_t b, std::size_t e, unsigned w) {
+        const ScopedHostSpan span(m_timeline.get(), workerLane(w),
+                                  "rows " + std::to_string(b) + "-" + std::to_string(e - 1));
         std::vector<T> best(nx);
         Out lo = mins[w], hi = maxs[w];
         for (std::size_t i = b; i < e; ++i) {
@@ -96,6 +101,7 @@ template <typename Out> Status CpuBackend::compute(const DistanceParams& params,
         return s;
     const FieldLayout layout = layoutFor(params);
     const auto start = std::chrono::steady_clock::now();
+    const ScopedHostSpan span(m_timeline.get(), workerLane(0), "distance field");
     try {
         if (params.precision == Precision::Float64)
             run<double>(params, out.data());
@@ -135,6 +141,7 @@ Status CpuBackend::fillDistance(const DistanceParams& params, const GlBuffer& ta
     }
     if (Status s = compute(params, std::span<float>(m_staging)); !s)
         return s;
+    const ScopedHostSpan span(m_timeline.get(), workerLane(0), "glBufferSubData");
     return uploadToGlBuffer(target.id, m_staging.data(), m_staging.size());
 }
 
@@ -209,6 +216,97 @@ Status CpuBackend::timeKernel(const DistanceParams& params, int repetitions, dou
     }
     std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
     medianMs = times[times.size() / 2];
+    return Status::success();
+}
+
+void CpuBackend::setTimeline(std::shared_ptr<Timeline> timeline)
+{
+    m_timeline = std::move(timeline);
+    m_workerLanes.clear();
+    if (m_timeline)
+        for (unsigned w = 0; w < m_pool.size(); ++w)
+            m_workerLanes.push_back(m_timeline->lane("CPU thread " + std::to_string(w)));
+}
+
+// The same steps as on the GPU, as nested spans: partial sums over blocks of the array, the
+// final sum of the partial sums, then the division.
+void CpuBackend::normaliseArray(const float* in, float* out, std::size_t length, unsigned worker)
+{
+    constexpr std::size_t kBlocks = 64;
+    Timeline* timeline = m_timeline.get();
+    const int lane = workerLane(worker);
+    std::vector<double> partial(kBlocks, 0.0);
+    {
+        const ScopedHostSpan span(timeline, lane, "partial sums");
+        for (std::size_t b = 0; b < kBlocks; ++b)
+            for (std::size_t i = length * b / kBlocks; i < length * (b + 1) / kBlocks; ++i)
+                partial[b] += in[i];
+    }
+    double sum = 0.0;
+    {
+        const ScopedHostSpan span(timeline, lane, "final sum");
+        for (const double p : partial)
+            sum += p;
+    }
+    const ScopedHostSpan span(timeline, lane, "divide");
+    const float divisor = float(sum);
+    for (std::size_t i = 0; i < length; ++i)
+        out[i] = in[i] / divisor;
+}
+
+Status CpuBackend::runStreamsLab(const StreamsLabConfig& config, StreamsLabResult& result)
+{
+    if (const auto problems = validateStreamsLab(config); !problems.empty())
+        return Status::failure(problems.front());
+    if (Status s = checkStreamsLabHostMemory(config); !s)
+        return s;
+    const auto arrays = std::size_t(config.arrays);
+    const auto length = std::size_t(config.length);
+    const bool sameInputs = m_labInputs.size() == arrays && !m_labInputs.empty() &&
+                            m_labInputs.front().size() == length && m_labConfig.seed == config.seed;
+    std::vector<float*> inputs, outputs;
+    try {
+        if (!sameInputs) {
+            m_labInputs.assign(arrays, std::vector<float>(length));
+            m_labOutputs.assign(arrays, std::vector<float>(length));
+        }
+    } catch (const std::bad_alloc&) {
+        m_labInputs.clear();
+        m_labOutputs.clear();
+        return Status::failure("Out of host memory for the streams lab's arrays");
+    }
+    for (std::size_t a = 0; a < arrays; ++a) {
+        inputs.push_back(m_labInputs[a].data());
+        outputs.push_back(m_labOutputs[a].data());
+        std::fill(m_labOutputs[a].begin(), m_labOutputs[a].end(), std::nanf(""));
+    }
+    if (!sameInputs)
+        fillStreamsLabInputs(m_pool, config, inputs);
+    m_labConfig = config;
+
+    // Host memory has no copies and no pinning; streams map to threads: one thread takes
+    // every array in turn, or the arrays are spread over all threads.
+    result = StreamsLabResult{};
+    result.streams = config.multiStream ? int(std::min<std::size_t>(arrays, m_pool.size())) : 1;
+    const auto start = std::chrono::steady_clock::now();
+    auto normaliseRange = [&](std::size_t begin, std::size_t end, unsigned worker) {
+        for (std::size_t a = begin; a < end; ++a) {
+            const ScopedHostSpan span(m_timeline.get(), workerLane(worker),
+                                      "normalise array " + std::to_string(a));
+            normaliseArray(inputs[a], outputs[a], length, worker);
+        }
+    };
+    if (config.multiStream)
+        m_pool.parallelFor(arrays, normaliseRange);
+    else
+        normaliseRange(0, arrays, 0);
+    const auto stop = std::chrono::steady_clock::now();
+    result.totalMs = std::chrono::duration<double, std::milli>(stop - start).count();
+    if (m_timeline) {
+        result.jobStartUs = m_timeline->toUs(start);
+        result.jobEndUs = m_timeline->toUs(stop);
+    }
+    checkStreamsLabOutputs(m_pool, config, inputs, outputs, result);
     return Status::success();
 }
 

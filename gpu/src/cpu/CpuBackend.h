@@ -28,8 +28,15 @@ public:
     Status runLesson(const DistanceParams& params, const LessonLaunch& lesson,
                      std::span<float> field, std::span<std::uint32_t> owners) override;
     Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) override;
+    void setTimeline(std::shared_ptr<Timeline> timeline) override;
+    Status collectTimeline() override { return Status::success(); }
+    Status runStreamsLab(const StreamsLabConfig& config, StreamsLabResult& result) override;
 
 private:
+    // The lane of pool worker w (0 is the calling thread), or -1 without a timeline.
+    int workerLane(unsigned w) const { return m_timeline ? m_workerLanes[w] : -1; }
+    void normaliseArray(const float* in, float* out, std::size_t length, unsigned worker);
+
     template <typename Out> Status compute(const DistanceParams& params, std::span<Out> out);
     template <typename T, typename Out> void run(const DistanceParams& params, Out* out);
     template <typename T>
@@ -37,6 +44,11 @@ private:
                         std::uint32_t* owners);
 
     ThreadPool m_pool;
+    std::shared_ptr<Timeline> m_timeline;
+    std::vector<int> m_workerLanes;
+    // The streams lab's arrays, kept while the configuration stays the same.
+    StreamsLabConfig m_labConfig;
+    std::vector<std::vector<float>> m_labInputs, m_labOutputs;
     std::vector<float> m_staging;
     std::optional<double> m_lastMs;
     std::optional<FieldStats> m_lastStats;

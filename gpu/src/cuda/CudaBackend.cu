@@ -1,13 +1,18 @@
 #include "BackendInternal.h"
 #include "GlUpload.h"
+#include "StreamsLabSupport.h"
 #include "cuda/CudaCheck.h"
+#include "cuda/CudaSpanRecorder.h"
 #include "cuda/DistanceKernel.cuh"
 #include "cuda/LessonKernel.cuh"
+#include "cuda/StreamsLabKernels.cuh"
 
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>
 #include <algorithm>
+#include <cmath>
 #include <cuda_gl_interop.h>
+#include <new>
 #include <vector>
 
 namespace warpscope::gpu {
@@ -47,6 +52,9 @@ public:
     Status runLesson(const DistanceParams& params, const LessonLaunch& lesson,
                      std::span<float> field, std::span<std::uint32_t> owners) override;
     Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) override;
+    void setTimeline(std::shared_ptr<Timeline> timeline) override;
+    Status collectTimeline() override { return m_recorder.collect(); }
+    Status runStreamsLab(const StreamsLabConfig& config, StreamsLabResult& result) override;
 
 private:
     struct Registration
@@ -73,6 +81,14 @@ private:
     };
     Status grow(GrowBuffer& buffer, std::size_t bytes);
     Status registration(const GlBuffer& target, cudaGraphicsResource_t& resource);
+    // Runs op, which queues work on stream, as one span of the timeline.
+    template <typename Op>
+    Status recorded(cudaStream_t stream, int lane, SpanKind kind, std::string name,
+                    std::uint64_t bytes, Op&& op);
+    // Allocates and fills the streams lab's host arrays, unless the last run's still fit.
+    Status prepareLabHost(const StreamsLabConfig& config);
+    void releaseLabHost();
+    ThreadPool& hostPool();
 
     int m_device;
     DisplayPath m_path;
@@ -94,6 +110,41 @@ private:
     GrowBuffer m_pinned{"the field's copy", true};
     GrowBuffer m_owners{"the thread owners", false};
     std::vector<Registration> m_registrations;
+
+    CudaSpanRecorder m_recorder;
+    int m_streamLane = -1;
+    int m_hostLane = -1;
+
+    // The streams lab: its streams, device arrays and host arrays, kept between runs.
+    std::vector<cudaStream_t> m_labStreams;
+    std::vector<int> m_labLanes;
+    GrowBuffer m_labDevice{"the streams lab's arrays", false};
+    GrowBuffer m_labSums{"the streams lab's sums", false};
+    StreamsLabConfig m_labConfig;
+    std::vector<float*> m_labInputs, m_labOutputs;
+    float* m_labPinned = nullptr;
+    std::vector<std::vector<float>> m_labPageable;
+    std::unique_ptr<ThreadPool> m_hostPool; // fills and checks the lab's host arrays
+};
+
+// Events that are destroyed with their owner, for code that can return early.
+struct ScopedEvents
+{
+    std::vector<cudaEvent_t> events;
+    ~ScopedEvents()
+    {
+        for (cudaEvent_t e : events)
+            cudaEventDestroy(e);
+    }
+    Status create(std::size_t count)
+    {
+        while (events.size() < count) {
+            cudaEvent_t e = nullptr;
+            WS_CUDA_TRY(cudaEventCreate(&e));
+            events.push_back(e);
+        }
+        return Status::success();
+    }
 };
 
 Status CudaBackend::initialize()
@@ -136,6 +187,13 @@ CudaBackend::~CudaBackend()
         cudaGraphicsUnregisterResource(r.resource);
     if (m_stream)
         cudaStreamSynchronize(m_stream);
+    for (cudaStream_t stream : m_labStreams) {
+        cudaStreamSynchronize(stream);
+        cudaStreamDestroy(stream);
+    }
+    releaseLabHost();
+    cudaFree(m_labDevice.pointer);
+    cudaFree(m_labSums.pointer);
     cudaFree(m_field.pointer);
     cudaFree(m_statsState);
     cudaFree(m_scratch.pointer);
@@ -207,20 +265,42 @@ template <typename Out> Status CudaBackend::runTimed(const DistanceParams& param
     if (Status s = grow(m_scratch, scratchBytesFor(params)); !s)
         return s;
     WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
+    const std::string launchText =
+        m_recorder.recording()
+            ? distanceLaunchText(layoutFor(params).pitch, params.ny, int(params.references.size()))
+            : std::string();
+    const int token =
+        m_recorder.begin(m_stream, m_streamLane, SpanKind::Kernel, "distance field", 0, launchText);
     if (Status s = launch(params, out); !s)
         return s;
+    m_recorder.end(token, m_stream);
     WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
     m_timingPending = true;
     return Status::success();
 }
 
+template <typename Op>
+Status CudaBackend::recorded(cudaStream_t stream, int lane, SpanKind kind, std::string name,
+                             std::uint64_t bytes, Op&& op)
+{
+    const int token = m_recorder.begin(stream, lane, kind, std::move(name), bytes);
+    Status status = op();
+    m_recorder.end(token, stream);
+    return status;
+}
+
 Status CudaBackend::queueStatsReadback()
 {
     // From the kernel's state, never from a mapped GL buffer (see DistanceKernel.cuh).
-    WS_CUDA_TRY(cudaMemcpyAsync(m_pinnedStats, &m_statsState->finalMin, 2 * sizeof(double),
-                                cudaMemcpyDeviceToHost, m_stream));
-    m_statsPending = true;
-    return Status::success();
+    const Status status = recorded(
+        m_stream, m_streamLane, SpanKind::CopyDeviceToHost, "field min/max", 2 * sizeof(double),
+        [&] {
+            return cudaStatus(cudaMemcpyAsync(m_pinnedStats, &m_statsState->finalMin,
+                                              2 * sizeof(double), cudaMemcpyDeviceToHost, m_stream),
+                              "Copying the field's min and max");
+        });
+    m_statsPending = status.ok();
+    return status;
 }
 
 template <typename Out>
@@ -238,7 +318,15 @@ Status CudaBackend::computeToHost(const DistanceParams& params, std::span<Out> o
         return s;
     if (Status s = queueStatsReadback(); !s)
         return s;
-    WS_CUDA_TRY(cudaMemcpyAsync(out.data(), device, bytes, cudaMemcpyDeviceToHost, m_stream));
+    if (Status s =
+            recorded(m_stream, m_streamLane, SpanKind::CopyDeviceToHost, "field to host", bytes,
+                     [&] {
+                         return cudaStatus(cudaMemcpyAsync(out.data(), device, bytes,
+                                                           cudaMemcpyDeviceToHost, m_stream),
+                                           "Copying the field to the host");
+                     });
+        !s)
+        return s;
     WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
     return Status::success();
 }
@@ -280,16 +368,36 @@ Status CudaBackend::fillDistance(const DistanceParams& params, const GlBuffer& t
             return s;
         if (Status s = queueStatsReadback(); !s)
             return s;
-        WS_CUDA_TRY(cudaMemcpyAsync(m_pinned.pointer, m_field.pointer, count * sizeof(float),
-                                    cudaMemcpyDeviceToHost, m_stream));
+        if (Status s =
+                recorded(m_stream, m_streamLane, SpanKind::CopyDeviceToHost, "field to host",
+                         count * sizeof(float),
+                         [&] {
+                             return cudaStatus(cudaMemcpyAsync(m_pinned.pointer, m_field.pointer,
+                                                               count * sizeof(float),
+                                                               cudaMemcpyDeviceToHost, m_stream),
+                                               "Copying the field to the host");
+                         });
+            !s)
+            return s;
         WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
+        const ScopedHostSpan span(m_recorder.timeline(), m_hostLane, "glBufferSubData");
         return uploadToGlBuffer(target.id, static_cast<const float*>(m_pinned.pointer), count);
     }
 
     cudaGraphicsResource_t resource = nullptr;
     if (Status s = registration(target, resource); !s)
         return s;
-    WS_CUDA_TRY(cudaGraphicsMapResources(1, &resource, m_stream));
+    {
+        const ScopedHostSpan span(m_recorder.timeline(), m_hostLane, "cudaGraphicsMapResources");
+        if (Status s =
+                recorded(m_stream, m_streamLane, SpanKind::Interop, "map GL buffer", 0,
+                         [&] {
+                             return cudaStatus(cudaGraphicsMapResources(1, &resource, m_stream),
+                                               "cudaGraphicsMapResources");
+                         });
+            !s)
+            return s;
+    }
     // The pointer can change between maps, so it is fetched after every map.
     void* pointer = nullptr;
     std::size_t mappedBytes = 0;
@@ -301,8 +409,14 @@ Status CudaBackend::fillDistance(const DistanceParams& params, const GlBuffer& t
     if (status)
         status = runTimed(params, static_cast<float*>(pointer));
     // Unmap even after a failure, so GL can use the buffer again.
-    const Status unmapped = cudaStatus(cudaGraphicsUnmapResources(1, &resource, m_stream),
-                                       "cudaGraphicsUnmapResources");
+    Status unmapped;
+    {
+        const ScopedHostSpan span(m_recorder.timeline(), m_hostLane, "cudaGraphicsUnmapResources");
+        unmapped = recorded(m_stream, m_streamLane, SpanKind::Interop, "unmap GL buffer", 0, [&] {
+            return cudaStatus(cudaGraphicsUnmapResources(1, &resource, m_stream),
+                              "cudaGraphicsUnmapResources");
+        });
+    }
     if (!status)
         return status;
     if (!unmapped)
@@ -403,6 +517,199 @@ Status CudaBackend::timeKernel(const DistanceParams& params, int repetitions, do
     }
     std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
     medianMs = times[times.size() / 2];
+    return Status::success();
+}
+
+void CudaBackend::setTimeline(std::shared_ptr<Timeline> timeline)
+{
+    cudaSetDevice(m_device);
+    if (timeline) {
+        m_streamLane = timeline->lane("CUDA stream: field");
+        m_hostLane = timeline->lane("Host: field thread");
+        m_labLanes.clear();
+        for (std::size_t k = 0; k < m_labStreams.size(); ++k)
+            m_labLanes.push_back(timeline->lane("CUDA stream " + std::to_string(k + 1) + ": lab"));
+    }
+    m_recorder.setTimeline(std::move(timeline));
+}
+
+ThreadPool& CudaBackend::hostPool()
+{
+    if (!m_hostPool)
+        m_hostPool = std::make_unique<ThreadPool>();
+    return *m_hostPool;
+}
+
+void CudaBackend::releaseLabHost()
+{
+    cudaFreeHost(m_labPinned);
+    m_labPinned = nullptr;
+    m_labPageable.clear();
+    m_labInputs.clear();
+    m_labOutputs.clear();
+}
+
+Status CudaBackend::prepareLabHost(const StreamsLabConfig& config)
+{
+    const auto arrays = std::size_t(config.arrays);
+    const auto length = std::size_t(config.length);
+    if (m_labInputs.size() == arrays && m_labConfig.length == config.length &&
+        m_labConfig.pinned == config.pinned && m_labConfig.seed == config.seed)
+        return Status::success();
+    releaseLabHost();
+    if (config.pinned) {
+        const std::size_t bytes = 2 * arrays * length * sizeof(float);
+        if (const cudaError_t e = cudaMallocHost(reinterpret_cast<void**>(&m_labPinned), bytes);
+            e != cudaSuccess) {
+            cudaGetLastError();
+            m_labPinned = nullptr;
+            return Status::failure("Could not pin " + std::to_string(bytes >> 20) +
+                                   " MiB of host memory (" + cudaGetErrorString(e) +
+                                   "). Use pageable memory, or fewer or shorter arrays.");
+        }
+        for (std::size_t a = 0; a < arrays; ++a) {
+            m_labInputs.push_back(m_labPinned + a * length);
+            m_labOutputs.push_back(m_labPinned + (arrays + a) * length);
+        }
+    } else {
+        try {
+            m_labPageable.assign(2 * arrays, std::vector<float>(length));
+        } catch (const std::bad_alloc&) {
+            releaseLabHost();
+            return Status::failure("Out of host memory for the streams lab's arrays");
+        }
+        for (std::size_t a = 0; a < arrays; ++a) {
+            m_labInputs.push_back(m_labPageable[a].data());
+            m_labOutputs.push_back(m_labPageable[arrays + a].data());
+        }
+    }
+    fillStreamsLabInputs(hostPool(), config, m_labInputs);
+    m_labConfig = config;
+    return Status::success();
+}
+
+Status CudaBackend::runStreamsLab(const StreamsLabConfig& config, StreamsLabResult& result)
+{
+    if (const auto problems = validateStreamsLab(config); !problems.empty())
+        return Status::failure(problems.front());
+    if (Status s = checkStreamsLabHostMemory(config); !s)
+        return s;
+    WS_CUDA_TRY(cudaSetDevice(m_device));
+    const auto arrays = std::size_t(config.arrays);
+    const auto length = std::size_t(config.length);
+    const std::size_t arrayBytes = length * sizeof(float);
+    // Arrays start 16 bytes apart at least, for the kernels' 16-byte loads.
+    const std::size_t pitch = (length + 3) / 4 * 4;
+    // Four blocks per SM keep enough loads in flight; short arrays need fewer.
+    const int blocks = int(std::clamp<std::size_t>((length / 4 + kLabThreads - 1) / kLabThreads, 1,
+                                                   std::size_t(4 * m_info.smCount)));
+    const std::size_t sumsPerArray = std::size_t(blocks) + 1; // partial sums, then the sum
+    const std::size_t deviceBytes = arrays * pitch * sizeof(float);
+    const std::size_t sumsBytes = arrays * sumsPerArray * sizeof(double);
+
+    std::size_t freeBytes = 0, totalBytes = 0;
+    WS_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
+    freeBytes += m_labDevice.bytes + m_labSums.bytes;
+    if (deviceBytes + sumsBytes > freeBytes)
+        return Status::failure(
+            "The streams lab needs " + std::to_string((deviceBytes + sumsBytes) >> 20) +
+            " MiB of GPU memory; " + std::to_string(freeBytes >> 20) + " MiB are free on " +
+            m_info.name + ". Use fewer or shorter arrays.");
+    if (Status s = grow(m_labDevice, deviceBytes); !s)
+        return s;
+    if (Status s = grow(m_labSums, sumsBytes); !s)
+        return s;
+    if (Status s = prepareLabHost(config); !s)
+        return s;
+
+    const std::size_t streamCount = config.multiStream ? arrays : 1;
+    while (m_labStreams.size() < streamCount) {
+        cudaStream_t stream = nullptr;
+        WS_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        m_labStreams.push_back(stream);
+        if (Timeline* timeline = m_recorder.timeline())
+            m_labLanes.push_back(
+                timeline->lane("CUDA stream " + std::to_string(m_labStreams.size()) + ": lab"));
+    }
+    // Poison the outputs, so an element that is never copied back fails the check.
+    hostPool().parallelFor(arrays, [&](std::size_t begin, std::size_t end, unsigned) {
+        for (std::size_t a = begin; a < end; ++a)
+            std::fill(m_labOutputs[a], m_labOutputs[a] + length, std::nanf(""));
+    });
+
+    // Event 0 starts the job, 1 ends it, and 2.. let stream 0 wait for the others.
+    ScopedEvents events;
+    if (Status s = events.create(2 + streamCount); !s)
+        return s;
+    cudaStream_t first = m_labStreams[0];
+    WS_CUDA_TRY(cudaEventRecord(events.events[0], first));
+    for (std::size_t k = 1; k < streamCount; ++k)
+        WS_CUDA_TRY(cudaStreamWaitEvent(m_labStreams[k], events.events[0]));
+
+    auto* device = static_cast<float*>(m_labDevice.pointer);
+    auto* sums = static_cast<double*>(m_labSums.pointer);
+    for (std::size_t a = 0; a < arrays; ++a) {
+        cudaStream_t stream = m_labStreams[a % streamCount];
+        const int lane = m_recorder.recording() ? m_labLanes[a % streamCount] : -1;
+        float* data = device + a * pitch;
+        double* partial = sums + a * sumsPerArray;
+        const std::string tag = " " + std::to_string(a);
+        if (Status s =
+                recorded(stream, lane, SpanKind::CopyHostToDevice, "copy in" + tag, arrayBytes,
+                         [&] {
+                             return cudaStatus(cudaMemcpyAsync(data, m_labInputs[a], arrayBytes,
+                                                               cudaMemcpyHostToDevice, stream),
+                                               "Copying an array to the GPU");
+                         });
+            !s)
+            return s;
+        const std::string launch =
+            "grid " + std::to_string(blocks) + ", block " + std::to_string(kLabThreads);
+        int token =
+            m_recorder.begin(stream, lane, SpanKind::Kernel, "partial sums" + tag, 0, launch);
+        if (Status s = cudaStatus(launchPartialSums(data, length, partial, blocks, stream),
+                                  "Launching the partial sums");
+            !s)
+            return s;
+        m_recorder.end(token, stream);
+        token = m_recorder.begin(stream, lane, SpanKind::Kernel, "final sum" + tag, 0,
+                                 "grid 1, block " + std::to_string(kLabThreads));
+        if (Status s = cudaStatus(launchFinalSum(partial, blocks, partial + blocks, stream),
+                                  "Launching the final sum");
+            !s)
+            return s;
+        m_recorder.end(token, stream);
+        token = m_recorder.begin(stream, lane, SpanKind::Kernel, "divide" + tag, 0, launch);
+        if (Status s = cudaStatus(launchDivide(data, length, partial + blocks, blocks, stream),
+                                  "Launching the division");
+            !s)
+            return s;
+        m_recorder.end(token, stream);
+        if (Status s =
+                recorded(stream, lane, SpanKind::CopyDeviceToHost, "copy out" + tag, arrayBytes,
+                         [&] {
+                             return cudaStatus(cudaMemcpyAsync(m_labOutputs[a], data, arrayBytes,
+                                                               cudaMemcpyDeviceToHost, stream),
+                                               "Copying an array back to the host");
+                         });
+            !s)
+            return s;
+    }
+    for (std::size_t k = 1; k < streamCount; ++k) {
+        WS_CUDA_TRY(cudaEventRecord(events.events[2 + k], m_labStreams[k]));
+        WS_CUDA_TRY(cudaStreamWaitEvent(first, events.events[2 + k]));
+    }
+    WS_CUDA_TRY(cudaEventRecord(events.events[1], first));
+    WS_CUDA_TRY(cudaEventSynchronize(events.events[1]));
+    float ms = 0.0f;
+    WS_CUDA_TRY(cudaEventElapsedTime(&ms, events.events[0], events.events[1]));
+
+    result = StreamsLabResult{};
+    result.totalMs = ms;
+    result.streams = int(streamCount);
+    result.jobStartUs = m_recorder.hostUs(events.events[0]);
+    result.jobEndUs = m_recorder.hostUs(events.events[1]);
+    checkStreamsLabOutputs(hostPool(), config, m_labInputs, m_labOutputs, result);
     return Status::success();
 }
 

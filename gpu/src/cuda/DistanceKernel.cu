@@ -211,7 +211,22 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T>)
     }
 }
 
+dim3 fieldGrid(int pitch, int ny)
+{
+    return dim3((pitch + kBlockCols - 1) / kBlockCols, (ny + kBlockRows - 1) / kBlockRows);
+}
+
 } // namespace
+
+std::string distanceLaunchText(int pitch, int ny, int refCount)
+{
+    const dim3 grid = fieldGrid(pitch, ny);
+    std::string text = "grid " + std::to_string(grid.x) + " x " + std::to_string(grid.y) +
+                       ", block " + std::to_string(kThreadsX) + " x " + std::to_string(kThreadsY);
+    if (refCount > kMaxInlineRefs)
+        text += ", after a term-table launch";
+    return text;
+}
 
 template <typename T, typename Out>
 cudaError_t launchDistance(const DistancePlan<T>& plan, Out* out, DistanceStatsState* state,
@@ -220,8 +235,7 @@ cudaError_t launchDistance(const DistancePlan<T>& plan, Out* out, DistanceStatsS
     if (reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
         return cudaErrorMisalignedAddress;
     const dim3 block(kThreadsX, kThreadsY);
-    const dim3 grid((plan.pitch + kBlockCols - 1) / kBlockCols,
-                    (plan.ny + kBlockRows - 1) / kBlockRows);
+    const dim3 grid = fieldGrid(plan.pitch, plan.ny);
     if (plan.refCount <= kMaxInlineRefs) {
         distanceKernel<T, Out, false><<<grid, block, 0, stream>>>(plan, Terms<T>{}, out, state);
         return cudaGetLastError();

@@ -3,6 +3,7 @@
 #include "DistancePlan.h"
 
 #include <cuda_runtime.h>
+#include <string>
 
 namespace warpscope::gpu {
 
@@ -34,6 +35,10 @@ template <typename T> std::size_t distanceScratchBytes(const DistancePlan<T>& pl
 // on stream: one launch for up to two references, two above. out must be 16-byte aligned;
 // state is the zeroed (or previously used) DistanceStatsState; scratch holds
 // distanceScratchBytes(plan). Returns the first launch error, if any.
+// The launch configuration launchDistance uses, for the timeline, for example
+// "grid 32 x 64, block 32 x 8".
+std::string distanceLaunchText(int pitch, int ny, int refCount);
+
 template <typename T, typename Out>
 cudaError_t launchDistance(const DistancePlan<T>& plan, Out* out, DistanceStatsState* state,
                            void* scratch, cudaStream_t stream);

@@ -4,6 +4,8 @@
 #include "warpscope/gpu/LaunchConfig.h"
 #include "warpscope/gpu/LaunchLesson.h"
 #include "warpscope/gpu/Status.h"
+#include "warpscope/gpu/StreamsLab.h"
+#include "warpscope/gpu/Timeline.h"
 
 #include <memory>
 #include <optional>
@@ -82,6 +84,20 @@ public:
     // Median kernel time over repeated launches into device memory, timed with CUDA events
     // (wall clock on the CPU). For benchmarks.
     virtual Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) = 0;
+
+    // Records every operation from now on as spans in timeline (null stops recording). GPU
+    // spans are timed with CUDA events on the operation's stream and resolved later by
+    // collectTimeline, so recording never waits for the device.
+    virtual void setTimeline(std::shared_ptr<Timeline> timeline) = 0;
+    // Moves the spans whose events have completed into the timeline, without blocking. Fails
+    // when spans could not be recorded since the last call (for example, no CUDA events
+    // could be created); the timeline then lacks those spans.
+    virtual Status collectTimeline() = 0;
+
+    // Runs the streams lab (StreamsLab.h) and checks its outputs; blocks until done. The
+    // spans of the run go to the timeline. Fails, with nothing run, when the arrays do not
+    // fit in host or device memory.
+    virtual Status runStreamsLab(const StreamsLabConfig& config, StreamsLabResult& result) = 0;
 };
 
 // Uploads host values into a GL buffer with glBufferSubData (a GL context must be current).

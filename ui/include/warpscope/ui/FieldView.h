@@ -3,6 +3,7 @@
 #include "warpscope/gpu/Backend.h"
 #include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/ui/FieldRenderer.h"
+#include "warpscope/ui/GlSpanTimer.h"
 
 #include <QFutureWatcher>
 #include <QImage>
@@ -29,6 +30,11 @@ public:
 
     // The backend is created with the GL context, on first show.
     void setBackendRequest(gpu::BackendKind kind, bool forceHostCopy);
+    // Records the backend's work and the view's draws in timeline (set before first show).
+    void setTimeline(std::shared_ptr<gpu::Timeline> timeline) { m_timeline = std::move(timeline); }
+    // Moves finished GPU timings into the timeline without waiting. Returns a problem
+    // recording them, or an empty string.
+    QString collectTimeline();
     // Asks for a new field; the picture keeps the last good one until it succeeds.
     void setParams(const gpu::DistanceParams& params);
     const gpu::DistanceParams& params() const { return m_params; }
@@ -119,6 +125,9 @@ private:
     bool m_forceHostCopy = false;
     std::unique_ptr<gpu::Backend> m_backend;
     QString m_backendDescription;
+    std::shared_ptr<gpu::Timeline> m_timeline;
+    GlSpanTimer m_drawTimer;
+    int m_drawLane = -1;
     Annotations* m_annotations;
     FieldRenderer m_renderer;
     FieldSurface m_surface;

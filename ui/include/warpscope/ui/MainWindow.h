@@ -15,6 +15,8 @@ class DevicePanel;
 class FieldView;
 class LaunchPanel;
 class ParametersPanel;
+class StreamsLabPanel;
+class TimelinePanel;
 
 struct WindowOptions
 {
@@ -41,8 +43,12 @@ public:
     ParametersPanel* parametersPanel() const { return m_panel; }
     DevicePanel* devicePanel() const { return m_device; }
     LaunchPanel* launchPanel() const { return m_launch; }
+    TimelinePanel* timelinePanel() const { return m_timelinePanel; }
+    StreamsLabPanel* streamsLabPanel() const { return m_lab; }
+    const std::shared_ptr<gpu::Timeline>& timeline() const { return m_timeline; }
     // Brings the Launch tab to the front.
     void showLaunchPanel();
+    void showStreamsLab();
     QUndoStack* undoStack() const { return m_undo; }
 
     // Applies parameters to the panel and the view; used by undo and redo.
@@ -64,10 +70,13 @@ private:
     void createMenus();
 
     WindowOptions m_options;
+    std::shared_ptr<gpu::Timeline> m_timeline;
     FieldView* m_view;
     ParametersPanel* m_panel;
     DevicePanel* m_device;
     LaunchPanel* m_launch;
+    TimelinePanel* m_timelinePanel;
+    StreamsLabPanel* m_lab;
     QUndoStack* m_undo;
     QLabel* m_backendLabel;
     QLabel* m_meshLabel;

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace warpscope::gpu {
+
+// The classic streams lesson: normalise K host arrays of L float32 values so each sums to 1.
+// Per array: copy in, partial sums, final sum, divide, copy out. With one stream every step
+// waits for the one before; with K streams the copies of one array overlap the work and the
+// copies of the others.
+struct StreamsLabConfig
+{
+    int arrays = 10;               // K
+    long long length = 10'000'000; // L
+    bool multiStream = true;       // K streams, or 1
+    bool pinned = true;            // page-locked host memory, or ordinary (pageable)
+    std::uint32_t seed = 1;        // the input values
+};
+
+// Each normalised array must sum to 1 within this, and each element must equal its input
+// divided by the input's exact sum within this relative error. The sums are accumulated in
+// double, so what remains is float32 rounding of the sum and the quotient (a few 1e-8).
+inline constexpr double kStreamsLabTolerance = 1e-5;
+
+struct StreamsLabResult
+{
+    double totalMs = 0.0; // first copy in to last copy out: CUDA events, or the CPU's clock
+    int streams = 0;
+    std::vector<double> sums;       // per array, the sum of the output, in double
+    double worstSumError = 0.0;     // max |sum - 1|
+    double worstElementError = 0.0; // max relative error of an element
+    bool checked = false;           // the outputs were compared with the inputs
+    // When the job ran, on the timeline's clock (microseconds); both 0 without a timeline.
+    double jobStartUs = 0.0, jobEndUs = 0.0;
+
+    bool passed() const
+    {
+        return checked && worstSumError <= kStreamsLabTolerance &&
+               worstElementError <= kStreamsLabTolerance;
+    }
+};
+
+inline constexpr int kStreamsLabMaxArrays = 64;
+inline constexpr long long kStreamsLabMaxLength = 1LL << 32;
+
+// Problems with the configuration itself, one message per problem (empty when valid).
+// Whether it fits a machine's memory is checked by the backend that runs it.
+std::vector<std::string> validateStreamsLab(const StreamsLabConfig& config);
+
+// Bytes of host memory the lab needs: an input and an output array per array.
+std::uint64_t streamsLabHostBytes(const StreamsLabConfig& config);
+
+// The input value of element index of array, in [0.5, 1.5): a hash, so any thread can make
+// any part of the input and runs are repeatable.
+float streamsLabInput(std::uint32_t seed, int array, std::uint64_t index);
+
+} // namespace warpscope::gpu

@@ -1,0 +1,102 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace warpscope::gpu {
+
+enum class SpanKind
+{
+    CopyHostToDevice,
+    CopyDeviceToHost,
+    Kernel,
+    Interop, // mapping or unmapping a GL buffer for CUDA
+    GlDraw,  // timed with GL timer queries
+    Host,    // work on a CPU thread
+};
+
+const char* spanKindName(SpanKind kind);
+
+// One operation on one lane (a CUDA stream, the GL queue or a CPU thread). Times are in
+// microseconds on the recorder's clock: a steady host clock whose zero is the recorder's
+// creation. Device times are converted to it (see CudaSpanRecorder).
+struct Span
+{
+    int lane = 0;
+    SpanKind kind = SpanKind::Host;
+    std::string name;
+    double startUs = 0.0;
+    double endUs = 0.0;
+    std::uint64_t bytes = 0; // copies: bytes moved
+    std::string detail;      // kernels: the launch configuration
+    int depth = 0;           // nesting on its lane: 0 for top-level spans
+    std::uint64_t frame = 0; // the frame that was current when the span was recorded
+
+    double durationUs() const { return endUs - startUs; }
+};
+
+// A copy of a timeline's contents, sorted by start time.
+struct TimelineSnapshot
+{
+    std::vector<std::string> lanes;
+    std::vector<Span> spans;
+    std::uint64_t version = 0;
+};
+
+// Thread-safe store of the spans of the last N frames. Backends and the renderer add spans;
+// panels take snapshots. Adding is a lock and a vector push, cheap enough to stay on.
+class Timeline
+{
+public:
+    explicit Timeline(int keptFrames = 120);
+
+    // Finds or creates a lane by name, for example "CUDA stream 1 (field)".
+    int lane(const std::string& name);
+
+    void add(Span span);
+    // Starts a new frame and forgets spans older than the kept frames.
+    void beginFrame();
+    std::uint64_t frame() const;
+    void setKeptFrames(int frames);
+    int keptFrames() const;
+    void clear();
+
+    TimelineSnapshot snapshot() const;
+    // Changes whenever a span is added or the timeline is cleared.
+    std::uint64_t version() const;
+
+    // Microseconds since the recorder's zero on its host clock.
+    double nowUs() const;
+    double toUs(std::chrono::steady_clock::time_point t) const;
+
+private:
+    void trimLocked();
+
+    mutable std::mutex m_mutex;
+    const std::chrono::steady_clock::time_point m_zero;
+    std::vector<std::string> m_lanes;
+    std::vector<Span> m_spans;
+    std::uint64_t m_frame = 0;
+    std::uint64_t m_version = 0;
+    int m_keptFrames;
+};
+
+// Records a host span on the calling thread's lane from construction to destruction. Scopes
+// opened inside it on the same thread nest one level deeper.
+class ScopedHostSpan
+{
+public:
+    ScopedHostSpan(Timeline* timeline, int lane, std::string name);
+    ~ScopedHostSpan();
+    ScopedHostSpan(const ScopedHostSpan&) = delete;
+    ScopedHostSpan& operator=(const ScopedHostSpan&) = delete;
+
+private:
+    Timeline* m_timeline;
+    Span m_span;
+};
+
+} // namespace warpscope::gpu

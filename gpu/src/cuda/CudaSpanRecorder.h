@@ -1,0 +1,70 @@
+#pragma once
+
+#include "warpscope/gpu/Status.h"
+#include "warpscope/gpu/Timeline.h"
+
+#include <cuda_runtime.h>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace warpscope::gpu {
+
+// Times GPU operations with a pair of CUDA events recorded on the operation's stream, and
+// converts them to the timeline's host clock through a base event whose host time is known.
+// Spans are resolved later, in order, once their events have completed, so recording never
+// waits for the device. Used from one thread: the backend's.
+class CudaSpanRecorder
+{
+public:
+    CudaSpanRecorder() = default;
+    ~CudaSpanRecorder();
+    CudaSpanRecorder(const CudaSpanRecorder&) = delete;
+    CudaSpanRecorder& operator=(const CudaSpanRecorder&) = delete;
+
+    // Records into timeline from now on (null stops recording; pending spans are dropped).
+    void setTimeline(std::shared_ptr<Timeline> timeline);
+    Timeline* timeline() const { return m_timeline.get(); }
+    bool recording() const { return m_timeline != nullptr; }
+
+    // Marks the start of an operation about to be queued on stream. Returns a token for end(),
+    // or -1 when not recording or when events could not be made (then the problem is kept
+    // for collect()).
+    int begin(cudaStream_t stream, int lane, SpanKind kind, std::string name,
+              std::uint64_t bytes = 0, std::string detail = {});
+    void end(int token, cudaStream_t stream);
+
+    // When a completed event happened, on the timeline's clock (0 when not recording).
+    double hostUs(cudaEvent_t event) const;
+
+    // Moves completed spans into the timeline, without blocking. Returns the problems met
+    // since the last call.
+    Status collect();
+
+private:
+    struct Pending
+    {
+        cudaEvent_t start = nullptr;
+        cudaEvent_t stop = nullptr;
+        bool ended = false;
+        Span span;
+    };
+    cudaEvent_t takeEvent();
+    void release(Pending& pending);
+    // Fixes the host time of a fresh base event; waits only for that event, on its own
+    // stream, so queued work is not waited for.
+    Status calibrate();
+
+    std::shared_ptr<Timeline> m_timeline;
+    std::vector<cudaEvent_t> m_freeEvents;
+    std::deque<Pending> m_pending;
+    int m_firstToken = 0; // the token of m_pending.front()
+    cudaStream_t m_calibrationStream = nullptr;
+    cudaEvent_t m_base = nullptr;
+    double m_baseUs = 0.0;
+    double m_calibratedAtUs = 0.0;
+    std::string m_problem;
+};
+
+} // namespace warpscope::gpu

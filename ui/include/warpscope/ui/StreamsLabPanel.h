@@ -1,0 +1,81 @@
+#pragma once
+
+#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/StreamsLab.h"
+
+#include <QFutureWatcher>
+#include <QWidget>
+#include <memory>
+#include <optional>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace warpscope::ui {
+
+// The classic streams lesson, live: normalise K arrays with one stream or K streams, from
+// pinned or pageable memory, and watch the copies and kernels overlap in the timeline. Runs
+// on a worker thread with a backend of its own, so the window keeps answering.
+class StreamsLabPanel : public QWidget
+{
+    Q_OBJECT
+
+public:
+    StreamsLabPanel(std::shared_ptr<gpu::Timeline> timeline, gpu::BackendKind backend,
+                    QWidget* parent = nullptr);
+    ~StreamsLabPanel() override;
+
+    // The configuration in the fields, or std::nullopt (with the fields marked) when invalid.
+    std::optional<gpu::StreamsLabConfig> config();
+    void setConfig(const gpu::StreamsLabConfig& config);
+    // Runs the lab once with the fields' configuration; compare runs 1 stream, then K.
+    void run(bool compare = false);
+    bool running() const;
+    QString resultText() const;
+    // When the last run's job ran, on the timeline's clock, in microseconds.
+    std::pair<double, double> lastRunUs() const { return m_lastRunUs; }
+    QLineEdit* lengthField() const { return m_length; }
+    QSpinBox* arraysField() const { return m_arrays; }
+
+signals:
+    // A run ended: whether it ran and its outputs passed the check, and what to tell.
+    void finished(bool ok, const QString& summary);
+    // Problems recording spans, for the timeline panel.
+    void timelineProblem(const QString& text);
+
+private:
+    struct Outcome
+    {
+        gpu::Status status;
+        std::vector<gpu::StreamsLabResult> results;
+        std::string device;
+        gpu::Status timeline;
+        double startUs = 0.0, endUs = 0.0;
+    };
+    void onFinished();
+    void showError(const QString& text);
+
+    std::shared_ptr<gpu::Timeline> m_timeline;
+    gpu::BackendKind m_requested;
+    // Created by the first run, on the worker thread, and used only there.
+    std::unique_ptr<gpu::Backend> m_backend;
+    std::string m_backendReason;
+    QFutureWatcher<Outcome> m_job;
+    std::vector<gpu::StreamsLabConfig> m_submitted;
+    std::pair<double, double> m_lastRunUs{0.0, 0.0};
+
+    QSpinBox* m_arrays;
+    QLineEdit* m_length;
+    QComboBox* m_streams;
+    QComboBox* m_memory;
+    QPushButton* m_run;
+    QPushButton* m_compare;
+    QProgressBar* m_busy;
+    QLabel* m_result;
+};
+
+} // namespace warpscope::ui

@@ -1,0 +1,74 @@
+#pragma once
+
+#include "warpscope/gpu/Timeline.h"
+
+#include <QTimer>
+#include <QWidget>
+#include <array>
+#include <memory>
+
+class QCheckBox;
+class QCustomPlot;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+
+namespace warpscope::ui {
+
+class SpanPlottable;
+
+// What every stream did: one lane per CUDA stream, GL queue or CPU thread, one bar per span,
+// coloured by kind. Time runs along x (milliseconds since Warpscope started); the wheel and
+// drag zoom and pan it, and lanes stay put. Hovering a bar tells what it was.
+class TimelinePanel : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit TimelinePanel(std::shared_ptr<gpu::Timeline> timeline, QWidget* parent = nullptr);
+
+    // Takes the timeline's newest spans now, unless frozen.
+    void refresh();
+    void setFrozen(bool frozen);
+    bool frozen() const;
+    // Shows every span kept, or keeps following the newest ones.
+    void fitAll();
+    // Fits the view to the spans that lie within this stretch of the timeline's clock
+    // (microseconds), and stops following.
+    void fitWithin(double fromUs, double toUs);
+    // Writes what the panel shows. Returns an error message, or an empty string.
+    QString exportTrace(const QString& path) const;
+    QString exportCsv(const QString& path) const;
+
+    const gpu::TimelineSnapshot& shown() const { return m_shown; }
+    QCustomPlot* plot() const { return m_plot; }
+    // The tooltip text for a point of the plot, empty over no span.
+    QString describeAt(const QPoint& pos) const;
+
+signals:
+    // A message for the status bar: an export, or a problem recording spans.
+    void message(const QString& text);
+
+public slots:
+    // Problems the backends report while recording, shown under the plot.
+    void setProblem(const QString& text);
+
+private:
+    void showSnapshot(gpu::TimelineSnapshot snapshot);
+    void exportWithDialog(bool json);
+    void onMouseMove(QMouseEvent* event);
+
+    std::shared_ptr<gpu::Timeline> m_timeline;
+    QCustomPlot* m_plot;
+    std::array<SpanPlottable*, 6> m_kinds{};
+    QPushButton* m_freeze;
+    QCheckBox* m_follow;
+    QSpinBox* m_frames;
+    QLabel* m_summary;
+    QLabel* m_problem;
+    QTimer m_poll;
+    gpu::TimelineSnapshot m_shown;
+    std::uint64_t m_shownVersion = ~0ull;
+};
+
+} // namespace warpscope::ui

@@ -1,0 +1,60 @@
+#pragma once
+
+#include "warpscope/gpu/Timeline.h"
+
+#include <qcustomplot.h>
+#include <vector>
+
+namespace warpscope::ui {
+
+// Draws the spans of one kind as bars: key is time in milliseconds, value is the lane (lane
+// k is centred on value k). Nested spans are drawn thinner, on top of their parents. It culls
+// to the visible time range and merges bars narrower than a pixel, so the cost of a repaint
+// follows the pixels drawn rather than the span count.
+class SpanPlottable : public QCPAbstractPlottable
+{
+public:
+    SpanPlottable(QCPAxis* keyAxis, QCPAxis* valueAxis, gpu::SpanKind kind);
+
+    gpu::SpanKind kind() const { return m_kind; }
+    // Takes the spans of this plottable's kind from snapshot.
+    void setSpans(const gpu::TimelineSnapshot& snapshot);
+    // The span drawn at (timeMs, lane), preferring the most deeply nested, or null.
+    const gpu::Span* spanAt(double timeMs, int lane) const;
+    std::size_t spanCount() const;
+    // Bars drawn by the last repaint, after culling and merging.
+    int barsDrawn() const { return m_barsDrawn; }
+
+    double selectTest(const QPointF& pos, bool onlySelectable,
+                      QVariant* details = nullptr) const override;
+    QCPRange getKeyRange(bool& foundRange,
+                         QCP::SignDomain inSignDomain = QCP::sdBoth) const override;
+    QCPRange getValueRange(bool& foundRange, QCP::SignDomain inSignDomain = QCP::sdBoth,
+                           const QCPRange& inKeyRange = QCPRange()) const override;
+
+protected:
+    void draw(QCPPainter* painter) override;
+    void drawLegendIcon(QCPPainter* painter, const QRectF& rect) const override;
+
+private:
+    // The spans of one lane at one nesting depth, sorted by start, with the longest duration
+    // so that a binary search on start finds every span overlapping a time range.
+    struct Track
+    {
+        int lane = 0;
+        int depth = 0;
+        std::vector<gpu::Span> spans;
+        double longestUs = 0.0;
+    };
+    // The first span of track that may end after fromUs.
+    static std::size_t firstVisible(const Track& track, double fromUs);
+    QRectF barRect(int lane, int depth, double x0, double x1) const;
+
+    gpu::SpanKind m_kind;
+    std::vector<Track> m_tracks; // by depth, then lane
+    int m_barsDrawn = 0;
+};
+
+QColor spanKindColor(gpu::SpanKind kind);
+
+} // namespace warpscope::ui

@@ -1,0 +1,236 @@
+#include "warpscope/ui/StreamsLabPanel.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <cmath>
+
+namespace warpscope::ui {
+namespace {
+
+const QString kInvalid = QStringLiteral("QLineEdit, QSpinBox { border: 2px solid #e5484d; }");
+
+} // namespace
+
+StreamsLabPanel::StreamsLabPanel(std::shared_ptr<gpu::Timeline> timeline, gpu::BackendKind backend,
+                                 QWidget* parent)
+    : QWidget(parent), m_timeline(std::move(timeline)), m_requested(backend),
+      m_arrays(new QSpinBox(this)), m_length(new QLineEdit(this)), m_streams(new QComboBox(this)),
+      m_memory(new QComboBox(this)), m_run(new QPushButton(tr("&Run"), this)),
+      m_compare(new QPushButton(tr("Run 1 vs &K"), this)), m_busy(new QProgressBar(this)),
+      m_result(new QLabel(this))
+{
+    m_arrays->setObjectName("labArrays");
+    m_arrays->setRange(1, gpu::kStreamsLabMaxArrays);
+    m_arrays->setToolTip(tr("K: how many arrays to normalise"));
+    m_length->setObjectName("labLength");
+    m_length->setToolTip(tr("L: float32 values per array, for example 10000000 or 1e7 (at most "
+                            "%1)")
+                             .arg(gpu::kStreamsLabMaxLength));
+    m_streams->setObjectName("labStreams");
+    m_streams->addItem(tr("1 stream"));
+    m_streams->addItem(tr("K streams"));
+    m_streams->setToolTip(tr("With K streams, each array's copies and kernels go on a stream of "
+                             "its own,\nso one array's copy overlaps another's work"));
+    m_memory->setObjectName("labMemory");
+    m_memory->addItem(tr("Pinned"));
+    m_memory->addItem(tr("Pageable"));
+    m_memory->setToolTip(tr("Copies from pageable memory go through a staging buffer and "
+                            "block the host,\nso they cannot overlap"));
+    m_run->setObjectName("labRun");
+    m_run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    m_run->setToolTip(tr("Normalise the arrays once (Ctrl+Enter)"));
+    m_compare->setObjectName("labCompare");
+    m_compare->setToolTip(tr("Run with 1 stream, then with K streams, and compare"));
+    m_busy->setRange(0, 0);
+    m_busy->setVisible(false);
+    m_result->setObjectName("labResult");
+    m_result->setWordWrap(true);
+    m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* intro = new QLabel(tr("Normalise K arrays of L float32 values so each sums to 1: copy "
+                                "in, partial sums, final sum, divide, copy out."),
+                             this);
+    intro->setWordWrap(true);
+    auto* form = new QFormLayout;
+    form->addRow(tr("Arrays (K)"), m_arrays);
+    form->addRow(tr("Length (L)"), m_length);
+    form->addRow(tr("Streams"), m_streams);
+    form->addRow(tr("Host memory"), m_memory);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_run);
+    buttons->addWidget(m_compare);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(intro);
+    layout->addLayout(form);
+    layout->addLayout(buttons);
+    layout->addWidget(m_busy);
+    layout->addWidget(m_result);
+    layout->addStretch(1);
+
+    setConfig(gpu::StreamsLabConfig{});
+    connect(m_run, &QPushButton::clicked, this, [this] { run(false); });
+    connect(m_compare, &QPushButton::clicked, this, [this] { run(true); });
+    connect(m_length, &QLineEdit::editingFinished, this, [this] { config(); });
+    connect(&m_job, &QFutureWatcher<Outcome>::finished, this, &StreamsLabPanel::onFinished);
+}
+
+StreamsLabPanel::~StreamsLabPanel()
+{
+    m_job.waitForFinished();
+}
+
+void StreamsLabPanel::setConfig(const gpu::StreamsLabConfig& config)
+{
+    m_arrays->setValue(config.arrays);
+    m_length->setText(QString::number(config.length));
+    m_streams->setCurrentIndex(config.multiStream ? 1 : 0);
+    m_memory->setCurrentIndex(config.pinned ? 0 : 1);
+    this->config();
+}
+
+std::optional<gpu::StreamsLabConfig> StreamsLabPanel::config()
+{
+    gpu::StreamsLabConfig c;
+    c.arrays = m_arrays->value();
+    c.multiStream = m_streams->currentIndex() == 1;
+    c.pinned = m_memory->currentIndex() == 0;
+    bool ok = false;
+    const double length = m_length->text().trimmed().toDouble(&ok);
+    QString problem;
+    if (!ok || !std::isfinite(length) || length != std::floor(length))
+        problem = tr("The length must be a whole number of values, for example 10000000");
+    else if (length < 1 || length > double(gpu::kStreamsLabMaxLength))
+        problem = tr("The length must be between 1 and %1 values").arg(gpu::kStreamsLabMaxLength);
+    else
+        c.length = static_cast<long long>(length);
+    m_length->setStyleSheet(problem.isEmpty() ? QString() : kInvalid);
+    if (!problem.isEmpty()) {
+        showError(problem);
+        return std::nullopt;
+    }
+    return c;
+}
+
+void StreamsLabPanel::showError(const QString& text)
+{
+    m_result->setStyleSheet("color: #e5484d;");
+    m_result->setText(text);
+}
+
+bool StreamsLabPanel::running() const
+{
+    return m_job.isRunning();
+}
+
+QString StreamsLabPanel::resultText() const
+{
+    return m_result->text();
+}
+
+void StreamsLabPanel::run(bool compare)
+{
+    if (running())
+        return;
+    const std::optional<gpu::StreamsLabConfig> c = config();
+    if (!c) {
+        emit finished(false, m_result->text());
+        return;
+    }
+    m_arrays->setStyleSheet(QString());
+    m_submitted.clear();
+    if (compare) {
+        gpu::StreamsLabConfig one = *c;
+        one.multiStream = false;
+        gpu::StreamsLabConfig many = *c;
+        many.multiStream = true;
+        m_submitted = {one, many};
+    } else {
+        m_submitted = {*c};
+    }
+    m_run->setEnabled(false);
+    m_compare->setEnabled(false);
+    m_busy->setVisible(true);
+    m_result->setStyleSheet(QString());
+    m_result->setText(tr("Running…"));
+    m_job.setFuture(QtConcurrent::run([this, configs = m_submitted] {
+        Outcome outcome;
+        if (!m_backend) {
+            gpu::BackendSelection selection = gpu::createBackend(m_requested);
+            if (!selection.backend) {
+                outcome.status = gpu::Status::failure(selection.reason);
+                return outcome;
+            }
+            m_backend = std::move(selection.backend);
+            m_backend->setTimeline(m_timeline);
+        }
+        outcome.device = m_backend->deviceName();
+        for (const gpu::StreamsLabConfig& config : configs) {
+            m_timeline->beginFrame();
+            gpu::StreamsLabResult result;
+            outcome.status = m_backend->runStreamsLab(config, result);
+            outcome.startUs = result.jobStartUs;
+            outcome.endUs = result.jobEndUs;
+            if (!outcome.status)
+                break;
+            outcome.results.push_back(result);
+        }
+        outcome.timeline = m_backend->collectTimeline();
+        return outcome;
+    }));
+}
+
+void StreamsLabPanel::onFinished()
+{
+    const Outcome outcome = m_job.result();
+    m_run->setEnabled(true);
+    m_compare->setEnabled(true);
+    m_busy->setVisible(false);
+    m_lastRunUs = {outcome.startUs, outcome.endUs};
+    if (!outcome.timeline)
+        emit timelineProblem(QString::fromStdString(outcome.timeline.message()));
+    if (!outcome.status) {
+        const QString text = QString::fromStdString(outcome.status.message());
+        // Memory problems come from the size the fields ask for.
+        if (text.contains("memory")) {
+            m_arrays->setStyleSheet(kInvalid);
+            m_length->setStyleSheet(kInvalid);
+        }
+        showError(text);
+        emit finished(false, text);
+        return;
+    }
+    QStringList lines;
+    bool passed = true;
+    for (std::size_t k = 0; k < outcome.results.size(); ++k) {
+        const gpu::StreamsLabResult& r = outcome.results[k];
+        const gpu::StreamsLabConfig& c = m_submitted[k];
+        passed = passed && r.passed();
+        lines << tr("%1, %2: %3 ms")
+                     .arg(r.streams == 1 ? tr("1 stream") : tr("%1 streams").arg(r.streams),
+                          c.pinned ? tr("pinned") : tr("pageable"))
+                     .arg(r.totalMs, 0, 'f', 3);
+        lines << (r.passed() ? tr("  every array sums to 1 (worst error %1, tolerance %2)")
+                                   .arg(std::max(r.worstSumError, r.worstElementError), 0, 'g', 2)
+                                   .arg(gpu::kStreamsLabTolerance, 0, 'g', 2)
+                             : tr("  CHECK FAILED: worst sum error %1, worst element error %2")
+                                   .arg(r.worstSumError, 0, 'g', 3)
+                                   .arg(r.worstElementError, 0, 'g', 3));
+    }
+    if (outcome.results.size() == 2 && outcome.results[1].totalMs > 0)
+        lines << tr("K streams are %1x faster")
+                     .arg(outcome.results[0].totalMs / outcome.results[1].totalMs, 0, 'f', 2);
+    lines << tr("on %1").arg(QString::fromStdString(outcome.device));
+    m_result->setStyleSheet(passed ? QString() : QStringLiteral("color: #e5484d;"));
+    m_result->setText(lines.join('\n'));
+    emit finished(passed, lines.join("; "));
+}
+
+} // namespace warpscope::ui

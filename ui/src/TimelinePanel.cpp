@@ -1,0 +1,284 @@
+#include "warpscope/ui/TimelinePanel.h"
+
+#include "SpanPlottable.h"
+#include "warpscope/gpu/TraceExport.h"
+
+#include <QCheckBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <limits>
+#include <qcustomplot.h>
+
+namespace warpscope::ui {
+namespace {
+
+constexpr gpu::SpanKind kKinds[] = {gpu::SpanKind::CopyHostToDevice, gpu::SpanKind::Kernel,
+                                    gpu::SpanKind::CopyDeviceToHost, gpu::SpanKind::Interop,
+                                    gpu::SpanKind::GlDraw,           gpu::SpanKind::Host};
+constexpr double kDefaultWindowMs = 20.0;
+
+QString formatDuration(double us)
+{
+    if (us < 1000.0)
+        return QStringLiteral("%1 µs").arg(us, 0, 'f', us < 10.0 ? 2 : 1);
+    return QStringLiteral("%1 ms").arg(us / 1000.0, 0, 'f', 3);
+}
+
+QString formatBytes(std::uint64_t bytes)
+{
+    if (bytes >= 1000000)
+        return QStringLiteral("%1 MB").arg(bytes / 1e6, 0, 'f', 1);
+    if (bytes >= 1000)
+        return QStringLiteral("%1 kB").arg(bytes / 1e3, 0, 'f', 1);
+    return QStringLiteral("%1 B").arg(bytes);
+}
+
+} // namespace
+
+TimelinePanel::TimelinePanel(std::shared_ptr<gpu::Timeline> timeline, QWidget* parent)
+    : QWidget(parent), m_timeline(std::move(timeline)), m_plot(new QCustomPlot(this)),
+      m_freeze(new QPushButton(tr("&Freeze"), this)),
+      m_follow(new QCheckBox(tr("Follow newest"), this)), m_frames(new QSpinBox(this)),
+      m_summary(new QLabel(this)), m_problem(new QLabel(this))
+{
+    m_plot->setObjectName("timelinePlot");
+    m_freeze->setObjectName("freeze");
+    m_freeze->setCheckable(true);
+    m_freeze->setToolTip(tr("Stop updating the view, to look at it while work goes on (F)"));
+    m_freeze->setShortcut(QKeySequence(Qt::Key_F));
+    auto* clear = new QPushButton(tr("Clear"), this);
+    clear->setObjectName("clear");
+    clear->setToolTip(tr("Forget every span recorded so far"));
+    auto* fit = new QPushButton(tr("Fit"), this);
+    fit->setObjectName("fit");
+    fit->setToolTip(tr("Show every span kept"));
+    m_follow->setObjectName("follow");
+    m_follow->setChecked(true);
+    m_follow->setToolTip(tr("Keep the newest spans in view; dragging or zooming turns it off"));
+    m_frames->setObjectName("keptFrames");
+    m_frames->setRange(1, 100000);
+    m_frames->setValue(m_timeline->keptFrames());
+    m_frames->setToolTip(tr("How many of the last frames the timeline keeps"));
+    auto* exportJson = new QPushButton(tr("Export trace…"), this);
+    exportJson->setObjectName("exportJson");
+    exportJson->setToolTip(tr("Chrome trace-event JSON, for Perfetto or chrome://tracing"));
+    auto* exportCsv = new QPushButton(tr("Export CSV…"), this);
+    exportCsv->setObjectName("exportCsv");
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_freeze);
+    bar->addWidget(clear);
+    bar->addWidget(fit);
+    bar->addWidget(m_follow);
+    bar->addWidget(new QLabel(tr("Keep frames"), this));
+    bar->addWidget(m_frames);
+    bar->addStretch(1);
+    bar->addWidget(m_summary);
+    bar->addWidget(exportJson);
+    bar->addWidget(exportCsv);
+    m_problem->setObjectName("timelineProblem");
+    m_problem->setStyleSheet("color: #e5484d;");
+    m_problem->setWordWrap(true);
+    m_problem->hide();
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(bar);
+    layout->addWidget(m_plot, 1);
+    layout->addWidget(m_problem);
+
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
+    m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
+    m_plot->xAxis->setLabel(tr("time since Warpscope started (ms)"));
+    m_plot->yAxis->setRangeReversed(true);
+    m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
+    m_plot->yAxis->grid()->setVisible(false);
+    m_plot->setNoAntialiasingOnDrag(true);
+    for (std::size_t k = 0; k < m_kinds.size(); ++k)
+        m_kinds[k] = new SpanPlottable(m_plot->xAxis, m_plot->yAxis, kKinds[k]);
+    // The legend goes in a row of its own above the lanes, so it never hides a span.
+    m_plot->legend->setVisible(true);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_plot->legend->setWrap(6);
+    m_plot->legend->setBorderPen(Qt::NoPen);
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    m_plot->plotLayout()->insertRow(0);
+    m_plot->plotLayout()->addElement(0, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    m_plot->xAxis->setRange(0, kDefaultWindowMs);
+    m_plot->setMouseTracking(true);
+
+    connect(m_freeze, &QPushButton::toggled, this, &TimelinePanel::setFrozen);
+    connect(clear, &QPushButton::clicked, this, [this] {
+        m_timeline->clear();
+        refresh();
+    });
+    connect(fit, &QPushButton::clicked, this, &TimelinePanel::fitAll);
+    connect(m_follow, &QCheckBox::toggled, this, [this](bool on) {
+        if (on)
+            showSnapshot(m_shown);
+    });
+    connect(m_frames, &QSpinBox::valueChanged, this,
+            [this](int frames) { m_timeline->setKeptFrames(frames); });
+    connect(exportJson, &QPushButton::clicked, this, [this] { exportWithDialog(true); });
+    connect(exportCsv, &QPushButton::clicked, this, [this] { exportWithDialog(false); });
+    connect(m_plot, &QCustomPlot::mouseMove, this, &TimelinePanel::onMouseMove);
+    // Panning or zooming by hand means the user wants to stay where they are.
+    connect(m_plot, &QCustomPlot::mousePress, this, [this] { m_follow->setChecked(false); });
+    connect(m_plot, &QCustomPlot::mouseWheel, this, [this] { m_follow->setChecked(false); });
+
+    m_poll.setInterval(100);
+    connect(&m_poll, &QTimer::timeout, this, &TimelinePanel::refresh);
+    m_poll.start();
+    refresh();
+}
+
+void TimelinePanel::refresh()
+{
+    if (frozen() || m_timeline->version() == m_shownVersion)
+        return;
+    showSnapshot(m_timeline->snapshot());
+}
+
+void TimelinePanel::showSnapshot(gpu::TimelineSnapshot snapshot)
+{
+    m_shownVersion = snapshot.version;
+    m_shown = std::move(snapshot);
+    for (SpanPlottable* p : m_kinds)
+        p->setSpans(m_shown);
+
+    auto ticker = qSharedPointerCast<QCPAxisTickerText>(m_plot->yAxis->ticker());
+    ticker->clear();
+    for (std::size_t lane = 0; lane < m_shown.lanes.size(); ++lane)
+        ticker->addTick(double(lane), QString::fromStdString(m_shown.lanes[lane]));
+    m_plot->yAxis->setRange(-0.5, std::max<double>(1.0, double(m_shown.lanes.size())) - 0.5);
+
+    double endMs = 0.0;
+    for (const gpu::Span& s : m_shown.spans)
+        endMs = std::max(endMs, s.endUs / 1000.0);
+    if (m_follow->isChecked() && !m_shown.spans.empty()) {
+        const double width = m_plot->xAxis->range().size();
+        m_plot->xAxis->setRange(endMs - width * 0.95, endMs + width * 0.05);
+    }
+    m_summary->setText(tr("%n span(s)", nullptr, int(m_shown.spans.size())) +
+                       tr(" on %n lane(s)", nullptr, int(m_shown.lanes.size())));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelinePanel::setFrozen(bool frozen)
+{
+    if (m_freeze->isChecked() != frozen)
+        m_freeze->setChecked(frozen); // comes back here through toggled
+    else if (!frozen)
+        refresh();
+    m_freeze->setText(frozen ? tr("&Frozen") : tr("&Freeze"));
+}
+
+bool TimelinePanel::frozen() const
+{
+    return m_freeze->isChecked();
+}
+
+void TimelinePanel::fitAll()
+{
+    m_follow->setChecked(false);
+    if (m_shown.spans.empty())
+        return;
+    fitWithin(m_shown.spans.front().startUs, std::numeric_limits<double>::infinity());
+}
+
+void TimelinePanel::fitWithin(double fromUs, double toUs)
+{
+    m_follow->setChecked(false);
+    double lo = toUs, hi = fromUs;
+    for (const gpu::Span& s : m_shown.spans)
+        if (s.startUs >= fromUs && s.endUs <= toUs) {
+            lo = std::min(lo, s.startUs);
+            hi = std::max(hi, s.endUs);
+        }
+    if (hi <= lo)
+        return;
+    const double pad = std::max(1.0, (hi - lo) * 0.03);
+    m_plot->xAxis->setRange((lo - pad) / 1000.0, (hi + pad) / 1000.0);
+    m_plot->replot();
+}
+
+QString TimelinePanel::exportTrace(const QString& path) const
+{
+    const gpu::Status s = gpu::writeTextFile(path.toStdString(), gpu::chromeTraceJson(m_shown));
+    return s ? QString() : QString::fromStdString(s.message());
+}
+
+QString TimelinePanel::exportCsv(const QString& path) const
+{
+    const gpu::Status s = gpu::writeTextFile(path.toStdString(), gpu::timelineCsv(m_shown));
+    return s ? QString() : QString::fromStdString(s.message());
+}
+
+void TimelinePanel::exportWithDialog(bool json)
+{
+    const QString path = QFileDialog::getSaveFileName(
+        this, json ? tr("Export trace") : tr("Export timeline as CSV"),
+        json ? QStringLiteral("warpscope-trace.json") : QStringLiteral("warpscope-timeline.csv"),
+        json ? tr("Chrome trace (*.json)") : tr("CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    const QString error = json ? exportTrace(path) : exportCsv(path);
+    if (!error.isEmpty()) {
+        QMessageBox::warning(this, tr("Export failed"), error);
+        emit message(error);
+        return;
+    }
+    emit message(tr("Saved %n span(s) to %1", nullptr, int(m_shown.spans.size())).arg(path));
+}
+
+void TimelinePanel::setProblem(const QString& text)
+{
+    m_problem->setText(text);
+    m_problem->setVisible(!text.isEmpty());
+}
+
+QString TimelinePanel::describeAt(const QPoint& pos) const
+{
+    const double timeMs = m_plot->xAxis->pixelToCoord(pos.x());
+    const int lane = int(std::lround(m_plot->yAxis->pixelToCoord(pos.y())));
+    const gpu::Span* best = nullptr;
+    for (const SpanPlottable* p : m_kinds)
+        if (const gpu::Span* s = p->spanAt(timeMs, lane); s && (!best || s->depth > best->depth))
+            best = s;
+    if (!best)
+        return {};
+    QStringList lines;
+    lines << QString::fromStdString(best->name);
+    lines << tr("%1 on %2")
+                 .arg(QString::fromUtf8(gpu::spanKindName(best->kind)),
+                      QString::fromStdString(m_shown.lanes.at(std::size_t(best->lane))));
+    lines << tr("%1, from %2 ms")
+                 .arg(formatDuration(best->durationUs()))
+                 .arg(best->startUs / 1000.0, 0, 'f', 3);
+    if (best->bytes > 0 && best->durationUs() > 0.0)
+        lines << tr("%1 at %2 GB/s")
+                     .arg(formatBytes(best->bytes))
+                     .arg(double(best->bytes) / (best->durationUs() * 1000.0), 0, 'f', 1);
+    if (!best->detail.empty())
+        lines << QString::fromStdString(best->detail);
+    return lines.join('\n');
+}
+
+void TimelinePanel::onMouseMove(QMouseEvent* event)
+{
+    const QString text = describeAt(event->pos());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
+}
+
+} // namespace warpscope::ui
