@@ -1,7 +1,7 @@
 // warpscope-bench: timings of Warpscope's frame path, printed as medians of repeated runs.
 //
 //   warpscope-bench distance [--size N] [--refs K] [--frames F] [--view WxH]
-//   warpscope-bench streams [--arrays K] [--length L] [--runs R] [--trace DIR]
+//   warpscope-bench streams [--arrays K] [--length L] [--runs R] [--trace DIR] [--no-timeline]
 //
 // With a CUDA device it renders headless through EGL on that device and reports, in one run:
 //   - the interop frame: map, kernel, unmap and draw, wall clock up to glFinish;
@@ -44,6 +44,7 @@ struct Options
     long long length = 10'000'000;
     int runs = 20;
     std::string traceDir; // streams: write each mode's last run as Chrome trace JSON here
+    bool record = true;   // streams: record spans (the floor needs them)
 };
 
 double median(std::vector<double> v)
@@ -302,7 +303,8 @@ int runStreams(const Options& o)
     c.arrays = o.arrays;
     c.length = o.length;
     auto timeline = std::make_shared<gpu::Timeline>();
-    backend.setTimeline(timeline);
+    if (o.record)
+        backend.setTimeline(timeline);
 
     struct Mode
     {
@@ -363,7 +365,8 @@ int usage()
     std::fprintf(
         stderr,
         "usage: warpscope-bench distance [--size N] [--refs K] [--frames F] [--view WxH]\n"
-        "       warpscope-bench streams [--arrays K] [--length L] [--runs R] [--trace DIR]\n");
+        "       warpscope-bench streams [--arrays K] [--length L] [--runs R] [--trace DIR] "
+                 "[--no-timeline]\n");
     return 2;
 }
 
@@ -375,6 +378,10 @@ int main(int argc, char** argv)
         return usage();
     const bool streams = std::strcmp(argv[1], "streams") == 0;
     Options o;
+    if (streams && argc > 2 && std::strcmp(argv[argc - 1], "--no-timeline") == 0) {
+        o.record = false;
+        --argc;
+    }
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
         const char* value = i + 1 < argc ? argv[i + 1] : nullptr;

@@ -2,28 +2,49 @@
 # The GPU proof, run on the NVIDIA machine from the repository root after
 #   ../shared/device/bundle-desktop.sh build-hopper/app/warpscope build-hopper/bench/warpscope-bench \
 #       build-hopper/tests/warpscope_gpu_tests build-hopper/tests/warpscope_render_tests
-# with .device carried. Writes logs and screenshots to $OUT (or ./device-out).
+# with .device carried. Writes logs, screenshots and traces to $OUT (or ./device-out).
+#
+#   bench/device-proof.sh [field|teaching|timeline]...   (default: all three)
 set -uo pipefail
 out=${OUT:-device-out}; mkdir -p "$out"
 source .device/env.sh
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$out/gpu.txt"
 export WARPSCOPE_FIXTURE_DIR=$PWD/tests/fixtures
+app="$DESKTOP_BIN/warpscope"
+sections=${*:-field teaching timeline}
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
 "$DESKTOP_BIN/warpscope_gpu_tests" > "$out/gpu_tests.log" 2>&1; echo "gpu_tests exit $?"
 grep -E "PASSED|FAILED|SKIPPED|max error" "$out/gpu_tests.log"
 "$DESKTOP_BIN/warpscope_render_tests" > "$out/render_tests.log" 2>&1; echo "render_tests exit $?"
 grep -E "OpenGL renderer|CUDA on|PASSED|FAILED|SKIPPED" "$out/render_tests.log" | sort -u
-"$DESKTOP_BIN/warpscope-bench" distance --size 4096 --frames 300 2>&1 | tee "$out/bench.log"
-"$DESKTOP_BIN/warpscope-bench" distance --size 4096 --frames 300 > "$out/bench_repeat.log" 2>&1
-grep -E "frame|/" "$out/bench_repeat.log"
-"$DESKTOP_BIN/warpscope" --backend cuda --nx 4096 --ny 4096 --size 1600x1000 \
-    --screenshot "$out/cuda_4096.png"; echo "screenshot exit $?"
-"$DESKTOP_BIN/warpscope" --backend cuda --nx 4096 --ny 4096 --size 1600x1000 --lat-min -90 --lat-max 90 \
-    --lon-min -180 --lon-max 180 --ref 30,101 --ref -33.87,151.21 --ref 51.51,-0.13 --ref 40.71,-74.0 \
-    --colormap turbo --screenshot "$out/cuda_globe.png"; echo "globe screenshot exit $?"
-# Teaching kernel overlays on the real SMs.
-"$DESKTOP_BIN/warpscope" --backend cuda --nx 512 --ny 384 --overlay block --block 32,8,1 \
-    --size 1600x1000 --screenshot "$out/overlay_block.png"; echo "block overlay exit $?"
-"$DESKTOP_BIN/warpscope" --backend cuda --nx 2048 --ny 2048 --overlay sm --block 128,2,1 \
-    --size 1600x1000 --screenshot "$out/overlay_sm.png"; echo "SM overlay exit $?"
-"$DESKTOP_BIN/warpscope" --backend cuda --nx 120 --ny 80 --overlay thread --block 16,8,1 \
-    --grid 4,4,1 --size 1600x1000 --screenshot "$out/overlay_uncovered.png"; echo "partial grid exit $?"
+
+for section in $sections; do
+case $section in
+field)
+    "$DESKTOP_BIN/warpscope-bench" distance --size 4096 --frames 300 2>&1 | tee -a "$out/bench.log"
+    "$DESKTOP_BIN/warpscope-bench" distance --size 4096 --frames 300 >> "$out/bench.log" 2>&1
+    "$app" --backend cuda --nx 4096 --ny 4096 --size 1600x1000 \
+        --screenshot "$out/cuda_4096.png"; echo "screenshot exit $?"
+    "$app" --backend cuda --nx 4096 --ny 4096 --size 1600x1000 --lat-min -90 --lat-max 90 \
+        --lon-min -180 --lon-max 180 --ref 30,101 --ref -33.87,151.21 --ref 51.51,-0.13 \
+        --ref 40.71,-74.0 --colormap turbo --screenshot "$out/cuda_globe.png"
+    echo "globe screenshot exit $?" ;;
+teaching)
+    "$app" --backend cuda --nx 512 --ny 384 --overlay block --block 32,8,1 \
+        --size 1600x1000 --screenshot "$out/overlay_block.png"; echo "block overlay exit $?"
+    "$app" --backend cuda --nx 2048 --ny 2048 --overlay sm --block 128,2,1 \
+        --size 1600x1000 --screenshot "$out/overlay_sm.png"; echo "SM overlay exit $?"
+    "$app" --backend cuda --nx 120 --ny 80 --overlay thread --block 16,8,1 \
+        --grid 4,4,1 --size 1600x1000 --screenshot "$out/overlay_uncovered.png"
+    echo "partial grid exit $?" ;;
+timeline)
+    for run in 1 2; do
+        "$DESKTOP_BIN/warpscope-bench" streams --runs 30 2>&1 | tee -a "$out/bench.log"
+    done
+    "$DESKTOP_BIN/warpscope-bench" distance --size 4096 --frames 300 2>&1 |
+        grep -E "Backend|frame|recording|spans kept" | tee -a "$out/bench.log"
+    "$app" --backend cuda --size 1600x1000 --streams-lab --screenshot "$out/streams_lab.png" \
+        --export-trace "$out/streams_lab_trace.json"; echo "streams lab exit $?"
+    "$app" --backend cuda --size 1600x1000 --streams-lab --lab-streams 1 \
+        --screenshot "$out/streams_lab_1.png"; echo "one-stream lab exit $?" ;;
+esac
+done

@@ -36,6 +36,12 @@ expect 2 "Unknown option 'frobnicate'" --frobnicate
 expect 2 "--overlay must be distance, block, thread, warp or sm" --overlay colour
 expect 2 "--block needs X,Y,Z" --block 16,16
 expect 2 "--block dimensions must be at least 1" --block 0,1,1
+expect 2 "--lab-streams must be 1 or k, not '3'" --lab-streams 3
+expect 2 "--lab-length needs a whole number, not '2.5'" --lab-length 2.5
+expect 2 "The array length must be between 1 and" --lab-length 0
+expect 2 "The number of arrays must be between 1 and 64; it is 65" --lab-arrays 65
+expect 2 "--lab-arrays needs a whole number" --lab-arrays many
+expect 2 "--export-trace needs a file name" --export-trace ""
 if ! command -v nvidia-smi >/dev/null 2>&1; then
     expect 1 "The CUDA backend was requested, but no CUDA device" --backend cuda
 fi

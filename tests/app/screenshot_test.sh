@@ -19,4 +19,18 @@ if out=$("$app" --backend cpu --screenshot /nonexistent/dir/x.png 2>&1); then
     echo "FAIL: writing to a missing folder succeeded"; exit 1
 fi
 grep -q "could not write" <<<"$out" || { echo "FAIL: no message: $out"; exit 1; }
+
+# The streams lab runs, its check passes, and the timeline exports as a trace.
+trace=$dir/trace.json
+rm -f "$trace"
+out=$("$app" --backend cpu --size 1200x800 --streams-lab --lab-arrays 4 --lab-length 100000 \
+    --screenshot "$dir/shot_lab.png" --export-trace "$trace" 2>&1) || { echo "FAIL: $out"; exit 1; }
+echo "$out"
+grep -q "every array sums to 1" <<<"$out" || { echo "FAIL: the lab's check did not pass"; exit 1; }
+grep -q '"traceEvents"' "$trace" || { echo "FAIL: no trace events in $trace"; exit 1; }
+[ "$(grep -c '"name":"normalise array' "$trace")" = 4 ] || { echo "FAIL: arrays missing"; exit 1; }
+if out=$("$app" --backend cpu --streams-lab --lab-length 1000 --export-trace /nonexistent/t.json 2>&1); then
+    echo "FAIL: exporting to a missing folder succeeded"; exit 1
+fi
+grep -q "Cannot write /nonexistent/t.json" <<<"$out" || { echo "FAIL: no message: $out"; exit 1; }
 echo ok

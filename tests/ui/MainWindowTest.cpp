@@ -5,10 +5,22 @@
 #include "warpscope/ui/LaunchPanel.h"
 #include "warpscope/ui/NumberField.h"
 #include "warpscope/ui/ParametersPanel.h"
+#include "warpscope/ui/StreamsLabPanel.h"
+#include "warpscope/ui/TimelinePanel.h"
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QToolTip>
+#include <qcustomplot.h>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSettings>
@@ -278,6 +290,167 @@ private slots:
         QVERIFY(third.restoreSettings().contains("not valid"));
         QCOMPARE(third.fieldView()->params(), gpu::DistanceParams{});
         QSettings().clear();
+    }
+
+    // Hovering a bar of the timeline names the work, its lane and its duration.
+    void timelineShowsTheFieldWorkAndExplainsABarOnHover()
+    {
+        settledImage();
+        ui::TimelinePanel* timeline = m_window->timelinePanel();
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                timeline->refresh();
+                for (const gpu::Span& s : timeline->shown().spans)
+                    if (s.name == "distance field")
+                        return true;
+                return false;
+            },
+            5000));
+        timeline->fitAll();
+        const gpu::TimelineSnapshot& shown = timeline->shown();
+        const gpu::Span* field = nullptr;
+        for (const gpu::Span& s : shown.spans)
+            if (s.name == "distance field")
+                field = &s;
+        QCustomPlot* plot = timeline->plot();
+        plot->xAxis->setRange(field->startUs / 1000.0, field->endUs / 1000.0);
+        plot->replot();
+        const int x = int(plot->xAxis->coordToPixel((field->startUs + field->endUs) / 2000.0));
+        // The field's span holds each thread's share of rows, nested; the tooltip names the
+        // innermost span under the pointer.
+        QString described, tooltip;
+        for (double row = plot->yAxis->range().lower; row < plot->yAxis->range().upper;
+             row += 0.25) {
+            const QPoint pos(x, int(plot->yAxis->coordToPixel(row)));
+            QTest::mouseMove(plot, pos);
+            described = timeline->describeAt(pos);
+            if (described.contains("host on CPU thread 0")) {
+                QTRY_VERIFY(QToolTip::isVisible());
+                tooltip = QToolTip::text();
+                break;
+            }
+        }
+        QCOMPARE(tooltip, described);
+        QVERIFY2(tooltip.startsWith("rows ") || tooltip.startsWith("distance field"),
+                 qPrintable(tooltip));
+        QVERIFY2(tooltip.contains(" ms") || tooltip.contains(" µs"), qPrintable(tooltip));
+        const QPoint empty(x, int(plot->yAxis->coordToPixel(plot->yAxis->range().lower + 0.02)));
+        QCOMPARE(timeline->describeAt(empty), QString());
+    }
+
+    void freezingTheTimelineHoldsTheViewUntilThawed()
+    {
+        settledImage();
+        ui::TimelinePanel* timeline = m_window->timelinePanel();
+        timeline->refresh();
+        auto* freeze = timeline->findChild<QPushButton*>("freeze");
+        QTest::mouseClick(freeze, Qt::LeftButton);
+        QVERIFY(timeline->frozen());
+        const std::uint64_t frozenAt = timeline->shown().version;
+        typeInto(spin("nx"), "700");
+        settledImage();
+        QTest::qWait(300); // several of the panel's refreshes
+        QCOMPARE(timeline->shown().version, frozenAt);
+        QTest::mouseClick(freeze, Qt::LeftButton);
+        QVERIFY(!timeline->frozen());
+        QVERIFY(timeline->shown().version != frozenAt);
+
+        QTest::mouseClick(timeline->findChild<QPushButton*>("clear"), Qt::LeftButton);
+        QVERIFY(timeline->shown().spans.empty());
+    }
+
+    // 10^5 spans in view are drawn as a few hundred merged bars at most.
+    void timelineCullsAndMergesManySpans()
+    {
+        ui::TimelinePanel* timeline = m_window->timelinePanel();
+        QTest::mouseClick(timeline->findChild<QPushButton*>("freeze"), Qt::LeftButton);
+        auto store = m_window->timeline();
+        store->setKeptFrames(100000);
+        const int lane = store->lane("synthetic");
+        for (int k = 0; k < 100000; ++k)
+            store->add(gpu::Span{lane, gpu::SpanKind::Kernel, "k", 1e6 + k * 2.0, 1e6 + k * 2.0 + 1.0});
+        QTest::mouseClick(timeline->findChild<QPushButton*>("freeze"), Qt::LeftButton);
+        QCOMPARE(timeline->shown().spans.size() >= 100000u, true);
+        timeline->fitAll();
+        timeline->plot()->replot(QCustomPlot::rpImmediateRefresh);
+        const int wide = timeline->barsDrawn();
+        QVERIFY2(wide > 0 && wide <= timeline->plot()->width(), qPrintable(QString::number(wide)));
+        // Zoomed in to 20 spans, each is drawn on its own.
+        timeline->plot()->xAxis->setRange(1000.0005, 1000.0395);
+        timeline->plot()->replot(QCustomPlot::rpImmediateRefresh);
+        QCOMPARE(timeline->barsDrawn(), 20);
+    }
+
+    void timelineExportsAndExplainsAnUnwritablePath()
+    {
+        settledImage();
+        ui::TimelinePanel* timeline = m_window->timelinePanel();
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                timeline->refresh();
+                return !timeline->shown().spans.empty();
+            },
+            5000));
+        QTemporaryDir dir;
+        const QString path = dir.filePath("trace.json");
+        QCOMPARE(timeline->exportTrace(path), QString());
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonDocument doc = QJsonDocument::fromJson(file.readAll());
+        QVERIFY(doc.object().value("traceEvents").toArray().size() >
+                int(timeline->shown().spans.size()));
+        QCOMPARE(timeline->exportCsv(dir.filePath("t.csv")), QString());
+        const QString error = timeline->exportTrace("/nonexistent-folder/trace.json");
+        QVERIFY2(error.contains("/nonexistent-folder/trace.json"), qPrintable(error));
+    }
+
+    void streamsLabRunsAndItsStepsShowInTheTimeline()
+    {
+        m_window->showStreamsLab();
+        ui::StreamsLabPanel* lab = m_window->streamsLabPanel();
+        QLineEdit* length = lab->lengthField();
+        length->setFocus();
+        length->selectAll();
+        QTest::keyClicks(length, "200000");
+        lab->arraysField()->setValue(4);
+        QSignalSpy finished(lab, &ui::StreamsLabPanel::finished);
+        QTest::mouseClick(lab->findChild<QPushButton*>("labCompare"), Qt::LeftButton);
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(finished.front().at(0).toBool(), true);
+        QVERIFY2(lab->resultText().contains("every array sums to 1"), qPrintable(lab->resultText()));
+        QVERIFY2(lab->resultText().contains("faster"), qPrintable(lab->resultText()));
+        ui::TimelinePanel* timeline = m_window->timelinePanel();
+        timeline->refresh();
+        int arrays = 0;
+        for (const gpu::Span& s : timeline->shown().spans)
+            arrays += s.name.rfind("normalise array", 0) == 0;
+        QCOMPARE(arrays, 8); // 4 arrays, twice
+    }
+
+    void badStreamsLabSizesAreExplainedAtTheField()
+    {
+        ui::StreamsLabPanel* lab = m_window->streamsLabPanel();
+        QLineEdit* length = lab->lengthField();
+        QSignalSpy finished(lab, &ui::StreamsLabPanel::finished);
+        for (const char* bad : {"abc", "2.5", "-3", "1e30"}) {
+            length->setFocus();
+            length->selectAll();
+            QTest::keyClicks(length, bad);
+            QTest::mouseClick(lab->findChild<QPushButton*>("labRun"), Qt::LeftButton);
+            QVERIFY2(length->styleSheet().contains("border"), bad);
+            QVERIFY2(lab->resultText().contains("length"), qPrintable(lab->resultText()));
+            QCOMPARE(finished.takeLast().at(0).toBool(), false);
+        }
+        // Valid on its own, but 64 arrays of 2^32 values need 2 TiB of host memory.
+        length->selectAll();
+        QTest::keyClicks(length, QString::number(gpu::kStreamsLabMaxLength));
+        lab->arraysField()->setValue(gpu::kStreamsLabMaxArrays);
+        QTest::mouseClick(lab->findChild<QPushButton*>("labRun"), Qt::LeftButton);
+        QVERIFY(finished.wait(10000));
+        QCOMPARE(finished.front().at(0).toBool(), false);
+        QVERIFY2(lab->resultText().contains("host memory"), qPrintable(lab->resultText()));
+        QVERIFY(lab->arraysField()->styleSheet().contains("border"));
+        QVERIFY(!lab->running());
     }
 
     void switchingPrecisionShowsTheHintOnlyWhereItMatters()

@@ -122,7 +122,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     timelineDock->setObjectName("timelineDock");
     timelineDock->setWidget(m_timelinePanel);
     addDockWidget(Qt::BottomDockWidgetArea, timelineDock);
-    resizeDocks({timelineDock}, {260}, Qt::Vertical);
+    resizeDocks({timelineDock}, {300}, Qt::Vertical);
     connect(m_timelinePanel, &TimelinePanel::message, this,
             [this](const QString& text) { statusBar()->showMessage(text, 10000); });
     connect(m_lab, &StreamsLabPanel::timelineProblem, m_timelinePanel, &TimelinePanel::setProblem);

@@ -6,7 +6,6 @@
 namespace warpscope::ui {
 namespace {
 
-constexpr double kBarHalfHeight = 0.38; // in lanes
 constexpr double kNestInset = 0.1;      // each level of nesting is this much thinner per side
 
 } // namespace
@@ -40,26 +39,27 @@ SpanPlottable::SpanPlottable(QCPAxis* keyAxis, QCPAxis* valueAxis, gpu::SpanKind
     setSelectable(QCP::stNone);
 }
 
-void SpanPlottable::setSpans(const gpu::TimelineSnapshot& snapshot)
+void SpanPlottable::setSpans(const gpu::TimelineSnapshot& snapshot,
+                             const std::vector<int>& rowOfLane)
 {
     m_tracks.clear();
-    auto trackFor = [this](int lane, int depth) -> Track& {
+    auto trackFor = [this](int row, int depth) -> Track& {
         for (Track& t : m_tracks)
-            if (t.lane == lane && t.depth == depth)
+            if (t.row == row && t.depth == depth)
                 return t;
-        m_tracks.push_back(Track{lane, depth, {}, 0.0});
+        m_tracks.push_back(Track{row, depth, {}, 0.0});
         return m_tracks.back();
     };
     // The snapshot is sorted by start, so each track is too.
     for (const gpu::Span& s : snapshot.spans) {
-        if (s.kind != m_kind)
+        if (s.kind != m_kind || s.lane < 0 || std::size_t(s.lane) >= rowOfLane.size())
             continue;
-        Track& t = trackFor(s.lane, s.depth);
+        Track& t = trackFor(rowOfLane[std::size_t(s.lane)], s.depth);
         t.spans.push_back(s);
         t.longestUs = std::max(t.longestUs, s.durationUs());
     }
     std::sort(m_tracks.begin(), m_tracks.end(), [](const Track& a, const Track& b) {
-        return std::tie(a.depth, a.lane) < std::tie(b.depth, b.lane);
+        return std::tie(a.depth, a.row) < std::tie(b.depth, b.row);
     });
 }
 
@@ -80,11 +80,11 @@ std::size_t SpanPlottable::firstVisible(const Track& track, double fromUs)
         track.spans.begin());
 }
 
-QRectF SpanPlottable::barRect(int lane, int depth, double x0, double x1) const
+QRectF SpanPlottable::barRect(int row, int depth, double x0, double x1) const
 {
     const double half = std::max(0.08, kBarHalfHeight - kNestInset * depth);
-    const double yTop = mValueAxis->coordToPixel(lane + half);
-    const double yBottom = mValueAxis->coordToPixel(lane - half);
+    const double yTop = mValueAxis->coordToPixel(row + half);
+    const double yBottom = mValueAxis->coordToPixel(row - half);
     return QRectF(QPointF(x0, std::min(yTop, yBottom)), QPointF(x1, std::max(yTop, yBottom)));
 }
 
@@ -108,7 +108,7 @@ void SpanPlottable::draw(QCPPainter* painter)
             const bool thin = runMerged || runEnd - runStart < 3.0;
             painter->setPen(thin ? Qt::NoPen : mPen);
             painter->drawRect(
-                barRect(track.lane, track.depth, runStart, std::max(runEnd, runStart + 1.0)));
+                barRect(track.row, track.depth, runStart, std::max(runEnd, runStart + 1.0)));
             ++m_barsDrawn;
         };
         for (std::size_t i = firstVisible(track, fromUs); i < track.spans.size(); ++i) {
@@ -141,12 +141,12 @@ void SpanPlottable::drawLegendIcon(QCPPainter* painter, const QRectF& rect) cons
     painter->drawRect(rect.adjusted(1, 3, -1, -3));
 }
 
-const gpu::Span* SpanPlottable::spanAt(double timeMs, int lane) const
+const gpu::Span* SpanPlottable::spanAt(double timeMs, int row) const
 {
     const double us = timeMs * 1000.0;
     const gpu::Span* found = nullptr;
     for (const Track& track : m_tracks) { // by depth, so deeper spans win
-        if (track.lane != lane)
+        if (track.row != row)
             continue;
         for (std::size_t i = firstVisible(track, us); i < track.spans.size(); ++i) {
             const gpu::Span& s = track.spans[i];
@@ -164,8 +164,8 @@ double SpanPlottable::selectTest(const QPointF& pos, bool onlySelectable, QVaria
     if (onlySelectable || !mKeyAxis || !mValueAxis)
         return -1;
     const double timeMs = mKeyAxis->pixelToCoord(pos.x());
-    const int lane = int(std::lround(mValueAxis->pixelToCoord(pos.y())));
-    return spanAt(timeMs, lane) ? 0.0 : -1.0;
+    const int row = int(std::lround(mValueAxis->pixelToCoord(pos.y())));
+    return spanAt(timeMs, row) ? 0.0 : -1.0;
 }
 
 QCPRange SpanPlottable::getKeyRange(bool& foundRange, QCP::SignDomain) const
@@ -184,8 +184,8 @@ QCPRange SpanPlottable::getValueRange(bool& foundRange, QCP::SignDomain, const Q
 {
     int lo = std::numeric_limits<int>::max(), hi = std::numeric_limits<int>::min();
     for (const Track& t : m_tracks) {
-        lo = std::min(lo, t.lane);
-        hi = std::max(hi, t.lane);
+        lo = std::min(lo, t.row);
+        hi = std::max(hi, t.row);
     }
     foundRange = lo <= hi;
     return foundRange ? QCPRange(lo - 0.5, hi + 0.5) : QCPRange();

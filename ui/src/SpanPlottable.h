@@ -7,8 +7,8 @@
 
 namespace warpscope::ui {
 
-// Draws the spans of one kind as bars: key is time in milliseconds, value is the lane (lane
-// k is centred on value k). Nested spans are drawn thinner, on top of their parents. It culls
+// Draws the spans of one kind as bars: key is time in milliseconds, value is the row of the
+// span's lane (row r is centred on value r). Nested spans are drawn thinner, on top of their parents. It culls
 // to the visible time range and merges bars narrower than a pixel, so the cost of a repaint
 // follows the pixels drawn rather than the span count.
 class SpanPlottable : public QCPAbstractPlottable
@@ -17,10 +17,11 @@ public:
     SpanPlottable(QCPAxis* keyAxis, QCPAxis* valueAxis, gpu::SpanKind kind);
 
     gpu::SpanKind kind() const { return m_kind; }
-    // Takes the spans of this plottable's kind from snapshot.
-    void setSpans(const gpu::TimelineSnapshot& snapshot);
-    // The span drawn at (timeMs, lane), preferring the most deeply nested, or null.
-    const gpu::Span* spanAt(double timeMs, int lane) const;
+    // Takes the spans of this plottable's kind from snapshot; rowOfLane[lane] is the row a
+    // lane is drawn in.
+    void setSpans(const gpu::TimelineSnapshot& snapshot, const std::vector<int>& rowOfLane);
+    // The span drawn at (timeMs, row), preferring the most deeply nested, or null.
+    const gpu::Span* spanAt(double timeMs, int row) const;
     std::size_t spanCount() const;
     // Bars drawn by the last repaint, after culling and merging.
     int barsDrawn() const { return m_barsDrawn; }
@@ -41,20 +42,23 @@ private:
     // so that a binary search on start finds every span overlapping a time range.
     struct Track
     {
-        int lane = 0;
+        int row = 0;
         int depth = 0;
         std::vector<gpu::Span> spans;
         double longestUs = 0.0;
     };
     // The first span of track that may end after fromUs.
     static std::size_t firstVisible(const Track& track, double fromUs);
-    QRectF barRect(int lane, int depth, double x0, double x1) const;
+    QRectF barRect(int row, int depth, double x0, double x1) const;
 
     gpu::SpanKind m_kind;
-    std::vector<Track> m_tracks; // by depth, then lane
+    std::vector<Track> m_tracks; // by depth, then row
     int m_barsDrawn = 0;
 };
 
 QColor spanKindColor(gpu::SpanKind kind);
+
+// Half the height of a top-level bar, in rows.
+inline constexpr double kBarHalfHeight = 0.38;
 
 } // namespace warpscope::ui

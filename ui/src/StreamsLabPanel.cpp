@@ -172,6 +172,7 @@ void StreamsLabPanel::run(bool compare)
             m_backend->setTimeline(m_timeline);
         }
         outcome.device = m_backend->deviceName();
+        outcome.cpu = m_backend->kind() == gpu::BackendKind::Cpu;
         for (const gpu::StreamsLabConfig& config : configs) {
             m_timeline->beginFrame();
             gpu::StreamsLabResult result;
@@ -213,10 +214,12 @@ void StreamsLabPanel::onFinished()
         const gpu::StreamsLabResult& r = outcome.results[k];
         const gpu::StreamsLabConfig& c = m_submitted[k];
         passed = passed && r.passed();
-        lines << tr("%1, %2: %3 ms")
-                     .arg(r.streams == 1 ? tr("1 stream") : tr("%1 streams").arg(r.streams),
-                          c.pinned ? tr("pinned") : tr("pageable"))
-                     .arg(r.totalMs, 0, 'f', 3);
+        // On the CPU, streams are threads and no memory is pinned.
+        const QString how =
+            outcome.cpu ? tr("%n thread(s)", nullptr, r.streams)
+                        : tr("%n stream(s), %1", nullptr, r.streams)
+                              .arg(c.pinned ? tr("pinned") : tr("pageable"));
+        lines << tr("%1: %2 ms").arg(how).arg(r.totalMs, 0, 'f', 3);
         lines << (r.passed() ? tr("  every array sums to 1 (worst error %1, tolerance %2)")
                                    .arg(std::max(r.worstSumError, r.worstElementError), 0, 'g', 2)
                                    .arg(gpu::kStreamsLabTolerance, 0, 'g', 2)

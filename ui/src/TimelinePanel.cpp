@@ -100,6 +100,9 @@ TimelinePanel::TimelinePanel(std::shared_ptr<gpu::Timeline> timeline, QWidget* p
     m_plot->yAxis->setRangeReversed(true);
     m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
     m_plot->yAxis->grid()->setVisible(false);
+    QFont laneFont = m_plot->yAxis->tickLabelFont();
+    laneFont.setPointSizeF(laneFont.pointSizeF() * 0.85);
+    m_plot->yAxis->setTickLabelFont(laneFont);
     m_plot->setNoAntialiasingOnDrag(true);
     for (std::size_t k = 0; k < m_kinds.size(); ++k)
         m_kinds[k] = new SpanPlottable(m_plot->xAxis, m_plot->yAxis, kKinds[k]);
@@ -151,14 +154,23 @@ void TimelinePanel::showSnapshot(gpu::TimelineSnapshot snapshot)
 {
     m_shownVersion = snapshot.version;
     m_shown = std::move(snapshot);
-    for (SpanPlottable* p : m_kinds)
-        p->setSpans(m_shown);
-
+    // Lanes with no span kept get no row, so the rows that remain stay tall enough to read.
+    std::vector<bool> used(m_shown.lanes.size(), false);
+    for (const gpu::Span& s : m_shown.spans)
+        if (s.lane >= 0 && std::size_t(s.lane) < used.size())
+            used[std::size_t(s.lane)] = true;
+    m_rowOfLane.assign(m_shown.lanes.size(), -1);
     auto ticker = qSharedPointerCast<QCPAxisTickerText>(m_plot->yAxis->ticker());
     ticker->clear();
-    for (std::size_t lane = 0; lane < m_shown.lanes.size(); ++lane)
-        ticker->addTick(double(lane), QString::fromStdString(m_shown.lanes[lane]));
-    m_plot->yAxis->setRange(-0.5, std::max<double>(1.0, double(m_shown.lanes.size())) - 0.5);
+    int rows = 0;
+    for (std::size_t lane = 0; lane < used.size(); ++lane)
+        if (used[lane]) {
+            ticker->addTick(double(rows), QString::fromStdString(m_shown.lanes[lane]));
+            m_rowOfLane[lane] = rows++;
+        }
+    for (SpanPlottable* p : m_kinds)
+        p->setSpans(m_shown, m_rowOfLane);
+    m_plot->yAxis->setRange(-0.5, std::max(1, rows) - 0.5);
 
     double endMs = 0.0;
     for (const gpu::Span& s : m_shown.spans)
@@ -248,10 +260,13 @@ void TimelinePanel::setProblem(const QString& text)
 QString TimelinePanel::describeAt(const QPoint& pos) const
 {
     const double timeMs = m_plot->xAxis->pixelToCoord(pos.x());
-    const int lane = int(std::lround(m_plot->yAxis->pixelToCoord(pos.y())));
+    const double value = m_plot->yAxis->pixelToCoord(pos.y());
+    const int row = int(std::lround(value));
+    if (std::abs(value - row) > kBarHalfHeight) // between two rows' bars
+        return {};
     const gpu::Span* best = nullptr;
     for (const SpanPlottable* p : m_kinds)
-        if (const gpu::Span* s = p->spanAt(timeMs, lane); s && (!best || s->depth > best->depth))
+        if (const gpu::Span* s = p->spanAt(timeMs, row); s && (!best || s->depth > best->depth))
             best = s;
     if (!best)
         return {};
@@ -270,6 +285,14 @@ QString TimelinePanel::describeAt(const QPoint& pos) const
     if (!best->detail.empty())
         lines << QString::fromStdString(best->detail);
     return lines.join('\n');
+}
+
+int TimelinePanel::barsDrawn() const
+{
+    int bars = 0;
+    for (const SpanPlottable* p : m_kinds)
+        bars += p->barsDrawn();
+    return bars;
 }
 
 void TimelinePanel::onMouseMove(QMouseEvent* event)

@@ -118,6 +118,7 @@ private:
     // The streams lab: its streams, device arrays and host arrays, kept between runs.
     std::vector<cudaStream_t> m_labStreams;
     std::vector<int> m_labLanes;
+    int m_labHostLane = -1;
     GrowBuffer m_labDevice{"the streams lab's arrays", false};
     GrowBuffer m_labSums{"the streams lab's sums", false};
     StreamsLabConfig m_labConfig;
@@ -526,6 +527,7 @@ void CudaBackend::setTimeline(std::shared_ptr<Timeline> timeline)
     if (timeline) {
         m_streamLane = timeline->lane("CUDA stream: field");
         m_hostLane = timeline->lane("Host: field thread");
+        m_labHostLane = timeline->lane("Host: lab thread");
         m_labLanes.clear();
         for (std::size_t k = 0; k < m_labStreams.size(); ++k)
             m_labLanes.push_back(timeline->lane("CUDA stream " + std::to_string(k + 1) + ": lab"));
@@ -654,6 +656,9 @@ Status CudaBackend::runStreamsLab(const StreamsLabConfig& config, StreamsLabResu
         float* data = device + a * pitch;
         double* partial = sums + a * sumsPerArray;
         const std::string tag = " " + std::to_string(a);
+        // How long the host takes to queue an array's work: a copy from pageable memory, or
+        // a full queue, holds the host here.
+        const ScopedHostSpan queueing(m_recorder.timeline(), m_labHostLane, "queue array" + tag);
         if (Status s =
                 recorded(stream, lane, SpanKind::CopyHostToDevice, "copy in" + tag, arrayBytes,
                          [&] {

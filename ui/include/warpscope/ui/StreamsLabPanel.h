@@ -53,6 +53,7 @@ private:
         gpu::Status status;
         std::vector<gpu::StreamsLabResult> results;
         std::string device;
+        bool cpu = false;
         gpu::Status timeline;
         double startUs = 0.0, endUs = 0.0;
     };

@@ -44,6 +44,8 @@ public:
     QCustomPlot* plot() const { return m_plot; }
     // The tooltip text for a point of the plot, empty over no span.
     QString describeAt(const QPoint& pos) const;
+    // Bars drawn by the last repaint, after culling and merging.
+    int barsDrawn() const;
 
 signals:
     // A message for the status bar: an export, or a problem recording spans.
@@ -68,6 +70,7 @@ private:
     QLabel* m_problem;
     QTimer m_poll;
     gpu::TimelineSnapshot m_shown;
+    std::vector<int> m_rowOfLane; // -1 for lanes without spans
     std::uint64_t m_shownVersion = ~0ull;
 };
 
