@@ -4,18 +4,21 @@
 #       build-hopper/tests/warpscope_gpu_tests build-hopper/tests/warpscope_render_tests
 # with .device carried. Writes logs, screenshots and traces to $OUT (or ./device-out).
 #
-#   bench/device-proof.sh [field|teaching|timeline]...   (default: all three)
+#   bench/device-proof.sh [field|teaching|timeline]...   (default: field timeline)
 set -uo pipefail
 out=${OUT:-device-out}; mkdir -p "$out"
 source .device/env.sh
 export WARPSCOPE_FIXTURE_DIR=$PWD/tests/fixtures
 app="$DESKTOP_BIN/warpscope"
-sections=${*:-field teaching timeline}
+sections=${*:-field timeline}
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
-"$DESKTOP_BIN/warpscope_gpu_tests" > "$out/gpu_tests.log" 2>&1; echo "gpu_tests exit $?"
-grep -E "PASSED|FAILED|SKIPPED|max error" "$out/gpu_tests.log"
-"$DESKTOP_BIN/warpscope_render_tests" > "$out/render_tests.log" 2>&1; echo "render_tests exit $?"
-grep -E "OpenGL renderer|CUDA on|PASSED|FAILED|SKIPPED" "$out/render_tests.log" | sort -u
+# At most 8 files come back from a call: both suites share one log, and a call should run
+# no more than two sections.
+"$DESKTOP_BIN/warpscope_gpu_tests" > "$out/tests.log" 2>&1; echo "gpu_tests exit $?"
+grep -E "PASSED|FAILED|SKIPPED|max error" "$out/tests.log"
+"$DESKTOP_BIN/warpscope_render_tests" > "$out/render.tmp" 2>&1; echo "render_tests exit $?"
+grep -E "OpenGL renderer|CUDA on|PASSED|FAILED|SKIPPED" "$out/render.tmp" | sort -u
+cat "$out/render.tmp" >> "$out/tests.log"; rm -f "$out/render.tmp"
 
 for section in $sections; do
 case $section in

@@ -171,10 +171,12 @@ TEST_F(CudaStreamsLabTest, NormalisesInEveryMode)
         for (bool multi : {false, true}) {
             c.pinned = pinned;
             c.multiStream = multi;
+            c.orderCopies = pinned; // both ways of issuing K streams
             SCOPED_TRACE(std::string(pinned ? "pinned" : "pageable") +
                          (multi ? ", K streams" : ", 1 stream"));
             expectLabPasses(*m_cuda, c, r);
-            EXPECT_EQ(r.streams, multi ? c.arrays : 1);
+            // In order, the copies in take a stream of their own.
+            EXPECT_EQ(r.streams, multi ? c.arrays + (c.orderCopies ? 1 : 0) : 1);
         }
     c.length = 1; // one value per array normalises to exactly 1
     expectLabPasses(*m_cuda, c, r);
@@ -199,7 +201,8 @@ TEST_F(CudaStreamsLabTest, StreamsOverlap)
     std::map<int, int> perLane;
     std::size_t spans = 0;
     for (const Span& s : snap.spans) {
-        if (snap.lanes[s.lane].find(": lab") == std::string::npos)
+        if (snap.lanes[s.lane].rfind("CUDA stream ", 0) != 0 ||
+            snap.lanes[s.lane].find(": lab") == std::string::npos)
             continue;
         ++spans;
         ++perLane[s.lane];
@@ -210,6 +213,11 @@ TEST_F(CudaStreamsLabTest, StreamsOverlap)
     }
     EXPECT_EQ(spans, std::size_t(c.arrays) * 5);
     EXPECT_EQ(perLane.size(), std::size_t(c.arrays));
+    // The host lane shows the queueing of each array.
+    int queued = 0;
+    for (const Span& s : snap.spans)
+        queued += s.name.rfind("queue array", 0) == 0 && s.kind == SpanKind::Host;
+    EXPECT_EQ(queued, c.arrays);
     EXPECT_GT(busyUs, 1000.0 * r.totalMs * 1.2)
         << "span total " << busyUs << " µs, wall " << 1000.0 * r.totalMs << " µs";
     // The lab's spans fit inside the job, give or take the clock alignment.

@@ -624,8 +624,12 @@ Status CudaBackend::runStreamsLab(const StreamsLabConfig& config, StreamsLabResu
     if (Status s = prepareLabHost(config); !s)
         return s;
 
+    WS_CUDA_TRY(loadStreamsLabKernels());
     const std::size_t streamCount = config.multiStream ? arrays : 1;
-    while (m_labStreams.size() < streamCount) {
+    // Copies in order go through one more stream of their own, back to back.
+    const bool copyStream = config.multiStream && config.orderCopies;
+    const std::size_t totalStreams = streamCount + (copyStream ? 1 : 0);
+    while (m_labStreams.size() < totalStreams) {
         cudaStream_t stream = nullptr;
         WS_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
         m_labStreams.push_back(stream);
@@ -639,13 +643,15 @@ Status CudaBackend::runStreamsLab(const StreamsLabConfig& config, StreamsLabResu
             std::fill(m_labOutputs[a], m_labOutputs[a] + length, std::nanf(""));
     });
 
-    // Event 0 starts the job, 1 ends it, and 2.. let stream 0 wait for the others.
+    // Event 0 starts the job, 1 ends it, 2 .. 2 + totalStreams let stream 0 wait for the
+    // others, and the rest mark each array's arrival.
     ScopedEvents events;
-    if (Status s = events.create(2 + streamCount); !s)
+    if (Status s = events.create(2 + totalStreams + arrays); !s)
         return s;
+    cudaEvent_t* arrived = events.events.data() + 2 + totalStreams;
     cudaStream_t first = m_labStreams[0];
     WS_CUDA_TRY(cudaEventRecord(events.events[0], first));
-    for (std::size_t k = 1; k < streamCount; ++k)
+    for (std::size_t k = 1; k < totalStreams; ++k)
         WS_CUDA_TRY(cudaStreamWaitEvent(m_labStreams[k], events.events[0]));
 
     auto* device = static_cast<float*>(m_labDevice.pointer);
@@ -659,15 +665,23 @@ Status CudaBackend::runStreamsLab(const StreamsLabConfig& config, StreamsLabResu
         // How long the host takes to queue an array's work: a copy from pageable memory, or
         // a full queue, holds the host here.
         const ScopedHostSpan queueing(m_recorder.timeline(), m_labHostLane, "queue array" + tag);
+        // In order, each array arrives whole as early as the link allows, and its stream
+        // takes over from there.
+        cudaStream_t inStream = copyStream ? m_labStreams[streamCount] : stream;
+        const int inLane = copyStream && m_recorder.recording() ? m_labLanes[streamCount] : lane;
         if (Status s =
-                recorded(stream, lane, SpanKind::CopyHostToDevice, "copy in" + tag, arrayBytes,
+                recorded(inStream, inLane, SpanKind::CopyHostToDevice, "copy in" + tag, arrayBytes,
                          [&] {
                              return cudaStatus(cudaMemcpyAsync(data, m_labInputs[a], arrayBytes,
-                                                               cudaMemcpyHostToDevice, stream),
+                                                               cudaMemcpyHostToDevice, inStream),
                                                "Copying an array to the GPU");
                          });
             !s)
             return s;
+        if (copyStream) {
+            WS_CUDA_TRY(cudaEventRecord(arrived[a], inStream));
+            WS_CUDA_TRY(cudaStreamWaitEvent(stream, arrived[a]));
+        }
         const std::string launch =
             "grid " + std::to_string(blocks) + ", block " + std::to_string(kLabThreads);
         int token =
@@ -700,7 +714,7 @@ Status CudaBackend::runStreamsLab(const StreamsLabConfig& config, StreamsLabResu
             !s)
             return s;
     }
-    for (std::size_t k = 1; k < streamCount; ++k) {
+    for (std::size_t k = 1; k < totalStreams; ++k) {
         WS_CUDA_TRY(cudaEventRecord(events.events[2 + k], m_labStreams[k]));
         WS_CUDA_TRY(cudaStreamWaitEvent(first, events.events[2 + k]));
     }
@@ -711,7 +725,7 @@ Status CudaBackend::runStreamsLab(const StreamsLabConfig& config, StreamsLabResu
 
     result = StreamsLabResult{};
     result.totalMs = ms;
-    result.streams = int(streamCount);
+    result.streams = int(totalStreams);
     result.jobStartUs = m_recorder.hostUs(events.events[0]);
     result.jobEndUs = m_recorder.hostUs(events.events[1]);
     checkStreamsLabOutputs(hostPool(), config, m_labInputs, m_labOutputs, result);

@@ -73,6 +73,17 @@ __global__ void __launch_bounds__(kLabThreads)
 
 } // namespace
 
+cudaError_t loadStreamsLabKernels()
+{
+    cudaFuncAttributes attributes{};
+    for (const void* kernel : {reinterpret_cast<const void*>(partialSumsKernel),
+                               reinterpret_cast<const void*>(finalSumKernel),
+                               reinterpret_cast<const void*>(divideKernel)})
+        if (const cudaError_t e = cudaFuncGetAttributes(&attributes, kernel); e != cudaSuccess)
+            return e;
+    return cudaSuccess;
+}
+
 cudaError_t launchPartialSums(const float* data, std::size_t length, double* partials, int blocks,
                               cudaStream_t stream)
 {

@@ -8,6 +8,10 @@ namespace warpscope::gpu {
 
 inline constexpr int kLabThreads = 256;
 
+// Loads the three kernels now. With lazy module loading a kernel's first launch loads it,
+// and loading waits for the device to go idle, which would stall the first run's pipeline.
+cudaError_t loadStreamsLabKernels();
+
 // data must be 16-byte aligned.
 // Each block writes the sum of its grid-stride share of data to partials[blockIdx.x],
 // accumulated in double.

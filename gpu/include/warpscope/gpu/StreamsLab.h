@@ -16,7 +16,11 @@ struct StreamsLabConfig
     long long length = 10'000'000; // L
     bool multiStream = true;       // K streams, or 1
     bool pinned = true;            // page-locked host memory, or ordinary (pageable)
-    std::uint32_t seed = 1;        // the input values
+    // With K streams, queue every copy in on one more stream, in order, so each array
+    // arrives whole as early as the link allows (GPU only); otherwise each array's copy in
+    // goes on its own stream and the copy engines interleave them.
+    bool orderCopies = false;
+    std::uint32_t seed = 1; // the input values
 };
 
 // Each normalised array must sum to 1 within this, and each element must equal its input

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -73,6 +74,7 @@ private:
     QLineEdit* m_length;
     QComboBox* m_streams;
     QComboBox* m_memory;
+    QCheckBox* m_ordered;
     QPushButton* m_run;
     QPushButton* m_compare;
     QProgressBar* m_busy;
