@@ -2,6 +2,7 @@
 //
 //   warpscope-bench distance [--size N] [--refs K] [--frames F] [--view WxH]
 //   warpscope-bench streams [--arrays K] [--length L] [--runs R] [--trace DIR] [--no-timeline]
+//   warpscope-bench periodogram [--runs R]
 //
 // With a CUDA device it renders headless through EGL on that device and reports, in one run:
 //   - the interop frame: map, kernel, unmap and draw, wall clock up to glFinish;
@@ -14,6 +15,7 @@
 // streams runs the streams lab with 1 stream and with K streams, on pinned and on pageable
 // memory, and prints the median job time of each (CUDA events), the ratio, and the floor the
 // copies allow, from the copy spans the timeline recorded.
+#include "PeriodogramBench.h"
 #include "warpscope/gpu/Backend.h"
 #include "warpscope/gpu/TraceExport.h"
 #include "warpscope/ui/FieldRenderer.h"
@@ -367,7 +369,8 @@ int usage()
     std::fprintf(
         stderr, "usage: warpscope-bench distance [--size N] [--refs K] [--frames F] [--view WxH]\n"
                 "       warpscope-bench streams [--arrays K] [--length L] [--runs R] [--trace DIR] "
-                "[--no-timeline]\n");
+                "[--no-timeline]\n"
+                "       warpscope-bench periodogram [--runs R]\n");
     return 2;
 }
 
@@ -375,6 +378,12 @@ int usage()
 
 int main(int argc, char** argv)
 {
+    if (argc >= 2 && std::strcmp(argv[1], "periodogram") == 0) {
+        const int runs = argc == 4 && std::strcmp(argv[2], "--runs") == 0 ? std::atoi(argv[3]) : 10;
+        if (argc != 2 && argc != 4)
+            return usage();
+        return runs < 1 ? usage() : runPeriodogramBench(runs);
+    }
     if (argc < 2 || (std::strcmp(argv[1], "distance") != 0 && std::strcmp(argv[1], "streams") != 0))
         return usage();
     const bool streams = std::strcmp(argv[1], "streams") == 0;

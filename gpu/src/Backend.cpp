@@ -60,6 +60,17 @@ Status checkLesson(const DistanceParams& params, const LessonLaunch& lesson,
     return Status::success();
 }
 
+Status checkPeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
+                        std::size_t powerSize)
+{
+    if (const auto problems = validatePeriodogram(series, options); !problems.empty())
+        return Status::failure(problems.front().message);
+    if (powerSize < std::size_t(options.grid.count))
+        return Status::failure("The output holds " + std::to_string(powerSize) +
+                               " values; the grid has " + std::to_string(options.grid.count));
+    return Status::success();
+}
+
 Status uploadField(const GlBuffer& target, std::span<const float> values)
 {
     if (values.size() < target.layout.elementCount())

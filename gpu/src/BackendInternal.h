@@ -27,6 +27,10 @@ Status checkHostOutput(const DistanceParams& params, std::size_t outputSize);
 Status checkLesson(const DistanceParams& params, const LessonLaunch& lesson,
                    const DeviceInfo& device, std::size_t fieldSize, std::size_t ownersSize);
 
+// Validates a periodogram and that power can hold its grid.
+Status checkPeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
+                        std::size_t powerSize);
+
 // Returns null and sets error when the backend cannot be created.
 std::unique_ptr<Backend> makeCudaBackend(int device, DisplayPath path, std::string& error);
 

@@ -28,6 +28,8 @@ public:
     Status runLesson(const DistanceParams& params, const LessonLaunch& lesson,
                      std::span<float> field, std::span<std::uint32_t> owners) override;
     Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) override;
+    Status computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
+                              std::span<double> power) override;
     void setTimeline(std::shared_ptr<Timeline> timeline) override;
     Status collectTimeline() override { return Status::success(); }
     Status runStreamsLab(const StreamsLabConfig& config, StreamsLabResult& result) override;
@@ -35,6 +37,8 @@ public:
 private:
     // The lane of pool worker w (0 is the calling thread), or -1 without a timeline.
     int workerLane(unsigned w) const { return m_timeline ? m_workerLanes[w] : -1; }
+    template <typename T>
+    void periodogram(const TimeSeries& series, const PeriodogramOptions& options, double* power);
     void normaliseArray(const float* in, float* out, std::size_t length, unsigned worker);
 
     template <typename Out> Status compute(const DistanceParams& params, std::span<Out> out);

@@ -1,16 +1,19 @@
 #include "BackendInternal.h"
 #include "GlUpload.h"
+#include "PeriodogramPlan.h"
 #include "StreamsLabSupport.h"
 #include "cuda/CudaCheck.h"
 #include "cuda/CudaSpanRecorder.h"
 #include "cuda/DistanceKernel.cuh"
 #include "cuda/LessonKernel.cuh"
+#include "cuda/PeriodogramKernel.cuh"
 #include "cuda/StreamsLabKernels.cuh"
 
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cuda_gl_interop.h>
 #include <new>
 #include <vector>
@@ -52,6 +55,8 @@ public:
     Status runLesson(const DistanceParams& params, const LessonLaunch& lesson,
                      std::span<float> field, std::span<std::uint32_t> owners) override;
     Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) override;
+    Status computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
+                              std::span<double> power) override;
     void setTimeline(std::shared_ptr<Timeline> timeline) override;
     Status collectTimeline() override { return m_recorder.collect(); }
     Status runStreamsLab(const StreamsLabConfig& config, StreamsLabResult& result) override;
@@ -85,6 +90,9 @@ private:
     template <typename Op>
     Status recorded(cudaStream_t stream, int lane, SpanKind kind, std::string name,
                     std::uint64_t bytes, Op&& op);
+    template <typename T>
+    Status runPeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
+                          std::span<double> power);
     // Allocates and fills the streams lab's host arrays, unless the last run's still fit.
     Status prepareLabHost(const StreamsLabConfig& config);
     void releaseLabHost();
@@ -109,6 +117,8 @@ private:
     GrowBuffer m_field{"the field", false}; // host results and the host-copy display path
     GrowBuffer m_pinned{"the field's copy", true};
     GrowBuffer m_owners{"the thread owners", false};
+    GrowBuffer m_series{"the time series", false};
+    GrowBuffer m_power{"the periodogram", false};
     std::vector<Registration> m_registrations;
 
     CudaSpanRecorder m_recorder;
@@ -193,6 +203,8 @@ CudaBackend::~CudaBackend()
         cudaStreamDestroy(stream);
     }
     releaseLabHost();
+    cudaFree(m_series.pointer);
+    cudaFree(m_power.pointer);
     cudaFree(m_labDevice.pointer);
     cudaFree(m_labSums.pointer);
     cudaFree(m_field.pointer);
@@ -519,6 +531,104 @@ Status CudaBackend::timeKernel(const DistanceParams& params, int repetitions, do
     std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
     medianMs = times[times.size() / 2];
     return Status::success();
+}
+
+template <typename T>
+Status CudaBackend::runPeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
+                                   std::span<double> power)
+{
+    const PeriodogramPlan<T> plan = makePeriodogramPlan<T>(series, options);
+    const std::size_t n = plan.t.size();
+    const std::size_t count = std::size_t(options.grid.count);
+    // One upload: t in double, then w, wy and the rotation steps in T.
+    const std::size_t seriesBytes = n * sizeof(double) + 4 * n * sizeof(T);
+    const std::size_t powerBytes = count * sizeof(double);
+    std::size_t freeBytes = 0, totalBytes = 0;
+    WS_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
+    freeBytes += m_series.bytes + m_power.bytes;
+    if (seriesBytes + powerBytes > freeBytes)
+        return Status::failure("The periodogram needs " +
+                               std::to_string((seriesBytes + powerBytes) >> 20) +
+                               " MiB of GPU memory; " + std::to_string(freeBytes >> 20) +
+                               " MiB are free on " + m_info.name + ". Use fewer frequencies.");
+    if (Status s = grow(m_series, seriesBytes); !s)
+        return s;
+    if (Status s = grow(m_power, powerBytes); !s)
+        return s;
+    std::vector<unsigned char> staging(seriesBytes);
+    unsigned char* at = staging.data();
+    auto put = [&at](const void* data, std::size_t bytes) {
+        std::memcpy(at, data, bytes);
+        at += bytes;
+    };
+    put(plan.tDouble.data(), n * sizeof(double));
+    put(plan.w.data(), n * sizeof(T));
+    put(plan.wy.data(), n * sizeof(T));
+    put(plan.stepCos.data(), n * sizeof(T));
+    put(plan.stepSin.data(), n * sizeof(T));
+    auto* device = static_cast<unsigned char*>(m_series.pointer);
+    if (Status s =
+            recorded(m_stream, m_streamLane, SpanKind::CopyHostToDevice, "series in", seriesBytes,
+                     [&] {
+                         return cudaStatus(cudaMemcpyAsync(device, staging.data(), seriesBytes,
+                                                           cudaMemcpyHostToDevice, m_stream),
+                                           "Copying the series to the GPU");
+                     });
+        !s)
+        return s;
+    PeriodogramArgs<T> args{};
+    args.t = reinterpret_cast<const double*>(device);
+    const T* arrays = reinterpret_cast<const T*>(device + n * sizeof(double));
+    args.w = arrays;
+    args.wy = arrays + n;
+    args.stepCos = arrays + 2 * n;
+    args.stepSin = arrays + 3 * n;
+    args.n = int(n);
+    args.fmin = options.grid.fmin;
+    args.df = options.grid.df;
+    args.count = options.grid.count;
+    args.yy = plan.yy;
+    args.psdScale = plan.psdScale;
+    args.normalization = plan.normalization;
+    args.fitMean = plan.fitMean;
+    auto* devicePower = static_cast<double*>(m_power.pointer);
+    WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
+    const int token = m_recorder.begin(m_stream, m_streamLane, SpanKind::Kernel, "periodogram", 0,
+                                       std::to_string(n) + " samples x " + std::to_string(count) +
+                                           " frequencies");
+    if (Status s = cudaStatus(launchPeriodogram(args, devicePower, m_stream),
+                              "Launching the periodogram kernel");
+        !s)
+        return s;
+    m_recorder.end(token, m_stream);
+    WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
+    m_timingPending = true;
+    if (Status s =
+            recorded(m_stream, m_streamLane, SpanKind::CopyDeviceToHost, "power out", powerBytes,
+                     [&] {
+                         return cudaStatus(cudaMemcpyAsync(power.data(), devicePower, powerBytes,
+                                                           cudaMemcpyDeviceToHost, m_stream),
+                                           "Copying the periodogram to the host");
+                     });
+        !s)
+        return s;
+    WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
+    return Status::success();
+}
+
+Status CudaBackend::computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
+                                       std::span<double> power)
+{
+    if (Status s = checkPeriodogram(series, options, power.size()); !s)
+        return s;
+    WS_CUDA_TRY(cudaSetDevice(m_device));
+    try {
+        return options.precision == Precision::Float64
+                   ? runPeriodogram<double>(series, options, power)
+                   : runPeriodogram<float>(series, options, power);
+    } catch (const std::bad_alloc&) {
+        return Status::failure("Out of host memory for the periodogram");
+    }
 }
 
 void CudaBackend::setTimeline(std::shared_ptr<Timeline> timeline)

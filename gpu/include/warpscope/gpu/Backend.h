@@ -3,6 +3,7 @@
 #include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/gpu/LaunchConfig.h"
 #include "warpscope/gpu/LaunchLesson.h"
+#include "warpscope/gpu/Periodogram.h"
 #include "warpscope/gpu/Status.h"
 #include "warpscope/gpu/StreamsLab.h"
 #include "warpscope/gpu/Timeline.h"
@@ -84,6 +85,11 @@ public:
     // Median kernel time over repeated launches into device memory, timed with CUDA events
     // (wall clock on the CPU). For benchmarks.
     virtual Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) = 0;
+
+    // Computes the Lomb-Scargle periodogram of series at every frequency of options.grid into
+    // power (grid.count values), with exact sums (no approximation) in options.precision.
+    virtual Status computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
+                                      std::span<double> power) = 0;
 
     // Records every operation from now on as spans in timeline (null stops recording). GPU
     // spans are timed with CUDA events on the operation's stream and resolved later by

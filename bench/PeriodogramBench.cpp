@@ -1,0 +1,178 @@
+// warpscope-bench periodogram: medians of the Lomb-Scargle periodogram on both backends, and
+// SciPy's signal.lombscargle on the same data in the same run when Python has SciPy.
+#include "PeriodogramBench.h"
+
+#include "warpscope/gpu/Backend.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <numbers>
+#include <random>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace warpscope;
+
+namespace {
+
+gpu::TimeSeries syntheticSeries(int n)
+{
+    std::mt19937 rng(42);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::normal_distribution<double> noise(0.0, 0.5);
+    gpu::TimeSeries s;
+    for (int i = 0; i < n; ++i) {
+        const double t = 1000.0 * u(rng);
+        s.t.push_back(t);
+        s.y.push_back(std::sin(2 * std::numbers::pi * t / 13.7) + noise(rng));
+    }
+    return s;
+}
+
+// A grid of count frequencies up to about 50 cycles per unit time, as a survey would use.
+gpu::PeriodogramOptions options(long long count, gpu::Precision precision, bool fitMean = true)
+{
+    gpu::PeriodogramOptions o;
+    o.grid = {0.001, 50.0 / double(count), count};
+    o.precision = precision;
+    o.fitMean = fitMean;
+    if (!fitMean)
+        o.normalization = gpu::Normalization::Psd; // what scipy.signal.lombscargle computes
+    return o;
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+struct Timing
+{
+    double kernelMs = 0, callMs = 0;
+};
+
+bool timePeriodogram(gpu::Backend& backend, int n, const gpu::PeriodogramOptions& o, int runs,
+                     Timing& out)
+{
+    const gpu::TimeSeries s = syntheticSeries(n);
+    std::vector<double> power(std::size_t(o.grid.count));
+    std::vector<double> kernel, call;
+    for (int k = -1; k < runs; ++k) {
+        const auto t0 = std::chrono::steady_clock::now();
+        if (gpu::Status st = backend.computePeriodogram(s, o, std::span<double>(power)); !st) {
+            std::fprintf(stderr, "warpscope-bench: %s\n", st.message().c_str());
+            return false;
+        }
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                .count();
+        if (k < 0)
+            continue;
+        call.push_back(ms);
+        std::optional<double> kms;
+        while (!(kms = backend.lastKernelMs()))
+            ;
+        kernel.push_back(*kms);
+    }
+    out = {median(kernel), median(call)};
+    return true;
+}
+
+// SciPy's time for the same series and grid, or a negative value when it cannot run.
+double scipySeconds(int n, const gpu::PeriodogramOptions& o)
+{
+    char path[] = "/tmp/warpscope-bench-XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0)
+        return -1;
+    FILE* f = fdopen(fd, "w");
+    const gpu::TimeSeries s = syntheticSeries(n);
+    for (std::size_t i = 0; i < s.t.size(); ++i)
+        std::fprintf(f, "%.17g %.17g\n", s.t[i], s.y[i]);
+    std::fclose(f);
+    const std::string script =
+        "import sys, time, numpy as np; from scipy.signal import lombscargle; "
+        "d = np.loadtxt('" +
+        std::string(path) +
+        "'); t, y = d[:, 0], d[:, 1] - d[:, 1].mean(); "
+        "w = 2 * np.pi * (" +
+        std::to_string(o.grid.fmin) + " + " + std::to_string(o.grid.df) + " * np.arange(" +
+        std::to_string(o.grid.count) +
+        ")); ts = []\n"
+        "for k in range(3):\n"
+        "    a = time.perf_counter(); lombscargle(t, y, w); ts.append(time.perf_counter() - a)\n"
+        "print(sorted(ts)[1])";
+    double seconds = -1;
+    for (const char* python : {"python3", "/usr/bin/python3"}) {
+        const std::string command = std::string(python) + " -c \"" + script + "\" 2>/dev/null";
+        if (FILE* p = popen(command.c_str(), "r")) {
+            if (std::fscanf(p, "%lf", &seconds) != 1)
+                seconds = -1;
+            pclose(p);
+        }
+        if (seconds > 0)
+            break;
+    }
+    std::remove(path);
+    return seconds;
+}
+
+} // namespace
+
+int runPeriodogramBench(int runs)
+{
+    auto cpu = gpu::createBackend(gpu::BackendKind::Cpu);
+    auto cuda = gpu::createBackend(gpu::BackendKind::Cuda);
+    std::printf("Lomb-Scargle periodogram, exact sums; medians of %d runs after a warm-up.\n"
+                "kernel: CUDA events around the kernel (the CPU's clock on the CPU); call: the "
+                "whole computePeriodogram, copies included.\n\n",
+                runs);
+    struct Case
+    {
+        int n;
+        long long m;
+        gpu::Precision precision;
+    };
+    if (cuda.backend) {
+        std::printf("%s\n", cuda.reason.c_str());
+        for (const Case& c : {Case{1024, 1 << 20, gpu::Precision::Float64},
+                              Case{1024, 1 << 20, gpu::Precision::Float32},
+                              Case{16384, 1 << 20, gpu::Precision::Float64}}) {
+            Timing t;
+            if (!timePeriodogram(*cuda.backend, c.n, options(c.m, c.precision), runs, t))
+                return 1;
+            std::printf("  N %6d  M 2^%-2d %-7s  kernel %9.3f ms   call %9.3f ms\n", c.n,
+                        int(std::log2(double(c.m))), gpu::precisionName(c.precision), t.kernelMs,
+                        t.callMs);
+        }
+    } else {
+        std::printf("CUDA: %s\n", cuda.reason.c_str());
+    }
+    std::printf("\n%s\n", cpu.backend->deviceName().c_str());
+    const int n = 1024;
+    const long long m = 1 << 16;
+    Timing classic, floating, single;
+    if (!timePeriodogram(*cpu.backend, n, options(m, gpu::Precision::Float64, false), runs,
+                         classic) ||
+        !timePeriodogram(*cpu.backend, n, options(m, gpu::Precision::Float64), runs, floating) ||
+        !timePeriodogram(*cpu.backend, n, options(m, gpu::Precision::Float32), runs, single))
+        return 1;
+    std::printf("  N %6d  M 2^16 float64  classic (SciPy's)  %9.3f ms\n", n, classic.kernelMs);
+    std::printf("  N %6d  M 2^16 float64  floating mean      %9.3f ms\n", n, floating.kernelMs);
+    std::printf("  N %6d  M 2^16 float32  floating mean      %9.3f ms\n", n, single.kernelMs);
+    const double scipy = scipySeconds(n, options(m, gpu::Precision::Float64, false));
+    if (scipy > 0)
+        std::printf("  SciPy signal.lombscargle, same data and grid: %9.1f ms   -> CPU backend "
+                    "%.0fx faster (classic), %.0fx (floating mean)\n",
+                    scipy * 1000.0, scipy * 1000.0 / classic.kernelMs,
+                    scipy * 1000.0 / floating.kernelMs);
+    else
+        std::printf("  SciPy: not found (python3 with scipy), no side-by-side ratio\n");
+    return 0;
+}

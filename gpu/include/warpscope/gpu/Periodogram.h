@@ -1,0 +1,90 @@
+#pragma once
+
+#include "warpscope/gpu/DistanceParams.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpscope::gpu {
+
+// The periodogram's scale, with astropy's definitions (LombScargle.power):
+//   standard: p / YY, in [0, 1]      model: p / (YY - p)
+//   log: -ln(1 - p / YY)             psd: p * sum(dy^-2) / 2 (dy = 1 when none is given)
+// where p is the weighted sum of squares the sinusoid fit explains and YY the weighted
+// variance of y.
+enum class Normalization
+{
+    Standard,
+    Model,
+    Log,
+    Psd
+};
+
+const char* normalizationName(Normalization normalization);
+std::optional<Normalization> parseNormalization(const std::string& text);
+
+// An unevenly sampled time series: times t, values y and optional uncertainties dy (empty:
+// every point weighs the same). Times need not be sorted.
+struct TimeSeries
+{
+    std::vector<double> t;
+    std::vector<double> y;
+    std::vector<double> dy;
+};
+
+// Ordinary frequencies (cycles per unit of t, not radians): f_k = fmin + k df, k < count.
+struct FrequencyGrid
+{
+    double fmin = 0.0;
+    double df = 0.0;
+    long long count = 0;
+
+    double fmax() const { return fmin + df * double(count - 1); }
+    double frequency(long long k) const { return fmin + df * double(k); }
+};
+
+struct PeriodogramOptions
+{
+    FrequencyGrid grid;
+    Normalization normalization = Normalization::Standard;
+    bool fitMean = true;    // generalised Lomb-Scargle: the model has its own offset
+    bool centerData = true; // subtract the weighted mean of y first
+    Precision precision = Precision::Float64;
+};
+
+// astropy's autofrequency: df = 1 / (baseline * samplesPerPeak); by default fmin = df / 2
+// and fmax = nyquistFactor * N / (2 * baseline), the average Nyquist frequency scaled.
+FrequencyGrid autoFrequencyGrid(const TimeSeries& series, double samplesPerPeak = 5.0,
+                                double nyquistFactor = 5.0,
+                                std::optional<double> minimumFrequency = std::nullopt,
+                                std::optional<double> maximumFrequency = std::nullopt);
+
+// What is wrong with a series or a grid, one message per problem, each naming the input it
+// is about, so a panel can mark it.
+enum class PeriodogramInput
+{
+    Data,
+    Fmin,
+    Fmax,
+    Count
+};
+
+struct PeriodogramProblem
+{
+    PeriodogramInput input;
+    std::string message;
+};
+
+inline constexpr long long kMaxFrequencies = 1LL << 26;
+
+std::vector<PeriodogramProblem> validatePeriodogram(const TimeSeries& series,
+                                                    const PeriodogramOptions& options);
+
+// The probability that noise alone gives a highest peak of at least z anywhere up to fmax:
+// Baluev (2008) eq. 6, the alias-free approximation, as astropy's
+// false_alarm_probability(method="baluev") computes it.
+double falseAlarmProbability(double z, double fmax, const TimeSeries& series,
+                             Normalization normalization);
+
+} // namespace warpscope::gpu
