@@ -153,4 +153,149 @@ double falseAlarmProbability(double z, double fmax, const TimeSeries& series,
     return std::clamp(-std::expm1(-tau) + single * std::exp(-tau), 0.0, 1.0);
 }
 
+namespace {
+
+// SplitMix64: small, fast and the same on every platform, unlike the standard distributions.
+struct Random
+{
+    std::uint64_t state;
+    double uniform()
+    {
+        std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        z ^= z >> 31;
+        return double(z >> 11) * 0x1.0p-53;
+    }
+    double normal()
+    {
+        const double u = 1.0 - uniform(), v = uniform();
+        return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * std::numbers::pi * v);
+    }
+};
+
+} // namespace
+
+TimeSeries syntheticSeries(const SyntheticOptions& o)
+{
+    TimeSeries s;
+    Random rng{o.seed};
+    const int points = std::max(0, o.points);
+    const double baseline = o.baseline > 0.0 ? o.baseline : 1.0;
+    // Gaps of equal length at random places; samples falling in one are drawn again.
+    std::vector<std::pair<double, double>> gaps;
+    const int gapCount = std::max(0, o.gaps);
+    const double gapLength =
+        gapCount > 0 ? std::clamp(o.gapFraction, 0.0, 0.9) * baseline / gapCount : 0.0;
+    for (int g = 0; g < gapCount; ++g) {
+        const double start = rng.uniform() * (baseline - gapLength);
+        gaps.emplace_back(start, start + gapLength);
+    }
+    auto inGap = [&](double t) {
+        return std::any_of(gaps.begin(), gaps.end(),
+                           [t](const auto& g) { return t > g.first && t < g.second; });
+    };
+    for (int i = 0; i < points; ++i) {
+        double t = rng.uniform() * baseline;
+        for (int tries = 0; tries < 1000 && inGap(t); ++tries)
+            t = rng.uniform() * baseline;
+        s.t.push_back(t);
+    }
+    std::sort(s.t.begin(), s.t.end());
+    for (double t : s.t) {
+        double y = o.mean + o.noise * rng.normal();
+        for (const Sinusoid& w : o.sinusoids)
+            if (w.period > 0.0)
+                y += w.amplitude * std::sin(2.0 * std::numbers::pi * t / w.period + w.phase);
+        s.y.push_back(y);
+        if (o.withErrors && o.noise > 0.0)
+            s.dy.push_back(o.noise);
+    }
+    return s;
+}
+
+std::vector<Peak> topPeaks(const std::vector<double>& power, const FrequencyGrid& grid, int k)
+{
+    std::vector<Peak> peaks;
+    const std::size_t n = power.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        const double p = power[i];
+        if (!std::isfinite(p))
+            continue;
+        // A plateau counts once, at its first point.
+        const bool left = i == 0 || p > power[i - 1];
+        const bool right = i + 1 == n || p >= power[i + 1];
+        if (left && right)
+            peaks.push_back({(long long)i, grid.frequency((long long)i), p});
+    }
+    const std::size_t keep = std::min(peaks.size(), std::size_t(std::max(0, k)));
+    std::partial_sort(peaks.begin(), peaks.begin() + keep, peaks.end(),
+                      [](const Peak& a, const Peak& b) { return a.power > b.power; });
+    peaks.resize(keep);
+    return peaks;
+}
+
+double SinusoidFit::at(double frequency, double t) const
+{
+    const double x = 2.0 * std::numbers::pi * frequency * t;
+    return offset + a * std::cos(x) + b * std::sin(x);
+}
+
+SinusoidFit fitSinusoid(const TimeSeries& s, double frequency, bool fitMean)
+{
+    // Weighted normal equations for [1, cos, sin] (or [cos, sin] around the mean).
+    double m[3][3] = {}, r[3] = {};
+    long double wsum = 0, ysum = 0;
+    for (std::size_t i = 0; i < s.t.size(); ++i) {
+        const double w = s.dy.empty() ? 1.0 : 1.0 / (s.dy[i] * s.dy[i]);
+        wsum += w;
+        ysum += w * s.y[i];
+    }
+    const double mean = wsum > 0 ? double(ysum / wsum) : 0.0;
+    for (std::size_t i = 0; i < s.t.size(); ++i) {
+        const double w = s.dy.empty() ? 1.0 : 1.0 / (s.dy[i] * s.dy[i]);
+        const double x = 2.0 * std::numbers::pi * frequency * s.t[i];
+        const double basis[3] = {1.0, std::cos(x), std::sin(x)};
+        const double y = fitMean ? s.y[i] : s.y[i] - mean;
+        for (int a = 0; a < 3; ++a) {
+            r[a] += w * basis[a] * y;
+            for (int b = 0; b < 3; ++b)
+                m[a][b] += w * basis[a] * basis[b];
+        }
+    }
+    SinusoidFit fit;
+    const int first = fitMean ? 0 : 1; // without a floating mean the offset stays the mean
+    // Gaussian elimination on the (2 or 3)-unknown system.
+    const int size = 3 - first;
+    double a[3][4] = {};
+    for (int i = 0; i < size; ++i) {
+        for (int j = 0; j < size; ++j)
+            a[i][j] = m[first + i][first + j];
+        a[i][size] = r[first + i];
+    }
+    for (int c = 0; c < size; ++c) {
+        int pivot = c;
+        for (int i = c + 1; i < size; ++i)
+            if (std::abs(a[i][c]) > std::abs(a[pivot][c]))
+                pivot = i;
+        std::swap(a[c], a[pivot]);
+        if (std::abs(a[c][c]) < 1e-300)
+            return SinusoidFit{mean, 0.0, 0.0};
+        for (int i = 0; i < size; ++i) {
+            if (i == c)
+                continue;
+            const double f = a[i][c] / a[c][c];
+            for (int j = c; j <= size; ++j)
+                a[i][j] -= f * a[c][j];
+        }
+    }
+    double x[3] = {};
+    for (int i = 0; i < size; ++i)
+        x[i] = a[i][size] / a[i][i];
+    fit.offset = fitMean ? x[0] : mean;
+    fit.a = x[size - 2];
+    fit.b = x[size - 1];
+    return fit;
+}
+
 } // namespace warpscope::gpu

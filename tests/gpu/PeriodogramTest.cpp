@@ -361,6 +361,77 @@ TEST(Periodogram, BadInputIsExplained)
     EXPECT_FALSE(cpu.computePeriodogram(good, o, std::span<double>(small)).ok());
 }
 
+TEST(Periodogram, SyntheticSeriesIsRepeatableWithGaps)
+{
+    SyntheticOptions o;
+    const TimeSeries a = syntheticSeries(o), b = syntheticSeries(o);
+    EXPECT_EQ(a.t, b.t);
+    EXPECT_EQ(a.y, b.y);
+    ASSERT_EQ(a.t.size(), std::size_t(o.points));
+    EXPECT_EQ(a.dy.size(), a.t.size());
+    EXPECT_TRUE(std::is_sorted(a.t.begin(), a.t.end()));
+    double widest = 0.0;
+    for (std::size_t i = 1; i < a.t.size(); ++i)
+        widest = std::max(widest, a.t[i] - a.t[i - 1]);
+    // At least one gap of its planned length (gaps may overlap, never shrink).
+    EXPECT_GE(widest, o.gapFraction * o.baseline / o.gaps);
+    o.seed = 2;
+    EXPECT_NE(syntheticSeries(o).t, a.t);
+    EXPECT_TRUE(validatePeriodogram(a, {autoFrequencyGrid(a)}).empty());
+}
+
+TEST(Periodogram, TopPeaksAreLocalMaximaHighestFirst)
+{
+    const FrequencyGrid g{1.0, 0.5, 9};
+    const std::vector<double> p{5, 1, 3, 3, 2, 7, 1, 4, 6};
+    const std::vector<Peak> peaks = topPeaks(p, g, 3);
+    ASSERT_EQ(peaks.size(), 3u);
+    EXPECT_EQ(peaks[0].index, 5);
+    EXPECT_EQ(peaks[0].frequency, 3.5);
+    EXPECT_EQ(peaks[1].index, 8); // the last point counts when it is above its neighbour
+    EXPECT_EQ(peaks[2].index, 0);
+    EXPECT_EQ(topPeaks(p, g, 20).size(), 4u); // 0, 2 (a plateau, once), 5, 8
+    EXPECT_TRUE(topPeaks(p, g, 0).empty());
+}
+
+// On the default synthetic scene, the periodogram's highest peak is the strongest sinusoid,
+// and its false-alarm probability is tiny; the fit at that peak recovers the amplitude.
+TEST(Periodogram, FindsTheSyntheticSignal)
+{
+    SyntheticOptions o;
+    const TimeSeries s = syntheticSeries(o);
+    PeriodogramOptions opt;
+    opt.grid = autoFrequencyGrid(s);
+    CpuBackend cpu(2);
+    const std::vector<double> power = run(cpu, s, opt);
+    const std::vector<Peak> peaks = topPeaks(power, opt.grid, 5);
+    ASSERT_FALSE(peaks.empty());
+    EXPECT_NEAR(peaks[0].frequency, 1.0 / o.sinusoids[0].period, opt.grid.df);
+    EXPECT_LT(falseAlarmProbability(peaks[0].power, opt.grid.fmax(), s, opt.normalization), 1e-10);
+    const SinusoidFit fit = fitSinusoid(s, peaks[0].frequency, true);
+    EXPECT_NEAR(std::hypot(fit.a, fit.b), o.sinusoids[0].amplitude, 0.2);
+    EXPECT_NEAR(fit.offset, o.mean, 0.2);
+}
+
+TEST(Periodogram, SinusoidFitIsExactOnNoiselessData)
+{
+    TimeSeries s;
+    const double f = 0.37;
+    for (int i = 0; i < 50; ++i) {
+        const double t = 0.1 * i * i;
+        s.t.push_back(t);
+        s.y.push_back(2.0 + 0.5 * std::cos(2 * std::numbers::pi * f * t) -
+                      0.3 * std::sin(2 * std::numbers::pi * f * t));
+        s.dy.push_back(0.1 + 0.01 * i);
+    }
+    const SinusoidFit fit = fitSinusoid(s, f, true);
+    EXPECT_NEAR(fit.offset, 2.0, 1e-9);
+    EXPECT_NEAR(fit.a, 0.5, 1e-9);
+    EXPECT_NEAR(fit.b, -0.3, 1e-9);
+    for (std::size_t i = 0; i < s.t.size(); ++i)
+        EXPECT_NEAR(fit.at(f, s.t[i]), s.y[i], 1e-9);
+}
+
 class CudaPeriodogramTest : public ::testing::Test
 {
 protected:

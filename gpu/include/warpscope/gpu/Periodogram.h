@@ -2,6 +2,7 @@
 
 #include "warpscope/gpu/DistanceParams.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -86,5 +87,50 @@ std::vector<PeriodogramProblem> validatePeriodogram(const TimeSeries& series,
 // false_alarm_probability(method="baluev") computes it.
 double falseAlarmProbability(double z, double fmax, const TimeSeries& series,
                              Normalization normalization);
+
+// A synthetic series, the periodogram's default scene: a sum of sinusoids plus Gaussian
+// noise, sampled at random times with gaps. The same options and seed give the same series.
+struct Sinusoid
+{
+    double period = 7.3;
+    double amplitude = 1.0;
+    double phase = 0.0; // radians
+};
+
+struct SyntheticOptions
+{
+    int points = 400;
+    double baseline = 200.0;
+    std::vector<Sinusoid> sinusoids{{7.3, 1.0, 0.0}, {2.9, 0.5, 1.0}};
+    double mean = 10.0;
+    double noise = 0.6;        // standard deviation; also each point's dy when withErrors
+    int gaps = 3;              // intervals without samples
+    double gapFraction = 0.25; // of the baseline, over all gaps
+    bool withErrors = true;
+    std::uint64_t seed = 1;
+};
+
+TimeSeries syntheticSeries(const SyntheticOptions& options);
+
+// The highest local maxima of a periodogram, highest first (at most k).
+struct Peak
+{
+    long long index = 0;
+    double frequency = 0.0;
+    double power = 0.0;
+};
+
+std::vector<Peak> topPeaks(const std::vector<double>& power, const FrequencyGrid& grid, int k);
+
+// The least-squares sinusoid at one frequency: y = offset + a cos(2 pi f t) + b sin(2 pi f t),
+// with weights dy^-2; offset is the weighted mean when fitMean is false. For the phase-folded
+// view of a peak.
+struct SinusoidFit
+{
+    double offset = 0.0, a = 0.0, b = 0.0;
+    double at(double frequency, double t) const;
+};
+
+SinusoidFit fitSinusoid(const TimeSeries& series, double frequency, bool fitMean);
 
 } // namespace warpscope::gpu
