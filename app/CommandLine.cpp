@@ -92,6 +92,13 @@ ParseResult parseCommandLine(const QStringList& arguments)
     const QCommandLineOption exportTrace(
         "export-trace", "Write the timeline as Chrome trace JSON once the frame (and lab) is done.",
         "FILE");
+    const QCommandLineOption periodogram("periodogram",
+                                         "Open on the periodogram workspace (synthetic series).");
+    const QCommandLineOption series("series",
+                                    "A time series (CSV, TSV or whitespace: t, y, optional dy) "
+                                    "for the periodogram workspace.",
+                                    "FILE");
+    parser.addOptions({periodogram, series});
     parser.addOptions({help,      version,    backend,     noInterop,  screenshot, size,
                        latMin,    latMax,     lonMin,      lonMax,     nx,         ny,
                        ref,       precision,  units,       radius,     colormap,   reset,
@@ -239,6 +246,10 @@ ParseResult parseCommandLine(const QStringList& arguments)
     o.lab.pinned = !parser.isSet(labPageable);
     if (const auto problems = gpu::validateStreamsLab(o.lab); !problems.empty())
         return fail(QString::fromStdString(problems.front()));
+    o.series = parser.value(series);
+    o.periodogram = parser.isSet(periodogram) || parser.isSet(series);
+    if (parser.isSet(series) && o.series.isEmpty())
+        return fail("--series needs a file name");
     o.exportTrace = parser.value(exportTrace);
     if (parser.isSet(exportTrace) && o.exportTrace.isEmpty())
         return fail("--export-trace needs a file name");

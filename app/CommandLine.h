@@ -31,7 +31,9 @@ struct AppOptions
     // The streams lab, run once the window is up when asked for.
     bool streamsLab = false;
     gpu::StreamsLabConfig lab;
-    QString exportTrace; // the timeline as Chrome trace JSON, written after the lab or frame
+    QString exportTrace;      // the timeline as Chrome trace JSON, written after the lab or frame
+    bool periodogram = false; // open on the periodogram workspace
+    QString series;           // a time series file for it
 };
 
 struct ParseResult

@@ -3,6 +3,7 @@
 #include "warpscope/ui/FieldView.h"
 #include "warpscope/ui/LaunchPanel.h"
 #include "warpscope/ui/MainWindow.h"
+#include "warpscope/ui/PeriodogramWorkspace.h"
 #include "warpscope/ui/StreamsLabPanel.h"
 
 #include <QApplication>
@@ -38,7 +39,22 @@ void scheduleBatch(ui::MainWindow& window, const QString& path, const QString& t
                 QApplication::exit(1);
                 return;
             }
-            if (!*labDone || !view->frameSettled() || view->shownParams() != view->params()) {
+            const ui::PeriodogramWorkspace* periodogram = window.periodogramWorkspace();
+            const bool periodogramReady =
+                !window.periodogramShown() ||
+                (!periodogram->busy() &&
+                 (!periodogram->power().empty() || !periodogram->errorText().isEmpty()));
+            if (window.periodogramShown() && !periodogram->busy() &&
+                !periodogram->errorText().isEmpty()) {
+                std::fprintf(stderr, "warpscope: %s\n", qPrintable(periodogram->errorText()));
+                QApplication::exit(1);
+                timer->stop();
+                return;
+            }
+            // A hidden field view does not paint, so it settles only when shown.
+            const bool fieldReady = window.periodogramShown() ||
+                                    (view->frameSettled() && view->shownParams() == view->params());
+            if (!*labDone || !periodogramReady || !fieldReady) {
                 if (deadline.hasExpired()) {
                     std::fprintf(stderr, "warpscope: timed out waiting for the first frame\n");
                     QApplication::exit(1);
@@ -136,6 +152,11 @@ int main(int argc, char** argv)
     if (!notice.isEmpty())
         window.statusBar()->showMessage(notice, 10000);
 
+    if (options.periodogram) {
+        window.showPeriodogram();
+        if (!options.series.isEmpty())
+            window.periodogramWorkspace()->openFile(options.series);
+    }
     window.show();
     bool labDone = !options.streamsLab;
     if (options.streamsLab) {

@@ -42,6 +42,7 @@ expect 2 "The array length must be between 1 and" --lab-length 0
 expect 2 "The number of arrays must be between 1 and 64; it is 65" --lab-arrays 65
 expect 2 "--lab-arrays needs a whole number" --lab-arrays many
 expect 2 "--export-trace needs a file name" --export-trace ""
+expect 2 "--series needs a file name" --series ""
 if ! command -v nvidia-smi >/dev/null 2>&1; then
     expect 1 "The CUDA backend was requested, but no CUDA device" --backend cuda
 fi

@@ -33,4 +33,13 @@ if out=$("$app" --backend cpu --streams-lab --lab-length 1000 --export-trace /no
     echo "FAIL: exporting to a missing folder succeeded"; exit 1
 fi
 grep -q "Cannot write /nonexistent/t.json" <<<"$out" || { echo "FAIL: no message: $out"; exit 1; }
+
+# The periodogram workspace: the default synthetic series, then a series that cannot load.
+"$app" --backend cpu --size 1200x800 --periodogram --screenshot "$dir/shot_periodogram.png"
+read -r w h colours < <("$diff" info "$dir/shot_periodogram.png")
+[ "$colours" -gt 50 ] || { echo "FAIL: the periodogram screenshot looks blank"; exit 1; }
+if out=$("$app" --backend cpu --series /nonexistent/series.csv --screenshot "$dir/x.png" 2>&1); then
+    echo "FAIL: a missing series file succeeded"; exit 1
+fi
+grep -q "Cannot open /nonexistent/series.csv" <<<"$out" || { echo "FAIL: no message: $out"; exit 1; }
 echo ok

@@ -5,6 +5,7 @@
 #include "warpscope/ui/LaunchPanel.h"
 #include "warpscope/ui/NumberField.h"
 #include "warpscope/ui/ParametersPanel.h"
+#include "warpscope/ui/PeriodogramWorkspace.h"
 #include "warpscope/ui/StreamsLabPanel.h"
 #include "warpscope/ui/TimelinePanel.h"
 
@@ -16,18 +17,18 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QPushButton>
-#include <QSpinBox>
-#include <QTemporaryDir>
-#include <QToolTip>
-#include <qcustomplot.h>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QToolTip>
 #include <QUndoStack>
+#include <qcustomplot.h>
 
 using namespace warpscope;
 
@@ -368,7 +369,8 @@ private slots:
         store->setKeptFrames(100000);
         const int lane = store->lane("synthetic");
         for (int k = 0; k < 100000; ++k)
-            store->add(gpu::Span{lane, gpu::SpanKind::Kernel, "k", 1e6 + k * 2.0, 1e6 + k * 2.0 + 1.0});
+            store->add(
+                gpu::Span{lane, gpu::SpanKind::Kernel, "k", 1e6 + k * 2.0, 1e6 + k * 2.0 + 1.0});
         QTest::mouseClick(timeline->findChild<QPushButton*>("freeze"), Qt::LeftButton);
         QCOMPARE(timeline->shown().spans.size() >= 100000u, true);
         timeline->fitAll();
@@ -417,7 +419,8 @@ private slots:
         QTest::mouseClick(lab->findChild<QPushButton*>("labCompare"), Qt::LeftButton);
         QVERIFY(finished.wait(30000));
         QCOMPARE(finished.front().at(0).toBool(), true);
-        QVERIFY2(lab->resultText().contains("every array sums to 1"), qPrintable(lab->resultText()));
+        QVERIFY2(lab->resultText().contains("every array sums to 1"),
+                 qPrintable(lab->resultText()));
         QVERIFY2(lab->resultText().contains("faster"), qPrintable(lab->resultText()));
         ui::TimelinePanel* timeline = m_window->timelinePanel();
         timeline->refresh();
@@ -451,6 +454,96 @@ private slots:
         QVERIFY2(lab->resultText().contains("host memory"), qPrintable(lab->resultText()));
         QVERIFY(lab->arraysField()->styleSheet().contains("border"));
         QVERIFY(!lab->running());
+    }
+
+    ui::PeriodogramWorkspace* periodogram() const { return m_window->periodogramWorkspace(); }
+
+    bool waitForPeriodogram()
+    {
+        return QTest::qWaitFor([&] { return !periodogram()->busy(); }, 30000);
+    }
+
+    // The default scene finds the synthetic sinusoid, gives its false-alarm probability and
+    // folds the data at it.
+    void periodogramFindsTheSyntheticSignal()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        QVERIFY2(!periodogram()->power().empty(), qPrintable(periodogram()->errorText()));
+        QVERIFY(!periodogram()->peaks().empty());
+        QVERIFY(std::abs(1.0 / periodogram()->peaks()[0].frequency - 7.3) < 0.1);
+        auto* fap = periodogram()->findChild<QLabel*>("falseAlarm");
+        QVERIFY2(fap->text().contains("false-alarm probability"), qPrintable(fap->text()));
+        auto* table = periodogram()->findChild<QTableWidget*>("peaks");
+        QVERIFY(table->rowCount() >= 2);
+        table->setCurrentCell(1, 0);
+        const QString period = table->item(1, 1)->text();
+        QVERIFY2(periodogram()->foldPlot()->xAxis->label().contains(period.left(5)),
+                 qPrintable(periodogram()->foldPlot()->xAxis->label()));
+    }
+
+    void periodogramOptionsChangeThePicture()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        const QImage before = periodogram()->periodogramPlot()->grab().toImage();
+        auto* normalization = periodogram()->findChild<QComboBox*>("normalization");
+        normalization->setCurrentIndex(3); // psd
+        QVERIFY(waitForPeriodogram());
+        const QImage after = periodogram()->periodogramPlot()->grab().toImage();
+        QVERIFY(differingPixels(before, after) > 100);
+    }
+
+    void badGridIsExplainedAtTheField()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        const std::vector<double> kept = periodogram()->power();
+        auto* mode = periodogram()->findChildren<QComboBox*>().at(0);
+        for (QComboBox* box : periodogram()->findChildren<QComboBox*>())
+            if (box->count() == 2 && box->itemText(1) == "Manual")
+                mode = box;
+        mode->setCurrentIndex(1);
+        auto* fmin = periodogram()->findChild<QLineEdit*>("fmin");
+        fmin->setText("0");
+        QMetaObject::invokeMethod(fmin, "editingFinished");
+        QVERIFY(waitForPeriodogram());
+        QVERIFY(fmin->styleSheet().contains("border"));
+        QVERIFY2(periodogram()->errorText().contains("minimum frequency"),
+                 qPrintable(periodogram()->errorText()));
+        QCOMPARE(periodogram()->power(), kept); // the last good periodogram stays
+        fmin->setText("0.01");
+        QMetaObject::invokeMethod(fmin, "editingFinished");
+        QVERIFY(waitForPeriodogram());
+        QVERIFY(periodogram()->errorText().isEmpty());
+        QCOMPARE(periodogram()->grid().count, 100000);
+    }
+
+    void periodogramLoadsFilesAndExplainsBadOnes()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        periodogram()->openFile(WARPSCOPE_FIXTURE_DIR "/periodogram/series_B.csv");
+        QVERIFY(waitForPeriodogram());
+        QCOMPARE(periodogram()->series().t.size(), 200u);
+        QVERIFY(!periodogram()->power().empty());
+        QTemporaryDir dir;
+        const QString bad = dir.filePath("bad.csv");
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("t,y\nnot,numbers\n");
+        f.close();
+        periodogram()->openFile(bad);
+        QVERIFY(waitForPeriodogram());
+        QVERIFY2(periodogram()->errorText().contains("No row holds numbers"),
+                 qPrintable(periodogram()->errorText()));
+        QCOMPARE(periodogram()->series().t.size(), 200u); // the loaded series stays
+        const QString csv = dir.filePath("power.csv");
+        QCOMPARE(periodogram()->exportCsv(csv), QString());
+        QFile out(csv);
+        QVERIFY(out.open(QIODevice::ReadOnly));
+        QCOMPARE(out.readAll().count('\n'), qsizetype(periodogram()->power().size() + 1));
+        QVERIFY(!periodogram()->exportCsv("/nonexistent/p.csv").isEmpty());
     }
 
     void switchingPrecisionShowsTheHintOnlyWhereItMatters()

@@ -4,6 +4,7 @@
 #include "warpscope/ui/FieldView.h"
 #include "warpscope/ui/LaunchPanel.h"
 #include "warpscope/ui/ParametersPanel.h"
+#include "warpscope/ui/PeriodogramWorkspace.h"
 #include "warpscope/ui/StreamsLabPanel.h"
 #include "warpscope/ui/TimelinePanel.h"
 
@@ -18,6 +19,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QUndoCommand>
 #include <QUndoStack>
 
@@ -86,13 +88,21 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
       m_view(new FieldView(this)), m_panel(new ParametersPanel(this)),
       m_device(new DevicePanel(this)), m_launch(new LaunchPanel(this)),
       m_timelinePanel(new TimelinePanel(m_timeline, this)),
-      m_lab(new StreamsLabPanel(m_timeline, options.backend, this)), m_undo(new QUndoStack(this)),
+      m_lab(new StreamsLabPanel(m_timeline, options.backend, this)),
+      m_periodogram(new PeriodogramWorkspace(m_timeline, options.backend, this)),
+      m_workspaces(new QTabWidget(this)), m_undo(new QUndoStack(this)),
       m_backendLabel(new QLabel(this)), m_meshLabel(new QLabel(this)), m_timeLabel(new QLabel(this))
 {
     setWindowTitle(tr("Warpscope"));
     m_view->setBackendRequest(options.backend, options.forceHostCopy);
     m_view->setTimeline(m_timeline);
-    setCentralWidget(m_view);
+    m_workspaces->setObjectName("workspaces");
+    m_workspaces->addTab(m_view, tr("Distance field"));
+    m_workspaces->addTab(m_periodogram, tr("Periodogram"));
+    m_workspaces->setDocumentMode(true);
+    setCentralWidget(m_workspaces);
+    connect(m_periodogram, &PeriodogramWorkspace::message, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 10000); });
 
     auto* dock = new QDockWidget(tr("Parameters"), this);
     dock->setObjectName("parametersDock");
@@ -195,6 +205,16 @@ void MainWindow::createMenus()
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* shot = file->addAction(tr("Save &Screenshot…"), this, &MainWindow::saveScreenshot);
     shot->setShortcut(QKeySequence::Save);
+    QAction* openSeries = file->addAction(tr("&Open Time Series…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open time series"), QString(),
+            tr("Time series (*.csv *.tsv *.txt *.dat);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        showPeriodogram();
+        m_periodogram->openFile(path);
+    });
+    openSeries->setShortcut(QKeySequence::Open);
     file->addAction(tr("Export &Trace…"), this, [this] {
         const QString path = QFileDialog::getSaveFileName(
             this, tr("Export trace"), "warpscope-trace.json", tr("Chrome trace (*.json)"));
@@ -243,6 +263,16 @@ void MainWindow::createMenus()
                "fields computed by CUDA straight into OpenGL.</p><p>Backend: %2</p>")
                 .arg(QApplication::applicationVersion(), m_view->backendDescription()));
     });
+}
+
+void MainWindow::showPeriodogram(bool show)
+{
+    m_workspaces->setCurrentWidget(show ? static_cast<QWidget*>(m_periodogram) : m_view);
+}
+
+bool MainWindow::periodogramShown() const
+{
+    return m_workspaces->currentWidget() == m_periodogram;
 }
 
 void MainWindow::showStreamsLab()

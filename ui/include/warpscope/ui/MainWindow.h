@@ -7,6 +7,7 @@
 #include <QTimer>
 
 class QLabel;
+class QTabWidget;
 class QUndoStack;
 
 namespace warpscope::ui {
@@ -15,6 +16,7 @@ class DevicePanel;
 class FieldView;
 class LaunchPanel;
 class ParametersPanel;
+class PeriodogramWorkspace;
 class StreamsLabPanel;
 class TimelinePanel;
 
@@ -45,6 +47,10 @@ public:
     LaunchPanel* launchPanel() const { return m_launch; }
     TimelinePanel* timelinePanel() const { return m_timelinePanel; }
     StreamsLabPanel* streamsLabPanel() const { return m_lab; }
+    PeriodogramWorkspace* periodogramWorkspace() const { return m_periodogram; }
+    // Brings the periodogram workspace (or the distance field) to the front.
+    void showPeriodogram(bool show = true);
+    bool periodogramShown() const;
     const std::shared_ptr<gpu::Timeline>& timeline() const { return m_timeline; }
     // Brings the Launch tab to the front.
     void showLaunchPanel();
@@ -77,6 +83,8 @@ private:
     LaunchPanel* m_launch;
     TimelinePanel* m_timelinePanel;
     StreamsLabPanel* m_lab;
+    PeriodogramWorkspace* m_periodogram;
+    QTabWidget* m_workspaces;
     QUndoStack* m_undo;
     QLabel* m_backendLabel;
     QLabel* m_meshLabel;

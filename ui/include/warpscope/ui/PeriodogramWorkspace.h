@@ -1,0 +1,143 @@
+#pragma once
+
+#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/Periodogram.h"
+#include "warpscope/gpu/TimeSeriesIO.h"
+
+#include <QFutureWatcher>
+#include <QWidget>
+#include <atomic>
+#include <memory>
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QProgressDialog;
+class QSpinBox;
+class QTableWidget;
+
+namespace warpscope::ui {
+
+// The periodogram workspace: a time series (the synthetic default, or a file opened or
+// dropped), its Lomb-Scargle periodogram on the chosen backend, the highest peaks with the
+// false-alarm probability of the first, and the data folded at a chosen peak with the fitted
+// sinusoid. Every control recomputes live, off the GUI thread; a result made stale by a newer
+// change is dropped and the newest parameters run next.
+class PeriodogramWorkspace : public QWidget
+{
+    Q_OBJECT
+
+public:
+    PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeline, gpu::BackendKind backend,
+                         QWidget* parent = nullptr);
+    ~PeriodogramWorkspace() override;
+
+    // Loads a file in the background with a progress dialog; the old series stays until it
+    // succeeds.
+    void openFile(const QString& path);
+    void useSynthetic();
+    // True while a load or a computation runs or waits.
+    bool busy() const;
+
+    const gpu::TimeSeries& series() const { return m_series; }
+    const std::vector<double>& power() const { return m_power; }
+    const gpu::FrequencyGrid& grid() const { return m_grid; }
+    const std::vector<gpu::Peak>& peaks() const { return m_peaks; }
+    QString statusText() const;
+    QString errorText() const;
+    QCustomPlot* periodogramPlot() const { return m_plot; }
+    QCustomPlot* foldPlot() const { return m_fold; }
+    // Writes frequency, period and power; returns an error message or an empty string.
+    QString exportCsv(const QString& path) const;
+
+signals:
+    void message(const QString& text);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    struct Request
+    {
+        gpu::TimeSeries series;
+        gpu::PeriodogramOptions options;
+    };
+    struct Result
+    {
+        gpu::Status status;
+        std::vector<double> power;
+        gpu::FrequencyGrid grid;
+        double ms = 0.0;
+        std::string device;
+        gpu::Status timeline;
+    };
+    std::optional<Request> makeRequest();
+    void schedule();
+    void start(Request request);
+    void onComputed();
+    void showPeaks();
+    void showFold(int peak);
+    void replot();
+    void setError(const QString& text);
+    void exportDialog();
+
+    std::shared_ptr<gpu::Timeline> m_timeline;
+    gpu::BackendKind m_requested;
+    std::unique_ptr<gpu::Backend> m_backend; // used only by the worker thread
+    QFutureWatcher<Result> m_job;
+    bool m_pending = false;
+    // From the start of a job or load until its result is handled on the GUI thread (the
+    // watcher stops running before its finished signal arrives).
+    bool m_computing = false;
+    bool m_loading = false;
+    QString m_source;      // the file shown, or empty for the synthetic series
+    QString m_loadingPath; // the file being loaded
+    gpu::LoadReport m_loadReport;
+
+    gpu::TimeSeries m_series;
+    std::vector<double> m_power;
+    gpu::FrequencyGrid m_grid;
+    gpu::PeriodogramOptions m_shownOptions;
+    std::vector<gpu::Peak> m_peaks;
+
+    // Loading
+    QFutureWatcher<std::pair<gpu::Status, gpu::TimeSeries>> m_load;
+    std::shared_ptr<std::atomic<double>> m_loadProgress;
+    std::shared_ptr<std::atomic<bool>> m_loadCancel;
+    QProgressDialog* m_loadDialog = nullptr;
+
+    // Controls
+    QSpinBox* m_points;
+    QDoubleSpinBox* m_baseline;
+    QDoubleSpinBox* m_noise;
+    QDoubleSpinBox* m_period;
+    QDoubleSpinBox* m_amplitude;
+    QSpinBox* m_seed;
+    QComboBox* m_gridMode;
+    QDoubleSpinBox* m_samplesPerPeak;
+    QDoubleSpinBox* m_nyquist;
+    QLineEdit* m_fmin;
+    QLineEdit* m_fmax;
+    QLineEdit* m_count;
+    QComboBox* m_frequencyUnit;
+    QComboBox* m_xAxis;
+    QCheckBox* m_logX;
+    QComboBox* m_normalization;
+    QCheckBox* m_fitMean;
+    QCheckBox* m_center;
+    QCheckBox* m_useErrors;
+    QComboBox* m_precision;
+    QLabel* m_sourceLabel;
+    QLabel* m_status;
+    QLabel* m_error;
+    QLabel* m_fap;
+    QTableWidget* m_peakTable;
+    QCustomPlot* m_plot;
+    QCustomPlot* m_fold;
+};
+
+} // namespace warpscope::ui

@@ -1,0 +1,641 @@
+#include "warpscope/ui/PeriodogramWorkspace.h"
+
+#include "warpscope/gpu/TraceExport.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QProgressDialog>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <chrono>
+#include <cmath>
+#include <numbers>
+#include <qcustomplot.h>
+
+namespace warpscope::ui {
+namespace {
+
+const QString kInvalid = QStringLiteral("QLineEdit { border: 2px solid #e5484d; }");
+constexpr int kPeaks = 10;
+
+QDoubleSpinBox* doubleBox(QWidget* parent, double lo, double hi, double value, int decimals,
+                          const QString& tip)
+{
+    auto* box = new QDoubleSpinBox(parent);
+    box->setRange(lo, hi);
+    box->setDecimals(decimals);
+    box->setValue(value);
+    box->setToolTip(tip);
+    box->setKeyboardTracking(false);
+    return box;
+}
+
+} // namespace
+
+PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeline,
+                                           gpu::BackendKind backend, QWidget* parent)
+    : QWidget(parent), m_timeline(std::move(timeline)), m_requested(backend)
+{
+    setAcceptDrops(true);
+    const gpu::SyntheticOptions synthetic;
+    m_points = new QSpinBox(this);
+    m_points->setRange(3, 10'000'000);
+    m_points->setValue(synthetic.points);
+    m_points->setKeyboardTracking(false);
+    m_points->setToolTip(tr("Samples in the synthetic series"));
+    m_baseline = doubleBox(this, 0.01, 1e9, synthetic.baseline, 2, tr("Time span of the samples"));
+    m_noise = doubleBox(this, 0.0, 1e6, synthetic.noise, 3,
+                        tr("Standard deviation of the Gaussian noise (also each point's dy)"));
+    m_period = doubleBox(this, 1e-6, 1e9, synthetic.sinusoids[0].period, 4,
+                         tr("Period of the main sinusoid (a second at 2.9 with half its "
+                            "amplitude is always added)"));
+    m_amplitude = doubleBox(this, 0.0, 1e6, synthetic.sinusoids[0].amplitude, 3,
+                            tr("Amplitude of the main sinusoid"));
+    m_seed = new QSpinBox(this);
+    m_seed->setRange(0, 1'000'000);
+    m_seed->setValue(int(synthetic.seed));
+    m_seed->setToolTip(tr("Random seed: sampling times, gaps and noise"));
+    m_seed->setKeyboardTracking(false);
+
+    m_gridMode = new QComboBox(this);
+    m_gridMode->addItems({tr("Automatic"), tr("Manual")});
+    m_gridMode->setToolTip(tr("Automatic follows astropy's autofrequency: df = 1 / (baseline x "
+                              "samples per peak),\nfrom df / 2 up to the Nyquist factor times "
+                              "the average Nyquist frequency"));
+    m_samplesPerPeak = doubleBox(this, 0.1, 1000, 5, 2, tr("Grid points across each peak"));
+    m_nyquist = doubleBox(this, 0.01, 1000, 5, 2,
+                          tr("Highest frequency as a multiple of the average Nyquist frequency"));
+    m_fmin = new QLineEdit("0.001", this);
+    m_fmax = new QLineEdit("2", this);
+    m_count = new QLineEdit("100000", this);
+    m_fmin->setObjectName("fmin");
+    m_fmax->setObjectName("fmax");
+    m_count->setObjectName("frequencyCount");
+    m_count->setToolTip(tr("Number of frequencies M, up to %1").arg(gpu::kMaxFrequencies));
+    m_frequencyUnit = new QComboBox(this);
+    m_frequencyUnit->addItems(
+        {tr("ordinary f (cycles per unit time)"), tr("angular ω = 2πf (radians per unit time)")});
+    m_frequencyUnit->setToolTip(tr("The unit of the manual grid and of the frequency axis"));
+    m_xAxis = new QComboBox(this);
+    m_xAxis->addItems({tr("Frequency"), tr("Period")});
+    m_logX = new QCheckBox(tr("Logarithmic"), this);
+
+    m_normalization = new QComboBox(this);
+    m_normalization->setObjectName("normalization");
+    for (auto n : {gpu::Normalization::Standard, gpu::Normalization::Model, gpu::Normalization::Log,
+                   gpu::Normalization::Psd})
+        m_normalization->addItem(QString::fromUtf8(gpu::normalizationName(n)));
+    m_normalization->setToolTip(tr("astropy's normalisations: standard (fraction of variance "
+                                   "explained), model, log, psd"));
+    m_fitMean = new QCheckBox(tr("Floating mean"), this);
+    m_fitMean->setChecked(true);
+    m_fitMean->setToolTip(tr("Generalised Lomb-Scargle: the model has its own offset"));
+    m_center = new QCheckBox(tr("Center data"), this);
+    m_center->setChecked(true);
+    m_useErrors = new QCheckBox(tr("Weights from dy"), this);
+    m_useErrors->setChecked(true);
+    m_precision = new QComboBox(this);
+    m_precision->addItems({"float64", "float32"});
+
+    auto* open = new QPushButton(tr("&Open…"), this);
+    open->setToolTip(tr("CSV, TSV or whitespace-separated t, y and optional dy (or drop a file "
+                        "on the window)"));
+    auto* generate = new QPushButton(tr("S&ynthetic"), this);
+    m_sourceLabel = new QLabel(this);
+    m_sourceLabel->setWordWrap(true);
+
+    auto* data = new QGroupBox(tr("Data"), this);
+    auto* dataForm = new QFormLayout(data);
+    auto* dataButtons = new QHBoxLayout;
+    dataButtons->addWidget(open);
+    dataButtons->addWidget(generate);
+    dataForm->addRow(dataButtons);
+    dataForm->addRow(m_sourceLabel);
+    dataForm->addRow(tr("Points"), m_points);
+    dataForm->addRow(tr("Baseline"), m_baseline);
+    dataForm->addRow(tr("Noise σ"), m_noise);
+    dataForm->addRow(tr("Period"), m_period);
+    dataForm->addRow(tr("Amplitude"), m_amplitude);
+    dataForm->addRow(tr("Seed"), m_seed);
+    auto* grid = new QGroupBox(tr("Frequency grid"), this);
+    auto* gridForm = new QFormLayout(grid);
+    gridForm->addRow(tr("Grid"), m_gridMode);
+    gridForm->addRow(tr("Samples per peak"), m_samplesPerPeak);
+    gridForm->addRow(tr("Nyquist factor"), m_nyquist);
+    gridForm->addRow(tr("Minimum"), m_fmin);
+    gridForm->addRow(tr("Maximum"), m_fmax);
+    gridForm->addRow(tr("Frequencies (M)"), m_count);
+    gridForm->addRow(tr("Unit"), m_frequencyUnit);
+    auto* axisRow = new QHBoxLayout;
+    axisRow->addWidget(m_xAxis);
+    axisRow->addWidget(m_logX);
+    gridForm->addRow(tr("X axis"), axisRow);
+    auto* options = new QGroupBox(tr("Options"), this);
+    auto* optionsForm = new QFormLayout(options);
+    optionsForm->addRow(tr("Normalisation"), m_normalization);
+    optionsForm->addRow(m_fitMean);
+    optionsForm->addRow(m_center);
+    optionsForm->addRow(m_useErrors);
+    optionsForm->addRow(tr("Precision"), m_precision);
+    auto* exportCsvButton = new QPushButton(tr("Export CSV…"), this);
+    auto* exportPng = new QPushButton(tr("Export PNG…"), this);
+    auto* exportRow = new QHBoxLayout;
+    exportRow->addWidget(exportCsvButton);
+    exportRow->addWidget(exportPng);
+
+    auto* controls = new QWidget(this);
+    auto* controlsLayout = new QVBoxLayout(controls);
+    controlsLayout->addWidget(data);
+    controlsLayout->addWidget(grid);
+    controlsLayout->addWidget(options);
+    controlsLayout->addLayout(exportRow);
+    controlsLayout->addStretch(1);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(controls);
+    scroll->setWidgetResizable(true);
+    scroll->setMinimumWidth(320);
+
+    m_plot = new QCustomPlot(this);
+    m_plot->setObjectName("periodogramPlot");
+    m_plot->addGraph();
+    m_plot->graph(0)->setPen(QPen(QColor(0x25, 0x63, 0xeb), 1.0));
+    m_plot->graph(0)->setAdaptiveSampling(true);
+    m_plot->yAxis->setLabel(tr("power"));
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
+    m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
+    m_fold = new QCustomPlot(this);
+    m_fold->setObjectName("foldPlot");
+    m_fold->addGraph();
+    m_fold->graph(0)->setLineStyle(QCPGraph::lsNone);
+    m_fold->graph(0)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+    m_fold->addGraph();
+    m_fold->graph(1)->setPen(QPen(QColor(0xe5, 0x48, 0x4d), 2.0));
+    m_fold->xAxis->setLabel(tr("phase"));
+    m_fold->yAxis->setLabel(tr("y"));
+    m_status = new QLabel(this);
+    m_status->setObjectName("periodogramStatus");
+    m_error = new QLabel(this);
+    m_error->setObjectName("periodogramError");
+    m_error->setStyleSheet("color: #e5484d;");
+    m_error->setWordWrap(true);
+    m_fap = new QLabel(this);
+    m_fap->setObjectName("falseAlarm");
+    m_peakTable = new QTableWidget(0, 4, this);
+    m_peakTable->setObjectName("peaks");
+    m_peakTable->setHorizontalHeaderLabels({tr("frequency"), tr("period"), tr("power"), ""});
+    m_peakTable->setColumnHidden(3, true);
+    m_peakTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_peakTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_peakTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_peakTable->setToolTip(tr("The highest peaks; select one to fold the data at its period"));
+
+    auto* lower = new QWidget(this);
+    auto* lowerLayout = new QHBoxLayout(lower);
+    auto* peaksBox = new QVBoxLayout;
+    peaksBox->addWidget(m_fap);
+    peaksBox->addWidget(m_peakTable);
+    lowerLayout->addLayout(peaksBox, 2);
+    lowerLayout->addWidget(m_fold, 3);
+    auto* right = new QSplitter(Qt::Vertical, this);
+    auto* top = new QWidget(this);
+    auto* topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addWidget(m_plot, 1);
+    topLayout->addWidget(m_status);
+    topLayout->addWidget(m_error);
+    right->addWidget(top);
+    right->addWidget(lower);
+    right->setStretchFactor(0, 1);
+    right->setStretchFactor(1, 1);
+    auto* layout = new QHBoxLayout(this);
+    layout->addWidget(scroll);
+    layout->addWidget(right, 1);
+
+    connect(open, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open time series"), QString(),
+            tr("Time series (*.csv *.tsv *.txt *.dat);;All files (*)"));
+        if (!path.isEmpty())
+            openFile(path);
+    });
+    connect(generate, &QPushButton::clicked, this, &PeriodogramWorkspace::useSynthetic);
+    for (QSpinBox* box : {m_points, m_seed})
+        connect(box, &QSpinBox::valueChanged, this, &PeriodogramWorkspace::useSynthetic);
+    for (QDoubleSpinBox* box : {m_baseline, m_noise, m_period, m_amplitude})
+        connect(box, &QDoubleSpinBox::valueChanged, this, &PeriodogramWorkspace::useSynthetic);
+    for (QDoubleSpinBox* box : {m_samplesPerPeak, m_nyquist})
+        connect(box, &QDoubleSpinBox::valueChanged, this, &PeriodogramWorkspace::schedule);
+    for (QLineEdit* edit : {m_fmin, m_fmax, m_count})
+        connect(edit, &QLineEdit::editingFinished, this, &PeriodogramWorkspace::schedule);
+    for (QComboBox* box : {m_gridMode, m_normalization, m_precision, m_frequencyUnit})
+        connect(box, &QComboBox::currentIndexChanged, this, &PeriodogramWorkspace::schedule);
+    for (QCheckBox* box : {m_fitMean, m_center, m_useErrors})
+        connect(box, &QCheckBox::toggled, this, &PeriodogramWorkspace::schedule);
+    connect(m_xAxis, &QComboBox::currentIndexChanged, this, &PeriodogramWorkspace::replot);
+    connect(m_logX, &QCheckBox::toggled, this, &PeriodogramWorkspace::replot);
+    connect(m_gridMode, &QComboBox::currentIndexChanged, this, [this](int manual) {
+        m_samplesPerPeak->setEnabled(!manual);
+        m_nyquist->setEnabled(!manual);
+        m_fmin->setEnabled(manual);
+        m_fmax->setEnabled(manual);
+        m_count->setEnabled(manual);
+    });
+    m_fmin->setEnabled(false);
+    m_fmax->setEnabled(false);
+    m_count->setEnabled(false);
+    connect(m_peakTable, &QTableWidget::currentCellChanged, this,
+            [this](int row) { showFold(row); });
+    connect(&m_job, &QFutureWatcher<Result>::finished, this, &PeriodogramWorkspace::onComputed);
+    connect(exportCsvButton, &QPushButton::clicked, this, &PeriodogramWorkspace::exportDialog);
+    connect(exportPng, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export plots"),
+                                                          "periodogram.png", tr("PNG (*.png)"));
+        if (path.isEmpty())
+            return;
+        const QString fold =
+            QFileInfo(path).path() + "/" + QFileInfo(path).completeBaseName() + "-folded.png";
+        if (!m_plot->savePng(path) || !m_fold->savePng(fold))
+            setError(tr("Could not write %1").arg(path));
+        else
+            emit message(tr("Saved %1 and %2").arg(path, fold));
+    });
+    connect(&m_load, &QFutureWatcher<std::pair<gpu::Status, gpu::TimeSeries>>::finished, this,
+            [this] {
+                m_loading = false;
+                if (m_loadDialog) {
+                    m_loadDialog->deleteLater();
+                    m_loadDialog = nullptr;
+                }
+                auto [status, series] = m_load.result();
+                if (!status) {
+                    setError(QString::fromStdString(status.message()));
+                    emit message(QString::fromStdString(status.message()));
+                    return;
+                }
+                m_series = std::move(series);
+                m_source = m_loadingPath;
+                const QString summary = QString::fromStdString(m_loadReport.summary());
+                m_sourceLabel->setText(tr("%1: %2").arg(QFileInfo(m_source).fileName(), summary));
+                emit message(tr("Loaded %1: %2").arg(m_source, summary));
+                schedule();
+            });
+    useSynthetic();
+}
+
+PeriodogramWorkspace::~PeriodogramWorkspace()
+{
+    if (m_loadCancel)
+        *m_loadCancel = true;
+    m_load.waitForFinished();
+    m_job.waitForFinished();
+}
+
+void PeriodogramWorkspace::useSynthetic()
+{
+    gpu::SyntheticOptions o;
+    o.points = m_points->value();
+    o.baseline = m_baseline->value();
+    o.noise = m_noise->value();
+    o.sinusoids[0].period = m_period->value();
+    o.sinusoids[0].amplitude = m_amplitude->value();
+    o.seed = std::uint64_t(m_seed->value());
+    m_series = gpu::syntheticSeries(o);
+    m_source.clear();
+    m_sourceLabel->setText(tr("Synthetic: %1 points, sinusoids at periods %2 and 2.9, noise σ %3")
+                               .arg(o.points)
+                               .arg(o.sinusoids[0].period)
+                               .arg(o.noise));
+    schedule();
+}
+
+void PeriodogramWorkspace::openFile(const QString& path)
+{
+    if (m_loading)
+        return;
+    m_loading = true;
+    m_loadingPath = path;
+    m_loadProgress = std::make_shared<std::atomic<double>>(0.0);
+    m_loadCancel = std::make_shared<std::atomic<bool>>(false);
+    m_loadDialog = new QProgressDialog(tr("Loading %1…").arg(QFileInfo(path).fileName()),
+                                       tr("Cancel"), 0, 1000, this);
+    m_loadDialog->setMinimumDuration(300);
+    m_loadDialog->setWindowModality(Qt::WindowModal);
+    auto progress = m_loadProgress;
+    auto cancel = m_loadCancel;
+    connect(m_loadDialog, &QProgressDialog::canceled, this, [cancel] { *cancel = true; });
+    auto* poll = new QTimer(m_loadDialog);
+    connect(poll, &QTimer::timeout, m_loadDialog,
+            [this, progress] { m_loadDialog->setValue(int(1000 * progress->load())); });
+    poll->start(100);
+    m_load.setFuture(QtConcurrent::run([this, path, progress, cancel] {
+        gpu::TimeSeries series;
+        gpu::Status status = gpu::loadTimeSeries(path.toStdString(), {}, series, m_loadReport,
+                                                 [progress, cancel](double f) {
+                                                     *progress = f;
+                                                     return !cancel->load();
+                                                 });
+        return std::make_pair(status, std::move(series));
+    }));
+}
+
+std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
+{
+    Request r;
+    r.series = m_series;
+    if (!m_useErrors->isChecked())
+        r.series.dy.clear();
+    gpu::PeriodogramOptions& o = r.options;
+    o.normalization = gpu::Normalization(m_normalization->currentIndex());
+    o.fitMean = m_fitMean->isChecked();
+    o.centerData = m_center->isChecked();
+    o.precision =
+        m_precision->currentIndex() == 0 ? gpu::Precision::Float64 : gpu::Precision::Float32;
+    for (QLineEdit* e : {m_fmin, m_fmax, m_count})
+        e->setStyleSheet(QString());
+    if (m_gridMode->currentIndex() == 0) {
+        o.grid = gpu::autoFrequencyGrid(r.series, m_samplesPerPeak->value(), m_nyquist->value());
+    } else {
+        // Angular input is divided by 2 pi: the kernels take ordinary frequency.
+        const double scale = m_frequencyUnit->currentIndex() == 1 ? 2.0 * std::numbers::pi : 1.0;
+        bool okMin = false, okMax = false, okCount = false;
+        const double fmin = m_fmin->text().toDouble(&okMin) / scale;
+        const double fmax = m_fmax->text().toDouble(&okMax) / scale;
+        const double count = m_count->text().toDouble(&okCount);
+        if (!okMin)
+            m_fmin->setStyleSheet(kInvalid);
+        if (!okMax)
+            m_fmax->setStyleSheet(kInvalid);
+        if (!okCount || count != std::floor(count))
+            m_count->setStyleSheet(kInvalid);
+        if (!okMin || !okMax || !okCount || count != std::floor(count)) {
+            setError(tr("The manual grid needs numbers: minimum and maximum frequency, and a "
+                        "whole number of frequencies"));
+            return std::nullopt;
+        }
+        o.grid.fmin = fmin;
+        o.grid.count = static_cast<long long>(std::clamp(count, -1.0, 1e15));
+        o.grid.df = o.grid.count > 1 ? (fmax - fmin) / double(o.grid.count - 1) : 1.0;
+        if (o.grid.count > 1 && !(fmax > fmin)) {
+            m_fmax->setStyleSheet(kInvalid);
+            setError(tr("The maximum frequency must be above the minimum"));
+            return std::nullopt;
+        }
+    }
+    if (const auto problems = gpu::validatePeriodogram(r.series, o); !problems.empty()) {
+        QStringList text;
+        for (const gpu::PeriodogramProblem& p : problems) {
+            text << QString::fromStdString(p.message);
+            QLineEdit* field = p.input == gpu::PeriodogramInput::Fmin    ? m_fmin
+                               : p.input == gpu::PeriodogramInput::Fmax  ? m_fmax
+                               : p.input == gpu::PeriodogramInput::Count ? m_count
+                                                                         : nullptr;
+            if (field)
+                field->setStyleSheet(kInvalid);
+        }
+        setError(text.join('\n'));
+        return std::nullopt;
+    }
+    return r;
+}
+
+void PeriodogramWorkspace::schedule()
+{
+    if (m_computing) {
+        m_pending = true; // the newest parameters run when this job ends
+        return;
+    }
+    if (auto request = makeRequest())
+        start(std::move(*request));
+}
+
+void PeriodogramWorkspace::start(Request request)
+{
+    setError(QString());
+    m_status->setText(tr("Computing %1 frequencies…").arg(request.options.grid.count));
+    m_shownOptions = request.options;
+    m_computing = true;
+    m_job.setFuture(QtConcurrent::run([this, request = std::move(request)] {
+        Result result;
+        if (!m_backend) {
+            gpu::BackendSelection selection = gpu::createBackend(m_requested);
+            if (!selection.backend) {
+                result.status = gpu::Status::failure(selection.reason);
+                return result;
+            }
+            m_backend = std::move(selection.backend);
+            m_backend->setTimeline(m_timeline);
+        }
+        result.device = m_backend->deviceName();
+        result.grid = request.options.grid;
+        try {
+            result.power.resize(std::size_t(request.options.grid.count));
+        } catch (const std::bad_alloc&) {
+            result.status = gpu::Status::failure("Out of host memory for the periodogram");
+            return result;
+        }
+        const auto t0 = std::chrono::steady_clock::now();
+        result.status = m_backend->computePeriodogram(request.series, request.options,
+                                                      std::span<double>(result.power));
+        result.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                        .count();
+        result.timeline = m_backend->collectTimeline();
+        return result;
+    }));
+}
+
+void PeriodogramWorkspace::onComputed()
+{
+    Result result = m_job.result();
+    m_computing = false;
+    if (m_pending) { // stale: a newer change is waiting
+        m_pending = false;
+        schedule();
+        return;
+    }
+    if (!result.status) {
+        setError(QString::fromStdString(result.status.message()));
+        m_status->clear();
+        return;
+    }
+    m_power = std::move(result.power);
+    m_grid = result.grid;
+    m_status->setText(tr("%1 points, %2 frequencies from %3 to %4, in %5 ms on %6")
+                          .arg(m_series.t.size())
+                          .arg(m_grid.count)
+                          .arg(m_grid.fmin, 0, 'g', 4)
+                          .arg(m_grid.fmax(), 0, 'g', 4)
+                          .arg(result.ms, 0, 'f', 1)
+                          .arg(QString::fromStdString(result.device)));
+    replot();
+    showPeaks();
+}
+
+void PeriodogramWorkspace::replot()
+{
+    const bool period = m_xAxis->currentIndex() == 1;
+    const double scale = m_frequencyUnit->currentIndex() == 1 ? 2.0 * std::numbers::pi : 1.0;
+    QVector<double> x(qsizetype(m_power.size())), y(qsizetype(m_power.size()));
+    for (std::size_t k = 0; k < m_power.size(); ++k) {
+        const double f = m_grid.frequency((long long)k);
+        const std::size_t at = period ? m_power.size() - 1 - k : k; // keys must ascend
+        x[qsizetype(at)] = period ? 1.0 / f : f * scale;
+        y[qsizetype(at)] = m_power[k];
+    }
+    m_plot->graph(0)->setData(x, y, true);
+    m_plot->xAxis->setLabel(period ? tr("period")
+                                   : (scale > 1.0 ? tr("angular frequency ω (rad per unit time)")
+                                                  : tr("frequency f (cycles per unit time)")));
+    m_plot->xAxis->setScaleType(m_logX->isChecked() ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    if (m_logX->isChecked())
+        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    else
+        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    m_plot->yAxis->setLabel(
+        tr("power (%1)")
+            .arg(QString::fromUtf8(gpu::normalizationName(m_shownOptions.normalization))));
+    m_plot->rescaleAxes();
+    m_plot->replot();
+}
+
+void PeriodogramWorkspace::showPeaks()
+{
+    m_peaks = gpu::topPeaks(m_power, m_grid, kPeaks);
+    m_peakTable->setRowCount(int(m_peaks.size()));
+    for (int i = 0; i < int(m_peaks.size()); ++i) {
+        const gpu::Peak& p = m_peaks[std::size_t(i)];
+        m_peakTable->setItem(i, 0, new QTableWidgetItem(QString::number(p.frequency, 'g', 8)));
+        m_peakTable->setItem(i, 1,
+                             new QTableWidgetItem(QString::number(1.0 / p.frequency, 'g', 8)));
+        m_peakTable->setItem(i, 2, new QTableWidgetItem(QString::number(p.power, 'g', 6)));
+    }
+    if (m_peaks.empty()) {
+        m_fap->setText(tr("No peak"));
+    } else if (!(m_shownOptions.fitMean || m_shownOptions.centerData)) {
+        m_fap->setText(tr("The false-alarm probability needs centred data"));
+    } else {
+        gpu::TimeSeries used = m_series;
+        if (!m_useErrors->isChecked())
+            used.dy.clear();
+        const double fap = gpu::falseAlarmProbability(m_peaks[0].power, m_grid.fmax(), used,
+                                                      m_shownOptions.normalization);
+        m_fap->setText(tr("Highest peak: period %1, false-alarm probability %2 (Baluev 2008)")
+                           .arg(1.0 / m_peaks[0].frequency, 0, 'g', 6)
+                           .arg(fap, 0, 'g', 3));
+    }
+    if (!m_peaks.empty())
+        m_peakTable->setCurrentCell(0, 0);
+    showFold(m_peaks.empty() ? -1 : 0);
+}
+
+void PeriodogramWorkspace::showFold(int peak)
+{
+    if (peak < 0 || peak >= int(m_peaks.size())) {
+        m_fold->graph(0)->data()->clear();
+        m_fold->graph(1)->data()->clear();
+        m_fold->replot();
+        return;
+    }
+    const double f = m_peaks[std::size_t(peak)].frequency;
+    gpu::TimeSeries used = m_series;
+    if (!m_useErrors->isChecked())
+        used.dy.clear();
+    const gpu::SinusoidFit fit = gpu::fitSinusoid(used, f, m_shownOptions.fitMean);
+    const double t0 = used.t.empty() ? 0.0 : used.t.front();
+    QVector<double> phase, value;
+    for (std::size_t i = 0; i < used.t.size(); ++i) {
+        const double cycles = (used.t[i] - t0) * f;
+        phase.push_back(cycles - std::floor(cycles));
+        value.push_back(used.y[i]);
+    }
+    m_fold->graph(0)->setData(phase, value);
+    QVector<double> curveX, curveY;
+    for (int i = 0; i <= 200; ++i) {
+        const double p = i / 200.0;
+        curveX.push_back(p);
+        curveY.push_back(fit.at(f, t0 + p / f));
+    }
+    m_fold->graph(1)->setData(curveX, curveY, true);
+    m_fold->xAxis->setLabel(tr("phase at period %1").arg(1.0 / f, 0, 'g', 6));
+    m_fold->rescaleAxes();
+    m_fold->xAxis->setRange(0.0, 1.0);
+    m_fold->replot();
+}
+
+void PeriodogramWorkspace::setError(const QString& text)
+{
+    m_error->setText(text);
+    m_error->setVisible(!text.isEmpty());
+}
+
+bool PeriodogramWorkspace::busy() const
+{
+    return m_computing || m_pending || m_loading;
+}
+
+QString PeriodogramWorkspace::statusText() const
+{
+    return m_status->text();
+}
+
+QString PeriodogramWorkspace::errorText() const
+{
+    return m_error->text();
+}
+
+QString PeriodogramWorkspace::exportCsv(const QString& path) const
+{
+    std::string text = "frequency,period,power\n";
+    char line[96];
+    for (std::size_t k = 0; k < m_power.size(); ++k) {
+        const double f = m_grid.frequency((long long)k);
+        std::snprintf(line, sizeof line, "%.17g,%.17g,%.17g\n", f, 1.0 / f, m_power[k]);
+        text += line;
+    }
+    const gpu::Status s = gpu::writeTextFile(path.toStdString(), text);
+    return s ? QString() : QString::fromStdString(s.message());
+}
+
+void PeriodogramWorkspace::exportDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export periodogram"),
+                                                      "periodogram.csv", tr("CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    if (const QString error = exportCsv(path); !error.isEmpty())
+        setError(error);
+    else
+        emit message(tr("Saved %1").arg(path));
+}
+
+void PeriodogramWorkspace::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void PeriodogramWorkspace::dropEvent(QDropEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.front().isLocalFile())
+        openFile(urls.front().toLocalFile());
+}
+
+} // namespace warpscope::ui
