@@ -357,6 +357,10 @@ TEST(Periodogram, BadInputIsExplained)
     bad = o;
     bad.grid.count = kMaxFrequencies + 1;
     EXPECT_NE(message(good, bad).find("number of frequencies"), std::string::npos);
+    std::atomic<bool> cancel{true};
+    PeriodogramOptions cancelled = o;
+    cancelled.cancel = &cancel;
+    EXPECT_NE(message(good, cancelled).find("cancelled"), std::string::npos);
     std::vector<double> small(10);
     EXPECT_FALSE(cpu.computePeriodogram(good, o, std::span<double>(small)).ok());
 }

@@ -467,6 +467,7 @@ private slots:
     // folds the data at it.
     void periodogramFindsTheSyntheticSignal()
     {
+        m_window->resize(1600, 1100); // room for the plot to resolve its peaks
         m_window->showPeriodogram();
         QVERIFY(waitForPeriodogram());
         QVERIFY2(!periodogram()->power().empty(), qPrintable(periodogram()->errorText()));
@@ -480,6 +481,13 @@ private slots:
         const QString period = table->item(1, 1)->text();
         QVERIFY2(periodogram()->foldPlot()->xAxis->label().contains(period.left(5)),
                  qPrintable(periodogram()->foldPlot()->xAxis->label()));
+        // Clicking the highest peak on the plot folds at it again.
+        QCustomPlot* plot = periodogram()->periodogramPlot();
+        const gpu::Peak& top = periodogram()->peaks()[0];
+        const QPoint at(int(plot->xAxis->coordToPixel(top.frequency)),
+                        int(plot->yAxis->coordToPixel(top.power)));
+        QTest::mouseClick(plot, Qt::LeftButton, {}, at);
+        QCOMPARE(table->currentRow(), 0);
     }
 
     void periodogramOptionsChangeThePicture()

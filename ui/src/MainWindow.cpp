@@ -101,6 +101,21 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     m_workspaces->addTab(m_periodogram, tr("Periodogram"));
     m_workspaces->setDocumentMode(true);
     setCentralWidget(m_workspaces);
+    // The mesh's panels mean nothing to the periodogram: they step aside while it is shown
+    // and come back as they were.
+    connect(m_workspaces, &QTabWidget::currentChanged, this, [this](int index) {
+        for (const char* name : {"parametersDock", "launchDock"}) {
+            auto* dock = findChild<QDockWidget*>(name);
+            if (!dock)
+                continue;
+            if (index == 1) {
+                dock->setProperty("shownForField", dock->isVisible());
+                dock->hide();
+            } else if (dock->property("shownForField").toBool()) {
+                dock->show();
+            }
+        }
+    });
     connect(m_periodogram, &PeriodogramWorkspace::message, this,
             [this](const QString& text) { statusBar()->showMessage(text, 10000); });
 

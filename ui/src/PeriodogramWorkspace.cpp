@@ -223,8 +223,9 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     topLayout->addWidget(m_error);
     right->addWidget(top);
     right->addWidget(lower);
-    right->setStretchFactor(0, 1);
-    right->setStretchFactor(1, 1);
+    right->setStretchFactor(0, 3);
+    right->setStretchFactor(1, 2);
+    m_plot->setMinimumHeight(220);
     auto* layout = new QHBoxLayout(this);
     layout->addWidget(scroll);
     layout->addWidget(right, 1);
@@ -261,6 +262,12 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     m_fmin->setEnabled(false);
     m_fmax->setEnabled(false);
     m_count->setEnabled(false);
+    connect(m_plot, &QCustomPlot::mousePress, this,
+            [this](QMouseEvent* event) { m_pressAt = event->position(); });
+    connect(m_plot, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* event) {
+        if ((event->position() - m_pressAt).manhattanLength() < 4) // a click, not a drag
+            clickPlot(event->position());
+    });
     connect(m_peakTable, &QTableWidget::currentCellChanged, this,
             [this](int row) { showFold(row); });
     connect(&m_job, &QFutureWatcher<Result>::finished, this, &PeriodogramWorkspace::onComputed);
@@ -420,6 +427,7 @@ void PeriodogramWorkspace::schedule()
 {
     if (m_computing) {
         m_pending = true; // the newest parameters run when this job ends
+        *m_cancel = true;
         return;
     }
     if (auto request = makeRequest())
@@ -432,7 +440,9 @@ void PeriodogramWorkspace::start(Request request)
     m_status->setText(tr("Computing %1 frequencies…").arg(request.options.grid.count));
     m_shownOptions = request.options;
     m_computing = true;
-    m_job.setFuture(QtConcurrent::run([this, request = std::move(request)] {
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    request.options.cancel = m_cancel.get();
+    m_job.setFuture(QtConcurrent::run([this, request = std::move(request), cancel = m_cancel] {
         Result result;
         if (!m_backend) {
             gpu::BackendSelection selection = gpu::createBackend(m_requested);
@@ -577,6 +587,29 @@ void PeriodogramWorkspace::showFold(int peak)
     m_fold->rescaleAxes();
     m_fold->xAxis->setRange(0.0, 1.0);
     m_fold->replot();
+}
+
+void PeriodogramWorkspace::clickPlot(const QPointF& pos)
+{
+    const bool period = m_xAxis->currentIndex() == 1;
+    const double scale = m_frequencyUnit->currentIndex() == 1 ? 2.0 * std::numbers::pi : 1.0;
+    int best = -1;
+    double bestScore = 12.0; // pixels
+    for (int i = 0; i < int(m_peaks.size()); ++i) {
+        const gpu::Peak& p = m_peaks[std::size_t(i)];
+        const double x =
+            m_plot->xAxis->coordToPixel(period ? 1.0 / p.frequency : p.frequency * scale);
+        const double y = m_plot->yAxis->coordToPixel(p.power);
+        // Anywhere on a peak's stem counts; above its top, the distance grows. Within a pixel
+        // the taller peak wins (peaks are sorted tallest first).
+        const double score = std::hypot(x - pos.x(), std::max(0.0, y - pos.y())) + 0.01 * i;
+        if (score < bestScore) {
+            bestScore = score;
+            best = i;
+        }
+    }
+    if (best >= 0)
+        m_peakTable->setCurrentCell(best, 0);
 }
 
 void PeriodogramWorkspace::setError(const QString& text)

@@ -328,6 +328,8 @@ void CpuBackend::periodogram(const TimeSeries& series, const PeriodogramOptions&
             std::vector<T> cosX(n), sinX(n);
             std::vector<math::LsSums<T>> sums(kChunk);
             for (std::size_t chunk = begin; chunk < end; ++chunk) {
+                if (options.cancel && options.cancel->load(std::memory_order_relaxed))
+                    return;
                 const long long k0 = (long long)chunk * kChunk;
                 const long long steps = std::min(count - k0, kChunk);
                 const double f0 = plan.grid.frequency(k0);
@@ -361,6 +363,8 @@ Status CpuBackend::computePeriodogram(const TimeSeries& series, const Periodogra
     } catch (const std::bad_alloc&) {
         return Status::failure("Out of host memory for the periodogram");
     }
+    if (options.cancel && options.cancel->load())
+        return Status::failure("The periodogram was cancelled");
     m_lastMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return Status::success();

@@ -621,6 +621,8 @@ Status CudaBackend::computePeriodogram(const TimeSeries& series, const Periodogr
 {
     if (Status s = checkPeriodogram(series, options, power.size()); !s)
         return s;
+    if (options.cancel && options.cancel->load())
+        return Status::failure("The periodogram was cancelled");
     WS_CUDA_TRY(cudaSetDevice(m_device));
     try {
         return options.precision == Precision::Float64

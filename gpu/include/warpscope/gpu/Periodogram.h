@@ -2,6 +2,7 @@
 
 #include "warpscope/gpu/DistanceParams.h"
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -52,6 +53,9 @@ struct PeriodogramOptions
     bool fitMean = true;    // generalised Lomb-Scargle: the model has its own offset
     bool centerData = true; // subtract the weighted mean of y first
     Precision precision = Precision::Float64;
+    // When set and it turns true, the computation stops at the next chunk of frequencies and
+    // fails with "cancelled" (a newer request has made this one stale).
+    const std::atomic<bool>* cancel = nullptr;
 };
 
 // astropy's autofrequency: df = 1 / (baseline * samplesPerPeak); by default fmin = df / 2

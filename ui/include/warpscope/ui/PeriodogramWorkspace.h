@@ -81,6 +81,8 @@ private:
     void onComputed();
     void showPeaks();
     void showFold(int peak);
+    // Selects the peak drawn nearest to a click on the periodogram, if one is close.
+    void clickPlot(const QPointF& pos);
     void replot();
     void setError(const QString& text);
     void exportDialog();
@@ -94,6 +96,7 @@ private:
     // watcher stops running before its finished signal arrives).
     bool m_computing = false;
     bool m_loading = false;
+    std::shared_ptr<std::atomic<bool>> m_cancel; // the running job's
     QString m_source;      // the file shown, or empty for the synthetic series
     QString m_loadingPath; // the file being loaded
     gpu::LoadReport m_loadReport;
@@ -138,6 +141,7 @@ private:
     QTableWidget* m_peakTable;
     QCustomPlot* m_plot;
     QCustomPlot* m_fold;
+    QPointF m_pressAt;
 };
 
 } // namespace warpscope::ui
