@@ -5,6 +5,7 @@
 #include "warpscope/ui/MainWindow.h"
 #include "warpscope/ui/PeriodogramWorkspace.h"
 #include "warpscope/ui/StreamsLabPanel.h"
+#include "warpscope/ui/TimelinePanel.h"
 
 #include <QApplication>
 #include <QDeadlineTimer>
@@ -63,6 +64,9 @@ void scheduleBatch(ui::MainWindow& window, const QString& path, const QString& t
                 return;
             }
             timer->stop();
+            // The timeline shows the newest spans, drawn now rather than on its next poll.
+            view->collectTimeline();
+            window.timelinePanel()->redrawNow();
             QApplication::processEvents();
             if (!path.isEmpty()) {
                 if (!window.grab().save(path, "PNG")) {

@@ -4,7 +4,7 @@
 #       build-hopper/tests/warpscope_gpu_tests build-hopper/tests/warpscope_render_tests
 # with .device carried. Writes logs, screenshots and traces to $OUT (or ./device-out).
 #
-#   bench/device-proof.sh [field|teaching|timeline]...   (default: field timeline)
+#   bench/device-proof.sh [field|teaching|timeline|periodogram]...   (default: field timeline)
 set -uo pipefail
 out=${OUT:-device-out}; mkdir -p "$out"
 source .device/env.sh
@@ -49,5 +49,9 @@ timeline)
         --export-trace "$out/streams_lab_trace.json"; echo "streams lab exit $?"
     "$app" --backend cuda --size 1600x1000 --streams-lab --lab-streams 1 \
         --screenshot "$out/streams_lab_1.png"; echo "one-stream lab exit $?" ;;
+periodogram)
+    "$DESKTOP_BIN/warpscope-bench" periodogram --runs 10 2>&1 | tee -a "$out/bench.log"
+    "$app" --backend cuda --size 1600x1000 --periodogram \
+        --screenshot "$out/periodogram.png"; echo "periodogram screenshot exit $?" ;;
 esac
 done

@@ -522,7 +522,7 @@ void PeriodogramWorkspace::replot()
         tr("power (%1)")
             .arg(QString::fromUtf8(gpu::normalizationName(m_shownOptions.normalization))));
     m_plot->rescaleAxes();
-    m_plot->replot();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void PeriodogramWorkspace::showPeaks()
@@ -560,7 +560,7 @@ void PeriodogramWorkspace::showFold(int peak)
     if (peak < 0 || peak >= int(m_peaks.size())) {
         m_fold->graph(0)->data()->clear();
         m_fold->graph(1)->data()->clear();
-        m_fold->replot();
+        m_fold->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
     const double f = m_peaks[std::size_t(peak)].frequency;
@@ -586,7 +586,7 @@ void PeriodogramWorkspace::showFold(int peak)
     m_fold->xAxis->setLabel(tr("phase at period %1").arg(1.0 / f, 0, 'g', 6));
     m_fold->rescaleAxes();
     m_fold->xAxis->setRange(0.0, 1.0);
-    m_fold->replot();
+    m_fold->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void PeriodogramWorkspace::clickPlot(const QPointF& pos)

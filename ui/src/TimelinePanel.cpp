@@ -150,6 +150,12 @@ void TimelinePanel::refresh()
     showSnapshot(m_timeline->snapshot());
 }
 
+void TimelinePanel::redrawNow()
+{
+    refresh();
+    m_plot->replot(QCustomPlot::rpImmediateRefresh);
+}
+
 void TimelinePanel::showSnapshot(gpu::TimelineSnapshot snapshot)
 {
     m_shownVersion = snapshot.version;

@@ -29,6 +29,8 @@ public:
 
     // Takes the timeline's newest spans now, unless frozen.
     void refresh();
+    // Refreshes and draws at once (for a screenshot), rather than on the next event loop pass.
+    void redrawNow();
     void setFrozen(bool frozen);
     bool frozen() const;
     // Shows every span kept, or keeps following the newest ones.
