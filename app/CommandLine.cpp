@@ -98,7 +98,10 @@ ParseResult parseCommandLine(const QStringList& arguments)
                                     "A time series (CSV, TSV or whitespace: t, y, optional dy) "
                                     "for the periodogram workspace.",
                                     "FILE");
-    parser.addOptions({periodogram, series});
+    const QCommandLineOption sweep("sweep",
+                                   "Run the teaching kernel's block-size sweep on the mesh; with "
+                                   "--screenshot, save the sweep's window when it ends.");
+    parser.addOptions({periodogram, series, sweep});
     parser.addOptions({help,      version,    backend,     noInterop,  screenshot, size,
                        latMin,    latMax,     lonMin,      lonMax,     nx,         ny,
                        ref,       precision,  units,       radius,     colormap,   reset,
@@ -246,6 +249,7 @@ ParseResult parseCommandLine(const QStringList& arguments)
     o.lab.pinned = !parser.isSet(labPageable);
     if (const auto problems = gpu::validateStreamsLab(o.lab); !problems.empty())
         return fail(QString::fromStdString(problems.front()));
+    o.sweep = parser.isSet(sweep);
     o.series = parser.value(series);
     o.periodogram = parser.isSet(periodogram) || parser.isSet(series);
     if (parser.isSet(series) && o.series.isEmpty())

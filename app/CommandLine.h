@@ -33,6 +33,7 @@ struct AppOptions
     gpu::StreamsLabConfig lab;
     QString exportTrace;      // the timeline as Chrome trace JSON, written after the lab or frame
     bool periodogram = false; // open on the periodogram workspace
+    bool sweep = false;       // run the block-size sweep (--screenshot saves its plot)
     QString series;           // a time series file for it
 };
 

@@ -5,6 +5,7 @@
 #include "warpscope/ui/MainWindow.h"
 #include "warpscope/ui/PeriodogramWorkspace.h"
 #include "warpscope/ui/StreamsLabPanel.h"
+#include "warpscope/ui/SweepDialog.h"
 #include "warpscope/ui/TimelinePanel.h"
 
 #include <QApplication>
@@ -178,7 +179,24 @@ int main(int argc, char** argv)
                          });
         QTimer::singleShot(0, lab, [lab] { lab->run(); });
     }
-    if (screenshot)
+    if (options.sweep) {
+        ui::SweepDialog* sweep = window.startSweep();
+        if (screenshot)
+            QObject::connect(sweep, &ui::SweepDialog::finished, &window,
+                             [sweep, path = options.screenshot](bool completed) {
+                                 std::printf("Sweep: %s\n", qPrintable(sweep->resultText()));
+                                 if (!completed || !sweep->grab().save(path, "PNG")) {
+                                     std::fprintf(stderr, "warpscope: %s\n",
+                                                  completed ? "could not write the sweep"
+                                                            : qPrintable(sweep->resultText()));
+                                     QApplication::exit(1);
+                                     return;
+                                 }
+                                 std::printf("Saved %s\n", qPrintable(path));
+                                 QApplication::exit(0);
+                             });
+    } else if (screenshot) {
         scheduleBatch(window, options.screenshot, options.exportTrace, &labDone);
+    }
     return application.exec();
 }

@@ -38,7 +38,9 @@ teaching)
         --size 1600x1000 --screenshot "$out/overlay_sm.png"; echo "SM overlay exit $?"
     "$app" --backend cuda --nx 120 --ny 80 --overlay thread --block 16,8,1 \
         --grid 4,4,1 --size 1600x1000 --screenshot "$out/overlay_uncovered.png"
-    echo "partial grid exit $?" ;;
+    echo "partial grid exit $?"
+    "$app" --backend cuda --nx 2048 --ny 2048 --sweep --screenshot "$out/sweep.png"
+    echo "sweep exit $?" ;;
 timeline)
     for run in 1 2; do
         "$DESKTOP_BIN/warpscope-bench" streams --runs 30 2>&1 | tee -a "$out/bench.log"

@@ -1,5 +1,7 @@
 #include "warpscope/gpu/LaunchConfig.h"
 
+#include <algorithm>
+
 namespace warpscope::gpu {
 namespace {
 
@@ -32,8 +34,70 @@ DeviceInfo simulatedHopper()
     d.sharedPerBlockOptin = 227 * 1024;
     d.regsPerBlock = 65536;
     d.maxThreadsPerSm = 2048;
+    d.regsPerSm = 65536;
+    d.maxBlocksPerSm = 32;
+    d.sharedPerSm = 228 * 1024;
+    d.reservedSharedPerBlock = 1024;
     d.simulated = true;
     return d;
+}
+
+Occupancy theoreticalOccupancy(const DeviceInfo& device, const KernelResources& kernel,
+                               long long blockThreads, long long dynamicShared)
+{
+    Occupancy o;
+    const long long warpSize = std::max(1, device.warpSize);
+    const long long maxWarps = device.maxThreadsPerSm / warpSize;
+    if (blockThreads < 1 || blockThreads > kernel.maxThreadsPerBlock || maxWarps < 1) {
+        o.limitedBy = "threads per block";
+        return o;
+    }
+    const long long warpsPerBlock = (blockThreads + warpSize - 1) / warpSize;
+    struct Limit
+    {
+        long long blocks;
+        const char* name;
+    };
+    std::vector<Limit> limits{{maxWarps / warpsPerBlock, "warps"},
+                              {device.maxBlocksPerSm, "blocks"}};
+    if (kernel.registersPerThread > 0) {
+        constexpr long long kRegisterUnit = 256, kWarpUnit = 4;
+        const long long perWarp = (kernel.registersPerThread * warpSize + kRegisterUnit - 1) /
+                                  kRegisterUnit * kRegisterUnit;
+        const long long warps = device.regsPerSm / perWarp / kWarpUnit * kWarpUnit;
+        limits.push_back({warps / warpsPerBlock, "registers"});
+    }
+    const long long shared = kernel.staticSharedBytes + dynamicShared;
+    if (shared > 0) {
+        constexpr long long kSharedUnit = 128;
+        const long long perBlock =
+            (shared + device.reservedSharedPerBlock + kSharedUnit - 1) / kSharedUnit * kSharedUnit;
+        limits.push_back({device.sharedPerSm / perBlock, "shared memory"});
+    }
+    const Limit* tightest = &limits.front();
+    for (const Limit& l : limits)
+        if (l.blocks < tightest->blocks)
+            tightest = &l;
+    o.activeBlocksPerSm = std::max(0LL, tightest->blocks);
+    o.fraction = double(o.activeBlocksPerSm * warpsPerBlock) / double(maxWarps);
+    o.limitedBy = tightest->name;
+    return o;
+}
+
+long long suggestedBlockThreads(const DeviceInfo& device, const KernelResources& kernel)
+{
+    const long long warp = std::max(1, device.warpSize);
+    const long long most = std::min(kernel.maxThreadsPerBlock, device.maxThreadsPerBlock);
+    long long best = warp;
+    double bestFraction = -1.0;
+    for (long long threads = warp; threads <= most; threads += warp) {
+        const double f = theoreticalOccupancy(device, kernel, threads).fraction;
+        if (f >= bestFraction) {
+            bestFraction = f;
+            best = threads;
+        }
+    }
+    return best;
 }
 
 std::vector<LaunchError> validateLaunch(const LaunchConfig& launch, const DeviceInfo& device)

@@ -154,3 +154,50 @@ TEST_F(LaunchValidation, CudaBackendReportsTheDriversLimits)
 
 } // namespace
 } // namespace warpscope::gpu::test
+
+namespace warpscope::gpu::test {
+namespace {
+
+// The calculator's arithmetic on the simulated H100 (65536 registers, 64 warps, 32 blocks
+// and 228 KB of shared memory per SM), worked by hand.
+TEST(Occupancy, FollowsTheAllocationRules)
+{
+    const DeviceInfo d = simulatedHopper();
+    KernelResources k;
+    k.registersPerThread = 40; // 1280 registers a warp: 51 warps fit, 48 in units of 4
+    Occupancy o = theoreticalOccupancy(d, k, 256);
+    EXPECT_EQ(o.activeBlocksPerSm, 6);
+    EXPECT_DOUBLE_EQ(o.fraction, 48.0 / 64.0);
+    EXPECT_EQ(o.limitedBy, "registers");
+    o = theoreticalOccupancy(d, k, 32); // 32 one-warp blocks: the block limit
+    EXPECT_EQ(o.activeBlocksPerSm, 32);
+    EXPECT_EQ(o.limitedBy, "blocks");
+    EXPECT_DOUBLE_EQ(o.fraction, 0.5);
+    k.registersPerThread = 32; // 1024 a warp: all 64 warps
+    o = theoreticalOccupancy(d, k, 1024);
+    EXPECT_EQ(o.activeBlocksPerSm, 2);
+    EXPECT_DOUBLE_EQ(o.fraction, 1.0);
+    // 48 KB of dynamic shared memory plus the 1 KB reserved: 4 blocks in 228 KB.
+    o = theoreticalOccupancy(d, k, 128, 48 * 1024);
+    EXPECT_EQ(o.activeBlocksPerSm, 4);
+    EXPECT_EQ(o.limitedBy, "shared memory");
+    // Beyond the kernel's own limit nothing runs.
+    k.maxThreadsPerBlock = 512;
+    EXPECT_EQ(theoreticalOccupancy(d, k, 1024).activeBlocksPerSm, 0);
+    EXPECT_EQ(theoreticalOccupancy(d, k, 0).activeBlocksPerSm, 0);
+}
+
+TEST(Occupancy, SuggestsTheLargestBlockOfHighestOccupancy)
+{
+    const DeviceInfo d = simulatedHopper();
+    KernelResources k;
+    k.registersPerThread = 32;
+    EXPECT_EQ(suggestedBlockThreads(d, k), 1024);
+    k.registersPerThread = 40; // 48 warps at most: 192, 384, 768 threads reach 75%
+    const long long s = suggestedBlockThreads(d, k);
+    EXPECT_DOUBLE_EQ(theoreticalOccupancy(d, k, s).fraction, 0.75);
+    EXPECT_EQ(s, 768);
+}
+
+} // namespace
+} // namespace warpscope::gpu::test

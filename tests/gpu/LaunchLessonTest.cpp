@@ -140,5 +140,47 @@ TEST(LaunchLesson, CudaKernelFollowsTheRuleOnRealSms)
     EXPECT_GT(used, 1) << "blocks are spread over SMs";
 }
 
+// The calculator against the CUDA occupancy API for the teaching kernel at every block size
+// a warp apart, in both precisions; and the API's suggestion reaches the calculator's best.
+TEST(LaunchLesson, OccupancyMatchesTheCudaApi)
+{
+    auto selection = createBackend(BackendKind::Cuda);
+    if (!selection.backend)
+        GTEST_SKIP() << selection.reason;
+    Backend& cuda = *selection.backend;
+    for (Precision precision : {Precision::Float32, Precision::Float64}) {
+        double best = 0.0;
+        for (long long threads = 32; threads <= 1024; threads += 32) {
+            const Backend::LessonOccupancy o = cuda.lessonOccupancy(precision, threads);
+            ASSERT_TRUE(o.api.has_value()) << threads;
+            EXPECT_GT(o.resources.registersPerThread, 0);
+            EXPECT_EQ(o.theoretical.activeBlocksPerSm, o.api->activeBlocksPerSm)
+                << threads << " threads, " << o.resources.registersPerThread << " registers";
+            best = std::max(best, o.theoretical.fraction);
+        }
+        const Backend::LessonOccupancy o = cuda.lessonOccupancy(precision, 256);
+        EXPECT_DOUBLE_EQ(cuda.lessonOccupancy(precision, o.suggestedBlock).theoretical.fraction,
+                         best);
+        std::printf("teaching kernel, %s: %d registers, API suggests %lld threads\n",
+                    precisionName(precision), o.resources.registersPerThread, o.suggestedBlock);
+    }
+}
+
+TEST(LaunchLesson, BlockSizeSweepTimesEveryLaunch)
+{
+    CpuBackend cpu(2);
+    DistanceParams p;
+    p.nx = 200;
+    p.ny = 100;
+    for (long long threads : {32LL, 256LL}) {
+        LessonLaunch lesson{{{threads, 1, 1}, {(p.nx + threads - 1) / threads, p.ny, 1}}, false};
+        double ms = -1.0;
+        ASSERT_TRUE(cpu.timeLesson(p, lesson, 3, ms).ok());
+        EXPECT_GT(ms, 0.0);
+    }
+    double ms = 0;
+    EXPECT_FALSE(cpu.timeLesson(p, {{{2048, 1, 1}, {1, 1, 1}}, false}, 1, ms).ok());
+}
+
 } // namespace
 } // namespace warpscope::gpu::test

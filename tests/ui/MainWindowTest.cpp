@@ -7,6 +7,7 @@
 #include "warpscope/ui/ParametersPanel.h"
 #include "warpscope/ui/PeriodogramWorkspace.h"
 #include "warpscope/ui/StreamsLabPanel.h"
+#include "warpscope/ui/SweepDialog.h"
 #include "warpscope/ui/TimelinePanel.h"
 
 #include <QApplication>
@@ -552,6 +553,49 @@ private slots:
         QVERIFY(out.open(QIODevice::ReadOnly));
         QCOMPARE(out.readAll().count('\n'), qsizetype(periodogram()->power().size() + 1));
         QVERIFY(!periodogram()->exportCsv("/nonexistent/p.csv").isEmpty());
+    }
+
+    // Auto picks the block with the most occupancy for the teaching kernel's registers on the
+    // simulated H100 (40 a thread: 768 threads, 75%), and the panel says what limits it.
+    void autoBlockUsesTheOccupancyCalculator()
+    {
+        settledImage();
+        m_window->showLaunchPanel();
+        QTest::mouseClick(m_window->launchPanel()->findChild<QPushButton*>("autoBlock"),
+                          Qt::LeftButton);
+        QCOMPARE(m_window->launchPanel()->field("blockx")->text(), QString("768"));
+        QCOMPARE(m_window->launchPanel()->field("blocky")->text(), QString("1"));
+        const QString occupancy = m_window->launchPanel()->occupancyText();
+        QVERIFY2(occupancy.contains("Theoretical occupancy 75%"), qPrintable(occupancy));
+        QVERIFY2(occupancy.contains("registers"), qPrintable(occupancy));
+        QVERIFY(m_window->launchPanel()->lesson().has_value());
+    }
+
+    void blockSizeSweepRunsAndCancels()
+    {
+        gpu::DistanceParams p = view()->params();
+        p.nx = 96;
+        p.ny = 64;
+        m_window->setParams(p);
+        ui::SweepDialog* sweep = m_window->startSweep();
+        QSignalSpy finished(sweep, &ui::SweepDialog::finished);
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.front().at(0).toBool(), true);
+        QCOMPARE(sweep->points().size(), 32u);
+        for (const auto& point : sweep->points())
+            QVERIFY(point.medianMs > 0.0 && point.occupancy > 0.0);
+        QVERIFY2(sweep->resultText().contains("Fastest at"), qPrintable(sweep->resultText()));
+        sweep->close();
+
+        p.nx = p.ny = 2000; // slow enough on the simulator to cancel midway
+        m_window->setParams(p);
+        sweep = m_window->startSweep();
+        QSignalSpy cancelled(sweep, &ui::SweepDialog::finished);
+        QTest::mouseClick(sweep->findChild<QPushButton*>("sweepCancel"), Qt::LeftButton);
+        QVERIFY(cancelled.wait(60000));
+        QCOMPARE(cancelled.front().at(0).toBool(), false);
+        QVERIFY2(sweep->resultText().contains("Cancelled"), qPrintable(sweep->resultText()));
+        sweep->close();
     }
 
     void switchingPrecisionShowsTheHintOnlyWhereItMatters()

@@ -20,7 +20,7 @@ const char* const kAxes[] = {"x", "y", "z"};
 LaunchPanel::LaunchPanel(QWidget* parent)
     : QWidget(parent), m_kernel(new QComboBox(this)),
       m_gridStride(new QCheckBox(tr("Grid-stride loop"), this)), m_overlay(new QComboBox(this)),
-      m_errors(new QLabel(this)), m_note(new QLabel(this))
+      m_errors(new QLabel(this)), m_note(new QLabel(this)), m_occupancy(new QLabel(this))
 {
     m_device = gpu::simulatedHopper();
     m_kernel->addItem(tr("Optimised (tiled, 4 x 8 nodes a thread)"));
@@ -50,7 +50,21 @@ LaunchPanel::LaunchPanel(QWidget* parent)
     auto* fit = new QPushButton(tr("&Fit grid to mesh"), this);
     fit->setToolTip(tr("The fewest blocks that cover the mesh with this block shape"));
     connect(fit, &QPushButton::clicked, this, [this] { fitGrid(m_nx, m_ny); });
-    form->addRow(QString(), fit);
+    auto* autoBlock = new QPushButton(tr("&Auto block"), this);
+    autoBlock->setObjectName("autoBlock");
+    autoBlock->setToolTip(tr("The block size with the most theoretical occupancy for this "
+                             "kernel\n(the CUDA occupancy API's suggestion on a GPU)"));
+    connect(autoBlock, &QPushButton::clicked, this, &LaunchPanel::chooseAutoBlock);
+    auto* sweep = new QPushButton(tr("S&weep block sizes…"), this);
+    sweep->setObjectName("sweep");
+    sweep->setToolTip(tr("Measure the teaching kernel at every block size from 32 to 1024 "
+                         "threads"));
+    connect(sweep, &QPushButton::clicked, this, &LaunchPanel::sweepRequested);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(fit);
+    buttons->addWidget(autoBlock);
+    form->addRow(QString(), buttons);
+    form->addRow(QString(), sweep);
     form->addRow(QString(), m_gridStride);
     m_gridStride->setToolTip(
         tr("Each thread also takes the nodes a whole grid further on, so a small\n"
@@ -74,7 +88,10 @@ LaunchPanel::LaunchPanel(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_errors);
+    layout->addWidget(m_occupancy);
     layout->addWidget(m_note);
+    m_occupancy->setObjectName("occupancy");
+    m_occupancy->setWordWrap(true);
     layout->addStretch(1);
     fitGrid(m_nx, m_ny);
 }
@@ -171,6 +188,26 @@ void LaunchPanel::revalidate()
     }
     for (QWidget* w : {static_cast<QWidget*>(m_overlay), static_cast<QWidget*>(m_gridStride)})
         w->setEnabled(teachingChosen());
+    m_occupancy->clear();
+    if (const auto launch = readLaunch(problems);
+        launch && problems.isEmpty() && m_occupancySource && teachingChosen())
+        if (const auto o = m_occupancySource(launch->block.volume())) {
+            const gpu::Occupancy& t = o->theoretical;
+            QString text = tr("Theoretical occupancy %1% (%2 blocks a SM), limited by %3; %4 "
+                              "registers a thread")
+                               .arg(qRound(100.0 * t.fraction))
+                               .arg(t.activeBlocksPerSm)
+                               .arg(QString::fromStdString(t.limitedBy))
+                               .arg(o->resources.registersPerThread);
+            if (o->api)
+                text += o->api->activeBlocksPerSm == t.activeBlocksPerSm
+                            ? tr(". The CUDA occupancy API agrees.")
+                            : tr(". The CUDA occupancy API says %1 blocks.")
+                                  .arg(o->api->activeBlocksPerSm);
+            else
+                text += tr(" (the sm_90 build, on the simulated device).");
+            m_occupancy->setText(text);
+        }
     if (!problems.isEmpty())
         problems << tr("The picture shows the last valid launch.");
     m_errors->setText(problems.join('\n'));
@@ -189,6 +226,33 @@ void LaunchPanel::chooseTeaching(const gpu::LaunchConfig& launch, bool gridStrid
     m_overlay->setCurrentIndex(int(overlay));
     m_kernel->setCurrentIndex(1);
     revalidate();
+}
+
+void LaunchPanel::setOccupancySource(OccupancySource source)
+{
+    m_occupancySource = std::move(source);
+    revalidate();
+}
+
+QString LaunchPanel::occupancyText() const
+{
+    return m_occupancy->text();
+}
+
+void LaunchPanel::chooseAutoBlock()
+{
+    if (!m_occupancySource)
+        return;
+    QStringList problems;
+    const auto launch = readLaunch(problems);
+    const auto o = m_occupancySource(launch ? launch->block.volume() : 256);
+    if (!o || o->suggestedBlock < 1)
+        return;
+    m_block[0]->setText(QString::number(o->suggestedBlock));
+    m_block[1]->setText("1");
+    m_block[2]->setText("1");
+    m_kernel->setCurrentIndex(1);
+    fitGrid(m_nx, m_ny);
 }
 
 QString LaunchPanel::errorText() const

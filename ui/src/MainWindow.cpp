@@ -6,6 +6,7 @@
 #include "warpscope/ui/ParametersPanel.h"
 #include "warpscope/ui/PeriodogramWorkspace.h"
 #include "warpscope/ui/StreamsLabPanel.h"
+#include "warpscope/ui/SweepDialog.h"
 #include "warpscope/ui/TimelinePanel.h"
 
 #include <QAction>
@@ -158,6 +159,9 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
         if (to > from)
             m_timelinePanel->fitWithin(from, to);
     });
+    m_launch->setOccupancySource(
+        [this](long long threads) { return m_view->lessonOccupancy(threads); });
+    connect(m_launch, &LaunchPanel::sweepRequested, this, &MainWindow::startSweep);
     connect(m_launch, &LaunchPanel::changed, this, [this] {
         // An invalid launch leaves the last valid one in place; the panel says why.
         if (!m_launch->teachingChosen())
@@ -288,6 +292,15 @@ void MainWindow::showPeriodogram(bool show)
 bool MainWindow::periodogramShown() const
 {
     return m_workspaces->currentWidget() == m_periodogram;
+}
+
+SweepDialog* MainWindow::startSweep()
+{
+    auto* dialog = new SweepDialog(m_committed, m_options.backend, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    dialog->start();
+    return dialog;
 }
 
 void MainWindow::showStreamsLab()

@@ -202,6 +202,39 @@ Status CpuBackend::runLesson(const DistanceParams& params, const LessonLaunch& l
     return Status::success();
 }
 
+Backend::LessonOccupancy CpuBackend::lessonOccupancy(Precision precision, long long blockThreads)
+{
+    // The teaching kernel as nvcc builds it for sm_90 (ptxas -v): the simulated device's.
+    LessonOccupancy o;
+    o.resources.registersPerThread = precision == Precision::Float64 ? 46 : 40;
+    o.resources.maxThreadsPerBlock = 1024;
+    o.theoretical = theoreticalOccupancy(deviceInfo(), o.resources, blockThreads);
+    o.suggestedBlock = suggestedBlockThreads(deviceInfo(), o.resources);
+    return o;
+}
+
+Status CpuBackend::timeLesson(const DistanceParams& params, const LessonLaunch& lesson,
+                              int repetitions, double& medianMs)
+{
+    std::vector<float> field;
+    std::vector<std::uint32_t> owners;
+    try {
+        field.resize(layoutFor(params).elementCount());
+        owners.resize(2 * std::size_t(params.nx) * std::size_t(params.ny));
+    } catch (const std::bad_alloc&) {
+        return Status::failure("Out of host memory for the teaching kernel");
+    }
+    std::vector<double> times;
+    for (int k = 0; k < std::max(1, repetitions); ++k) {
+        if (Status s = runLesson(params, lesson, field, owners); !s)
+            return s;
+        times.push_back(*m_lastMs);
+    }
+    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+    medianMs = times[times.size() / 2];
+    return Status::success();
+}
+
 Status CpuBackend::timeKernel(const DistanceParams& params, int repetitions, double& medianMs)
 {
     std::vector<float> out;

@@ -30,6 +30,9 @@ public:
     Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) override;
     Status computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
                               std::span<double> power) override;
+    LessonOccupancy lessonOccupancy(Precision precision, long long blockThreads) override;
+    Status timeLesson(const DistanceParams& params, const LessonLaunch& lesson, int repetitions,
+                      double& medianMs) override;
     void setTimeline(std::shared_ptr<Timeline> timeline) override;
     Status collectTimeline() override { return Status::success(); }
     Status runStreamsLab(const StreamsLabConfig& config, StreamsLabResult& result) override;

@@ -57,6 +57,9 @@ public:
     Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) override;
     Status computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
                               std::span<double> power) override;
+    LessonOccupancy lessonOccupancy(Precision precision, long long blockThreads) override;
+    Status timeLesson(const DistanceParams& params, const LessonLaunch& lesson, int repetitions,
+                      double& medianMs) override;
     void setTimeline(std::shared_ptr<Timeline> timeline) override;
     Status collectTimeline() override { return m_recorder.collect(); }
     Status runStreamsLab(const StreamsLabConfig& config, StreamsLabResult& result) override;
@@ -175,6 +178,10 @@ Status CudaBackend::initialize()
     m_info.sharedPerBlockOptin = static_cast<long long>(prop.sharedMemPerBlockOptin);
     m_info.regsPerBlock = prop.regsPerBlock;
     m_info.maxThreadsPerSm = prop.maxThreadsPerMultiProcessor;
+    m_info.regsPerSm = prop.regsPerMultiprocessor;
+    m_info.maxBlocksPerSm = prop.maxBlocksPerMultiProcessor;
+    m_info.sharedPerSm = static_cast<long long>(prop.sharedMemPerMultiprocessor);
+    m_info.reservedSharedPerBlock = static_cast<long long>(prop.reservedSharedMemPerBlock);
     m_info.totalMemory = static_cast<long long>(prop.totalGlobalMem);
     m_info.l2Bytes = prop.l2CacheSize;
     WS_CUDA_TRY(cudaDeviceGetAttribute(&m_info.clockKHz, cudaDevAttrClockRate, m_device));
@@ -631,6 +638,80 @@ Status CudaBackend::computePeriodogram(const TimeSeries& series, const Periodogr
     } catch (const std::bad_alloc&) {
         return Status::failure("Out of host memory for the periodogram");
     }
+}
+
+Backend::LessonOccupancy CudaBackend::lessonOccupancy(Precision precision, long long blockThreads)
+{
+    LessonOccupancy o;
+    cudaSetDevice(m_device);
+    const bool f64 = precision == Precision::Float64;
+    cudaFuncAttributes attributes{};
+    if ((f64 ? lessonKernelAttributes<double>(attributes)
+             : lessonKernelAttributes<float>(attributes)) == cudaSuccess) {
+        o.resources.registersPerThread = attributes.numRegs;
+        o.resources.staticSharedBytes = static_cast<long long>(attributes.sharedSizeBytes);
+        o.resources.maxThreadsPerBlock = attributes.maxThreadsPerBlock;
+    }
+    cudaGetLastError();
+    o.theoretical = theoreticalOccupancy(m_info, o.resources, blockThreads);
+    int blocks = 0;
+    if (blockThreads >= 1 && blockThreads <= o.resources.maxThreadsPerBlock &&
+        (f64 ? lessonActiveBlocks<double>(int(blockThreads), blocks)
+             : lessonActiveBlocks<float>(int(blockThreads), blocks)) == cudaSuccess) {
+        Occupancy api;
+        api.activeBlocksPerSm = blocks;
+        const long long warps = (blockThreads + m_info.warpSize - 1) / m_info.warpSize;
+        api.fraction = double(blocks * warps) / double(m_info.maxThreadsPerSm / m_info.warpSize);
+        api.limitedBy = o.theoretical.limitedBy;
+        o.api = api;
+    }
+    cudaGetLastError();
+    int suggested = 0;
+    o.suggestedBlock = (f64 ? lessonSuggestedBlock<double>(suggested)
+                            : lessonSuggestedBlock<float>(suggested)) == cudaSuccess
+                           ? suggested
+                           : suggestedBlockThreads(m_info, o.resources);
+    cudaGetLastError();
+    return o;
+}
+
+Status CudaBackend::timeLesson(const DistanceParams& params, const LessonLaunch& lesson,
+                               int repetitions, double& medianMs)
+{
+    const std::size_t fieldCount = layoutFor(params).elementCount();
+    if (Status s = checkLesson(params, lesson, m_info, fieldCount,
+                               2 * std::size_t(params.nx) * std::size_t(params.ny));
+        !s)
+        return s;
+    WS_CUDA_TRY(cudaSetDevice(m_device));
+    if (Status s = grow(m_field, fieldCount * sizeof(float)); !s)
+        return s;
+    if (Status s = grow(m_owners, 2 * std::size_t(params.nx) * params.ny * sizeof(std::uint32_t));
+        !s)
+        return s;
+    auto* field = static_cast<float*>(m_field.pointer);
+    auto* owners = static_cast<std::uint32_t*>(m_owners.pointer);
+    auto launch = [&] {
+        return params.precision == Precision::Float64
+                   ? launchLesson(makePlan<double>(params), lesson, field, owners, m_stream)
+                   : launchLesson(makePlan<float>(params), lesson, field, owners, m_stream);
+    };
+    if (Status s = cudaStatus(launch(), "Launching the teaching kernel"); !s) // warm-up
+        return s;
+    std::vector<double> times;
+    for (int k = 0; k < std::max(1, repetitions); ++k) {
+        WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
+        if (Status s = cudaStatus(launch(), "Launching the teaching kernel"); !s)
+            return s;
+        WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
+        WS_CUDA_TRY(cudaEventSynchronize(m_stop));
+        float ms = 0.0f;
+        WS_CUDA_TRY(cudaEventElapsedTime(&ms, m_start, m_stop));
+        times.push_back(ms);
+    }
+    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+    medianMs = times[times.size() / 2];
+    return Status::success();
 }
 
 void CudaBackend::setTimeline(std::shared_ptr<Timeline> timeline)

@@ -60,4 +60,27 @@ template cudaError_t launchLesson(const DistancePlan<float>&, const LessonLaunch
 template cudaError_t launchLesson(const DistancePlan<double>&, const LessonLaunch&, float*,
                                   std::uint32_t*, cudaStream_t);
 
+template <typename T> cudaError_t lessonKernelAttributes(cudaFuncAttributes& attributes)
+{
+    return cudaFuncGetAttributes(&attributes, lessonKernel<T>);
+}
+
+template <typename T> cudaError_t lessonActiveBlocks(int blockThreads, int& blocks)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, lessonKernel<T>, blockThreads, 0);
+}
+
+template <typename T> cudaError_t lessonSuggestedBlock(int& blockThreads)
+{
+    int minGrid = 0;
+    return cudaOccupancyMaxPotentialBlockSize(&minGrid, &blockThreads, lessonKernel<T>, 0, 0);
+}
+
+template cudaError_t lessonKernelAttributes<float>(cudaFuncAttributes&);
+template cudaError_t lessonKernelAttributes<double>(cudaFuncAttributes&);
+template cudaError_t lessonActiveBlocks<float>(int, int&);
+template cudaError_t lessonActiveBlocks<double>(int, int&);
+template cudaError_t lessonSuggestedBlock<float>(int&);
+template cudaError_t lessonSuggestedBlock<double>(int&);
+
 } // namespace warpscope::gpu

@@ -14,4 +14,10 @@ template <typename T>
 cudaError_t launchLesson(const DistancePlan<T>& plan, const LessonLaunch& lesson, float* field,
                          std::uint32_t* owners, cudaStream_t stream);
 
+// The teaching kernel's attributes, the occupancy API's active blocks per SM at a block size,
+// and the block size the API suggests for the most occupancy.
+template <typename T> cudaError_t lessonKernelAttributes(cudaFuncAttributes& attributes);
+template <typename T> cudaError_t lessonActiveBlocks(int blockThreads, int& blocks);
+template <typename T> cudaError_t lessonSuggestedBlock(int& blockThreads);
+
 } // namespace warpscope::gpu

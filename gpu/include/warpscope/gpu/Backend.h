@@ -82,6 +82,22 @@ public:
     virtual Status runLesson(const DistanceParams& params, const LessonLaunch& lesson,
                              std::span<float> field, std::span<std::uint32_t> owners) = 0;
 
+    // The teaching kernel's occupancy at a block size: its resources (from the driver, or on
+    // the CPU the sm_90 build's), the calculator's figure, the CUDA occupancy API's where
+    // there is a GPU, and the block size it suggests ("auto").
+    struct LessonOccupancy
+    {
+        KernelResources resources;
+        Occupancy theoretical;
+        std::optional<Occupancy> api;
+        long long suggestedBlock = 0;
+    };
+    virtual LessonOccupancy lessonOccupancy(Precision precision, long long blockThreads) = 0;
+    // Median time of the teaching kernel over repeated launches (CUDA events; the simulator's
+    // wall clock on the CPU), for the block-size sweep.
+    virtual Status timeLesson(const DistanceParams& params, const LessonLaunch& lesson,
+                              int repetitions, double& medianMs) = 0;
+
     // Median kernel time over repeated launches into device memory, timed with CUDA events
     // (wall clock on the CPU). For benchmarks.
     virtual Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) = 0;

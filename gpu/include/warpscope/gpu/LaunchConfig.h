@@ -37,6 +37,10 @@ struct DeviceInfo
     long long sharedPerBlockOptin = 0; // the most a kernel can opt in to
     long long regsPerBlock = 0;
     long long maxThreadsPerSm = 0;
+    long long regsPerSm = 0;
+    long long maxBlocksPerSm = 0;
+    long long sharedPerSm = 0;
+    long long reservedSharedPerBlock = 0; // the driver's own share of each block's memory
     long long totalMemory = 0;
     long long l2Bytes = 0;
     int clockKHz = 0;
@@ -64,6 +68,33 @@ struct LaunchError
     LaunchField field;
     std::string message; // names the limit and the device's value
 };
+
+// What one kernel needs per thread and per block, as the compiler left it.
+struct KernelResources
+{
+    int registersPerThread = 0;
+    long long staticSharedBytes = 0;
+    long long maxThreadsPerBlock = 1024; // the kernel's own limit (launch bounds, registers)
+};
+
+// How many blocks of a kernel fit on one SM at once, and which resource stops more.
+struct Occupancy
+{
+    long long activeBlocksPerSm = 0;
+    double fraction = 0.0; // active warps / the SM's maximum warps
+    std::string limitedBy; // "warps", "blocks", "registers" or "shared memory"
+};
+
+// The occupancy calculator's arithmetic (allocation units of compute capability 5.0 and
+// later: registers in 256 per warp, warps in 4s, shared memory in 128 bytes plus the
+// reserved share). Agrees with cudaOccupancyMaxActiveBlocksPerMultiprocessor, which the GPU
+// tests check, and needs no GPU.
+Occupancy theoreticalOccupancy(const DeviceInfo& device, const KernelResources& kernel,
+                               long long blockThreads, long long dynamicShared = 0);
+
+// The block size (a multiple of the warp size) with the highest theoretical occupancy, the
+// largest of equals.
+long long suggestedBlockThreads(const DeviceInfo& device, const KernelResources& kernel);
 
 // Checks a launch against a device's limits: every dimension at least 1 and within its
 // limit, threads per block, and dynamic shared memory. Empty when the launch is valid.

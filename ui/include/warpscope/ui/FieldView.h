@@ -59,6 +59,13 @@ public:
         return m_backend ? m_backend->deviceInfo() : gpu::DeviceInfo{};
     }
     std::optional<double> lastKernelMs();
+    // The teaching kernel's occupancy on this view's backend, once it exists.
+    std::optional<gpu::Backend::LessonOccupancy> lessonOccupancy(long long blockThreads)
+    {
+        if (!m_backend)
+            return std::nullopt;
+        return m_backend->lessonOccupancy(m_params.precision, blockThreads);
+    }
     // True once the requested field is drawn and its colour scale is known.
     bool frameSettled() const
     {

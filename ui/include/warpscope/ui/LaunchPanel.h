@@ -1,10 +1,12 @@
 #pragma once
 
+#include "warpscope/gpu/Backend.h"
 #include "warpscope/gpu/LaunchLesson.h"
 #include "warpscope/ui/FieldRenderer.h"
 
 #include <QWidget>
 #include <array>
+#include <functional>
 #include <optional>
 
 class QCheckBox;
@@ -41,9 +43,19 @@ public:
     void chooseTeaching(const gpu::LaunchConfig& launch, bool gridStride, Overlay overlay);
     QString errorText() const;
     QLineEdit* field(const char* name) const;
+    // Where the occupancy of the teaching kernel at a block size comes from (the view's
+    // backend); without it the panel shows none.
+    using OccupancySource =
+        std::function<std::optional<gpu::Backend::LessonOccupancy>(long long blockThreads)>;
+    void setOccupancySource(OccupancySource source);
+    QString occupancyText() const;
+    // Sets the block to the size the occupancy API (or calculator) suggests, and fits the grid.
+    void chooseAutoBlock();
 
 signals:
     void changed();
+    // The user asks for a sweep of measured time against block size.
+    void sweepRequested();
 
 private:
     std::optional<gpu::LaunchConfig> readLaunch(QStringList& problems) const;
@@ -56,6 +68,8 @@ private:
     QComboBox* m_overlay;
     QLabel* m_errors;
     QLabel* m_note;
+    QLabel* m_occupancy;
+    OccupancySource m_occupancySource;
     gpu::DeviceInfo m_device;
     int m_nx = 1000, m_ny = 1000;
 };

@@ -18,6 +18,7 @@ class LaunchPanel;
 class ParametersPanel;
 class PeriodogramWorkspace;
 class StreamsLabPanel;
+class SweepDialog;
 class TimelinePanel;
 
 struct WindowOptions
@@ -55,6 +56,8 @@ public:
     // Brings the Launch tab to the front.
     void showLaunchPanel();
     void showStreamsLab();
+    // Opens the block-size sweep on the current mesh and starts it.
+    SweepDialog* startSweep();
     QUndoStack* undoStack() const { return m_undo; }
 
     // Applies parameters to the panel and the view; used by undo and redo.
