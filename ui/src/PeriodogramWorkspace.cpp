@@ -304,7 +304,15 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
                 emit message(tr("Loaded %1: %2").arg(m_source, summary));
                 schedule();
             });
-    useSynthetic();
+}
+
+// The first computation waits until the workspace is first shown, so the distance field
+// alone has the machine at startup.
+void PeriodogramWorkspace::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (m_series.t.empty() && !m_loading)
+        useSynthetic();
 }
 
 PeriodogramWorkspace::~PeriodogramWorkspace()
