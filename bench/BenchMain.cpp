@@ -182,7 +182,7 @@ int runDistance(const Options& o)
     // so drift between the runs shows.
     auto timeline = std::make_shared<gpu::Timeline>();
     FrameStats recorded, plainAgain;
-    primary.backend->setTimeline(timeline);
+    primary.backend->setTimeline(timeline, "field");
     const bool recordedOk = timeRuns(
         o.frames,
         [&](int k) {
@@ -199,7 +199,7 @@ int runDistance(const Options& o)
             return true;
         },
         recorded);
-    primary.backend->setTimeline(nullptr);
+    primary.backend->setTimeline(nullptr, "field");
     if (recordedOk &&
         timeFrames(*primary.backend, renderer, *gl, surface, p, o.frames, plainAgain)) {
         printFrame("frame with the timeline recording", recorded);
@@ -306,7 +306,7 @@ int runStreams(const Options& o)
     c.length = o.length;
     auto timeline = std::make_shared<gpu::Timeline>();
     if (o.record)
-        backend.setTimeline(timeline);
+        backend.setTimeline(timeline, "lab");
 
     struct Mode
     {

@@ -110,7 +110,7 @@ TEST(StreamsLab, CpuNormalisesAndRecordsNestedSteps)
 {
     auto timeline = std::make_shared<Timeline>();
     CpuBackend cpu(3);
-    cpu.setTimeline(timeline);
+    cpu.setTimeline(timeline, "lab");
     StreamsLabConfig c;
     c.arrays = 5;
     c.length = 100003;
@@ -155,7 +155,7 @@ protected:
             GTEST_SKIP() << selection.reason;
         m_cuda = std::move(selection.backend);
         m_timeline = std::make_shared<Timeline>();
-        m_cuda->setTimeline(m_timeline);
+        m_cuda->setTimeline(m_timeline, "field");
     }
     std::unique_ptr<Backend> m_cuda;
     std::shared_ptr<Timeline> m_timeline;

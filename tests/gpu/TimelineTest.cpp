@@ -97,7 +97,7 @@ TEST(Timeline, CpuBackendRecordsWorkersInsideTheField)
 {
     auto timeline = std::make_shared<Timeline>();
     CpuBackend backend(3);
-    backend.setTimeline(timeline);
+    backend.setTimeline(timeline, "field");
     DistanceParams p;
     p.nx = 300;
     p.ny = 200;
@@ -107,7 +107,7 @@ TEST(Timeline, CpuBackendRecordsWorkersInsideTheField)
     const TimelineSnapshot snap = timeline->snapshot();
     const auto field = spansNamed(snap, "distance field");
     ASSERT_EQ(field.size(), 1u);
-    EXPECT_EQ(snap.lanes[field[0].lane], "CPU thread 0");
+    EXPECT_EQ(snap.lanes[field[0].lane], "CPU thread 0: field");
     const auto rows = spansNamed(snap, "rows ");
     ASSERT_EQ(rows.size(), 3u); // one share per thread
     std::set<int> lanes;

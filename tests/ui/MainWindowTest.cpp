@@ -326,7 +326,7 @@ private slots:
             const QPoint pos(x, int(plot->yAxis->coordToPixel(row)));
             QTest::mouseMove(plot, pos);
             described = timeline->describeAt(pos);
-            if (described.contains("host on CPU thread 0")) {
+            if (described.contains("host on CPU thread 0: field")) {
                 QTRY_VERIFY(QToolTip::isVisible());
                 tooltip = QToolTip::text();
                 break;

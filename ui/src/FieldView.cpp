@@ -193,7 +193,7 @@ void FieldView::initializeGL()
     m_backend = std::move(selection.backend);
     m_hostJobs = m_backend->kind() == gpu::BackendKind::Cpu;
     if (m_timeline) {
-        m_backend->setTimeline(m_timeline);
+        m_backend->setTimeline(m_timeline, "field");
         m_drawLane = m_timeline->lane("OpenGL: field view");
     }
     // CUDA's reason already names the GPU; the CPU's gets its thread count.

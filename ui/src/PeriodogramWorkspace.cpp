@@ -459,7 +459,7 @@ void PeriodogramWorkspace::start(Request request)
                 return result;
             }
             m_backend = std::move(selection.backend);
-            m_backend->setTimeline(m_timeline);
+            m_backend->setTimeline(m_timeline, "periodogram");
         }
         result.device = m_backend->deviceName();
         result.grid = request.options.grid;

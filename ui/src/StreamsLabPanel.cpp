@@ -180,7 +180,7 @@ void StreamsLabPanel::run(bool compare)
                 return outcome;
             }
             m_backend = std::move(selection.backend);
-            m_backend->setTimeline(m_timeline);
+            m_backend->setTimeline(m_timeline, "lab");
         }
         outcome.device = m_backend->deviceName();
         outcome.cpu = m_backend->kind() == gpu::BackendKind::Cpu;

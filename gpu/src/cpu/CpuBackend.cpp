@@ -403,13 +403,14 @@ Status CpuBackend::computePeriodogram(const TimeSeries& series, const Periodogra
     return Status::success();
 }
 
-void CpuBackend::setTimeline(std::shared_ptr<Timeline> timeline)
+void CpuBackend::setTimeline(std::shared_ptr<Timeline> timeline, const std::string& role)
 {
     m_timeline = std::move(timeline);
     m_workerLanes.clear();
     if (m_timeline)
         for (unsigned w = 0; w < m_pool.size(); ++w)
-            m_workerLanes.push_back(m_timeline->lane("CPU thread " + std::to_string(w)));
+            m_workerLanes.push_back(
+                m_timeline->lane("CPU thread " + std::to_string(w) + ": " + role));
 }
 
 // The same steps as on the GPU, as nested spans: partial sums over blocks of the array, the

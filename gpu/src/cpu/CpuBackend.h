@@ -33,7 +33,7 @@ public:
     LessonOccupancy lessonOccupancy(Precision precision, long long blockThreads) override;
     Status timeLesson(const DistanceParams& params, const LessonLaunch& lesson, int repetitions,
                       double& medianMs) override;
-    void setTimeline(std::shared_ptr<Timeline> timeline) override;
+    void setTimeline(std::shared_ptr<Timeline> timeline, const std::string& role) override;
     Status collectTimeline() override { return Status::success(); }
     Status runStreamsLab(const StreamsLabConfig& config, StreamsLabResult& result) override;
 

@@ -60,7 +60,7 @@ public:
     LessonOccupancy lessonOccupancy(Precision precision, long long blockThreads) override;
     Status timeLesson(const DistanceParams& params, const LessonLaunch& lesson, int repetitions,
                       double& medianMs) override;
-    void setTimeline(std::shared_ptr<Timeline> timeline) override;
+    void setTimeline(std::shared_ptr<Timeline> timeline, const std::string& role) override;
     Status collectTimeline() override { return m_recorder.collect(); }
     Status runStreamsLab(const StreamsLabConfig& config, StreamsLabResult& result) override;
 
@@ -714,12 +714,12 @@ Status CudaBackend::timeLesson(const DistanceParams& params, const LessonLaunch&
     return Status::success();
 }
 
-void CudaBackend::setTimeline(std::shared_ptr<Timeline> timeline)
+void CudaBackend::setTimeline(std::shared_ptr<Timeline> timeline, const std::string& role)
 {
     cudaSetDevice(m_device);
     if (timeline) {
-        m_streamLane = timeline->lane("CUDA stream: field");
-        m_hostLane = timeline->lane("Host: field thread");
+        m_streamLane = timeline->lane("CUDA stream: " + role);
+        m_hostLane = timeline->lane("Host: " + role + " thread");
         m_labHostLane = timeline->lane("Host: lab thread");
         m_labLanes.clear();
         for (std::size_t k = 0; k < m_labStreams.size(); ++k)

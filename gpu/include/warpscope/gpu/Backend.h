@@ -110,7 +110,9 @@ public:
     // Records every operation from now on as spans in timeline (null stops recording). GPU
     // spans are timed with CUDA events on the operation's stream and resolved later by
     // collectTimeline, so recording never waits for the device.
-    virtual void setTimeline(std::shared_ptr<Timeline> timeline) = 0;
+    // role names this backend's lanes ("field", "periodogram", ...), so several backends can
+    // share one timeline.
+    virtual void setTimeline(std::shared_ptr<Timeline> timeline, const std::string& role) = 0;
     // Moves the spans whose events have completed into the timeline, without blocking. Fails
     // when spans could not be recorded since the last call (for example, no CUDA events
     // could be created); the timeline then lacks those spans.
