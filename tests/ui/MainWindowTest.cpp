@@ -287,6 +287,26 @@ private slots:
             QCOMPARE(second.fieldView()->params(), scene);
             QCOMPARE(second.fieldView()->colormapName(), QString("magma"));
         }
+        // The lab's, the periodogram's and the timeline's settings come back too.
+        {
+            ui::MainWindow first(options);
+            first.streamsLabPanel()->arraysField()->setValue(7);
+            first.periodogramWorkspace()
+                ->findChild<QComboBox*>("normalization")
+                ->setCurrentIndex(3);
+            first.timelinePanel()->setKeptFrames(33);
+            first.close();
+        }
+        {
+            ui::MainWindow second(options);
+            second.restoreSettings();
+            QCOMPARE(second.streamsLabPanel()->arraysField()->value(), 7);
+            QCOMPARE(second.periodogramWorkspace()
+                         ->findChild<QComboBox*>("normalization")
+                         ->currentIndex(),
+                     3);
+            QCOMPARE(second.timeline()->keptFrames(), 33);
+        }
         QSettings().setValue("scene/latMin", 120.0); // edited by hand, out of range
         ui::MainWindow third(options);
         QVERIFY(third.restoreSettings().contains("not valid"));

@@ -434,6 +434,12 @@ void MainWindow::saveScreenshot()
 
 QString MainWindow::restoreSettings()
 {
+    {
+        QSettings shared;
+        m_lab->restoreSettings(shared);
+        m_periodogram->restoreSettings(shared);
+        m_timelinePanel->setKeptFrames(shared.value("timeline/keptFrames", 120).toInt());
+    }
     QSettings s;
     restoreGeometry(s.value("window/geometry").toByteArray());
     restoreState(s.value("window/state").toByteArray());
@@ -467,6 +473,12 @@ QString MainWindow::restoreSettings()
 
 void MainWindow::saveSettings()
 {
+    {
+        QSettings shared;
+        m_lab->saveSettings(shared);
+        m_periodogram->saveSettings(shared);
+        shared.setValue("timeline/keptFrames", m_timeline->keptFrames());
+    }
     QSettings s;
     s.setValue("window/geometry", saveGeometry());
     s.setValue("window/state", saveState());

@@ -18,6 +18,8 @@
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSettings>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableWidget>
@@ -357,8 +359,9 @@ void PeriodogramWorkspace::openFile(const QString& path)
     auto cancel = m_loadCancel;
     connect(m_loadDialog, &QProgressDialog::canceled, this, [cancel] { *cancel = true; });
     auto* poll = new QTimer(m_loadDialog);
+    // The timer is the dialog's child and dies with it; the member may be cleared before.
     connect(poll, &QTimer::timeout, m_loadDialog,
-            [this, progress] { m_loadDialog->setValue(int(1000 * progress->load())); });
+            [dialog = m_loadDialog, progress] { dialog->setValue(int(1000 * progress->load())); });
     poll->start(100);
     m_load.setFuture(QtConcurrent::run([this, path, progress, cancel] {
         gpu::TimeSeries series;
@@ -664,6 +667,70 @@ void PeriodogramWorkspace::exportDialog()
         setError(error);
     else
         emit message(tr("Saved %1").arg(path));
+}
+
+void PeriodogramWorkspace::saveSettings(QSettings& s) const
+{
+    s.setValue("periodogram/points", m_points->value());
+    s.setValue("periodogram/baseline", m_baseline->value());
+    s.setValue("periodogram/noise", m_noise->value());
+    s.setValue("periodogram/period", m_period->value());
+    s.setValue("periodogram/amplitude", m_amplitude->value());
+    s.setValue("periodogram/seed", m_seed->value());
+    s.setValue("periodogram/gridMode", m_gridMode->currentIndex());
+    s.setValue("periodogram/samplesPerPeak", m_samplesPerPeak->value());
+    s.setValue("periodogram/nyquistFactor", m_nyquist->value());
+    s.setValue("periodogram/fmin", m_fmin->text());
+    s.setValue("periodogram/fmax", m_fmax->text());
+    s.setValue("periodogram/count", m_count->text());
+    s.setValue("periodogram/unit", m_frequencyUnit->currentIndex());
+    s.setValue("periodogram/xAxis", m_xAxis->currentIndex());
+    s.setValue("periodogram/logX", m_logX->isChecked());
+    s.setValue("periodogram/normalization", m_normalization->currentIndex());
+    s.setValue("periodogram/fitMean", m_fitMean->isChecked());
+    s.setValue("periodogram/center", m_center->isChecked());
+    s.setValue("periodogram/weights", m_useErrors->isChecked());
+    s.setValue("periodogram/precision", m_precision->currentIndex());
+}
+
+void PeriodogramWorkspace::restoreSettings(const QSettings& s)
+{
+    // Values arrive quietly: the first showing computes with all of them at once.
+    const QList<QWidget*> controls = findChildren<QWidget*>();
+    std::vector<std::unique_ptr<QSignalBlocker>> quiet;
+    for (QWidget* w : controls)
+        quiet.push_back(std::make_unique<QSignalBlocker>(w));
+    auto index = [&](QComboBox* box, const char* key) {
+        const int i = s.value(key, box->currentIndex()).toInt();
+        if (i >= 0 && i < box->count())
+            box->setCurrentIndex(i);
+    };
+    m_points->setValue(s.value("periodogram/points", m_points->value()).toInt());
+    m_baseline->setValue(s.value("periodogram/baseline", m_baseline->value()).toDouble());
+    m_noise->setValue(s.value("periodogram/noise", m_noise->value()).toDouble());
+    m_period->setValue(s.value("periodogram/period", m_period->value()).toDouble());
+    m_amplitude->setValue(s.value("periodogram/amplitude", m_amplitude->value()).toDouble());
+    m_seed->setValue(s.value("periodogram/seed", m_seed->value()).toInt());
+    index(m_gridMode, "periodogram/gridMode");
+    m_samplesPerPeak->setValue(
+        s.value("periodogram/samplesPerPeak", m_samplesPerPeak->value()).toDouble());
+    m_nyquist->setValue(s.value("periodogram/nyquistFactor", m_nyquist->value()).toDouble());
+    m_fmin->setText(s.value("periodogram/fmin", m_fmin->text()).toString());
+    m_fmax->setText(s.value("periodogram/fmax", m_fmax->text()).toString());
+    m_count->setText(s.value("periodogram/count", m_count->text()).toString());
+    index(m_frequencyUnit, "periodogram/unit");
+    index(m_xAxis, "periodogram/xAxis");
+    m_logX->setChecked(s.value("periodogram/logX", false).toBool());
+    index(m_normalization, "periodogram/normalization");
+    m_fitMean->setChecked(s.value("periodogram/fitMean", true).toBool());
+    m_center->setChecked(s.value("periodogram/center", true).toBool());
+    m_useErrors->setChecked(s.value("periodogram/weights", true).toBool());
+    index(m_precision, "periodogram/precision");
+    const bool manual = m_gridMode->currentIndex() == 1;
+    m_samplesPerPeak->setEnabled(!manual);
+    m_nyquist->setEnabled(!manual);
+    for (QLineEdit* e : {m_fmin, m_fmax, m_count})
+        e->setEnabled(manual);
 }
 
 void PeriodogramWorkspace::dragEnterEvent(QDragEnterEvent* event)

@@ -8,6 +8,7 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -134,6 +135,28 @@ void StreamsLabPanel::showError(const QString& text)
 {
     m_result->setStyleSheet("color: #e5484d;");
     m_result->setText(text);
+}
+
+void StreamsLabPanel::saveSettings(QSettings& s)
+{
+    s.setValue("lab/arrays", m_arrays->value());
+    s.setValue("lab/length", m_length->text());
+    s.setValue("lab/multiStream", m_streams->currentIndex() == 1);
+    s.setValue("lab/pinned", m_memory->currentIndex() == 0);
+    s.setValue("lab/orderCopies", m_ordered->isChecked());
+}
+
+void StreamsLabPanel::restoreSettings(const QSettings& s)
+{
+    gpu::StreamsLabConfig c;
+    c.arrays = std::clamp(s.value("lab/arrays", c.arrays).toInt(), 1, gpu::kStreamsLabMaxArrays);
+    c.multiStream = s.value("lab/multiStream", c.multiStream).toBool();
+    c.pinned = s.value("lab/pinned", c.pinned).toBool();
+    c.orderCopies = s.value("lab/orderCopies", c.orderCopies).toBool();
+    setConfig(c);
+    // The length is kept as typed; a value that is no longer valid is shown as such.
+    m_length->setText(s.value("lab/length", QString::number(c.length)).toString());
+    config();
 }
 
 bool StreamsLabPanel::running() const

@@ -199,6 +199,11 @@ void TimelinePanel::setFrozen(bool frozen)
     m_freeze->setText(frozen ? tr("&Frozen") : tr("&Freeze"));
 }
 
+void TimelinePanel::setKeptFrames(int frames)
+{
+    m_frames->setValue(frames); // the spin box passes it on to the store
+}
+
 bool TimelinePanel::frozen() const
 {
     return m_freeze->isChecked();

@@ -16,6 +16,7 @@ class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QProgressDialog;
+class QSettings;
 class QSpinBox;
 class QTableWidget;
 
@@ -52,6 +53,9 @@ public:
     QCustomPlot* foldPlot() const { return m_fold; }
     // Writes frequency, period and power; returns an error message or an empty string.
     QString exportCsv(const QString& path) const;
+    // The controls' values, remembered between runs (the data itself is not).
+    void saveSettings(QSettings& settings) const;
+    void restoreSettings(const QSettings& settings);
 
 signals:
     void message(const QString& text);

@@ -14,6 +14,7 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
+class QSettings;
 class QSpinBox;
 
 namespace warpscope::ui {
@@ -41,6 +42,8 @@ public:
     std::pair<double, double> lastRunUs() const { return m_lastRunUs; }
     QLineEdit* lengthField() const { return m_length; }
     QSpinBox* arraysField() const { return m_arrays; }
+    void saveSettings(QSettings& settings);
+    void restoreSettings(const QSettings& settings);
 
 signals:
     // A run ended: whether it ran and its outputs passed the check, and what to tell.

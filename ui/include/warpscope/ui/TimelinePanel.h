@@ -32,6 +32,7 @@ public:
     // Refreshes and draws at once (for a screenshot), rather than on the next event loop pass.
     void redrawNow();
     void setFrozen(bool frozen);
+    void setKeptFrames(int frames);
     bool frozen() const;
     // Shows every span kept, or keeps following the newest ones.
     void fitAll();
