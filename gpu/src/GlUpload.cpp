@@ -3,6 +3,7 @@
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>
 #include <GL/glext.h>
+#include <cstdio>
 #include <string>
 
 namespace warpscope::gpu {
@@ -18,24 +19,27 @@ std::size_t glBufferBytes(unsigned int bufferId)
     return glGetError() == GL_NO_ERROR ? std::size_t(bytes) : 0;
 }
 
-Status uploadToGlBuffer(unsigned int bufferId, const float* data, std::size_t count)
+Status uploadBytesToGlBuffer(unsigned int bufferId, const void* data, std::size_t bytes)
 {
-    const std::size_t bytes = count * sizeof(float);
     if (glBufferBytes(bufferId) < bytes)
-        return Status::failure("The OpenGL buffer is smaller than the field (" +
+        return Status::failure("The OpenGL buffer is smaller than its data (" +
                                std::to_string(bytes) + " bytes)");
     GLint previous = 0;
     glGetIntegerv(GL_COPY_WRITE_BUFFER_BINDING, &previous);
     glBindBuffer(GL_COPY_WRITE_BUFFER, bufferId);
     glBufferSubData(GL_COPY_WRITE_BUFFER, 0, GLsizeiptr(bytes), data);
     glBindBuffer(GL_COPY_WRITE_BUFFER, GLuint(previous));
-    if (const GLenum error = glGetError(); error != GL_NO_ERROR)
-        return Status::failure("glBufferSubData failed with OpenGL error 0x" + [&] {
-            char buf[16];
-            std::snprintf(buf, sizeof buf, "%04X", error);
-            return std::string(buf);
-        }());
+    if (const GLenum error = glGetError(); error != GL_NO_ERROR) {
+        char code[16];
+        std::snprintf(code, sizeof code, "%04X", error);
+        return Status::failure(std::string("glBufferSubData failed with OpenGL error 0x") + code);
+    }
     return Status::success();
+}
+
+Status uploadToGlBuffer(unsigned int bufferId, const float* data, std::size_t count)
+{
+    return uploadBytesToGlBuffer(bufferId, data, count * sizeof(float));
 }
 
 } // namespace warpscope::gpu

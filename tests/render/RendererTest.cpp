@@ -138,6 +138,102 @@ TEST_F(RendererTest, OversizedMeshIsRefusedWithAMessage)
     EXPECT_FALSE(surface.valid());
 }
 
+// The teaching kernel's field and owner record, filled into GL buffers by a backend, match
+// the host path: the same nodes reached, blocks and threads word for word, SM ids in range,
+// distances within float32 rounding, and the stats slots the range of the nodes reached.
+void expectLessonInGlMatchesHost(gpu::Backend& backend, ui::FieldRenderer& renderer,
+                                 ui::FieldSurface& surface, const gpu::DistanceParams& p,
+                                 const gpu::LessonLaunch& lesson)
+{
+    const gpu::FieldLayout layout = gpu::layoutFor(p);
+    const std::size_t nodes = std::size_t(p.nx) * std::size_t(p.ny);
+    renderer.destroySurface(surface);
+    ASSERT_TRUE(renderer.createSurface(layout, surface).ok());
+    ui::OwnerSurface owners;
+    ASSERT_TRUE(renderer.allocateOwners(nodes, owners).ok());
+    // Zero words: a node left unwritten would read as block 0, thread 0, and be caught.
+    const std::vector<std::uint32_t> zeros(2 * nodes, 0u);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, owners.buffer);
+    glBufferSubData(GL_COPY_WRITE_BUFFER, 0, GLsizeiptr(zeros.size() * 4), zeros.data());
+    glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
+    const gpu::Status s = backend.fillLesson(p, lesson, surface.glBuffer(), {owners.buffer, nodes});
+    ASSERT_TRUE(s.ok()) << s.message();
+    glFinish();
+    std::vector<float> field(layout.elementCount());
+    glBindBuffer(GL_COPY_READ_BUFFER, surface.buffer);
+    glGetBufferSubData(GL_COPY_READ_BUFFER, 0, GLsizeiptr(field.size() * 4), field.data());
+    std::vector<std::uint32_t> words(2 * nodes);
+    glBindBuffer(GL_COPY_READ_BUFFER, owners.buffer);
+    glGetBufferSubData(GL_COPY_READ_BUFFER, 0, GLsizeiptr(words.size() * 4), words.data());
+    glBindBuffer(GL_COPY_READ_BUFFER, 0);
+
+    auto cpu = gpu::createBackend(gpu::BackendKind::Cpu);
+    std::vector<float> hostField(layout.elementCount(), std::nanf(""));
+    std::vector<std::uint32_t> hostWords(2 * nodes);
+    ASSERT_TRUE(cpu.backend->runLesson(p, lesson, hostField, hostWords).ok());
+    const int smCount = backend.deviceInfo().smCount;
+    float lo = INFINITY, hi = 0.0f;
+    int reached = 0;
+    for (int row = 0; row < p.ny; ++row)
+        for (int col = 0; col < p.nx; ++col) {
+            const std::size_t n = std::size_t(row) * p.nx + col;
+            const float v = field[layout.index(row, col)], h = hostField[layout.index(row, col)];
+            ASSERT_EQ(std::isnan(v), std::isnan(h)) << row << "," << col;
+            ASSERT_EQ(words[2 * n], hostWords[2 * n]) << "block at " << row << "," << col;
+            ASSERT_EQ(gpu::ownerThread(words[2 * n + 1]), gpu::ownerThread(hostWords[2 * n + 1]));
+            if (std::isnan(v)) {
+                ASSERT_EQ(words[2 * n], gpu::kUncovered);
+                continue;
+            }
+            ++reached;
+            ASSERT_LT(int(gpu::ownerSm(words[2 * n + 1])), smCount);
+            ASSERT_NEAR(v, h, 1e-3f * h + 1e-3f);
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+    EXPECT_GT(reached, 0);
+    EXPECT_EQ(field[layout.statsOffset()], lo);
+    EXPECT_EQ(field[layout.statsOffset() + 1], hi);
+    std::optional<gpu::FieldStats> stats;
+    for (int tries = 0; tries < 1000 && !(stats = backend.lastStats()); ++tries)
+        ;
+    ASSERT_TRUE(stats.has_value());
+    EXPECT_EQ(float(stats->min), lo);
+    EXPECT_EQ(float(stats->max), hi);
+    backend.forgetGlBuffer(surface.buffer);
+    backend.forgetGlBuffer(owners.buffer);
+    renderer.destroyOwners(owners);
+}
+
+// A grid too small for the mesh leaves nodes unreached: they must stay NaN and uncovered.
+gpu::LessonLaunch partialLesson()
+{
+    return {{{16, 8, 1}, {5, 4, 1}}, false};
+}
+
+TEST_F(RendererTest, CpuLessonFillsTheGlBuffers)
+{
+    auto cpu = gpu::createBackend(gpu::BackendKind::Cpu, {true, false});
+    gpu::DistanceParams p;
+    p.nx = 120;
+    p.ny = 45;
+    expectLessonInGlMatchesHost(*cpu.backend, m_renderer, m_surface, p, partialLesson());
+}
+
+TEST_F(RendererTest, CudaLessonWritesItsGlBuffersThroughInterop)
+{
+    auto cuda = gpu::createBackend(gpu::BackendKind::Cuda, {true, false});
+    if (!cuda.backend)
+        GTEST_SKIP() << cuda.reason;
+    gpu::DistanceParams p;
+    p.nx = 301;
+    p.ny = 203;
+    expectLessonInGlMatchesHost(*cuda.backend, m_renderer, m_surface, p, partialLesson());
+    p.precision = gpu::Precision::Float64;
+    expectLessonInGlMatchesHost(*cuda.backend, m_renderer, m_surface, p,
+                                {{{32, 8, 1}, {3, 2, 1}}, true}); // grid-stride covers all
+}
+
 TEST_F(RendererTest, CudaInteropFillsTheGlBuffer)
 {
     auto cuda = gpu::createBackend(gpu::BackendKind::Cuda, {true, false});

@@ -193,6 +193,35 @@ void FieldRenderer::setColormap(const Colormap& colormap)
     glBindTexture(GL_TEXTURE_1D, 0);
 }
 
+gpu::Status FieldRenderer::allocateOwners(std::size_t nodes, OwnerSurface& surface)
+{
+    if (surface.valid() && surface.nodes == nodes)
+        return gpu::Status::success();
+    destroyOwners(surface);
+    surface.nodes = nodes;
+    if (const GLenum error =
+            createBufferTexture(GLsizeiptr(2 * nodes * sizeof(std::uint32_t)), nullptr, GL_RG32UI,
+                                surface.buffer, surface.texture);
+        error != GL_NO_ERROR) {
+        destroyOwners(surface);
+        return gpu::Status::failure("Could not allocate the thread owners: OpenGL " +
+                                    glErrorText(error));
+    }
+    return gpu::Status::success();
+}
+
+bool FieldRenderer::readOwner(const OwnerSurface& surface, std::size_t node,
+                              std::uint32_t (&words)[2]) const
+{
+    if (!surface.valid() || node >= surface.nodes)
+        return false;
+    glBindBuffer(GL_COPY_READ_BUFFER, surface.buffer);
+    glGetBufferSubData(GL_COPY_READ_BUFFER, GLintptr(2 * node * sizeof(std::uint32_t)),
+                       GLsizeiptr(sizeof words), words);
+    glBindBuffer(GL_COPY_READ_BUFFER, 0);
+    return glGetError() == GL_NO_ERROR;
+}
+
 gpu::Status FieldRenderer::uploadOwners(std::span<const std::uint32_t> owners,
                                         OwnerSurface& surface)
 {

@@ -295,6 +295,28 @@ void FieldView::computeLesson(const gpu::DistanceParams& params)
 {
     m_job.waitForFinished(); // the CPU backend's pool serves one computation at a time
     const gpu::FieldLayout layout = gpu::layoutFor(params);
+    if (!m_hostJobs) {
+        // CUDA writes the field and the owner record straight into their GL buffers.
+        FieldSurface target;
+        if (!prepareSurface(layout, target))
+            return;
+        const std::size_t nodes = std::size_t(params.nx) * std::size_t(params.ny);
+        gpu::Status s = m_renderer.allocateOwners(nodes, m_owners);
+        if (s)
+            s = m_backend->fillLesson(params, *m_lesson, target.glBuffer(),
+                                      {m_owners.buffer, nodes});
+        if (!s) {
+            if (target.buffer != m_surface.buffer)
+                dropSurface(target);
+            emit computeFailed(QString::fromStdString(s.message()));
+            return;
+        }
+        m_ownerWords.clear(); // the hover reads single nodes back from the GL buffer
+        showSurface(target, params);
+        m_statsPending = true;
+        pollStats();
+        return;
+    }
     std::vector<float> field;
     try {
         field.assign(layout.elementCount(), std::numeric_limits<float>::quiet_NaN());
@@ -308,17 +330,8 @@ void FieldView::computeLesson(const gpu::DistanceParams& params)
         return;
     }
     // The colour scale spans the nodes that were computed.
-    float lo = std::numeric_limits<float>::max(), hi = 0.0f;
-    for (int row = 0; row < params.ny; ++row)
-        for (int col = 0; col < params.nx; ++col)
-            if (const float v = field[layout.index(row, col)]; !std::isnan(v)) {
-                lo = std::min(lo, v);
-                hi = std::max(hi, v);
-            }
-    if (lo > hi)
-        lo = hi = 0.0f;
-    field[layout.statsOffset()] = lo;
-    field[layout.statsOffset() + 1] = hi;
+    const auto [lo, hi] = gpu::writeLessonStats(field.data(), params.nx, params.ny, layout.pitch,
+                                                layout.statsOffset());
     FieldSurface target;
     if (!prepareSurface(layout, target))
         return;
@@ -337,16 +350,26 @@ void FieldView::computeLesson(const gpu::DistanceParams& params)
     showSurface(target, params);
 }
 
-QString FieldView::ownerText(gpu::GeoPoint point) const
+QString FieldView::ownerText(gpu::GeoPoint point)
 {
     const gpu::DistanceParams& p = m_shown;
-    if (!m_lesson || m_ownerWords.size() != 2 * std::size_t(p.nx) * p.ny)
+    const std::size_t nodes = std::size_t(p.nx) * std::size_t(p.ny);
+    if (!m_lesson || (m_ownerWords.size() != 2 * nodes && m_owners.nodes != nodes))
         return {};
     const long long col = std::llround((point.lon - p.lonMin) / (p.lonMax - p.lonMin) * (p.nx - 1));
     const long long row = std::llround((point.lat - p.latMin) / (p.latMax - p.latMin) * (p.ny - 1));
     if (col < 0 || row < 0 || col >= p.nx || row >= p.ny)
         return {};
-    const std::uint32_t* owner = &m_ownerWords[2 * (std::size_t(row) * p.nx + col)];
+    const std::size_t node = std::size_t(row) * p.nx + col;
+    std::uint32_t read[2] = {gpu::kUncovered, gpu::kUncovered};
+    if (m_ownerWords.empty()) {
+        makeCurrent();
+        const bool ok = m_renderer.readOwner(m_owners, node, read);
+        doneCurrent();
+        if (!ok)
+            return {};
+    }
+    const std::uint32_t* owner = m_ownerWords.empty() ? read : &m_ownerWords[2 * node];
     if (owner[0] == gpu::kUncovered)
         return tr("node (%1, %2): no thread").arg(col).arg(row);
     const gpu::Dim3& b = m_lesson->launch.block;

@@ -213,6 +213,30 @@ Backend::LessonOccupancy CpuBackend::lessonOccupancy(Precision precision, long l
     return o;
 }
 
+Status CpuBackend::fillLesson(const DistanceParams& params, const LessonLaunch& lesson,
+                              const GlBuffer& field, const GlOwnerBuffer& owners)
+{
+    const FieldLayout layout = layoutFor(params);
+    if (field.layout != layout || owners.nodes != std::size_t(params.nx) * std::size_t(params.ny))
+        return Status::failure("The OpenGL buffers were made for another mesh size");
+    std::vector<float> values;
+    std::vector<std::uint32_t> words;
+    try {
+        values.assign(layout.elementCount(), std::numeric_limits<float>::quiet_NaN());
+        words.resize(2 * owners.nodes);
+    } catch (const std::bad_alloc&) {
+        return Status::failure("Out of host memory for the teaching kernel's record");
+    }
+    if (Status s = runLesson(params, lesson, values, words); !s)
+        return s;
+    const auto [lo, hi] =
+        writeLessonStats(values.data(), params.nx, params.ny, layout.pitch, layout.statsOffset());
+    m_lastStats = FieldStats{lo, hi};
+    if (Status s = uploadToGlBuffer(field.id, values.data(), values.size()); !s)
+        return s;
+    return uploadBytesToGlBuffer(owners.id, words.data(), words.size() * sizeof(std::uint32_t));
+}
+
 Status CpuBackend::timeLesson(const DistanceParams& params, const LessonLaunch& lesson,
                               int repetitions, double& medianMs)
 {

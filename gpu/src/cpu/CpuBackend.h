@@ -31,6 +31,8 @@ public:
     Status computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
                               std::span<double> power) override;
     LessonOccupancy lessonOccupancy(Precision precision, long long blockThreads) override;
+    Status fillLesson(const DistanceParams& params, const LessonLaunch& lesson,
+                      const GlBuffer& field, const GlOwnerBuffer& owners) override;
     Status timeLesson(const DistanceParams& params, const LessonLaunch& lesson, int repetitions,
                       double& medianMs) override;
     void setTimeline(std::shared_ptr<Timeline> timeline, const std::string& role) override;

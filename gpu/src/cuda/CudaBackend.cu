@@ -58,6 +58,8 @@ public:
     Status computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
                               std::span<double> power) override;
     LessonOccupancy lessonOccupancy(Precision precision, long long blockThreads) override;
+    Status fillLesson(const DistanceParams& params, const LessonLaunch& lesson,
+                      const GlBuffer& field, const GlOwnerBuffer& owners) override;
     Status timeLesson(const DistanceParams& params, const LessonLaunch& lesson, int repetitions,
                       double& medianMs) override;
     void setTimeline(std::shared_ptr<Timeline> timeline, const std::string& role) override;
@@ -88,7 +90,7 @@ private:
         std::size_t bytes = 0;
     };
     Status grow(GrowBuffer& buffer, std::size_t bytes);
-    Status registration(const GlBuffer& target, cudaGraphicsResource_t& resource);
+    Status registration(unsigned int buffer, std::size_t bytes, cudaGraphicsResource_t& resource);
     // Runs op, which queues work on stream, as one span of the timeline.
     template <typename Op>
     Status recorded(cudaStream_t stream, int lane, SpanKind kind, std::string name,
@@ -116,6 +118,7 @@ private:
     std::optional<FieldStats> m_lastStats;
 
     DistanceStatsState* m_statsState = nullptr; // kept by the kernel between launches
+    unsigned int* m_lessonKeys = nullptr;       // the teaching kernel's min/max scratch
     GrowBuffer m_scratch{"the kernel's tables", false};
     GrowBuffer m_field{"the field", false}; // host results and the host-copy display path
     GrowBuffer m_pinned{"the field's copy", true};
@@ -193,6 +196,7 @@ Status CudaBackend::initialize()
     WS_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&m_pinnedStats), 2 * sizeof(double)));
     WS_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&m_statsState), sizeof(DistanceStatsState)));
     WS_CUDA_TRY(cudaMemset(m_statsState, 0, sizeof(DistanceStatsState)));
+    WS_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&m_lessonKeys), 2 * sizeof(unsigned int)));
     return Status::success();
 }
 
@@ -216,6 +220,7 @@ CudaBackend::~CudaBackend()
     cudaFree(m_labSums.pointer);
     cudaFree(m_field.pointer);
     cudaFree(m_statsState);
+    cudaFree(m_lessonKeys);
     cudaFree(m_scratch.pointer);
     cudaFree(m_owners.pointer);
     cudaFreeHost(m_pinned.pointer);
@@ -351,11 +356,11 @@ Status CudaBackend::computeToHost(const DistanceParams& params, std::span<Out> o
     return Status::success();
 }
 
-Status CudaBackend::registration(const GlBuffer& target, cudaGraphicsResource_t& resource)
+Status CudaBackend::registration(unsigned int buffer, std::size_t bytes,
+                                 cudaGraphicsResource_t& resource)
 {
-    const std::size_t bytes = target.layout.elementCount() * sizeof(float);
     auto it = std::find_if(m_registrations.begin(), m_registrations.end(),
-                           [&](const Registration& r) { return r.buffer == target.id; });
+                           [&](const Registration& r) { return r.buffer == buffer; });
     if (it != m_registrations.end() && it->bytes == bytes) {
         resource = it->resource;
         return Status::success();
@@ -365,8 +370,8 @@ Status CudaBackend::registration(const GlBuffer& target, cudaGraphicsResource_t&
         m_registrations.erase(it);
     }
     WS_CUDA_TRY(
-        cudaGraphicsGLRegisterBuffer(&resource, target.id, cudaGraphicsRegisterFlagsWriteDiscard));
-    m_registrations.push_back({target.id, bytes, resource});
+        cudaGraphicsGLRegisterBuffer(&resource, buffer, cudaGraphicsRegisterFlagsWriteDiscard));
+    m_registrations.push_back({buffer, bytes, resource});
     return Status::success();
 }
 
@@ -405,7 +410,7 @@ Status CudaBackend::fillDistance(const DistanceParams& params, const GlBuffer& t
     }
 
     cudaGraphicsResource_t resource = nullptr;
-    if (Status s = registration(target, resource); !s)
+    if (Status s = registration(target.id, count * sizeof(float), resource); !s)
         return s;
     {
         const ScopedHostSpan span(m_recorder.timeline(), m_hostLane, "cudaGraphicsMapResources");
@@ -673,6 +678,84 @@ Backend::LessonOccupancy CudaBackend::lessonOccupancy(Precision precision, long 
                            : suggestedBlockThreads(m_info, o.resources);
     cudaGetLastError();
     return o;
+}
+
+Status CudaBackend::fillLesson(const DistanceParams& params, const LessonLaunch& lesson,
+                               const GlBuffer& field, const GlOwnerBuffer& owners)
+{
+    const FieldLayout layout = layoutFor(params);
+    const std::size_t nodes = std::size_t(params.nx) * std::size_t(params.ny);
+    if (field.layout != layout || owners.nodes != nodes)
+        return Status::failure("The OpenGL buffers were made for another mesh size");
+    if (Status s = checkLesson(params, lesson, m_info, layout.elementCount(), 2 * nodes); !s)
+        return s;
+    WS_CUDA_TRY(cudaSetDevice(m_device));
+    const std::size_t fieldBytes = layout.elementCount() * sizeof(float);
+    const std::size_t ownerBytes = 2 * nodes * sizeof(std::uint32_t);
+    cudaGraphicsResource_t resources[2] = {};
+    if (Status s = registration(field.id, fieldBytes, resources[0]); !s)
+        return s;
+    if (Status s = registration(owners.id, ownerBytes, resources[1]); !s)
+        return s;
+    if (Status s = recorded(m_stream, m_streamLane, SpanKind::Interop, "map GL buffers", 0,
+                            [&] {
+                                return cudaStatus(cudaGraphicsMapResources(2, resources, m_stream),
+                                                  "cudaGraphicsMapResources");
+                            });
+        !s)
+        return s;
+    void* pointers[2] = {};
+    std::size_t sizes[2] = {};
+    Status status;
+    for (int k = 0; k < 2 && status; ++k)
+        status =
+            cudaStatus(cudaGraphicsResourceGetMappedPointer(&pointers[k], &sizes[k], resources[k]),
+                       "cudaGraphicsResourceGetMappedPointer");
+    if (status && (sizes[0] < fieldBytes || sizes[1] < ownerBytes))
+        status = Status::failure("A mapped OpenGL buffer is smaller than the lesson's record");
+    auto* deviceField = static_cast<float*>(pointers[0]);
+    auto* deviceOwners = static_cast<std::uint32_t*>(pointers[1]);
+    // Nodes no thread reaches stay NaN (all bits set) and kUncovered.
+    if (status)
+        status = cudaStatus(cudaMemsetAsync(deviceField, 0xff, fieldBytes, m_stream),
+                            "Clearing the field");
+    if (status)
+        status = cudaStatus(cudaMemsetAsync(deviceOwners, 0xff, ownerBytes, m_stream),
+                            "Clearing the owner record");
+    if (status) {
+        WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
+        const std::string detail = "grid " + std::to_string(lesson.launch.grid.x) + " x " +
+                                   std::to_string(lesson.launch.grid.y) + ", block " +
+                                   std::to_string(lesson.launch.block.x) + " x " +
+                                   std::to_string(lesson.launch.block.y);
+        const int token = m_recorder.begin(m_stream, m_streamLane, SpanKind::Kernel,
+                                           "teaching kernel", 0, detail);
+        status = cudaStatus(params.precision == Precision::Float64
+                                ? launchLesson(makePlan<double>(params), lesson, deviceField,
+                                               deviceOwners, m_stream)
+                                : launchLesson(makePlan<float>(params), lesson, deviceField,
+                                               deviceOwners, m_stream),
+                            "Launching the teaching kernel");
+        m_recorder.end(token, m_stream);
+        WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
+        m_timingPending = true;
+    }
+    if (status)
+        status = cudaStatus(launchLessonStats(deviceField, params.nx, params.ny, layout.pitch,
+                                              layout.statsOffset(), m_lessonKeys, m_statsState,
+                                              m_stream),
+                            "Launching the teaching kernel's min/max");
+    // Unmap even after a failure, so GL can use the buffers again.
+    const Status unmapped =
+        recorded(m_stream, m_streamLane, SpanKind::Interop, "unmap GL buffers", 0, [&] {
+            return cudaStatus(cudaGraphicsUnmapResources(2, resources, m_stream),
+                              "cudaGraphicsUnmapResources");
+        });
+    if (!status)
+        return status;
+    if (!unmapped)
+        return unmapped;
+    return queueStatsReadback();
 }
 
 Status CudaBackend::timeLesson(const DistanceParams& params, const LessonLaunch& lesson,

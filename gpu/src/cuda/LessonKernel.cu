@@ -83,4 +83,62 @@ template cudaError_t lessonActiveBlocks<double>(int, int&);
 template cudaError_t lessonSuggestedBlock<float>(int&);
 template cudaError_t lessonSuggestedBlock<double>(int&);
 
+namespace {
+
+// Non-negative floats order like their bit patterns, so the keys are the bits.
+__global__ void lessonStatsKernel(const float* field, int nx, int ny, int pitch, unsigned int* keys)
+{
+    unsigned int lo = 0xffffffffu, hi = 0u;
+    const long long nodes = (long long)nx * ny;
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < nodes;
+         k += (long long)gridDim.x * blockDim.x) {
+        const float v = field[(k / nx) * pitch + k % nx];
+        if (!isnan(v)) {
+            lo = min(lo, __float_as_uint(v));
+            hi = max(hi, __float_as_uint(v));
+        }
+    }
+    for (int offset = 16; offset > 0; offset /= 2) {
+        lo = min(lo, __shfl_down_sync(0xffffffffu, lo, offset));
+        hi = max(hi, __shfl_down_sync(0xffffffffu, hi, offset));
+    }
+    if (threadIdx.x % 32 == 0) {
+        atomicMin(&keys[0], lo);
+        atomicMax(&keys[1], hi);
+    }
+}
+
+__global__ void lessonStatsFinal(const unsigned int* keys, float* stats, DistanceStatsState* state)
+{
+    const bool none = keys[0] == 0xffffffffu;
+    const float lo = none ? 0.0f : __uint_as_float(keys[0]);
+    const float hi = none ? 0.0f : __uint_as_float(keys[1]);
+    stats[0] = lo;
+    stats[1] = hi;
+    state->finalMin = lo;
+    state->finalMax = hi;
+}
+
+} // namespace
+
+cudaError_t launchLessonStats(float* field, int nx, int ny, int pitch, std::size_t statsOffset,
+                              unsigned int* keys, DistanceStatsState* state, cudaStream_t stream)
+{
+    // keys[0] starts above every float's bits, keys[1] at 0.
+    if (const cudaError_t e = cudaMemsetAsync(keys, 0xff, sizeof(unsigned int), stream);
+        e != cudaSuccess)
+        return e;
+    if (const cudaError_t e = cudaMemsetAsync(keys + 1, 0, sizeof(unsigned int), stream);
+        e != cudaSuccess)
+        return e;
+    constexpr int kThreads = 256;
+    const long long nodes = (long long)nx * ny;
+    const int blocks = int(std::min<long long>((nodes + kThreads - 1) / kThreads, 1024));
+    lessonStatsKernel<<<blocks, kThreads, 0, stream>>>(field, nx, ny, pitch, keys);
+    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+        return e;
+    lessonStatsFinal<<<1, 1, 0, stream>>>(keys, field + statsOffset, state);
+    return cudaGetLastError();
+}
+
 } // namespace warpscope::gpu

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "DistancePlan.h"
+#include "cuda/DistanceKernel.cuh"
 #include "warpscope/gpu/LaunchLesson.h"
 
 #include <cuda_runtime.h>
@@ -13,6 +14,12 @@ namespace warpscope::gpu {
 template <typename T>
 cudaError_t launchLesson(const DistancePlan<T>& plan, const LessonLaunch& lesson, float* field,
                          std::uint32_t* owners, cudaStream_t stream);
+
+// Reduces the nodes a lesson reached (NaN elsewhere) to their minimum and maximum, written to
+// the field's stats slots and to state->finalMin/finalMax (for the host). keys: 2 words of
+// scratch.
+cudaError_t launchLessonStats(float* field, int nx, int ny, int pitch, std::size_t statsOffset,
+                              unsigned int* keys, DistanceStatsState* state, cudaStream_t stream);
 
 // The teaching kernel's attributes, the occupancy API's active blocks per SM at a block size,
 // and the block size the API suggests for the most occupancy.

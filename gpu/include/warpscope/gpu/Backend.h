@@ -37,6 +37,13 @@ struct GlBuffer
     FieldLayout layout;
 };
 
+// An OpenGL buffer for the teaching kernel's owner record: 2 * nodes 32-bit words.
+struct GlOwnerBuffer
+{
+    unsigned int id = 0;
+    std::size_t nodes = 0;
+};
+
 struct FieldStats
 {
     double min = 0.0;
@@ -97,6 +104,13 @@ public:
     // wall clock on the CPU), for the block-size sweep.
     virtual Status timeLesson(const DistanceParams& params, const LessonLaunch& lesson,
                               int repetitions, double& medianMs) = 0;
+
+    // Runs the teaching kernel straight into GL buffers: the field (nodes no thread reaches
+    // hold NaN; the stats slots the minimum and maximum of the nodes reached, also for
+    // lastStats) and the owner record. CUDA writes both through interop; the CPU simulates
+    // and uploads them. A GL context must be current.
+    virtual Status fillLesson(const DistanceParams& params, const LessonLaunch& lesson,
+                              const GlBuffer& field, const GlOwnerBuffer& owners) = 0;
 
     // Median kernel time over repeated launches into device memory, timed with CUDA events
     // (wall clock on the CPU). For benchmarks.

@@ -3,7 +3,9 @@
 #include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/gpu/LaunchConfig.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <utility>
 
 namespace warpscope::gpu {
 
@@ -40,5 +42,11 @@ inline std::uint32_t ownerSm(std::uint32_t word1)
 // the node.
 bool expectedOwner(const LessonLaunch& lesson, int row, int col, std::uint32_t& block,
                    std::uint32_t& thread);
+
+// Writes the minimum and maximum of the nodes a lesson reached (NaN elsewhere) into the
+// field's stats slots and returns them; both 0 when it reached none. For a field laid out
+// as layout.
+std::pair<float, float> writeLessonStats(float* field, int nx, int ny, int pitch,
+                                         std::size_t statsOffset);
 
 } // namespace warpscope::gpu

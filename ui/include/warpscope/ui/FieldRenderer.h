@@ -84,6 +84,10 @@ public:
     // Uploads owners (2 words per node) into surface, reallocating it when the count changes.
     gpu::Status uploadOwners(std::span<const std::uint32_t> owners, OwnerSurface& surface);
     void destroyOwners(OwnerSurface& surface);
+    // Makes surface hold room for `nodes` owners (contents undefined), for a backend to fill.
+    gpu::Status allocateOwners(std::size_t nodes, OwnerSurface& surface);
+    // Reads one node's two owner words back from the GL buffer.
+    bool readOwner(const OwnerSurface& surface, std::size_t node, std::uint32_t (&words)[2]) const;
 
     long long maxTextureBufferTexels() const { return m_maxTexels; }
     std::string glRenderer() const;

@@ -110,7 +110,7 @@ private:
 
     void compute();
     void computeLesson(const gpu::DistanceParams& params);
-    QString ownerText(gpu::GeoPoint point) const;
+    QString ownerText(gpu::GeoPoint point);
     void startHostJob(const gpu::DistanceParams& params);
     void presentHostField(HostField field);
     // Makes target hold a surface for layout: the current one, or a new one so that the
