@@ -1,5 +1,6 @@
 #include "warpscope/ui/PeriodogramWorkspace.h"
 
+#include "WorkerBackend.h"
 #include "warpscope/gpu/TraceExport.h"
 
 #include <QCheckBox>
@@ -455,15 +456,9 @@ void PeriodogramWorkspace::start(Request request)
     request.options.cancel = m_cancel.get();
     m_job.setFuture(QtConcurrent::run([this, request = std::move(request), cancel = m_cancel] {
         Result result;
-        if (!m_backend) {
-            gpu::BackendSelection selection = gpu::createBackend(m_requested);
-            if (!selection.backend) {
-                result.status = gpu::Status::failure(selection.reason);
-                return result;
-            }
-            m_backend = std::move(selection.backend);
-            m_backend->setTimeline(m_timeline, "periodogram");
-        }
+        result.status = ensureWorkerBackend(m_backend, m_requested, m_timeline, "periodogram");
+        if (!result.status)
+            return result;
         result.device = m_backend->deviceName();
         result.grid = request.options.grid;
         try {

@@ -6,7 +6,7 @@
 namespace warpscope::ui {
 namespace {
 
-constexpr double kNestInset = 0.1;      // each level of nesting is this much thinner per side
+constexpr double kNestInset = 0.1; // each level of nesting is this much thinner per side
 
 } // namespace
 

@@ -8,9 +8,9 @@
 namespace warpscope::ui {
 
 // Draws the spans of one kind as bars: key is time in milliseconds, value is the row of the
-// span's lane (row r is centred on value r). Nested spans are drawn thinner, on top of their parents. It culls
-// to the visible time range and merges bars narrower than a pixel, so the cost of a repaint
-// follows the pixels drawn rather than the span count.
+// span's lane (row r is centred on value r). Nested spans are drawn thinner, on top of their
+// parents. It culls to the visible time range and merges bars narrower than a pixel, so the cost of
+// a repaint follows the pixels drawn rather than the span count.
 class SpanPlottable : public QCPAbstractPlottable
 {
 public:

@@ -1,5 +1,7 @@
 #include "warpscope/ui/StreamsLabPanel.h"
 
+#include "WorkerBackend.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
@@ -196,15 +198,9 @@ void StreamsLabPanel::run(bool compare)
     m_result->setText(tr("Running…"));
     m_job.setFuture(QtConcurrent::run([this, configs = m_submitted] {
         Outcome outcome;
-        if (!m_backend) {
-            gpu::BackendSelection selection = gpu::createBackend(m_requested);
-            if (!selection.backend) {
-                outcome.status = gpu::Status::failure(selection.reason);
-                return outcome;
-            }
-            m_backend = std::move(selection.backend);
-            m_backend->setTimeline(m_timeline, "lab");
-        }
+        outcome.status = ensureWorkerBackend(m_backend, m_requested, m_timeline, "lab");
+        if (!outcome.status)
+            return outcome;
         outcome.device = m_backend->deviceName();
         outcome.cpu = m_backend->kind() == gpu::BackendKind::Cpu;
         for (const gpu::StreamsLabConfig& config : configs) {

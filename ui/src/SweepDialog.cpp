@@ -1,5 +1,7 @@
 #include "warpscope/ui/SweepDialog.h"
 
+#include "WorkerBackend.h"
+
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
@@ -88,14 +90,9 @@ void SweepDialog::start()
     m_job.setFuture(QtConcurrent::run(
         [this, params = m_params, cancel = m_cancel, done = m_done, incoming = m_incoming] {
             Outcome outcome;
-            if (!m_backend) {
-                gpu::BackendSelection selection = gpu::createBackend(m_requested);
-                if (!selection.backend) {
-                    outcome.status = gpu::Status::failure(selection.reason);
-                    return outcome;
-                }
-                m_backend = std::move(selection.backend);
-            }
+            outcome.status = ensureWorkerBackend(m_backend, m_requested, nullptr, "sweep");
+            if (!outcome.status)
+                return outcome;
             outcome.device = m_backend->deviceName();
             for (long long threads = kWarp; threads <= kLargest && !*cancel; threads += kWarp) {
                 gpu::LessonLaunch lesson;

@@ -91,6 +91,9 @@ private:
     };
     Status grow(GrowBuffer& buffer, std::size_t bytes);
     Status registration(unsigned int buffer, std::size_t bytes, cudaGraphicsResource_t& resource);
+    // Median time of launch() between the timing events, after one warm-up call.
+    template <typename Launch>
+    Status medianEventTime(Launch&& launch, int repetitions, double& medianMs);
     // Runs op, which queues work on stream, as one span of the timeline.
     template <typename Op>
     Status recorded(cudaStream_t stream, int lane, SpanKind kind, std::string name,
@@ -527,12 +530,18 @@ Status CudaBackend::timeKernel(const DistanceParams& params, int repetitions, do
     if (Status s = grow(m_scratch, scratchBytesFor(params)); !s)
         return s;
     float* out = static_cast<float*>(m_field.pointer);
-    if (Status s = launch(params, out); !s) // warm-up
+    return medianEventTime([&] { return launch(params, out); }, repetitions, medianMs);
+}
+
+template <typename Launch>
+Status CudaBackend::medianEventTime(Launch&& launch, int repetitions, double& medianMs)
+{
+    if (Status s = launch(); !s) // warm-up
         return s;
     std::vector<double> times;
     for (int k = 0; k < std::max(1, repetitions); ++k) {
         WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
-        if (Status s = launch(params, out); !s)
+        if (Status s = launch(); !s)
             return s;
         WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
         WS_CUDA_TRY(cudaEventSynchronize(m_stop));
@@ -779,22 +788,8 @@ Status CudaBackend::timeLesson(const DistanceParams& params, const LessonLaunch&
                    ? launchLesson(makePlan<double>(params), lesson, field, owners, m_stream)
                    : launchLesson(makePlan<float>(params), lesson, field, owners, m_stream);
     };
-    if (Status s = cudaStatus(launch(), "Launching the teaching kernel"); !s) // warm-up
-        return s;
-    std::vector<double> times;
-    for (int k = 0; k < std::max(1, repetitions); ++k) {
-        WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
-        if (Status s = cudaStatus(launch(), "Launching the teaching kernel"); !s)
-            return s;
-        WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
-        WS_CUDA_TRY(cudaEventSynchronize(m_stop));
-        float ms = 0.0f;
-        WS_CUDA_TRY(cudaEventElapsedTime(&ms, m_start, m_stop));
-        times.push_back(ms);
-    }
-    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-    medianMs = times[times.size() / 2];
-    return Status::success();
+    return medianEventTime([&] { return cudaStatus(launch(), "Launching the teaching kernel"); },
+                           repetitions, medianMs);
 }
 
 void CudaBackend::setTimeline(std::shared_ptr<Timeline> timeline, const std::string& role)
