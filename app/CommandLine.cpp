@@ -101,7 +101,11 @@ ParseResult parseCommandLine(const QStringList& arguments)
     const QCommandLineOption sweep("sweep",
                                    "Run the teaching kernel's block-size sweep on the mesh; with "
                                    "--screenshot, save the sweep's window when it ends.");
-    parser.addOptions({periodogram, series, sweep});
+    const QCommandLineOption device("device",
+                                    "The CUDA device the field computes on (default: "
+                                    "the one the display runs on).",
+                                    "N");
+    parser.addOptions({periodogram, series, sweep, device});
     parser.addOptions({help,      version,    backend,     noInterop,  screenshot, size,
                        latMin,    latMax,     lonMin,      lonMax,     nx,         ny,
                        ref,       precision,  units,       radius,     colormap,   reset,
@@ -250,6 +254,13 @@ ParseResult parseCommandLine(const QStringList& arguments)
     if (const auto problems = gpu::validateStreamsLab(o.lab); !problems.empty())
         return fail(QString::fromStdString(problems.front()));
     o.sweep = parser.isSet(sweep);
+    if (parser.isSet(device)) {
+        bool ok = false;
+        o.device = parser.value(device).toInt(&ok);
+        if (!ok || o.device < 0)
+            return fail("--device needs a device number such as 0, not '" + parser.value(device) +
+                        "'");
+    }
     o.series = parser.value(series);
     o.periodogram = parser.isSet(periodogram) || parser.isSet(series);
     if (parser.isSet(series) && o.series.isEmpty())

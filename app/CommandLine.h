@@ -19,6 +19,7 @@ struct AppOptions
     QString colormap;
     gpu::BackendKind backend = gpu::BackendKind::Auto;
     bool forceHostCopy = false;
+    int device = -1; // --device
     QString screenshot;
     QSize size{1400, 900};
     bool resetSettings = false;

@@ -110,6 +110,12 @@ int main(int argc, char** argv)
         return parsed.exitCode;
     }
     const app::AppOptions& options = *parsed.options;
+    if (const auto count = gpu::cudaDeviceNames().size();
+        options.device >= 0 && std::size_t(options.device) >= count) {
+        std::fprintf(stderr, "warpscope: there is no CUDA device %d (this machine has %zu)\n",
+                     options.device, count);
+        return 1;
+    }
     if (options.backend == gpu::BackendKind::Cuda) {
         const gpu::BackendSelection probe = gpu::createBackend(gpu::BackendKind::Cuda);
         if (!probe.backend) {
@@ -134,6 +140,7 @@ int main(int argc, char** argv)
     ui::WindowOptions windowOptions;
     windowOptions.backend = options.backend;
     windowOptions.forceHostCopy = options.forceHostCopy;
+    windowOptions.device = options.device;
     windowOptions.useSettings = !screenshot;
     ui::MainWindow window(windowOptions);
     window.resize(options.size);
@@ -157,6 +164,8 @@ int main(int argc, char** argv)
     if (!notice.isEmpty())
         window.statusBar()->showMessage(notice, 10000);
 
+    if (options.device >= 0)
+        window.showDevicePanel();
     if (options.periodogram) {
         window.showPeriodogram();
         if (!options.series.isEmpty())

@@ -11,10 +11,11 @@ BackendSelection createBackend(BackendKind requested, const BackendOptions& opti
     if (requested == BackendKind::Cpu)
         return {std::make_unique<CpuBackend>(), "CPU: chosen with --backend cpu"};
 
-    const CudaProbe probe = probeCuda(options.glContextCurrent);
+    const CudaProbe probe = probeCuda(options.glContextCurrent, options.device);
     const bool interop = options.glContextCurrent && probe.glOnDevice && !options.forceHostCopy;
+    // A device chosen by index is used even when OpenGL is elsewhere (through host copies).
     if (requested == BackendKind::Auto &&
-        (!probe.available || (options.glContextCurrent && !interop)))
+        (!probe.available || (options.glContextCurrent && !interop && options.device < 0)))
         return {std::make_unique<CpuBackend>(),
                 "CPU: " +
                     (options.forceHostCopy ? std::string("interop was turned off") : probe.reason)};

@@ -18,7 +18,8 @@ struct CudaProbe
     std::string reason; // why CUDA, or interop, cannot be used
 };
 
-CudaProbe probeCuda(bool glContextCurrent);
+// wantedDevice: a CUDA device index, or -1 for the one OpenGL runs on (else the first).
+CudaProbe probeCuda(bool glContextCurrent, int wantedDevice);
 
 // Validates parameters and that a host output of outputSize values can hold their field.
 Status checkHostOutput(const DistanceParams& params, std::size_t outputSize);

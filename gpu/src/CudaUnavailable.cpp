@@ -1,5 +1,8 @@
 #include "BackendInternal.h"
 
+#include <string>
+#include <vector>
+
 // Linked when the build found no nvcc.
 namespace warpscope::gpu {
 
@@ -8,7 +11,12 @@ bool cudaCompiledIn()
     return false;
 }
 
-CudaProbe probeCuda(bool)
+std::vector<std::string> cudaDeviceNames()
+{
+    return {};
+}
+
+CudaProbe probeCuda(bool, int)
 {
     CudaProbe probe;
     probe.reason = "this build has no CUDA backend (nvcc was not found when it was built)";

@@ -179,5 +179,37 @@ TEST_F(CudaBackendTest, ReportsKernelTimeAndStats)
     EXPECT_EQ(float(m_cuda->lastStats()->max), out[layoutFor(p).statsOffset() + 1]);
 }
 
+// Every CUDA device can be chosen by index and computes the same field; an index beyond the
+// last is refused with a reason.
+TEST(CudaDevices, EachDeviceComputesTheField)
+{
+    const std::vector<std::string> names = cudaDeviceNames();
+    if (names.empty())
+        GTEST_SKIP() << "no CUDA device";
+    DistanceParams p;
+    p.nx = 513;
+    p.ny = 257;
+    std::vector<float> reference(layoutFor(p).elementCount());
+    CpuBackend cpu(2);
+    ASSERT_TRUE(cpu.computeDistance(p, std::span<float>(reference)).ok());
+    for (int d = 0; d < int(names.size()); ++d) {
+        BackendOptions options;
+        options.device = d;
+        auto selection = createBackend(BackendKind::Cuda, options);
+        ASSERT_TRUE(selection.backend) << selection.reason;
+        EXPECT_EQ(selection.backend->deviceInfo().ordinal, d);
+        EXPECT_EQ(selection.backend->deviceName(), names[std::size_t(d)]);
+        std::vector<float> out = poisoned<float>(reference.size());
+        ASSERT_TRUE(selection.backend->computeDistance(p, std::span<float>(out)).ok());
+        expectWellFormed(out, p);
+        std::printf("CUDA device %d (%s) computed the field\n", d, names[std::size_t(d)].c_str());
+    }
+    BackendOptions beyond;
+    beyond.device = int(names.size());
+    const BackendSelection none = createBackend(BackendKind::Cuda, beyond);
+    EXPECT_FALSE(none.backend);
+    EXPECT_NE(none.reason.find("there is no CUDA device"), std::string::npos) << none.reason;
+}
+
 } // namespace
 } // namespace warpscope::gpu::test

@@ -107,6 +107,14 @@ private slots:
 
     void devicePanelShowsTheSimulatedDeviceOnTheCpu()
     {
+        // A choice of GPU appears only where there are several.
+        QCOMPARE(m_window->devicePanel()->chooser()->isVisibleTo(m_window->devicePanel()),
+                 gpu::cudaDeviceNames().size() > 1);
+        // Choosing a device recreates the view's backend, and the field comes back.
+        const QImage before = settledImage();
+        view()->setDevice(0);
+        QCOMPARE(view()->deviceIndex(), 0);
+        QCOMPARE(differingPixels(before, settledImage()), 0);
         settledImage();
         const ui::DevicePanel* device = m_window->devicePanel();
         QVERIFY(device->value("Kind").contains("simulated"));

@@ -1,8 +1,11 @@
 #include "warpscope/ui/DevicePanel.h"
 
+#include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLocale>
+#include <QSignalBlocker>
+#include <QVBoxLayout>
 
 namespace warpscope::ui {
 namespace {
@@ -19,9 +22,30 @@ QString dims(const gpu::Dim3& d)
 
 } // namespace
 
-DevicePanel::DevicePanel(QWidget* parent) : QWidget(parent), m_form(new QFormLayout(this))
+DevicePanel::DevicePanel(QWidget* parent)
+    : QWidget(parent), m_chooser(new QComboBox(this)), m_form(new QFormLayout)
 {
+    m_chooser->setObjectName("deviceChooser");
+    m_chooser->setToolTip(tr("The GPU the distance field computes on. A GPU that does not run "
+                             "the display\ncomputes through host copies instead of interop."));
+    m_chooser->hide();
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_chooser);
+    layout->addLayout(m_form);
+    layout->addStretch(1);
     m_form->addRow(new QLabel(tr("Starting…"), this));
+    connect(m_chooser, &QComboBox::activated, this, &DevicePanel::deviceChosen);
+}
+
+void DevicePanel::setDevices(const std::vector<std::string>& names, int current)
+{
+    const QSignalBlocker quiet(m_chooser);
+    m_chooser->clear();
+    for (std::size_t i = 0; i < names.size(); ++i)
+        m_chooser->addItem(tr("GPU %1: %2").arg(i).arg(QString::fromStdString(names[i])));
+    if (current >= 0 && current < m_chooser->count())
+        m_chooser->setCurrentIndex(current);
+    m_chooser->setVisible(names.size() > 1);
 }
 
 void DevicePanel::setDevice(const gpu::DeviceInfo& d)

@@ -181,9 +181,34 @@ void FieldView::initializeGL()
         return;
     }
     m_renderer.setColormap(m_colormap);
+    createBackendNow();
+}
 
+void FieldView::setDevice(int index)
+{
+    if (index == m_device)
+        return;
+    m_device = index;
+    if (!m_backend)
+        return; // created with the GL context
+    makeCurrent();
+    m_job.waitForFinished();
+    if (m_surface.valid())
+        m_backend->forgetGlBuffer(m_surface.buffer);
+    if (m_owners.valid())
+        m_backend->forgetGlBuffer(m_owners.buffer);
+    m_backend.reset();
+    createBackendNow();
+    doneCurrent();
+    m_dirty = true;
+    update();
+}
+
+// Creates the backend with the GL context current.
+void FieldView::createBackendNow()
+{
     gpu::BackendSelection selection =
-        gpu::createBackend(m_requested, {/*glContextCurrent=*/true, m_forceHostCopy});
+        gpu::createBackend(m_requested, {/*glContextCurrent=*/true, m_forceHostCopy, m_device});
     QString reason = QString::fromStdString(selection.reason);
     if (!selection.backend) {
         // The explicit request cannot be met in this context; keep the app usable.

@@ -96,6 +96,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
 {
     setWindowTitle(tr("Warpscope"));
     m_view->setBackendRequest(options.backend, options.forceHostCopy);
+    m_view->setDevice(options.device);
     m_view->setTimeline(m_timeline);
     m_workspaces->setObjectName("workspaces");
     m_workspaces->addTab(m_view, tr("Distance field"));
@@ -162,6 +163,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     m_launch->setOccupancySource(
         [this](long long threads) { return m_view->lessonOccupancy(threads); });
     connect(m_launch, &LaunchPanel::sweepRequested, this, &MainWindow::startSweep);
+    connect(m_device, &DevicePanel::deviceChosen, m_view, &FieldView::setDevice);
     connect(m_launch, &LaunchPanel::changed, this, [this] {
         // An invalid launch leaves the last valid one in place; the panel says why.
         if (!m_launch->teachingChosen())
@@ -197,6 +199,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
             [this](const QString& description, const QString& device) {
                 m_backendLabel->setText(description);
                 m_device->setDevice(m_view->deviceInfo());
+                m_device->setDevices(gpu::cudaDeviceNames(), m_view->deviceInfo().ordinal);
                 m_launch->setDevice(m_view->deviceInfo());
                 m_backendLabel->setToolTip(tr("Backend device: %1").arg(device));
             });
@@ -301,6 +304,12 @@ SweepDialog* MainWindow::startSweep()
     dialog->show();
     dialog->start();
     return dialog;
+}
+
+void MainWindow::showDevicePanel()
+{
+    if (auto* dock = findChild<QDockWidget*>("deviceDock"))
+        dock->raise();
 }
 
 void MainWindow::showStreamsLab()

@@ -173,6 +173,7 @@ Status CudaBackend::initialize()
     cudaDeviceProp prop{};
     WS_CUDA_TRY(cudaGetDeviceProperties(&prop, m_device));
     m_info.name = prop.name;
+    m_info.ordinal = m_device;
     m_info.ccMajor = prop.major;
     m_info.ccMinor = prop.minor;
     m_info.smCount = prop.multiProcessorCount;
@@ -1010,7 +1011,24 @@ bool cudaCompiledIn()
     return true;
 }
 
-CudaProbe probeCuda(bool glContextCurrent)
+std::vector<std::string> cudaDeviceNames()
+{
+    std::vector<std::string> names;
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        return names;
+    }
+    for (int d = 0; d < count; ++d) {
+        cudaDeviceProp prop{};
+        names.push_back(cudaGetDeviceProperties(&prop, d) == cudaSuccess
+                            ? std::string(prop.name)
+                            : "CUDA device " + std::to_string(d));
+    }
+    return names;
+}
+
+CudaProbe probeCuda(bool glContextCurrent, int wantedDevice)
 {
     CudaProbe probe;
     int count = 0;
@@ -1023,18 +1041,29 @@ CudaProbe probeCuda(bool glContextCurrent)
                              : std::string("no usable CUDA device (") + cudaGetErrorString(e) + ")";
         return probe;
     }
+    if (wantedDevice >= count) {
+        probe.reason = "there is no CUDA device " + std::to_string(wantedDevice) + " (this " +
+                       "machine has " + std::to_string(count) + ")";
+        return probe;
+    }
     probe.available = true;
+    probe.device = std::max(0, wantedDevice);
     if (glContextCurrent) {
         unsigned int glDevices = 0;
         int devices[8] = {};
         const cudaError_t e = cudaGLGetDevices(&glDevices, devices, 8, cudaGLDeviceListAll);
-        if (e == cudaSuccess && glDevices > 0) {
-            probe.glOnDevice = true;
-            probe.device = devices[0];
-        } else {
+        if (e != cudaSuccess)
             cudaGetLastError();
-            probe.reason = "OpenGL runs on a different GPU than CUDA";
-        }
+        const bool any = e == cudaSuccess && glDevices > 0;
+        if (any && wantedDevice < 0)
+            probe.device = devices[0];
+        probe.glOnDevice = any && std::find(devices, devices + std::min(glDevices, 8u),
+                                            probe.device) != devices + std::min(glDevices, 8u);
+        if (!probe.glOnDevice)
+            probe.reason =
+                wantedDevice < 0
+                    ? std::string("OpenGL runs on a different GPU than CUDA")
+                    : "OpenGL does not run on CUDA device " + std::to_string(probe.device);
     }
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, probe.device) == cudaSuccess)

@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace warpscope::gpu {
 
@@ -154,6 +155,9 @@ struct BackendOptions
     bool glContextCurrent = false;
     // Use the host-copy path even where interop would work (for comparison and debugging).
     bool forceHostCopy = false;
+    // A CUDA device index; -1: the one the GL context runs on, or else the first. A device
+    // the context does not run on computes through the host-copy path.
+    int device = -1;
 };
 
 // Picks a backend at run time. With a current GL context, Auto uses CUDA only when that
@@ -168,5 +172,8 @@ std::optional<BackendKind> parseBackendKind(const std::string& text);
 
 // Whether this build contains the CUDA backend.
 bool cudaCompiledIn();
+
+// The names of the CUDA devices, by index (empty without CUDA).
+std::vector<std::string> cudaDeviceNames();
 
 } // namespace warpscope::gpu

@@ -27,6 +27,7 @@ struct LaunchConfig
 struct DeviceInfo
 {
     std::string name;
+    int ordinal = -1; // the CUDA device index; -1 when simulated
     int ccMajor = 0, ccMinor = 0;
     int smCount = 0;
     int warpSize = 32;

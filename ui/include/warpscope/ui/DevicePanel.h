@@ -3,7 +3,10 @@
 #include "warpscope/gpu/LaunchConfig.h"
 
 #include <QWidget>
+#include <string>
+#include <vector>
 
+class QComboBox;
 class QFormLayout;
 
 namespace warpscope::ui {
@@ -17,10 +20,17 @@ class DevicePanel : public QWidget
 public:
     explicit DevicePanel(QWidget* parent = nullptr);
     void setDevice(const gpu::DeviceInfo& device);
+    // Offers a choice of GPU when there are several; hidden otherwise.
+    void setDevices(const std::vector<std::string>& names, int current);
+    QComboBox* chooser() const { return m_chooser; }
     // The value shown for a row label, for tests; empty when there is no such row.
     QString value(const QString& label) const;
 
+signals:
+    void deviceChosen(int index);
+
 private:
+    QComboBox* m_chooser;
     QFormLayout* m_form;
 };
 

@@ -30,6 +30,10 @@ public:
 
     // The backend is created with the GL context, on first show.
     void setBackendRequest(gpu::BackendKind kind, bool forceHostCopy);
+    // Moves the view's computations to CUDA device `index` (-1: the one OpenGL runs on),
+    // recreating the backend when it already exists.
+    void setDevice(int index);
+    int deviceIndex() const { return m_device; }
     // Records the backend's work and the view's draws in timeline (set before first show).
     void setTimeline(std::shared_ptr<gpu::Timeline> timeline) { m_timeline = std::move(timeline); }
     // Moves finished GPU timings into the timeline without waiting. Returns a problem
@@ -119,6 +123,7 @@ private:
     void showSurface(const FieldSurface& target, const gpu::DistanceParams& params);
     void dropSurface(FieldSurface& surface);
     void releaseGl();
+    void createBackendNow();
     void pollStats();
     class Annotations;
     void drawOverlay(QPainter& painter);
@@ -130,6 +135,7 @@ private:
 
     gpu::BackendKind m_requested = gpu::BackendKind::Auto;
     bool m_forceHostCopy = false;
+    int m_device = -1;
     std::unique_ptr<gpu::Backend> m_backend;
     QString m_backendDescription;
     std::shared_ptr<gpu::Timeline> m_timeline;

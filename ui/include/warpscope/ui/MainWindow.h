@@ -25,6 +25,7 @@ struct WindowOptions
 {
     gpu::BackendKind backend = gpu::BackendKind::Auto;
     bool forceHostCopy = false;
+    int device = -1;         // a CUDA device index; -1: the one OpenGL runs on
     bool useSettings = true; // restore and save parameters and layout between runs
 };
 
@@ -56,6 +57,7 @@ public:
     // Brings the Launch tab to the front.
     void showLaunchPanel();
     void showStreamsLab();
+    void showDevicePanel();
     // Opens the block-size sweep on the current mesh and starts it.
     SweepDialog* startSweep();
     QUndoStack* undoStack() const { return m_undo; }
