@@ -62,10 +62,12 @@ Status checkLesson(const DistanceParams& params, const LessonLaunch& lesson,
 }
 
 Status checkPeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
-                        std::size_t powerSize)
+                        std::size_t powerSize, const DeviceInfo& device)
 {
     if (const auto problems = validatePeriodogram(series, options); !problems.empty())
         return Status::failure(problems.front().message);
+    if (const auto errors = validatePeriodogramLaunch(options.launch, device); !errors.empty())
+        return Status::failure(errors.front().message);
     if (powerSize < std::size_t(options.grid.count))
         return Status::failure("The output holds " + std::to_string(powerSize) +
                                " values; the grid has " + std::to_string(options.grid.count));

@@ -30,7 +30,7 @@ Status checkLesson(const DistanceParams& params, const LessonLaunch& lesson,
 
 // Validates a periodogram and that power can hold its grid.
 Status checkPeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
-                        std::size_t powerSize);
+                        std::size_t powerSize, const DeviceInfo& device);
 
 // Returns null and sets error when the backend cannot be created.
 std::unique_ptr<Backend> makeCudaBackend(int device, DisplayPath path, std::string& error);

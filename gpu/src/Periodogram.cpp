@@ -298,4 +298,32 @@ SinusoidFit fitSinusoid(const TimeSeries& s, double frequency, bool fitMean)
     return fit;
 }
 
+std::vector<LaunchError> validatePeriodogramLaunch(const PeriodogramLaunch& launch,
+                                                   const DeviceInfo& device)
+{
+    LaunchConfig config;
+    config.block = {launch.blockThreads, 1, 1};
+    config.grid = {launch.gridBlocks > 0 ? launch.gridBlocks : 1, 1, 1};
+    std::vector<LaunchError> errors = validateLaunch(config, device);
+    if (launch.gridBlocks < 0)
+        errors.push_back(
+            {LaunchField::GridX, "Blocks must be 0 (enough to cover the grid) or more"});
+    if (launch.blockThreads > kPeriodogramMaxBlock &&
+        launch.blockThreads <= device.maxThreadsPerBlock)
+        errors.push_back(
+            {LaunchField::BlockX, "The periodogram kernel runs at most " +
+                                      std::to_string(kPeriodogramMaxBlock) +
+                                      " threads a block (its registers allow no more), not " +
+                                      std::to_string(launch.blockThreads)});
+    return errors;
+}
+
+long long coveredFrequencies(const PeriodogramLaunch& launch, long long count)
+{
+    if (launch.gridStride || launch.gridBlocks <= 0)
+        return count;
+    const long long per = std::max(1LL, launch.blockThreads) * kFrequenciesPerThread;
+    return launch.gridBlocks >= (count + per - 1) / per ? count : launch.gridBlocks * per;
+}
+
 } // namespace warpscope::gpu

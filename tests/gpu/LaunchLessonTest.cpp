@@ -151,14 +151,14 @@ TEST(LaunchLesson, OccupancyMatchesTheCudaApi)
     for (Precision precision : {Precision::Float32, Precision::Float64}) {
         double best = 0.0;
         for (long long threads = 32; threads <= 1024; threads += 32) {
-            const Backend::LessonOccupancy o = cuda.lessonOccupancy(precision, threads);
+            const Backend::KernelOccupancy o = cuda.lessonOccupancy(precision, threads);
             ASSERT_TRUE(o.api.has_value()) << threads;
             EXPECT_GT(o.resources.registersPerThread, 0);
             EXPECT_EQ(o.theoretical.activeBlocksPerSm, o.api->activeBlocksPerSm)
                 << threads << " threads, " << o.resources.registersPerThread << " registers";
             best = std::max(best, o.theoretical.fraction);
         }
-        const Backend::LessonOccupancy o = cuda.lessonOccupancy(precision, 256);
+        const Backend::KernelOccupancy o = cuda.lessonOccupancy(precision, 256);
         EXPECT_DOUBLE_EQ(cuda.lessonOccupancy(precision, o.suggestedBlock).theoretical.fraction,
                          best);
         std::printf("teaching kernel, %s: %d registers, API suggests %lld threads\n",

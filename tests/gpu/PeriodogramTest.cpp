@@ -436,6 +436,48 @@ TEST(Periodogram, SinusoidFitIsExactOnNoiselessData)
         EXPECT_NEAR(fit.at(f, s.t[i]), s.y[i], 1e-9);
 }
 
+// A grid too small for the frequency grid leaves frequencies unevaluated (NaN); grid-stride
+// covers them all with the same grid; a block beyond the kernel's limit is explained.
+void expectLaunchCoverage(Backend& backend)
+{
+    const TimeSeries s = syntheticSeries({});
+    PeriodogramOptions o;
+    o.grid = autoFrequencyGrid(s);
+    const std::vector<double> full = run(backend, s, o);
+    o.launch = {64, 3, false}; // 3 x 64 x 8 = 1536 frequencies of 5001
+    std::vector<double> power = poisoned<double>(std::size_t(o.grid.count));
+    ASSERT_TRUE(backend.computePeriodogram(s, o, std::span<double>(power)).ok());
+    EXPECT_EQ(coveredFrequencies(o.launch, o.grid.count), 1536);
+    for (std::size_t k = 0; k < power.size(); ++k) {
+        if (k < 1536)
+            ASSERT_NEAR(power[k], full[k], 1e-12 * std::abs(full[k]) + 1e-15) << k;
+        else
+            ASSERT_TRUE(std::isnan(power[k])) << k;
+    }
+    o.launch.gridStride = true;
+    const std::vector<double> strided = run(backend, s, o);
+    EXPECT_LE(maxRelativeError(strided, full), 1e-12);
+    o.launch = {1024, 0, false};
+    std::vector<double> out(std::size_t(o.grid.count));
+    const Status refused = backend.computePeriodogram(s, o, std::span<double>(out));
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.message().find("at most 512 threads"), std::string::npos)
+        << refused.message();
+    o.launch = {2048, 0, false};
+    EXPECT_FALSE(backend.computePeriodogram(s, o, std::span<double>(out)).ok());
+}
+
+TEST(Periodogram, CpuSimulatesTheLaunchsCoverage)
+{
+    CpuBackend cpu(2);
+    expectLaunchCoverage(cpu);
+    // The sm_90 build's resources give the simulated device's occupancy and suggestion.
+    const Backend::KernelOccupancy o = cpu.periodogramOccupancy(Precision::Float64, 128);
+    EXPECT_EQ(o.resources.registersPerThread, 128);
+    EXPECT_EQ(o.theoretical.activeBlocksPerSm, 4); // 128 registers: 16 warps of 64
+    EXPECT_GE(o.suggestedBlock, 32);
+}
+
 class CudaPeriodogramTest : public ::testing::Test
 {
 protected:
@@ -453,6 +495,18 @@ TEST_F(CudaPeriodogramTest, MatchesAstropy)
 {
     expectMatchesAstropy(*m_cuda, kAstropyTolerance, Precision::Float64);
     expectMatchesAstropy(*m_cuda, 1e-4, Precision::Float32);
+}
+
+TEST_F(CudaPeriodogramTest, LaunchCoverageAndOccupancy)
+{
+    expectLaunchCoverage(*m_cuda);
+    for (Precision precision : {Precision::Float32, Precision::Float64})
+        for (long long threads = 32; threads <= kPeriodogramMaxBlock; threads += 32) {
+            const Backend::KernelOccupancy o = m_cuda->periodogramOccupancy(precision, threads);
+            ASSERT_TRUE(o.api.has_value());
+            EXPECT_EQ(o.theoretical.activeBlocksPerSm, o.api->activeBlocksPerSm)
+                << threads << " threads, " << o.resources.registersPerThread << " registers";
+        }
 }
 
 TEST_F(CudaPeriodogramTest, MatchesLongDoubleOnRandomInputs)

@@ -556,6 +556,39 @@ private slots:
         QCOMPARE(periodogram()->grid().count, 100000);
     }
 
+    // The periodogram's launch: a block beyond the kernel's limit is explained at the field;
+    // a small grid leaves frequencies out (NaN), which the panel counts; Auto restores a
+    // covering launch at the suggested block size.
+    void periodogramLaunchIsExplainedAndCounted()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        auto* block = periodogram()->findChild<QLineEdit*>("periodogramBlock");
+        auto* grid = periodogram()->findChild<QLineEdit*>("periodogramGrid");
+        block->setText("2048");
+        QMetaObject::invokeMethod(block, "editingFinished");
+        QVERIFY(waitForPeriodogram());
+        QVERIFY(block->styleSheet().contains("border"));
+        QVERIFY2(periodogram()->errorText().contains("2048"),
+                 qPrintable(periodogram()->errorText()));
+        block->setText("64");
+        grid->setText("2");
+        QMetaObject::invokeMethod(grid, "editingFinished");
+        QVERIFY(waitForPeriodogram());
+        QVERIFY(periodogram()->errorText().isEmpty());
+        const auto& power = periodogram()->power();
+        QVERIFY(!std::isnan(power[1023]) && std::isnan(power[1024]));
+        QVERIFY2(periodogram()->launchText().contains("1024 of 5001 frequencies"),
+                 qPrintable(periodogram()->launchText()));
+        QTest::mouseClick(periodogram()->findChild<QPushButton*>("periodogramAuto"),
+                          Qt::LeftButton);
+        QVERIFY(waitForPeriodogram());
+        QCOMPARE(grid->text(), QString("0"));
+        QVERIFY(block->text().toInt() >= 32);
+        QVERIFY2(periodogram()->launchText().contains("5001 of 5001"),
+                 qPrintable(periodogram()->launchText()));
+    }
+
     void periodogramLoadsFilesAndExplainsBadOnes()
     {
         m_window->showPeriodogram();

@@ -116,6 +116,21 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     m_useErrors->setChecked(true);
     m_precision = new QComboBox(this);
     m_precision->addItems({"float64", "float32"});
+    m_blockThreads = new QLineEdit("128", this);
+    m_blockThreads->setObjectName("periodogramBlock");
+    m_blockThreads->setToolTip(tr("Threads per block (x); each thread evaluates %1 consecutive "
+                                  "frequencies. At most %2.")
+                                   .arg(gpu::kFrequenciesPerThread)
+                                   .arg(gpu::kPeriodogramMaxBlock));
+    m_gridBlocks = new QLineEdit("0", this);
+    m_gridBlocks->setObjectName("periodogramGrid");
+    m_gridBlocks->setToolTip(tr("Blocks in the grid; 0 for enough to cover every frequency.\n"
+                                "Fewer leave frequencies unevaluated, unless grid-stride is on."));
+    m_gridStride = new QCheckBox(tr("Grid-stride loop"), this);
+    m_gridStride->setObjectName("periodogramGridStride");
+    m_launchInfo = new QLabel(this);
+    m_launchInfo->setObjectName("periodogramLaunch");
+    m_launchInfo->setWordWrap(true);
 
     auto* open = new QPushButton(tr("&Open…"), this);
     open->setToolTip(tr("CSV, TSV or whitespace-separated t, y and optional dy (or drop a file "
@@ -157,6 +172,19 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     optionsForm->addRow(m_center);
     optionsForm->addRow(m_useErrors);
     optionsForm->addRow(tr("Precision"), m_precision);
+    auto* launch = new QGroupBox(tr("Launch"), this);
+    auto* launchForm = new QFormLayout(launch);
+    launchForm->addRow(tr("Threads per block"), m_blockThreads);
+    launchForm->addRow(tr("Blocks (0: cover)"), m_gridBlocks);
+    auto* autoLaunch = new QPushButton(tr("Auto"), this);
+    autoLaunch->setObjectName("periodogramAuto");
+    autoLaunch->setToolTip(tr("The block size the CUDA occupancy API suggests (the calculator "
+                              "without a GPU), and a grid that covers"));
+    auto* launchRow = new QHBoxLayout;
+    launchRow->addWidget(m_gridStride);
+    launchRow->addWidget(autoLaunch);
+    launchForm->addRow(launchRow);
+    launchForm->addRow(m_launchInfo);
     auto* exportCsvButton = new QPushButton(tr("Export CSV…"), this);
     auto* exportPng = new QPushButton(tr("Export PNG…"), this);
     auto* exportRow = new QHBoxLayout;
@@ -168,6 +196,7 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     controlsLayout->addWidget(data);
     controlsLayout->addWidget(grid);
     controlsLayout->addWidget(options);
+    controlsLayout->addWidget(launch);
     controlsLayout->addLayout(exportRow);
     controlsLayout->addStretch(1);
     auto* scroll = new QScrollArea(this);
@@ -247,8 +276,10 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
         connect(box, &QDoubleSpinBox::valueChanged, this, &PeriodogramWorkspace::useSynthetic);
     for (QDoubleSpinBox* box : {m_samplesPerPeak, m_nyquist})
         connect(box, &QDoubleSpinBox::valueChanged, this, &PeriodogramWorkspace::schedule);
-    for (QLineEdit* edit : {m_fmin, m_fmax, m_count})
+    for (QLineEdit* edit : {m_fmin, m_fmax, m_count, m_blockThreads, m_gridBlocks})
         connect(edit, &QLineEdit::editingFinished, this, &PeriodogramWorkspace::schedule);
+    connect(m_gridStride, &QCheckBox::toggled, this, &PeriodogramWorkspace::schedule);
+    connect(autoLaunch, &QPushButton::clicked, this, &PeriodogramWorkspace::chooseAutoLaunch);
     for (QComboBox* box : {m_gridMode, m_normalization, m_precision, m_frequencyUnit})
         connect(box, &QComboBox::currentIndexChanged, this, &PeriodogramWorkspace::schedule);
     for (QCheckBox* box : {m_fitMean, m_center, m_useErrors})
@@ -387,8 +418,28 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
     o.centerData = m_center->isChecked();
     o.precision =
         m_precision->currentIndex() == 0 ? gpu::Precision::Float64 : gpu::Precision::Float32;
-    for (QLineEdit* e : {m_fmin, m_fmax, m_count})
+    for (QLineEdit* e : {m_fmin, m_fmax, m_count, m_blockThreads, m_gridBlocks})
         e->setStyleSheet(QString());
+    bool okBlock = false, okGrid = false;
+    o.launch.blockThreads = m_blockThreads->text().trimmed().toLongLong(&okBlock);
+    o.launch.gridBlocks = m_gridBlocks->text().trimmed().toLongLong(&okGrid);
+    o.launch.gridStride = m_gridStride->isChecked();
+    if (!okBlock || !okGrid) {
+        (okBlock ? m_gridBlocks : m_blockThreads)->setStyleSheet(kInvalid);
+        setError(tr("Threads per block and blocks must be whole numbers"));
+        return std::nullopt;
+    }
+    if (const auto errors = gpu::validatePeriodogramLaunch(o.launch, m_deviceInfo);
+        !errors.empty()) {
+        QStringList text;
+        for (const gpu::LaunchError& e : errors) {
+            (e.field == gpu::LaunchField::GridX ? m_gridBlocks : m_blockThreads)
+                ->setStyleSheet(kInvalid);
+            text << QString::fromStdString(e.message);
+        }
+        setError(text.join('\n'));
+        return std::nullopt;
+    }
     if (m_gridMode->currentIndex() == 0) {
         o.grid = gpu::autoFrequencyGrid(r.series, m_samplesPerPeak->value(), m_nyquist->value());
     } else {
@@ -473,6 +524,9 @@ void PeriodogramWorkspace::start(Request request)
         result.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();
         result.timeline = m_backend->collectTimeline();
+        result.deviceInfo = m_backend->deviceInfo();
+        result.occupancy = m_backend->periodogramOccupancy(request.options.precision,
+                                                           request.options.launch.blockThreads);
         return result;
     }));
 }
@@ -493,6 +547,23 @@ void PeriodogramWorkspace::onComputed()
     }
     m_power = std::move(result.power);
     m_grid = result.grid;
+    m_deviceInfo = result.deviceInfo;
+    m_suggestedBlock = result.occupancy.suggestedBlock;
+    const gpu::Occupancy& t = result.occupancy.theoretical;
+    const long long covered = gpu::coveredFrequencies(m_shownOptions.launch, m_grid.count);
+    QString launchText = tr("Theoretical occupancy %1% (%2 blocks a SM), limited by %3; %4 "
+                            "registers a thread")
+                             .arg(qRound(100.0 * t.fraction))
+                             .arg(t.activeBlocksPerSm)
+                             .arg(QString::fromStdString(t.limitedBy))
+                             .arg(result.occupancy.resources.registersPerThread);
+    if (result.occupancy.api)
+        launchText += result.occupancy.api->activeBlocksPerSm == t.activeBlocksPerSm
+                          ? tr(". The CUDA occupancy API agrees")
+                          : tr(". The CUDA occupancy API says %1 blocks")
+                                .arg(result.occupancy.api->activeBlocksPerSm);
+    launchText += tr(". %1 of %2 frequencies evaluated.").arg(covered).arg(m_grid.count);
+    m_launchInfo->setText(launchText);
     m_status->setText(tr("%1 points, %2 frequencies from %3 to %4, in %5 ms on %6")
                           .arg(m_series.t.size())
                           .arg(m_grid.count)
@@ -634,6 +705,20 @@ QString PeriodogramWorkspace::statusText() const
     return m_status->text();
 }
 
+QString PeriodogramWorkspace::launchText() const
+{
+    return m_launchInfo->text();
+}
+
+void PeriodogramWorkspace::chooseAutoLaunch()
+{
+    if (m_suggestedBlock < 1)
+        return;
+    m_blockThreads->setText(QString::number(m_suggestedBlock));
+    m_gridBlocks->setText("0");
+    schedule();
+}
+
 QString PeriodogramWorkspace::errorText() const
 {
     return m_error->text();
@@ -686,6 +771,9 @@ void PeriodogramWorkspace::saveSettings(QSettings& s) const
     s.setValue("periodogram/center", m_center->isChecked());
     s.setValue("periodogram/weights", m_useErrors->isChecked());
     s.setValue("periodogram/precision", m_precision->currentIndex());
+    s.setValue("periodogram/blockThreads", m_blockThreads->text());
+    s.setValue("periodogram/gridBlocks", m_gridBlocks->text());
+    s.setValue("periodogram/gridStride", m_gridStride->isChecked());
 }
 
 void PeriodogramWorkspace::restoreSettings(const QSettings& s)
@@ -721,6 +809,9 @@ void PeriodogramWorkspace::restoreSettings(const QSettings& s)
     m_center->setChecked(s.value("periodogram/center", true).toBool());
     m_useErrors->setChecked(s.value("periodogram/weights", true).toBool());
     index(m_precision, "periodogram/precision");
+    m_blockThreads->setText(s.value("periodogram/blockThreads", "128").toString());
+    m_gridBlocks->setText(s.value("periodogram/gridBlocks", "0").toString());
+    m_gridStride->setChecked(s.value("periodogram/gridStride", false).toBool());
     const bool manual = m_gridMode->currentIndex() == 1;
     m_samplesPerPeak->setEnabled(!manual);
     m_nyquist->setEnabled(!manual);

@@ -202,12 +202,26 @@ Status CpuBackend::runLesson(const DistanceParams& params, const LessonLaunch& l
     return Status::success();
 }
 
-Backend::LessonOccupancy CpuBackend::lessonOccupancy(Precision precision, long long blockThreads)
+Backend::KernelOccupancy CpuBackend::lessonOccupancy(Precision precision, long long blockThreads)
 {
     // The teaching kernel as nvcc builds it for sm_90 (ptxas -v): the simulated device's.
-    LessonOccupancy o;
+    KernelOccupancy o;
     o.resources.registersPerThread = precision == Precision::Float64 ? 46 : 40;
     o.resources.maxThreadsPerBlock = 1024;
+    o.theoretical = theoreticalOccupancy(deviceInfo(), o.resources, blockThreads);
+    o.suggestedBlock = suggestedBlockThreads(deviceInfo(), o.resources);
+    return o;
+}
+
+Backend::KernelOccupancy CpuBackend::periodogramOccupancy(Precision precision,
+                                                          long long blockThreads)
+{
+    // The periodogram kernel as nvcc builds it for sm_90 (ptxas -v).
+    KernelOccupancy o;
+    const bool f64 = precision == Precision::Float64;
+    o.resources.registersPerThread = f64 ? 128 : 86;
+    o.resources.staticSharedBytes = f64 ? 10240 : 6144;
+    o.resources.maxThreadsPerBlock = kPeriodogramMaxBlock;
     o.theoretical = theoreticalOccupancy(deviceInfo(), o.resources, blockThreads);
     o.suggestedBlock = suggestedBlockThreads(deviceInfo(), o.resources);
     return o;
@@ -409,14 +423,19 @@ void CpuBackend::periodogram(const TimeSeries& series, const PeriodogramOptions&
 Status CpuBackend::computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
                                       std::span<double> power)
 {
-    if (Status s = checkPeriodogram(series, options, power.size()); !s)
+    if (Status s = checkPeriodogram(series, options, power.size(), deviceInfo()); !s)
         return s;
     const auto start = std::chrono::steady_clock::now();
+    // The simulated launch evaluates the frequencies its grid covers; the rest stay NaN.
+    PeriodogramOptions covered = options;
+    covered.grid.count = coveredFrequencies(options.launch, options.grid.count);
+    std::fill(power.begin() + covered.grid.count, power.begin() + options.grid.count,
+              std::numeric_limits<double>::quiet_NaN());
     try {
         if (options.precision == Precision::Float64)
-            periodogram<double>(series, options, power.data());
+            periodogram<double>(series, covered, power.data());
         else
-            periodogram<float>(series, options, power.data());
+            periodogram<float>(series, covered, power.data());
     } catch (const std::bad_alloc&) {
         return Status::failure("Out of host memory for the periodogram");
     }

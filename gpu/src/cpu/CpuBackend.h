@@ -30,7 +30,8 @@ public:
     Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) override;
     Status computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
                               std::span<double> power) override;
-    LessonOccupancy lessonOccupancy(Precision precision, long long blockThreads) override;
+    KernelOccupancy lessonOccupancy(Precision precision, long long blockThreads) override;
+    KernelOccupancy periodogramOccupancy(Precision precision, long long blockThreads) override;
     Status fillLesson(const DistanceParams& params, const LessonLaunch& lesson,
                       const GlBuffer& field, const GlOwnerBuffer& owners) override;
     Status timeLesson(const DistanceParams& params, const LessonLaunch& lesson, int repetitions,

@@ -57,7 +57,8 @@ public:
     Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) override;
     Status computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
                               std::span<double> power) override;
-    LessonOccupancy lessonOccupancy(Precision precision, long long blockThreads) override;
+    KernelOccupancy lessonOccupancy(Precision precision, long long blockThreads) override;
+    KernelOccupancy periodogramOccupancy(Precision precision, long long blockThreads) override;
     Status fillLesson(const DistanceParams& params, const LessonLaunch& lesson,
                       const GlBuffer& field, const GlOwnerBuffer& owners) override;
     Status timeLesson(const DistanceParams& params, const LessonLaunch& lesson, int repetitions,
@@ -618,7 +619,11 @@ Status CudaBackend::runPeriodogram(const TimeSeries& series, const PeriodogramOp
     const int token = m_recorder.begin(m_stream, m_streamLane, SpanKind::Kernel, "periodogram", 0,
                                        std::to_string(n) + " samples x " + std::to_string(count) +
                                            " frequencies");
-    if (Status s = cudaStatus(launchPeriodogram(args, devicePower, m_stream),
+    // Frequencies a small grid leaves out stay NaN.
+    WS_CUDA_TRY(cudaMemsetAsync(devicePower, 0xff, powerBytes, m_stream));
+    const PeriodogramShape shape{int(options.launch.blockThreads), options.launch.gridBlocks,
+                                 options.launch.gridStride};
+    if (Status s = cudaStatus(launchPeriodogram(args, shape, devicePower, m_stream),
                               "Launching the periodogram kernel");
         !s)
         return s;
@@ -641,7 +646,7 @@ Status CudaBackend::runPeriodogram(const TimeSeries& series, const PeriodogramOp
 Status CudaBackend::computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
                                        std::span<double> power)
 {
-    if (Status s = checkPeriodogram(series, options, power.size()); !s)
+    if (Status s = checkPeriodogram(series, options, power.size(), m_info); !s)
         return s;
     if (options.cancel && options.cancel->load())
         return Status::failure("The periodogram was cancelled");
@@ -655,9 +660,9 @@ Status CudaBackend::computePeriodogram(const TimeSeries& series, const Periodogr
     }
 }
 
-Backend::LessonOccupancy CudaBackend::lessonOccupancy(Precision precision, long long blockThreads)
+Backend::KernelOccupancy CudaBackend::lessonOccupancy(Precision precision, long long blockThreads)
 {
-    LessonOccupancy o;
+    KernelOccupancy o;
     cudaSetDevice(m_device);
     const bool f64 = precision == Precision::Float64;
     cudaFuncAttributes attributes{};
@@ -684,6 +689,39 @@ Backend::LessonOccupancy CudaBackend::lessonOccupancy(Precision precision, long 
     int suggested = 0;
     o.suggestedBlock = (f64 ? lessonSuggestedBlock<double>(suggested)
                             : lessonSuggestedBlock<float>(suggested)) == cudaSuccess
+                           ? suggested
+                           : suggestedBlockThreads(m_info, o.resources);
+    cudaGetLastError();
+    return o;
+}
+
+Backend::KernelOccupancy CudaBackend::periodogramOccupancy(Precision precision,
+                                                           long long blockThreads)
+{
+    KernelOccupancy o;
+    cudaSetDevice(m_device);
+    const bool f64 = precision == Precision::Float64;
+    cudaFuncAttributes attributes{};
+    if ((f64 ? periodogramKernelAttributes<double>(attributes)
+             : periodogramKernelAttributes<float>(attributes)) == cudaSuccess) {
+        o.resources.registersPerThread = attributes.numRegs;
+        o.resources.staticSharedBytes = static_cast<long long>(attributes.sharedSizeBytes);
+        o.resources.maxThreadsPerBlock = attributes.maxThreadsPerBlock;
+    }
+    cudaGetLastError();
+    o.theoretical = theoreticalOccupancy(m_info, o.resources, blockThreads);
+    int blocks = 0;
+    if (blockThreads >= 1 && blockThreads <= o.resources.maxThreadsPerBlock &&
+        (f64 ? periodogramActiveBlocks<double>(int(blockThreads), blocks)
+             : periodogramActiveBlocks<float>(int(blockThreads), blocks)) == cudaSuccess) {
+        Occupancy api = o.theoretical;
+        api.activeBlocksPerSm = blocks;
+        o.api = api;
+    }
+    cudaGetLastError();
+    int suggested = 0;
+    o.suggestedBlock = (f64 ? periodogramSuggestedBlock<double>(suggested)
+                            : periodogramSuggestedBlock<float>(suggested)) == cudaSuccess
                            ? suggested
                            : suggestedBlockThreads(m_info, o.resources);
     cudaGetLastError();

@@ -4,7 +4,7 @@
 namespace warpscope::gpu {
 namespace {
 
-constexpr int kThreads = 128;
+constexpr int kMaxThreads = 512;
 constexpr int kTile = 256;    // samples staged in shared memory at a time
 constexpr int kPerThread = 8; // consecutive frequencies a thread evaluates
 
@@ -18,60 +18,98 @@ template <> __device__ void sinCosCycles<float>(float cycles, float& s, float& c
     sincospif(2.0f * cycles, &s, &c);
 }
 
+// With gridStride, blocks step through the grid until every frequency is done; the step is
+// the same for a whole block, so every thread meets every barrier.
 template <typename T>
-__global__ void __launch_bounds__(kThreads) periodogramKernel(PeriodogramArgs<T> a, double* power)
+__global__ void __launch_bounds__(kMaxThreads)
+    periodogramKernel(PeriodogramArgs<T> a, bool gridStride, double* power)
 {
     __shared__ double tS[kTile];
     __shared__ T wS[kTile], wyS[kTile], cosS[kTile], sinS[kTile];
-    const long long first = (long long)(blockIdx.x * kThreads + threadIdx.x) * kPerThread;
-    const double f0 = a.fmin + a.df * double(first);
-    math::LsSums<T> sums[kPerThread];
-    for (int base = 0; base < a.n; base += kTile) {
-        const int tile = min(kTile, a.n - base);
-        __syncthreads();
-        for (int i = threadIdx.x; i < tile; i += kThreads) {
-            tS[i] = a.t[base + i];
-            wS[i] = a.w[base + i];
-            wyS[i] = a.wy[base + i];
-            cosS[i] = a.stepCos[base + i];
-            sinS[i] = a.stepSin[base + i];
-        }
-        __syncthreads();
-        for (int i = 0; i < tile; ++i) {
-            // The phase in cycles, reduced in double before any rounding to T.
-            const double cycles = f0 * tS[i];
-            T s, c;
-            sinCosCycles<T>(T(cycles - rint(cycles)), s, c);
-            const T w = wS[i], wy = wyS[i], stepC = cosS[i], stepS = sinS[i];
+    const long long perBlock = (long long)blockDim.x * kPerThread;
+    const long long step = gridStride ? (long long)gridDim.x * perBlock : a.count;
+    for (long long base = blockIdx.x * perBlock; base < a.count; base += step) {
+        const long long first = base + (long long)threadIdx.x * kPerThread;
+        const double f0 = a.fmin + a.df * double(first);
+        math::LsSums<T> sums[kPerThread];
+        for (int start = 0; start < a.n; start += kTile) {
+            const int tile = min(kTile, a.n - start);
+            __syncthreads();
+            for (int i = threadIdx.x; i < tile; i += blockDim.x) {
+                tS[i] = a.t[start + i];
+                wS[i] = a.w[start + i];
+                wyS[i] = a.wy[start + i];
+                cosS[i] = a.stepCos[start + i];
+                sinS[i] = a.stepSin[start + i];
+            }
+            __syncthreads();
+            for (int i = 0; i < tile; ++i) {
+                // The phase in cycles, reduced in double before any rounding to T.
+                const double cycles = f0 * tS[i];
+                T s, c;
+                sinCosCycles<T>(T(cycles - rint(cycles)), s, c);
+                const T w = wS[i], wy = wyS[i], stepC = cosS[i], stepS = sinS[i];
 #pragma unroll
-            for (int j = 0; j < kPerThread; ++j) {
-                math::lsAccumulate(sums[j], w, wy, c, s);
-                const T next = c * stepC - s * stepS;
-                s = s * stepC + c * stepS;
-                c = next;
+                for (int j = 0; j < kPerThread; ++j) {
+                    math::lsAccumulate(sums[j], w, wy, c, s);
+                    const T next = c * stepC - s * stepS;
+                    s = s * stepC + c * stepS;
+                    c = next;
+                }
             }
         }
-    }
 #pragma unroll
-    for (int j = 0; j < kPerThread; ++j)
-        if (first + j < a.count)
-            power[first + j] = math::lsPower(sums[j], a.yy, a.psdScale, a.normalization, a.fitMean);
+        for (int j = 0; j < kPerThread; ++j)
+            if (first + j < a.count)
+                power[first + j] =
+                    math::lsPower(sums[j], a.yy, a.psdScale, a.normalization, a.fitMean);
+    }
 }
 
 } // namespace
 
 template <typename T>
-cudaError_t launchPeriodogram(const PeriodogramArgs<T>& args, double* power, cudaStream_t stream)
+cudaError_t launchPeriodogram(const PeriodogramArgs<T>& args, const PeriodogramShape& shape,
+                              double* power, cudaStream_t stream)
 {
-    const long long threads = (args.count + kPerThread - 1) / kPerThread;
-    const long long blocks = (threads + kThreads - 1) / kThreads;
+    if (shape.blockThreads < 1 || shape.blockThreads > kMaxThreads)
+        return cudaErrorInvalidConfiguration;
+    const long long perBlock = (long long)shape.blockThreads * kPerThread;
+    const long long cover = (args.count + perBlock - 1) / perBlock;
+    const long long blocks = shape.gridBlocks > 0 ? shape.gridBlocks : cover;
     if (blocks > 0x7fffffffLL)
         return cudaErrorInvalidConfiguration;
-    periodogramKernel<T><<<unsigned(blocks), kThreads, 0, stream>>>(args, power);
+    periodogramKernel<T><<<unsigned(blocks), unsigned(shape.blockThreads), 0, stream>>>(
+        args, shape.gridStride, power);
     return cudaGetLastError();
 }
 
-template cudaError_t launchPeriodogram(const PeriodogramArgs<float>&, double*, cudaStream_t);
-template cudaError_t launchPeriodogram(const PeriodogramArgs<double>&, double*, cudaStream_t);
+template <typename T> cudaError_t periodogramKernelAttributes(cudaFuncAttributes& attributes)
+{
+    return cudaFuncGetAttributes(&attributes, periodogramKernel<T>);
+}
+
+template <typename T> cudaError_t periodogramActiveBlocks(int blockThreads, int& blocks)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, periodogramKernel<T>,
+                                                         blockThreads, 0);
+}
+
+template <typename T> cudaError_t periodogramSuggestedBlock(int& blockThreads)
+{
+    int minGrid = 0;
+    return cudaOccupancyMaxPotentialBlockSize(&minGrid, &blockThreads, periodogramKernel<T>, 0, 0);
+}
+
+template cudaError_t launchPeriodogram(const PeriodogramArgs<float>&, const PeriodogramShape&,
+                                       double*, cudaStream_t);
+template cudaError_t launchPeriodogram(const PeriodogramArgs<double>&, const PeriodogramShape&,
+                                       double*, cudaStream_t);
+template cudaError_t periodogramKernelAttributes<float>(cudaFuncAttributes&);
+template cudaError_t periodogramKernelAttributes<double>(cudaFuncAttributes&);
+template cudaError_t periodogramActiveBlocks<float>(int, int&);
+template cudaError_t periodogramActiveBlocks<double>(int, int&);
+template cudaError_t periodogramSuggestedBlock<float>(int&);
+template cudaError_t periodogramSuggestedBlock<double>(int&);
 
 } // namespace warpscope::gpu

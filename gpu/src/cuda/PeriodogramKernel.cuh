@@ -23,7 +23,23 @@ template <typename T> struct PeriodogramArgs
 // Writes args.count powers (double) to power on stream. Exact sums: each thread takes a few
 // consecutive frequencies, starts each sample's phase exactly and rotates it from one
 // frequency to the next. Returns the launch error, if any.
+// The launch: threads per block (at most the kernel's 512), blocks (0: enough to cover every
+// frequency), and whether blocks loop over the grid until every frequency is done.
+struct PeriodogramShape
+{
+    int blockThreads = 128;
+    long long gridBlocks = 0;
+    bool gridStride = false;
+};
+
 template <typename T>
-cudaError_t launchPeriodogram(const PeriodogramArgs<T>& args, double* power, cudaStream_t stream);
+cudaError_t launchPeriodogram(const PeriodogramArgs<T>& args, const PeriodogramShape& shape,
+                              double* power, cudaStream_t stream);
+
+// The kernel's attributes, active blocks per SM at a block size, and the block size the
+// occupancy API suggests.
+template <typename T> cudaError_t periodogramKernelAttributes(cudaFuncAttributes& attributes);
+template <typename T> cudaError_t periodogramActiveBlocks(int blockThreads, int& blocks);
+template <typename T> cudaError_t periodogramSuggestedBlock(int& blockThreads);
 
 } // namespace warpscope::gpu

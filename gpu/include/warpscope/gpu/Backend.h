@@ -93,14 +93,16 @@ public:
     // The teaching kernel's occupancy at a block size: its resources (from the driver, or on
     // the CPU the sm_90 build's), the calculator's figure, the CUDA occupancy API's where
     // there is a GPU, and the block size it suggests ("auto").
-    struct LessonOccupancy
+    struct KernelOccupancy
     {
         KernelResources resources;
         Occupancy theoretical;
         std::optional<Occupancy> api;
         long long suggestedBlock = 0;
     };
-    virtual LessonOccupancy lessonOccupancy(Precision precision, long long blockThreads) = 0;
+    virtual KernelOccupancy lessonOccupancy(Precision precision, long long blockThreads) = 0;
+    // The same for the periodogram kernel.
+    virtual KernelOccupancy periodogramOccupancy(Precision precision, long long blockThreads) = 0;
     // Median time of the teaching kernel over repeated launches (CUDA events; the simulator's
     // wall clock on the CPU), for the block-size sweep.
     virtual Status timeLesson(const DistanceParams& params, const LessonLaunch& lesson,

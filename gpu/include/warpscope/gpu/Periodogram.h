@@ -1,6 +1,7 @@
 #pragma once
 
 #include "warpscope/gpu/DistanceParams.h"
+#include "warpscope/gpu/LaunchConfig.h"
 
 #include <atomic>
 #include <cstdint>
@@ -46,6 +47,28 @@ struct FrequencyGrid
     double frequency(long long k) const { return fmin + df * double(k); }
 };
 
+// How the periodogram kernel is launched (the Launch group of the workspace). Each thread
+// evaluates kFrequenciesPerThread consecutive frequencies, so a grid too small for the grid
+// leaves frequencies unevaluated (NaN) unless the kernel loops a grid at a time.
+inline constexpr int kFrequenciesPerThread = 8;
+inline constexpr long long kPeriodogramMaxBlock = 512; // the kernel's launch bounds
+
+struct PeriodogramLaunch
+{
+    long long blockThreads = 128;
+    long long gridBlocks = 0; // 0: enough blocks to cover every frequency
+    bool gridStride = false;
+};
+
+// Checks a periodogram launch against a device's limits and the kernel's own (at most
+// kPeriodogramMaxBlock threads, in x). Empty when valid.
+std::vector<LaunchError> validatePeriodogramLaunch(const PeriodogramLaunch& launch,
+                                                   const DeviceInfo& device);
+
+// How many frequencies a launch evaluates: all of them with grid-stride or an automatic
+// grid, else at most blocks x threads x kFrequenciesPerThread.
+long long coveredFrequencies(const PeriodogramLaunch& launch, long long count);
+
 struct PeriodogramOptions
 {
     FrequencyGrid grid;
@@ -53,6 +76,7 @@ struct PeriodogramOptions
     bool fitMean = true;    // generalised Lomb-Scargle: the model has its own offset
     bool centerData = true; // subtract the weighted mean of y first
     Precision precision = Precision::Float64;
+    PeriodogramLaunch launch;
     // When set and it turns true, the computation stops at the next chunk of frequencies and
     // fails with "cancelled" (a newer request has made this one stale).
     const std::atomic<bool>* cancel = nullptr;

@@ -64,7 +64,7 @@ public:
     }
     std::optional<double> lastKernelMs();
     // The teaching kernel's occupancy on this view's backend, once it exists.
-    std::optional<gpu::Backend::LessonOccupancy> lessonOccupancy(long long blockThreads)
+    std::optional<gpu::Backend::KernelOccupancy> lessonOccupancy(long long blockThreads)
     {
         if (!m_backend)
             return std::nullopt;

@@ -46,7 +46,7 @@ public:
     // Where the occupancy of the teaching kernel at a block size comes from (the view's
     // backend); without it the panel shows none.
     using OccupancySource =
-        std::function<std::optional<gpu::Backend::LessonOccupancy>(long long blockThreads)>;
+        std::function<std::optional<gpu::Backend::KernelOccupancy>(long long blockThreads)>;
     void setOccupancySource(OccupancySource source);
     QString occupancyText() const;
     // Sets the block to the size the occupancy API (or calculator) suggests, and fits the grid.

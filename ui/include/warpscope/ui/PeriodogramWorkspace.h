@@ -48,6 +48,9 @@ public:
     const gpu::FrequencyGrid& grid() const { return m_grid; }
     const std::vector<gpu::Peak>& peaks() const { return m_peaks; }
     QString statusText() const;
+    QString launchText() const;
+    // Sets the block to the occupancy API's (or calculator's) suggestion and the grid to cover.
+    void chooseAutoLaunch();
     QString errorText() const;
     QCustomPlot* periodogramPlot() const { return m_plot; }
     QCustomPlot* foldPlot() const { return m_fold; }
@@ -78,6 +81,8 @@ private:
         gpu::FrequencyGrid grid;
         double ms = 0.0;
         std::string device;
+        gpu::DeviceInfo deviceInfo;
+        gpu::Backend::KernelOccupancy occupancy;
         gpu::Status timeline;
     };
     std::optional<Request> makeRequest();
@@ -139,6 +144,12 @@ private:
     QCheckBox* m_center;
     QCheckBox* m_useErrors;
     QComboBox* m_precision;
+    QLineEdit* m_blockThreads;
+    QLineEdit* m_gridBlocks;
+    QCheckBox* m_gridStride;
+    QLabel* m_launchInfo;
+    gpu::DeviceInfo m_deviceInfo = gpu::simulatedHopper();
+    long long m_suggestedBlock = 0;
     QLabel* m_sourceLabel;
     QLabel* m_status;
     QLabel* m_error;
