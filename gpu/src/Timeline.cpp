@@ -64,12 +64,6 @@ void Timeline::beginFrame()
     trimLocked();
 }
 
-std::uint64_t Timeline::frame() const
-{
-    std::lock_guard lock(m_mutex);
-    return m_frame;
-}
-
 void Timeline::setKeptFrames(int frames)
 {
     std::lock_guard lock(m_mutex);

@@ -1,5 +1,7 @@
 #include "warpscope/ui/LaunchPanel.h"
 
+#include "Style.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
@@ -12,7 +14,6 @@
 namespace warpscope::ui {
 namespace {
 
-const QString kInvalid = QStringLiteral("QLineEdit { border: 2px solid #e5484d; }");
 const char* const kAxes[] = {"x", "y", "z"};
 
 } // namespace
@@ -171,7 +172,7 @@ void LaunchPanel::revalidate()
     for (QLineEdit* edit : edits) {
         bool parsed = false;
         edit->text().trimmed().toLongLong(&parsed);
-        edit->setStyleSheet(parsed ? QString() : kInvalid);
+        edit->setStyleSheet(parsed ? QString() : kInvalidInput);
         edit->setToolTip(parsed ? QString() : tr("A whole number, such as 256"));
     }
     QStringList problems;
@@ -180,7 +181,7 @@ void LaunchPanel::revalidate()
             const int f = int(e.field);
             if (f < 6) {
                 QLineEdit* edit = f < 3 ? m_block[f] : m_grid[f - 3];
-                edit->setStyleSheet(kInvalid);
+                edit->setStyleSheet(kInvalidInput);
                 edit->setToolTip(QString::fromStdString(e.message));
             }
             problems << QString::fromStdString(e.message);

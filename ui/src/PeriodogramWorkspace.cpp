@@ -1,5 +1,6 @@
 #include "warpscope/ui/PeriodogramWorkspace.h"
 
+#include "Style.h"
 #include "WorkerBackend.h"
 #include "warpscope/gpu/TraceExport.h"
 
@@ -35,7 +36,6 @@
 namespace warpscope::ui {
 namespace {
 
-const QString kInvalid = QStringLiteral("QLineEdit { border: 2px solid #e5484d; }");
 constexpr int kPeaks = 10;
 
 QDoubleSpinBox* doubleBox(QWidget* parent, double lo, double hi, double value, int decimals,
@@ -226,7 +226,7 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     m_status->setObjectName("periodogramStatus");
     m_error = new QLabel(this);
     m_error->setObjectName("periodogramError");
-    m_error->setStyleSheet("color: #e5484d;");
+    m_error->setStyleSheet(kErrorText);
     m_error->setWordWrap(true);
     m_fap = new QLabel(this);
     m_fap->setObjectName("falseAlarm");
@@ -425,7 +425,7 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
     o.launch.gridBlocks = m_gridBlocks->text().trimmed().toLongLong(&okGrid);
     o.launch.gridStride = m_gridStride->isChecked();
     if (!okBlock || !okGrid) {
-        (okBlock ? m_gridBlocks : m_blockThreads)->setStyleSheet(kInvalid);
+        (okBlock ? m_gridBlocks : m_blockThreads)->setStyleSheet(kInvalidInput);
         setError(tr("Threads per block and blocks must be whole numbers"));
         return std::nullopt;
     }
@@ -434,7 +434,7 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
         QStringList text;
         for (const gpu::LaunchError& e : errors) {
             (e.field == gpu::LaunchField::GridX ? m_gridBlocks : m_blockThreads)
-                ->setStyleSheet(kInvalid);
+                ->setStyleSheet(kInvalidInput);
             text << QString::fromStdString(e.message);
         }
         setError(text.join('\n'));
@@ -450,11 +450,11 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
         const double fmax = m_fmax->text().toDouble(&okMax) / scale;
         const double count = m_count->text().toDouble(&okCount);
         if (!okMin)
-            m_fmin->setStyleSheet(kInvalid);
+            m_fmin->setStyleSheet(kInvalidInput);
         if (!okMax)
-            m_fmax->setStyleSheet(kInvalid);
+            m_fmax->setStyleSheet(kInvalidInput);
         if (!okCount || count != std::floor(count))
-            m_count->setStyleSheet(kInvalid);
+            m_count->setStyleSheet(kInvalidInput);
         if (!okMin || !okMax || !okCount || count != std::floor(count)) {
             setError(tr("The manual grid needs numbers: minimum and maximum frequency, and a "
                         "whole number of frequencies"));
@@ -464,7 +464,7 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
         o.grid.count = static_cast<long long>(std::clamp(count, -1.0, 1e15));
         o.grid.df = o.grid.count > 1 ? (fmax - fmin) / double(o.grid.count - 1) : 1.0;
         if (o.grid.count > 1 && !(fmax > fmin)) {
-            m_fmax->setStyleSheet(kInvalid);
+            m_fmax->setStyleSheet(kInvalidInput);
             setError(tr("The maximum frequency must be above the minimum"));
             return std::nullopt;
         }
@@ -478,7 +478,7 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
                                : p.input == gpu::PeriodogramInput::Count ? m_count
                                                                          : nullptr;
             if (field)
-                field->setStyleSheet(kInvalid);
+                field->setStyleSheet(kInvalidInput);
         }
         setError(text.join('\n'));
         return std::nullopt;
@@ -698,11 +698,6 @@ void PeriodogramWorkspace::setError(const QString& text)
 bool PeriodogramWorkspace::busy() const
 {
     return m_computing || m_pending || m_loading;
-}
-
-QString PeriodogramWorkspace::statusText() const
-{
-    return m_status->text();
 }
 
 QString PeriodogramWorkspace::launchText() const

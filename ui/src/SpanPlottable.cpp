@@ -63,14 +63,6 @@ void SpanPlottable::setSpans(const gpu::TimelineSnapshot& snapshot,
     });
 }
 
-std::size_t SpanPlottable::spanCount() const
-{
-    std::size_t n = 0;
-    for (const Track& t : m_tracks)
-        n += t.spans.size();
-    return n;
-}
-
 std::size_t SpanPlottable::firstVisible(const Track& track, double fromUs)
 {
     const double earliestStart = fromUs - track.longestUs;

@@ -22,7 +22,6 @@ public:
     void setSpans(const gpu::TimelineSnapshot& snapshot, const std::vector<int>& rowOfLane);
     // The span drawn at (timeMs, row), preferring the most deeply nested, or null.
     const gpu::Span* spanAt(double timeMs, int row) const;
-    std::size_t spanCount() const;
     // Bars drawn by the last repaint, after culling and merging.
     int barsDrawn() const { return m_barsDrawn; }
 

@@ -1,5 +1,6 @@
 #include "warpscope/ui/StreamsLabPanel.h"
 
+#include "Style.h"
 #include "WorkerBackend.h"
 
 #include <QCheckBox>
@@ -17,11 +18,6 @@
 #include <cmath>
 
 namespace warpscope::ui {
-namespace {
-
-const QString kInvalid = QStringLiteral("QLineEdit, QSpinBox { border: 2px solid #e5484d; }");
-
-} // namespace
 
 StreamsLabPanel::StreamsLabPanel(std::shared_ptr<gpu::Timeline> timeline, gpu::BackendKind backend,
                                  QWidget* parent)
@@ -125,7 +121,7 @@ std::optional<gpu::StreamsLabConfig> StreamsLabPanel::config()
         problem = tr("The length must be between 1 and %1 values").arg(gpu::kStreamsLabMaxLength);
     else
         c.length = static_cast<long long>(length);
-    m_length->setStyleSheet(problem.isEmpty() ? QString() : kInvalid);
+    m_length->setStyleSheet(problem.isEmpty() ? QString() : kInvalidInput);
     if (!problem.isEmpty()) {
         showError(problem);
         return std::nullopt;
@@ -135,7 +131,7 @@ std::optional<gpu::StreamsLabConfig> StreamsLabPanel::config()
 
 void StreamsLabPanel::showError(const QString& text)
 {
-    m_result->setStyleSheet("color: #e5484d;");
+    m_result->setStyleSheet(kErrorText);
     m_result->setText(text);
 }
 
@@ -231,8 +227,8 @@ void StreamsLabPanel::onFinished()
         const QString text = QString::fromStdString(outcome.status.message());
         // Memory problems come from the size the fields ask for.
         if (text.contains("memory")) {
-            m_arrays->setStyleSheet(kInvalid);
-            m_length->setStyleSheet(kInvalid);
+            m_arrays->setStyleSheet(kInvalidInput);
+            m_length->setStyleSheet(kInvalidInput);
         }
         showError(text);
         emit finished(false, text);
@@ -260,7 +256,7 @@ void StreamsLabPanel::onFinished()
         lines << tr("K streams are %1x faster")
                      .arg(outcome.results[0].totalMs / outcome.results[1].totalMs, 0, 'f', 2);
     lines << tr("on %1").arg(QString::fromStdString(outcome.device));
-    m_result->setStyleSheet(passed ? QString() : QStringLiteral("color: #e5484d;"));
+    m_result->setStyleSheet(passed ? QString() : kErrorText);
     m_result->setText(lines.join('\n'));
     emit finished(passed, lines.join("; "));
 }

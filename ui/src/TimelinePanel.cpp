@@ -1,6 +1,7 @@
 #include "warpscope/ui/TimelinePanel.h"
 
 #include "SpanPlottable.h"
+#include "Style.h"
 #include "warpscope/gpu/TraceExport.h"
 
 #include <QCheckBox>
@@ -84,7 +85,7 @@ TimelinePanel::TimelinePanel(std::shared_ptr<gpu::Timeline> timeline, QWidget* p
     bar->addWidget(exportJson);
     bar->addWidget(exportCsv);
     m_problem->setObjectName("timelineProblem");
-    m_problem->setStyleSheet("color: #e5484d;");
+    m_problem->setStyleSheet(kErrorText);
     m_problem->setWordWrap(true);
     m_problem->hide();
     auto* layout = new QVBoxLayout(this);

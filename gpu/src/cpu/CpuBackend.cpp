@@ -202,29 +202,29 @@ Status CpuBackend::runLesson(const DistanceParams& params, const LessonLaunch& l
     return Status::success();
 }
 
+// The kernels' resources as nvcc builds them for sm_90 (ptxas -v), on the simulated device.
+Backend::KernelOccupancy CpuBackend::presetOccupancy(const KernelResources& kernel,
+                                                     long long blockThreads) const
+{
+    KernelOccupancy o;
+    o.resources = kernel;
+    o.theoretical = theoreticalOccupancy(deviceInfo(), kernel, blockThreads);
+    o.suggestedBlock = suggestedBlockThreads(deviceInfo(), kernel);
+    return o;
+}
+
 Backend::KernelOccupancy CpuBackend::lessonOccupancy(Precision precision, long long blockThreads)
 {
-    // The teaching kernel as nvcc builds it for sm_90 (ptxas -v): the simulated device's.
-    KernelOccupancy o;
-    o.resources.registersPerThread = precision == Precision::Float64 ? 46 : 40;
-    o.resources.maxThreadsPerBlock = 1024;
-    o.theoretical = theoreticalOccupancy(deviceInfo(), o.resources, blockThreads);
-    o.suggestedBlock = suggestedBlockThreads(deviceInfo(), o.resources);
-    return o;
+    const bool f64 = precision == Precision::Float64;
+    return presetOccupancy({f64 ? 46 : 40, 0, 1024}, blockThreads);
 }
 
 Backend::KernelOccupancy CpuBackend::periodogramOccupancy(Precision precision,
                                                           long long blockThreads)
 {
-    // The periodogram kernel as nvcc builds it for sm_90 (ptxas -v).
-    KernelOccupancy o;
     const bool f64 = precision == Precision::Float64;
-    o.resources.registersPerThread = f64 ? 128 : 86;
-    o.resources.staticSharedBytes = f64 ? 10240 : 6144;
-    o.resources.maxThreadsPerBlock = kPeriodogramMaxBlock;
-    o.theoretical = theoreticalOccupancy(deviceInfo(), o.resources, blockThreads);
-    o.suggestedBlock = suggestedBlockThreads(deviceInfo(), o.resources);
-    return o;
+    return presetOccupancy({f64 ? 128 : 86, f64 ? 10240 : 6144, kPeriodogramMaxBlock},
+                           blockThreads);
 }
 
 Status CpuBackend::fillLesson(const DistanceParams& params, const LessonLaunch& lesson,

@@ -41,6 +41,7 @@ public:
     Status runStreamsLab(const StreamsLabConfig& config, StreamsLabResult& result) override;
 
 private:
+    KernelOccupancy presetOccupancy(const KernelResources& kernel, long long blockThreads) const;
     // The lane of pool worker w (0 is the calling thread), or -1 without a timeline.
     int workerLane(unsigned w) const { return m_timeline ? m_workerLanes[w] : -1; }
     template <typename T>

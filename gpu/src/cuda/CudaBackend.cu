@@ -57,8 +57,15 @@ public:
     Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) override;
     Status computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
                               std::span<double> power) override;
-    KernelOccupancy lessonOccupancy(Precision precision, long long blockThreads) override;
-    KernelOccupancy periodogramOccupancy(Precision precision, long long blockThreads) override;
+    KernelOccupancy lessonOccupancy(Precision precision, long long blockThreads) override
+    {
+        return kernelOccupancy(lessonKernelSymbol(precision == Precision::Float64), blockThreads);
+    }
+    KernelOccupancy periodogramOccupancy(Precision precision, long long blockThreads) override
+    {
+        return kernelOccupancy(periodogramKernelSymbol(precision == Precision::Float64),
+                               blockThreads);
+    }
     Status fillLesson(const DistanceParams& params, const LessonLaunch& lesson,
                       const GlBuffer& field, const GlOwnerBuffer& owners) override;
     Status timeLesson(const DistanceParams& params, const LessonLaunch& lesson, int repetitions,
@@ -92,6 +99,7 @@ private:
     };
     Status grow(GrowBuffer& buffer, std::size_t bytes);
     Status registration(unsigned int buffer, std::size_t bytes, cudaGraphicsResource_t& resource);
+    KernelOccupancy kernelOccupancy(const void* kernel, long long blockThreads);
     // Median time of launch() between the timing events, after one warm-up call.
     template <typename Launch>
     Status medianEventTime(Launch&& launch, int repetitions, double& medianMs);
@@ -660,14 +668,14 @@ Status CudaBackend::computePeriodogram(const TimeSeries& series, const Periodogr
     }
 }
 
-Backend::KernelOccupancy CudaBackend::lessonOccupancy(Precision precision, long long blockThreads)
+// A kernel's resources from the driver, the calculator's occupancy, the occupancy API's,
+// and the block size the API suggests.
+Backend::KernelOccupancy CudaBackend::kernelOccupancy(const void* kernel, long long blockThreads)
 {
     KernelOccupancy o;
     cudaSetDevice(m_device);
-    const bool f64 = precision == Precision::Float64;
     cudaFuncAttributes attributes{};
-    if ((f64 ? lessonKernelAttributes<double>(attributes)
-             : lessonKernelAttributes<float>(attributes)) == cudaSuccess) {
+    if (cudaFuncGetAttributes(&attributes, kernel) == cudaSuccess) {
         o.resources.registersPerThread = attributes.numRegs;
         o.resources.staticSharedBytes = static_cast<long long>(attributes.sharedSizeBytes);
         o.resources.maxThreadsPerBlock = attributes.maxThreadsPerBlock;
@@ -676,8 +684,8 @@ Backend::KernelOccupancy CudaBackend::lessonOccupancy(Precision precision, long 
     o.theoretical = theoreticalOccupancy(m_info, o.resources, blockThreads);
     int blocks = 0;
     if (blockThreads >= 1 && blockThreads <= o.resources.maxThreadsPerBlock &&
-        (f64 ? lessonActiveBlocks<double>(int(blockThreads), blocks)
-             : lessonActiveBlocks<float>(int(blockThreads), blocks)) == cudaSuccess) {
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, int(blockThreads), 0) ==
+            cudaSuccess) {
         Occupancy api;
         api.activeBlocksPerSm = blocks;
         const long long warps = (blockThreads + m_info.warpSize - 1) / m_info.warpSize;
@@ -686,44 +694,11 @@ Backend::KernelOccupancy CudaBackend::lessonOccupancy(Precision precision, long 
         o.api = api;
     }
     cudaGetLastError();
-    int suggested = 0;
-    o.suggestedBlock = (f64 ? lessonSuggestedBlock<double>(suggested)
-                            : lessonSuggestedBlock<float>(suggested)) == cudaSuccess
-                           ? suggested
-                           : suggestedBlockThreads(m_info, o.resources);
-    cudaGetLastError();
-    return o;
-}
-
-Backend::KernelOccupancy CudaBackend::periodogramOccupancy(Precision precision,
-                                                           long long blockThreads)
-{
-    KernelOccupancy o;
-    cudaSetDevice(m_device);
-    const bool f64 = precision == Precision::Float64;
-    cudaFuncAttributes attributes{};
-    if ((f64 ? periodogramKernelAttributes<double>(attributes)
-             : periodogramKernelAttributes<float>(attributes)) == cudaSuccess) {
-        o.resources.registersPerThread = attributes.numRegs;
-        o.resources.staticSharedBytes = static_cast<long long>(attributes.sharedSizeBytes);
-        o.resources.maxThreadsPerBlock = attributes.maxThreadsPerBlock;
-    }
-    cudaGetLastError();
-    o.theoretical = theoreticalOccupancy(m_info, o.resources, blockThreads);
-    int blocks = 0;
-    if (blockThreads >= 1 && blockThreads <= o.resources.maxThreadsPerBlock &&
-        (f64 ? periodogramActiveBlocks<double>(int(blockThreads), blocks)
-             : periodogramActiveBlocks<float>(int(blockThreads), blocks)) == cudaSuccess) {
-        Occupancy api = o.theoretical;
-        api.activeBlocksPerSm = blocks;
-        o.api = api;
-    }
-    cudaGetLastError();
-    int suggested = 0;
-    o.suggestedBlock = (f64 ? periodogramSuggestedBlock<double>(suggested)
-                            : periodogramSuggestedBlock<float>(suggested)) == cudaSuccess
-                           ? suggested
-                           : suggestedBlockThreads(m_info, o.resources);
+    int minGrid = 0, suggested = 0;
+    o.suggestedBlock =
+        cudaOccupancyMaxPotentialBlockSize(&minGrid, &suggested, kernel, 0, 0) == cudaSuccess
+            ? suggested
+            : suggestedBlockThreads(m_info, o.resources);
     cudaGetLastError();
     return o;
 }

@@ -60,28 +60,11 @@ template cudaError_t launchLesson(const DistancePlan<float>&, const LessonLaunch
 template cudaError_t launchLesson(const DistancePlan<double>&, const LessonLaunch&, float*,
                                   std::uint32_t*, cudaStream_t);
 
-template <typename T> cudaError_t lessonKernelAttributes(cudaFuncAttributes& attributes)
+const void* lessonKernelSymbol(bool float64)
 {
-    return cudaFuncGetAttributes(&attributes, lessonKernel<T>);
+    return float64 ? reinterpret_cast<const void*>(lessonKernel<double>)
+                   : reinterpret_cast<const void*>(lessonKernel<float>);
 }
-
-template <typename T> cudaError_t lessonActiveBlocks(int blockThreads, int& blocks)
-{
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, lessonKernel<T>, blockThreads, 0);
-}
-
-template <typename T> cudaError_t lessonSuggestedBlock(int& blockThreads)
-{
-    int minGrid = 0;
-    return cudaOccupancyMaxPotentialBlockSize(&minGrid, &blockThreads, lessonKernel<T>, 0, 0);
-}
-
-template cudaError_t lessonKernelAttributes<float>(cudaFuncAttributes&);
-template cudaError_t lessonKernelAttributes<double>(cudaFuncAttributes&);
-template cudaError_t lessonActiveBlocks<float>(int, int&);
-template cudaError_t lessonActiveBlocks<double>(int, int&);
-template cudaError_t lessonSuggestedBlock<float>(int&);
-template cudaError_t lessonSuggestedBlock<double>(int&);
 
 namespace {
 

@@ -21,10 +21,7 @@ cudaError_t launchLesson(const DistancePlan<T>& plan, const LessonLaunch& lesson
 cudaError_t launchLessonStats(float* field, int nx, int ny, int pitch, std::size_t statsOffset,
                               unsigned int* keys, DistanceStatsState* state, cudaStream_t stream);
 
-// The teaching kernel's attributes, the occupancy API's active blocks per SM at a block size,
-// and the block size the API suggests for the most occupancy.
-template <typename T> cudaError_t lessonKernelAttributes(cudaFuncAttributes& attributes);
-template <typename T> cudaError_t lessonActiveBlocks(int blockThreads, int& blocks);
-template <typename T> cudaError_t lessonSuggestedBlock(int& blockThreads);
+// The teaching kernel in one precision, for the occupancy API.
+const void* lessonKernelSymbol(bool float64);
 
 } // namespace warpscope::gpu

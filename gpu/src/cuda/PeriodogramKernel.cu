@@ -84,32 +84,15 @@ cudaError_t launchPeriodogram(const PeriodogramArgs<T>& args, const PeriodogramS
     return cudaGetLastError();
 }
 
-template <typename T> cudaError_t periodogramKernelAttributes(cudaFuncAttributes& attributes)
+const void* periodogramKernelSymbol(bool float64)
 {
-    return cudaFuncGetAttributes(&attributes, periodogramKernel<T>);
-}
-
-template <typename T> cudaError_t periodogramActiveBlocks(int blockThreads, int& blocks)
-{
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, periodogramKernel<T>,
-                                                         blockThreads, 0);
-}
-
-template <typename T> cudaError_t periodogramSuggestedBlock(int& blockThreads)
-{
-    int minGrid = 0;
-    return cudaOccupancyMaxPotentialBlockSize(&minGrid, &blockThreads, periodogramKernel<T>, 0, 0);
+    return float64 ? reinterpret_cast<const void*>(periodogramKernel<double>)
+                   : reinterpret_cast<const void*>(periodogramKernel<float>);
 }
 
 template cudaError_t launchPeriodogram(const PeriodogramArgs<float>&, const PeriodogramShape&,
                                        double*, cudaStream_t);
 template cudaError_t launchPeriodogram(const PeriodogramArgs<double>&, const PeriodogramShape&,
                                        double*, cudaStream_t);
-template cudaError_t periodogramKernelAttributes<float>(cudaFuncAttributes&);
-template cudaError_t periodogramKernelAttributes<double>(cudaFuncAttributes&);
-template cudaError_t periodogramActiveBlocks<float>(int, int&);
-template cudaError_t periodogramActiveBlocks<double>(int, int&);
-template cudaError_t periodogramSuggestedBlock<float>(int&);
-template cudaError_t periodogramSuggestedBlock<double>(int&);
 
 } // namespace warpscope::gpu

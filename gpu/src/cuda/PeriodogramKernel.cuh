@@ -36,10 +36,7 @@ template <typename T>
 cudaError_t launchPeriodogram(const PeriodogramArgs<T>& args, const PeriodogramShape& shape,
                               double* power, cudaStream_t stream);
 
-// The kernel's attributes, active blocks per SM at a block size, and the block size the
-// occupancy API suggests.
-template <typename T> cudaError_t periodogramKernelAttributes(cudaFuncAttributes& attributes);
-template <typename T> cudaError_t periodogramActiveBlocks(int blockThreads, int& blocks);
-template <typename T> cudaError_t periodogramSuggestedBlock(int& blockThreads);
+// The kernel in one precision, for the occupancy API.
+const void* periodogramKernelSymbol(bool float64);
 
 } // namespace warpscope::gpu

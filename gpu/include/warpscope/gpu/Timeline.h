@@ -59,7 +59,6 @@ public:
     void add(Span span);
     // Starts a new frame and forgets spans older than the kept frames.
     void beginFrame();
-    std::uint64_t frame() const;
     void setKeptFrames(int frames);
     int keptFrames() const;
     void clear();

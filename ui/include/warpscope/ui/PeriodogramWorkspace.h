@@ -47,7 +47,6 @@ public:
     const std::vector<double>& power() const { return m_power; }
     const gpu::FrequencyGrid& grid() const { return m_grid; }
     const std::vector<gpu::Peak>& peaks() const { return m_peaks; }
-    QString statusText() const;
     QString launchText() const;
     // Sets the block to the occupancy API's (or calculator's) suggestion and the grid to cover.
     void chooseAutoLaunch();
