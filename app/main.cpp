@@ -45,7 +45,7 @@ void scheduleBatch(ui::MainWindow& window, const QString& path, const QString& t
             const bool periodogramReady =
                 !window.periodogramShown() ||
                 (!periodogram->busy() &&
-                 (!periodogram->power().empty() || !periodogram->errorText().isEmpty()));
+                 (periodogram->spectrum() || !periodogram->errorText().isEmpty()));
             if (window.periodogramShown() && !periodogram->busy() &&
                 !periodogram->errorText().isEmpty()) {
                 std::fprintf(stderr, "warpscope: %s\n", qPrintable(periodogram->errorText()));

@@ -1,6 +1,7 @@
 #include "warpscope/gpu/Periodogram.h"
 
 #include "PeriodogramPlan.h"
+#include "math/SpectrumColumns.h"
 
 #include <algorithm>
 #include <cmath>
@@ -218,19 +219,14 @@ std::vector<Peak> topPeaks(const std::vector<double>& power, const FrequencyGrid
 {
     std::vector<Peak> peaks;
     const std::size_t n = power.size();
-    for (std::size_t i = 0; i < n; ++i) {
-        const double p = power[i];
-        if (!std::isfinite(p))
-            continue;
-        // A plateau counts once, at its first point.
-        const bool left = i == 0 || p > power[i - 1];
-        const bool right = i + 1 == n || p >= power[i + 1];
-        if (left && right)
-            peaks.push_back({(long long)i, grid.frequency((long long)i), p});
-    }
+    for (std::size_t i = 0; i < n; ++i)
+        if (math::spectrumIsPeak(power.data(), (long long)i, (long long)n))
+            peaks.push_back({(long long)i, grid.frequency((long long)i), power[i]});
     const std::size_t keep = std::min(peaks.size(), std::size_t(std::max(0, k)));
     std::partial_sort(peaks.begin(), peaks.begin() + keep, peaks.end(),
-                      [](const Peak& a, const Peak& b) { return a.power > b.power; });
+                      [](const Peak& a, const Peak& b) {
+                          return math::spectrumPeakBefore(a.power, a.index, b.power, b.index);
+                      });
     peaks.resize(keep);
     return peaks;
 }

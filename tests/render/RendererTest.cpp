@@ -1,6 +1,7 @@
 #include "warpscope/gpu/Backend.h"
 #include "warpscope/ui/FieldRenderer.h"
 #include "warpscope/ui/HeadlessGl.h"
+#include "warpscope/ui/SpectrumRenderer.h"
 
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>
@@ -262,6 +263,86 @@ TEST_F(RendererTest, CudaHostCopyFillsTheGlBuffer)
     p.nx = 640;
     p.ny = 480;
     expectGlBufferMatchesCpu(*cuda.backend, p);
+}
+
+// The periodogram's line, computed by one backend and written by another into the renderer's
+// vertex buffer: poisoned first, then every float must equal the spectrum's own decimation,
+// and the drawn line shows.
+void expectSpectrumLineInGl(gpu::Backend& computing, gpu::Backend& backend, ui::HeadlessGl& gl)
+{
+    const gpu::TimeSeries series = gpu::syntheticSeries({});
+    gpu::PeriodogramOptions options;
+    options.grid = gpu::autoFrequencyGrid(series);
+    options.grid.count = 200003;
+    options.grid.df /= 40.0;
+    std::shared_ptr<const gpu::Spectrum> spectrum;
+    const gpu::Status computed = computing.computeSpectrum(series, options, spectrum);
+    ASSERT_TRUE(computed.ok()) << computed.message();
+    ui::SpectrumRenderer renderer;
+    ASSERT_TRUE(renderer.initialize().ok());
+    for (const int columns : {gl.width(), 77, gl.width()}) {
+        ASSERT_TRUE(renderer.reserve(columns).ok());
+        const gpu::GlVertexBuffer target = renderer.vertexBuffer();
+        std::vector<float> poison(target.floats, -12345.0f);
+        glBindBuffer(GL_COPY_WRITE_BUFFER, target.id);
+        glBufferSubData(GL_COPY_WRITE_BUFFER, 0, GLsizeiptr(poison.size() * 4), poison.data());
+        const gpu::SpectrumAxis axis{
+            options.grid.fmin, options.grid.fmax(), false, false, 1.0, columns};
+        const gpu::Status filled = backend.fillSpectrum(*spectrum, axis, target);
+        ASSERT_TRUE(filled.ok()) << filled.message();
+        glFinish();
+        const std::size_t floats = std::size_t(columns) * gpu::kSpectrumFloatsPerColumn;
+        std::vector<float> line(floats);
+        glBindBuffer(GL_COPY_READ_BUFFER, target.id);
+        glGetBufferSubData(GL_COPY_READ_BUFFER, 0, GLsizeiptr(floats * 4), line.data());
+        glBindBuffer(GL_COPY_READ_BUFFER, 0);
+        std::vector<float> expected(floats);
+        ASSERT_TRUE(spectrum->decimate(axis, expected).ok());
+        for (std::size_t i = 0; i < floats; ++i)
+            ASSERT_EQ(line[i], expected[i]) << "float " << i << " of " << columns << " columns";
+
+        gl.bindFramebuffer();
+        glClearColor(0, 0, 0, 1);
+        glClear(GL_COLOR_BUFFER_BIT);
+        renderer.draw(columns, 0.0, spectrum->maxPower(), {0, 0, columns, gl.height()},
+                      {1, 1, 1, 1});
+        const std::vector<std::uint8_t> pixels = gl.readPixels();
+        std::size_t lit = 0;
+        for (std::size_t i = 0; i < pixels.size(); i += 4)
+            lit += pixels[i] > 128;
+        EXPECT_GT(lit, std::size_t(columns)) << "the line is not drawn";
+    }
+    backend.forgetGlBuffer(renderer.vertexBuffer().id);
+    renderer.release();
+}
+
+TEST_F(RendererTest, CpuSpectrumLineIsUploaded)
+{
+    auto cpu = gpu::createBackend(gpu::BackendKind::Cpu, {true, false});
+    expectSpectrumLineInGl(*cpu.backend, *cpu.backend, *m_gl);
+}
+
+TEST_F(RendererTest, CudaSpectrumLineIsWrittenThroughInterop)
+{
+    auto cuda = gpu::createBackend(gpu::BackendKind::Cuda, {true, false});
+    if (!cuda.backend)
+        GTEST_SKIP() << cuda.reason;
+    EXPECT_EQ(cuda.backend->displayPath(), gpu::DisplayPath::Interop);
+    expectSpectrumLineInGl(*cuda.backend, *cuda.backend, *m_gl);
+}
+
+TEST_F(RendererTest, CudaSpectrumFromTheWorkersBackendIsDrawnThroughInterop)
+{
+    // The workspace computes on a worker thread's backend (no GL) and draws with the view's.
+    auto worker = gpu::createBackend(gpu::BackendKind::Cuda);
+    auto view = gpu::createBackend(gpu::BackendKind::Cuda, {true, false});
+    if (!worker.backend || !view.backend)
+        GTEST_SKIP() << worker.reason;
+    expectSpectrumLineInGl(*worker.backend, *view.backend, *m_gl);
+    // A CPU spectrum reaches the same buffer by upload, and a CUDA one a CPU view draws.
+    auto cpu = gpu::createBackend(gpu::BackendKind::Cpu, {true, false});
+    expectSpectrumLineInGl(*cpu.backend, *view.backend, *m_gl);
+    expectSpectrumLineInGl(*worker.backend, *cpu.backend, *m_gl);
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include "warpscope/ui/NumberField.h"
 #include "warpscope/ui/ParametersPanel.h"
 #include "warpscope/ui/PeriodogramWorkspace.h"
+#include "warpscope/ui/SpectrumView.h"
 #include "warpscope/ui/StreamsLabPanel.h"
 #include "warpscope/ui/SweepDialog.h"
 #include "warpscope/ui/TimelinePanel.h"
@@ -499,7 +500,7 @@ private slots:
         m_window->resize(1600, 1100); // room for the plot to resolve its peaks
         m_window->showPeriodogram();
         QVERIFY(waitForPeriodogram());
-        QVERIFY2(!periodogram()->power().empty(), qPrintable(periodogram()->errorText()));
+        QVERIFY2(periodogram()->spectrum(), qPrintable(periodogram()->errorText()));
         QVERIFY(!periodogram()->peaks().empty());
         QVERIFY(std::abs(1.0 / periodogram()->peaks()[0].frequency - 7.3) < 0.1);
         auto* fap = periodogram()->findChild<QLabel*>("falseAlarm");
@@ -511,11 +512,10 @@ private slots:
         QVERIFY2(periodogram()->foldPlot()->xAxis->label().contains(period.left(5)),
                  qPrintable(periodogram()->foldPlot()->xAxis->label()));
         // Clicking the highest peak on the plot folds at it again.
-        QCustomPlot* plot = periodogram()->periodogramPlot();
+        ui::SpectrumView* view = periodogram()->spectrumView();
         const gpu::Peak& top = periodogram()->peaks()[0];
-        const QPoint at(int(plot->xAxis->coordToPixel(top.frequency)),
-                        int(plot->yAxis->coordToPixel(top.power)));
-        QTest::mouseClick(plot, Qt::LeftButton, {}, at);
+        const QPoint at(int(view->xPixel(top.frequency)), int(view->yPixel(top.power)));
+        QTest::mouseClick(view, Qt::LeftButton, {}, at);
         QCOMPARE(table->currentRow(), 0);
     }
 
@@ -523,19 +523,64 @@ private slots:
     {
         m_window->showPeriodogram();
         QVERIFY(waitForPeriodogram());
-        const QImage before = periodogram()->periodogramPlot()->grab().toImage();
+        const QImage before = periodogram()->spectrumView()->grabFramebuffer();
         auto* normalization = periodogram()->findChild<QComboBox*>("normalization");
         normalization->setCurrentIndex(3); // psd
         QVERIFY(waitForPeriodogram());
-        const QImage after = periodogram()->periodogramPlot()->grab().toImage();
+        const QImage after = periodogram()->spectrumView()->grabFramebuffer();
         QVERIFY(differingPixels(before, after) > 100);
+    }
+
+    // A million frequencies across a few hundred pixels: the line comes from the GL vertex
+    // buffer, two vertices a pixel column, and still reaches the top of the highest peak.
+    // Zooming in redraws it from the same spectrum.
+    void spectrumLineKeepsPeaksAndZooms()
+    {
+        m_window->resize(1400, 1000);
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        for (QComboBox* box : periodogram()->findChildren<QComboBox*>())
+            if (box->count() == 2 && box->itemText(1) == "Manual")
+                box->setCurrentIndex(1);
+        auto* count = periodogram()->findChild<QLineEdit*>("frequencyCount");
+        count->setText("1000000");
+        QMetaObject::invokeMethod(count, "editingFinished");
+        QVERIFY(waitForPeriodogram());
+        QTRY_VERIFY(periodogram()->spectrum() &&
+                    periodogram()->spectrum()->grid().count == 1000000);
+        ui::SpectrumView* view = periodogram()->spectrumView();
+        const QImage image = view->grabFramebuffer();
+        QVERIFY2(view->errorText().isEmpty(), qPrintable(view->errorText()));
+        const gpu::Peak top = periodogram()->spectrum()->peaks().at(0);
+        const qreal ratio = image.devicePixelRatio();
+        const int x = int(view->xPixel(top.frequency) * ratio);
+        const int peakY = int(view->yPixel(top.power) * ratio);
+        // The line's blue, in the peak's column or its neighbours, within 3 px of its top.
+        auto lineAt = [&](int px, int py) {
+            const QColor c = image.pixelColor(px, py);
+            return c.blue() > 150 && c.red() < 120 && c.green() < 160;
+        };
+        bool reached = false;
+        for (int dx = -1; dx <= 1 && !reached; ++dx)
+            for (int y = peakY - 3; y <= peakY + 3 && !reached; ++y)
+                reached = lineAt(x + dx, y);
+        QVERIFY2(reached, "the highest peak is not drawn at its height");
+        const auto [lo, hi] = view->xRange();
+        QWheelEvent wheel(QPointF(view->width() / 2.0, view->height() / 2.0),
+                          view->mapToGlobal(QPointF(view->width() / 2.0, view->height() / 2.0)),
+                          QPoint(), QPoint(0, 480), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase,
+                          false);
+        QApplication::sendEvent(view, &wheel);
+        QVERIFY(view->xRange().second - view->xRange().first < 0.7 * (hi - lo));
+        const QImage zoomed = view->grabFramebuffer();
+        QVERIFY(differingPixels(image, zoomed) > 100);
     }
 
     void badGridIsExplainedAtTheField()
     {
         m_window->showPeriodogram();
         QVERIFY(waitForPeriodogram());
-        const std::vector<double> kept = periodogram()->power();
+        const auto kept = periodogram()->spectrum();
         auto* mode = periodogram()->findChildren<QComboBox*>().at(0);
         for (QComboBox* box : periodogram()->findChildren<QComboBox*>())
             if (box->count() == 2 && box->itemText(1) == "Manual")
@@ -548,7 +593,7 @@ private slots:
         QVERIFY(fmin->styleSheet().contains("border"));
         QVERIFY2(periodogram()->errorText().contains("minimum frequency"),
                  qPrintable(periodogram()->errorText()));
-        QCOMPARE(periodogram()->power(), kept); // the last good periodogram stays
+        QCOMPARE(periodogram()->spectrum(), kept); // the last good periodogram stays
         fmin->setText("0.01");
         QMetaObject::invokeMethod(fmin, "editingFinished");
         QVERIFY(waitForPeriodogram());
@@ -576,8 +621,9 @@ private slots:
         QMetaObject::invokeMethod(grid, "editingFinished");
         QVERIFY(waitForPeriodogram());
         QVERIFY(periodogram()->errorText().isEmpty());
-        const auto& power = periodogram()->power();
+        const std::vector<double> power = periodogram()->readPower();
         QVERIFY(!std::isnan(power[1023]) && std::isnan(power[1024]));
+        QCOMPARE(periodogram()->spectrum()->nonFinite(), 5001 - 1024);
         QVERIFY2(periodogram()->launchText().contains("1024 of 5001 frequencies"),
                  qPrintable(periodogram()->launchText()));
         QTest::mouseClick(periodogram()->findChild<QPushButton*>("periodogramAuto"),
@@ -596,7 +642,7 @@ private slots:
         periodogram()->openFile(WARPSCOPE_FIXTURE_DIR "/periodogram/series_B.csv");
         QVERIFY(waitForPeriodogram());
         QCOMPARE(periodogram()->series().t.size(), 200u);
-        QVERIFY(!periodogram()->power().empty());
+        QVERIFY(periodogram()->spectrum());
         QTemporaryDir dir;
         const QString bad = dir.filePath("bad.csv");
         QFile f(bad);
@@ -612,7 +658,7 @@ private slots:
         QCOMPARE(periodogram()->exportCsv(csv), QString());
         QFile out(csv);
         QVERIFY(out.open(QIODevice::ReadOnly));
-        QCOMPARE(out.readAll().count('\n'), qsizetype(periodogram()->power().size() + 1));
+        QCOMPARE(out.readAll().count('\n'), qsizetype(periodogram()->readPower().size() + 1));
         QVERIFY(!periodogram()->exportCsv("/nonexistent/p.csv").isEmpty());
     }
 

@@ -1,6 +1,6 @@
 #include "warpscope/ui/FieldRenderer.h"
 
-#include "Resources.h"
+#include "GlProgram.h"
 
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>
@@ -10,38 +10,6 @@
 
 namespace warpscope::ui {
 namespace {
-
-gpu::Status compile(GLenum type, std::string_view source, GLuint& shader)
-{
-    shader = glCreateShader(type);
-    const char* text = source.data();
-    const GLint length = GLint(source.size());
-    glShaderSource(shader, 1, &text, &length);
-    glCompileShader(shader);
-    GLint ok = 0;
-    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-    if (ok)
-        return gpu::Status::success();
-    char log[2048] = {};
-    glGetShaderInfoLog(shader, sizeof log, nullptr, log);
-    glDeleteShader(shader);
-    shader = 0;
-    return gpu::Status::failure(std::string("Shader compilation failed: ") + log);
-}
-
-std::string glErrorText(GLenum error)
-{
-    switch (error) {
-    case GL_OUT_OF_MEMORY:
-        return "out of memory";
-    case GL_INVALID_VALUE:
-        return "invalid value";
-    case GL_INVALID_OPERATION:
-        return "invalid operation";
-    default:
-        return "error " + std::to_string(error);
-    }
-}
 
 // A buffer object of `bytes` (filled from data, if given) and a buffer texture that reads it
 // as format. Returns the GL error, if any.
@@ -74,31 +42,8 @@ void deleteBufferTexture(unsigned& buffer, unsigned& texture)
 
 gpu::Status FieldRenderer::initialize()
 {
-    const std::string_view vert = embeddedResource("field.vert");
-    const std::string_view frag = embeddedResource("field.frag");
-    if (vert.empty() || frag.empty())
-        return gpu::Status::failure("The field shaders are missing from this build");
-    GLuint vs = 0, fs = 0;
-    if (gpu::Status s = compile(GL_VERTEX_SHADER, vert, vs); !s)
+    if (gpu::Status s = buildProgram("field.vert", "field.frag", m_program); !s)
         return s;
-    if (gpu::Status s = compile(GL_FRAGMENT_SHADER, frag, fs); !s) {
-        glDeleteShader(vs);
-        return s;
-    }
-    m_program = glCreateProgram();
-    glAttachShader(m_program, vs);
-    glAttachShader(m_program, fs);
-    glLinkProgram(m_program);
-    glDeleteShader(vs);
-    glDeleteShader(fs);
-    GLint linked = 0;
-    glGetProgramiv(m_program, GL_LINK_STATUS, &linked);
-    if (!linked) {
-        char log[2048] = {};
-        glGetProgramInfoLog(m_program, sizeof log, nullptr, log);
-        release();
-        return gpu::Status::failure(std::string("Shader linking failed: ") + log);
-    }
     m_locField = glGetUniformLocation(m_program, "u_field");
     m_locColormap = glGetUniformLocation(m_program, "u_colormap");
     m_locDims = glGetUniformLocation(m_program, "u_dims");

@@ -3,6 +3,7 @@
 #include "Style.h"
 #include "WorkerBackend.h"
 #include "warpscope/gpu/TraceExport.h"
+#include "warpscope/ui/SpectrumView.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -204,15 +205,8 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     scroll->setWidgetResizable(true);
     scroll->setMinimumWidth(320);
 
-    m_plot = new QCustomPlot(this);
-    m_plot->setObjectName("periodogramPlot");
-    m_plot->addGraph();
-    m_plot->graph(0)->setPen(QPen(QColor(0x25, 0x63, 0xeb), 1.0));
-    m_plot->graph(0)->setAdaptiveSampling(true);
-    m_plot->yAxis->setLabel(tr("power"));
-    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
-    m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
+    m_view = new SpectrumView(backend, m_timeline, this);
+    m_view->setObjectName("periodogramView");
     m_fold = new QCustomPlot(this);
     m_fold->setObjectName("foldPlot");
     m_fold->addGraph();
@@ -250,14 +244,14 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     auto* top = new QWidget(this);
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
-    topLayout->addWidget(m_plot, 1);
+    topLayout->addWidget(m_view, 1);
     topLayout->addWidget(m_status);
     topLayout->addWidget(m_error);
     right->addWidget(top);
     right->addWidget(lower);
     right->setStretchFactor(0, 3);
     right->setStretchFactor(1, 2);
-    m_plot->setMinimumHeight(220);
+    m_view->setMinimumHeight(220);
     auto* layout = new QHBoxLayout(this);
     layout->addWidget(scroll);
     layout->addWidget(right, 1);
@@ -296,12 +290,8 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     m_fmin->setEnabled(false);
     m_fmax->setEnabled(false);
     m_count->setEnabled(false);
-    connect(m_plot, &QCustomPlot::mousePress, this,
-            [this](QMouseEvent* event) { m_pressAt = event->position(); });
-    connect(m_plot, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* event) {
-        if ((event->position() - m_pressAt).manhattanLength() < 4) // a click, not a drag
-            clickPlot(event->position());
-    });
+    connect(m_view, &SpectrumView::clicked, this, &PeriodogramWorkspace::clickPlot);
+    connect(m_view, &SpectrumView::message, this, &PeriodogramWorkspace::message);
     connect(m_peakTable, &QTableWidget::currentCellChanged, this,
             [this](int row) { showFold(row); });
     connect(&m_job, &QFutureWatcher<Result>::finished, this, &PeriodogramWorkspace::onComputed);
@@ -313,7 +303,7 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
             return;
         const QString fold =
             QFileInfo(path).path() + "/" + QFileInfo(path).completeBaseName() + "-folded.png";
-        if (!m_plot->savePng(path) || !m_fold->savePng(fold))
+        if (!m_view->grabFramebuffer().save(path, "PNG") || !m_fold->savePng(fold))
             setError(tr("Could not write %1").arg(path));
         else
             emit message(tr("Saved %1 and %2").arg(path, fold));
@@ -511,16 +501,9 @@ void PeriodogramWorkspace::start(Request request)
         if (!result.status)
             return result;
         result.device = m_backend->deviceName();
-        result.grid = request.options.grid;
-        try {
-            result.power.resize(std::size_t(request.options.grid.count));
-        } catch (const std::bad_alloc&) {
-            result.status = gpu::Status::failure("Out of host memory for the periodogram");
-            return result;
-        }
         const auto t0 = std::chrono::steady_clock::now();
-        result.status = m_backend->computePeriodogram(request.series, request.options,
-                                                      std::span<double>(result.power));
+        result.status =
+            m_backend->computeSpectrum(request.series, request.options, result.spectrum);
         result.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();
         result.timeline = m_backend->collectTimeline();
@@ -545,8 +528,8 @@ void PeriodogramWorkspace::onComputed()
         m_status->clear();
         return;
     }
-    m_power = std::move(result.power);
-    m_grid = result.grid;
+    m_spectrum = std::move(result.spectrum);
+    m_grid = m_spectrum->grid();
     m_deviceInfo = result.deviceInfo;
     m_suggestedBlock = result.occupancy.suggestedBlock;
     const gpu::Occupancy& t = result.occupancy.theoretical;
@@ -564,13 +547,16 @@ void PeriodogramWorkspace::onComputed()
                                 .arg(result.occupancy.api->activeBlocksPerSm);
     launchText += tr(". %1 of %2 frequencies evaluated.").arg(covered).arg(m_grid.count);
     m_launchInfo->setText(launchText);
-    m_status->setText(tr("%1 points, %2 frequencies from %3 to %4, in %5 ms on %6")
+    m_status->setText(tr("%1 points, %2 frequencies from %3 to %4, in %5 ms (kernel %6 ms) on "
+                         "%7; drawn through %8")
                           .arg(m_series.t.size())
                           .arg(m_grid.count)
                           .arg(m_grid.fmin, 0, 'g', 4)
                           .arg(m_grid.fmax(), 0, 'g', 4)
                           .arg(result.ms, 0, 'f', 1)
-                          .arg(QString::fromStdString(result.device)));
+                          .arg(m_spectrum->computeMs(), 0, 'f', 2)
+                          .arg(QString::fromStdString(result.device))
+                          .arg(m_view->pathText()));
     replot();
     showPeaks();
 }
@@ -579,32 +565,21 @@ void PeriodogramWorkspace::replot()
 {
     const bool period = m_xAxis->currentIndex() == 1;
     const double scale = m_frequencyUnit->currentIndex() == 1 ? 2.0 * std::numbers::pi : 1.0;
-    QVector<double> x(qsizetype(m_power.size())), y(qsizetype(m_power.size()));
-    for (std::size_t k = 0; k < m_power.size(); ++k) {
-        const double f = m_grid.frequency((long long)k);
-        const std::size_t at = period ? m_power.size() - 1 - k : k; // keys must ascend
-        x[qsizetype(at)] = period ? 1.0 / f : f * scale;
-        y[qsizetype(at)] = m_power[k];
-    }
-    m_plot->graph(0)->setData(x, y, true);
-    m_plot->xAxis->setLabel(period ? tr("period")
-                                   : (scale > 1.0 ? tr("angular frequency ω (rad per unit time)")
-                                                  : tr("frequency f (cycles per unit time)")));
-    m_plot->xAxis->setScaleType(m_logX->isChecked() ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-    if (m_logX->isChecked())
-        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
-    else
-        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
-    m_plot->yAxis->setLabel(
+    m_view->setAxis(period, m_logX->isChecked(), scale,
+                    period ? tr("period")
+                           : (scale > 1.0 ? tr("angular frequency ω (rad per unit time)")
+                                          : tr("frequency f (cycles per unit time)")));
+    m_view->setYLabel(
         tr("power (%1)")
             .arg(QString::fromUtf8(gpu::normalizationName(m_shownOptions.normalization))));
-    m_plot->rescaleAxes();
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    m_view->setSpectrum(m_spectrum);
 }
 
 void PeriodogramWorkspace::showPeaks()
 {
-    m_peaks = gpu::topPeaks(m_power, m_grid, kPeaks);
+    m_peaks = m_spectrum ? m_spectrum->peaks() : std::vector<gpu::Peak>{};
+    if (m_peaks.size() > std::size_t(kPeaks))
+        m_peaks.resize(kPeaks);
     m_peakTable->setRowCount(int(m_peaks.size()));
     for (int i = 0; i < int(m_peaks.size()); ++i) {
         const gpu::Peak& p = m_peaks[std::size_t(i)];
@@ -634,6 +609,7 @@ void PeriodogramWorkspace::showPeaks()
 
 void PeriodogramWorkspace::showFold(int peak)
 {
+    m_view->setPeaks(m_peaks, peak);
     if (peak < 0 || peak >= int(m_peaks.size())) {
         m_fold->graph(0)->data()->clear();
         m_fold->graph(1)->data()->clear();
@@ -668,15 +644,12 @@ void PeriodogramWorkspace::showFold(int peak)
 
 void PeriodogramWorkspace::clickPlot(const QPointF& pos)
 {
-    const bool period = m_xAxis->currentIndex() == 1;
-    const double scale = m_frequencyUnit->currentIndex() == 1 ? 2.0 * std::numbers::pi : 1.0;
     int best = -1;
     double bestScore = 12.0; // pixels
     for (int i = 0; i < int(m_peaks.size()); ++i) {
         const gpu::Peak& p = m_peaks[std::size_t(i)];
-        const double x =
-            m_plot->xAxis->coordToPixel(period ? 1.0 / p.frequency : p.frequency * scale);
-        const double y = m_plot->yAxis->coordToPixel(p.power);
+        const double x = m_view->xPixel(p.frequency);
+        const double y = m_view->yPixel(p.power);
         // Anywhere on a peak's stem counts; above its top, the distance grows. Within a pixel
         // the taller peak wins (peaks are sorted tallest first).
         const double score = std::hypot(x - pos.x(), std::max(0.0, y - pos.y())) + 0.01 * i;
@@ -719,13 +692,33 @@ QString PeriodogramWorkspace::errorText() const
     return m_error->text();
 }
 
+std::vector<double> PeriodogramWorkspace::readPower() const
+{
+    std::vector<double> power;
+    if (!m_spectrum)
+        return power;
+    try {
+        power.resize(std::size_t(m_spectrum->grid().count));
+    } catch (const std::bad_alloc&) {
+        return {};
+    }
+    if (!m_spectrum->read(power))
+        power.clear();
+    return power;
+}
+
 QString PeriodogramWorkspace::exportCsv(const QString& path) const
 {
+    if (!m_spectrum)
+        return tr("There is no periodogram to export yet");
+    const std::vector<double> power = readPower();
+    if (power.empty())
+        return tr("Could not copy the periodogram to host memory for export");
     std::string text = "frequency,period,power\n";
     char line[96];
-    for (std::size_t k = 0; k < m_power.size(); ++k) {
+    for (std::size_t k = 0; k < power.size(); ++k) {
         const double f = m_grid.frequency((long long)k);
-        std::snprintf(line, sizeof line, "%.17g,%.17g,%.17g\n", f, 1.0 / f, m_power[k]);
+        std::snprintf(line, sizeof line, "%.17g,%.17g,%.17g\n", f, 1.0 / f, power[k]);
         text += line;
     }
     const gpu::Status s = gpu::writeTextFile(path.toStdString(), text);

@@ -4,6 +4,7 @@
 #include "DistancePlan.h"
 #include "GlUpload.h"
 #include "PeriodogramPlan.h"
+#include "SpectrumSupport.h"
 #include "StreamsLabSupport.h"
 #include "math/LombScargle.h"
 
@@ -444,6 +445,32 @@ Status CpuBackend::computePeriodogram(const TimeSeries& series, const Periodogra
     m_lastMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return Status::success();
+}
+
+Status CpuBackend::computeSpectrum(const TimeSeries& series, const PeriodogramOptions& options,
+                                   std::shared_ptr<const Spectrum>& spectrum)
+{
+    std::vector<double> power;
+    try {
+        power.resize(std::size_t(std::max(0LL, options.grid.count)));
+    } catch (const std::bad_alloc&) {
+        return Status::failure("Out of host memory for the periodogram");
+    }
+    if (Status s = computePeriodogram(series, options, power); !s)
+        return s;
+    try {
+        spectrum = std::make_shared<HostSpectrum>(std::move(power), options.grid, *m_lastMs);
+    } catch (const std::bad_alloc&) {
+        return Status::failure("Out of host memory for the periodogram's peaks");
+    }
+    return Status::success();
+}
+
+Status CpuBackend::fillSpectrum(const Spectrum& spectrum, const SpectrumAxis& axis,
+                                const GlVertexBuffer& target)
+{
+    const ScopedHostSpan span(m_timeline.get(), workerLane(0), "periodogram line");
+    return uploadSpectrum(spectrum, axis, target);
 }
 
 void CpuBackend::setTimeline(std::shared_ptr<Timeline> timeline, const std::string& role)

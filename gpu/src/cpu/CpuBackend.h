@@ -30,6 +30,10 @@ public:
     Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) override;
     Status computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
                               std::span<double> power) override;
+    Status computeSpectrum(const TimeSeries& series, const PeriodogramOptions& options,
+                           std::shared_ptr<const Spectrum>& spectrum) override;
+    Status fillSpectrum(const Spectrum& spectrum, const SpectrumAxis& axis,
+                        const GlVertexBuffer& target) override;
     KernelOccupancy lessonOccupancy(Precision precision, long long blockThreads) override;
     KernelOccupancy periodogramOccupancy(Precision precision, long long blockThreads) override;
     Status fillLesson(const DistanceParams& params, const LessonLaunch& lesson,

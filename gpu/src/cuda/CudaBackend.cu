@@ -1,12 +1,15 @@
 #include "BackendInternal.h"
 #include "GlUpload.h"
 #include "PeriodogramPlan.h"
+#include "SpectrumSupport.h"
 #include "StreamsLabSupport.h"
 #include "cuda/CudaCheck.h"
 #include "cuda/CudaSpanRecorder.h"
+#include "cuda/CudaSpectrum.h"
 #include "cuda/DistanceKernel.cuh"
 #include "cuda/LessonKernel.cuh"
 #include "cuda/PeriodogramKernel.cuh"
+#include "cuda/SpectrumKernels.cuh"
 #include "cuda/StreamsLabKernels.cuh"
 
 #define GL_GLEXT_PROTOTYPES
@@ -57,6 +60,10 @@ public:
     Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) override;
     Status computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
                               std::span<double> power) override;
+    Status computeSpectrum(const TimeSeries& series, const PeriodogramOptions& options,
+                           std::shared_ptr<const Spectrum>& spectrum) override;
+    Status fillSpectrum(const Spectrum& spectrum, const SpectrumAxis& axis,
+                        const GlVertexBuffer& target) override;
     KernelOccupancy lessonOccupancy(Precision precision, long long blockThreads) override
     {
         return kernelOccupancy(lessonKernelSymbol(precision == Precision::Float64), blockThreads);
@@ -107,9 +114,17 @@ private:
     template <typename Op>
     Status recorded(cudaStream_t stream, int lane, SpanKind kind, std::string name,
                     std::uint64_t bytes, Op&& op);
+    // Checks the request and that count powers fit beside the series, then computes them into
+    // devicePower (device memory) on the backend's stream, without waiting.
+    Status queuePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
+                            std::size_t outputSize, double* devicePower, std::size_t heldBytes);
     template <typename T>
     Status runPeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
-                          std::span<double> power);
+                          double* devicePower, std::size_t heldBytes);
+    // Maps a GL buffer of `bytes` on the backend's stream, runs write(pointer) and unmaps it,
+    // even after a failure, each step a span.
+    template <typename Write>
+    Status writeThroughInterop(unsigned int buffer, std::size_t bytes, Write&& write);
     // Allocates and fills the streams lab's host arrays, unless the last run's still fit.
     Status prepareLabHost(const StreamsLabConfig& config);
     void releaseLabHost();
@@ -422,8 +437,19 @@ Status CudaBackend::fillDistance(const DistanceParams& params, const GlBuffer& t
         return uploadToGlBuffer(target.id, static_cast<const float*>(m_pinned.pointer), count);
     }
 
+    if (Status s = writeThroughInterop(
+            target.id, count * sizeof(float),
+            [&](void* pointer) { return runTimed(params, static_cast<float*>(pointer)); });
+        !s)
+        return s;
+    return queueStatsReadback();
+}
+
+template <typename Write>
+Status CudaBackend::writeThroughInterop(unsigned int buffer, std::size_t bytes, Write&& write)
+{
     cudaGraphicsResource_t resource = nullptr;
-    if (Status s = registration(target.id, count * sizeof(float), resource); !s)
+    if (Status s = registration(buffer, bytes, resource); !s)
         return s;
     {
         const ScopedHostSpan span(m_recorder.timeline(), m_hostLane, "cudaGraphicsMapResources");
@@ -442,10 +468,10 @@ Status CudaBackend::fillDistance(const DistanceParams& params, const GlBuffer& t
     Status status =
         cudaStatus(cudaGraphicsResourceGetMappedPointer(&pointer, &mappedBytes, resource),
                    "cudaGraphicsResourceGetMappedPointer");
-    if (status && mappedBytes < count * sizeof(float))
-        status = Status::failure("The mapped OpenGL buffer is smaller than the field");
+    if (status && mappedBytes < bytes)
+        status = Status::failure("The mapped OpenGL buffer is smaller than its contents");
     if (status)
-        status = runTimed(params, static_cast<float*>(pointer));
+        status = write(pointer);
     // Unmap even after a failure, so GL can use the buffer again.
     Status unmapped;
     {
@@ -455,11 +481,30 @@ Status CudaBackend::fillDistance(const DistanceParams& params, const GlBuffer& t
                               "cudaGraphicsUnmapResources");
         });
     }
-    if (!status)
-        return status;
-    if (!unmapped)
-        return unmapped;
-    return queueStatsReadback();
+    return status ? unmapped : status;
+}
+
+Status CudaBackend::fillSpectrum(const Spectrum& spectrum, const SpectrumAxis& axis,
+                                 const GlVertexBuffer& target)
+{
+    if (Status s = checkDecimation(axis, target.floats); !s)
+        return s;
+    const auto* resident = dynamic_cast<const CudaSpectrum*>(&spectrum);
+    if (m_path != DisplayPath::Interop || !resident || resident->device() != m_device) {
+        const ScopedHostSpan span(m_recorder.timeline(), m_hostLane, "periodogram line upload");
+        return uploadSpectrum(spectrum, axis, target);
+    }
+    WS_CUDA_TRY(cudaSetDevice(m_device));
+    const std::size_t bytes = target.floats * sizeof(float);
+    return writeThroughInterop(target.id, bytes, [&](void* pointer) {
+        return recorded(m_stream, m_streamLane, SpanKind::Kernel, "periodogram line", 0, [&] {
+            const Status launched = cudaStatus(
+                launchSpectrumColumns(resident->power(), spectrumMapping(spectrum.grid(), axis),
+                                      static_cast<float*>(pointer), m_stream),
+                "Launching the periodogram line kernel");
+            return launched ? resident->markUse(m_stream) : launched;
+        });
+    });
 }
 
 void CudaBackend::forgetGlBuffer(unsigned int bufferId)
@@ -566,7 +611,7 @@ Status CudaBackend::medianEventTime(Launch&& launch, int repetitions, double& me
 
 template <typename T>
 Status CudaBackend::runPeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
-                                   std::span<double> power)
+                                   double* devicePower, std::size_t heldBytes)
 {
     const PeriodogramPlan<T> plan = makePeriodogramPlan<T>(series, options);
     const std::size_t n = plan.t.size();
@@ -576,7 +621,7 @@ Status CudaBackend::runPeriodogram(const TimeSeries& series, const PeriodogramOp
     const std::size_t powerBytes = count * sizeof(double);
     std::size_t freeBytes = 0, totalBytes = 0;
     WS_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
-    freeBytes += m_series.bytes + m_power.bytes;
+    freeBytes += m_series.bytes + heldBytes;
     if (seriesBytes + powerBytes > freeBytes)
         return Status::failure("The periodogram needs " +
                                std::to_string((seriesBytes + powerBytes) >> 20) +
@@ -584,8 +629,11 @@ Status CudaBackend::runPeriodogram(const TimeSeries& series, const PeriodogramOp
                                " MiB are free on " + m_info.name + ". Use fewer frequencies.");
     if (Status s = grow(m_series, seriesBytes); !s)
         return s;
-    if (Status s = grow(m_power, powerBytes); !s)
-        return s;
+    if (!devicePower) {
+        if (Status s = grow(m_power, powerBytes); !s)
+            return s;
+        devicePower = static_cast<double*>(m_power.pointer);
+    }
     std::vector<unsigned char> staging(seriesBytes);
     unsigned char* at = staging.data();
     auto put = [&at](const void* data, std::size_t bytes) {
@@ -622,7 +670,6 @@ Status CudaBackend::runPeriodogram(const TimeSeries& series, const PeriodogramOp
     args.psdScale = plan.psdScale;
     args.normalization = plan.normalization;
     args.fitMean = plan.fitMean;
-    auto* devicePower = static_cast<double*>(m_power.pointer);
     WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
     const int token = m_recorder.begin(m_stream, m_streamLane, SpanKind::Kernel, "periodogram", 0,
                                        std::to_string(n) + " samples x " + std::to_string(count) +
@@ -638,10 +685,37 @@ Status CudaBackend::runPeriodogram(const TimeSeries& series, const PeriodogramOp
     m_recorder.end(token, m_stream);
     WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
     m_timingPending = true;
+    return Status::success();
+}
+
+Status CudaBackend::queuePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
+                                     std::size_t outputSize, double* devicePower,
+                                     std::size_t heldBytes)
+{
+    if (Status s = checkPeriodogram(series, options, outputSize, m_info); !s)
+        return s;
+    if (options.cancel && options.cancel->load())
+        return Status::failure("The periodogram was cancelled");
+    WS_CUDA_TRY(cudaSetDevice(m_device));
+    try {
+        return options.precision == Precision::Float64
+                   ? runPeriodogram<double>(series, options, devicePower, heldBytes)
+                   : runPeriodogram<float>(series, options, devicePower, heldBytes);
+    } catch (const std::bad_alloc&) {
+        return Status::failure("Out of host memory for the periodogram");
+    }
+}
+
+Status CudaBackend::computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
+                                       std::span<double> power)
+{
+    if (Status s = queuePeriodogram(series, options, power.size(), nullptr, m_power.bytes); !s)
+        return s;
+    const std::size_t bytes = std::size_t(options.grid.count) * sizeof(double);
     if (Status s =
-            recorded(m_stream, m_streamLane, SpanKind::CopyDeviceToHost, "power out", powerBytes,
+            recorded(m_stream, m_streamLane, SpanKind::CopyDeviceToHost, "power out", bytes,
                      [&] {
-                         return cudaStatus(cudaMemcpyAsync(power.data(), devicePower, powerBytes,
+                         return cudaStatus(cudaMemcpyAsync(power.data(), m_power.pointer, bytes,
                                                            cudaMemcpyDeviceToHost, m_stream),
                                            "Copying the periodogram to the host");
                      });
@@ -651,21 +725,31 @@ Status CudaBackend::runPeriodogram(const TimeSeries& series, const PeriodogramOp
     return Status::success();
 }
 
-Status CudaBackend::computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
-                                       std::span<double> power)
+Status CudaBackend::computeSpectrum(const TimeSeries& series, const PeriodogramOptions& options,
+                                    std::shared_ptr<const Spectrum>& spectrum)
 {
-    if (Status s = checkPeriodogram(series, options, power.size(), m_info); !s)
+    if (Status s = checkPeriodogram(series, options, std::size_t(options.grid.count), m_info); !s)
         return s;
-    if (options.cancel && options.cancel->load())
-        return Status::failure("The periodogram was cancelled");
-    WS_CUDA_TRY(cudaSetDevice(m_device));
-    try {
-        return options.precision == Precision::Float64
-                   ? runPeriodogram<double>(series, options, power)
-                   : runPeriodogram<float>(series, options, power);
-    } catch (const std::bad_alloc&) {
-        return Status::failure("Out of host memory for the periodogram");
-    }
+    std::shared_ptr<CudaSpectrum> result;
+    if (Status s = CudaSpectrum::create(m_device, options.grid, result); !s)
+        return s;
+    if (Status s =
+            queuePeriodogram(series, options, std::size_t(options.grid.count), result->power(), 0);
+        !s)
+        return s;
+    const int token = m_recorder.begin(m_stream, m_streamLane, SpanKind::Kernel, "peak search", 0,
+                                       "top " + std::to_string(kSpectrumMaxPeaks) + " peaks");
+    const Status searched = result->summarize(m_stream);
+    m_recorder.end(token, m_stream);
+    if (!searched)
+        return searched;
+    float ms = 0.0f;
+    WS_CUDA_TRY(cudaEventElapsedTime(&ms, m_start, m_stop));
+    m_timingPending = false;
+    m_lastMs = ms;
+    result->setComputeMs(ms);
+    spectrum = std::move(result);
+    return Status::success();
 }
 
 // A kernel's resources from the driver, the calculator's occupancy, the occupancy API's,

@@ -7,3 +7,13 @@
 #else
 #define WS_HD inline
 #endif
+
+namespace warpscope::gpu::math {
+
+// True for a finite value, on the host and the device alike (NaN and inf give NaN here).
+WS_HD bool isFiniteValue(double v)
+{
+    return v - v == 0.0;
+}
+
+} // namespace warpscope::gpu::math

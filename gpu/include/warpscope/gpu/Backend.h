@@ -4,6 +4,7 @@
 #include "warpscope/gpu/LaunchConfig.h"
 #include "warpscope/gpu/LaunchLesson.h"
 #include "warpscope/gpu/Periodogram.h"
+#include "warpscope/gpu/Spectrum.h"
 #include "warpscope/gpu/Status.h"
 #include "warpscope/gpu/StreamsLab.h"
 #include "warpscope/gpu/Timeline.h"
@@ -43,6 +44,14 @@ struct GlOwnerBuffer
 {
     unsigned int id = 0;
     std::size_t nodes = 0;
+};
+
+// An OpenGL buffer for a periodogram's line (gpu/Spectrum.h): room for `floats` float32
+// values, kSpectrumFloatsPerColumn a pixel column.
+struct GlVertexBuffer
+{
+    unsigned int id = 0;
+    std::size_t floats = 0;
 };
 
 struct FieldStats
@@ -123,6 +132,17 @@ public:
     // power (grid.count values), with exact sums (no approximation) in options.precision.
     virtual Status computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
                                       std::span<double> power) = 0;
+
+    // Computes the periodogram like computePeriodogram but keeps it where it was computed:
+    // in device memory on CUDA, with its peaks and range found there (only they come back).
+    virtual Status computeSpectrum(const TimeSeries& series, const PeriodogramOptions& options,
+                                   std::shared_ptr<const Spectrum>& spectrum) = 0;
+    // Writes the line of spectrum for axis into target. With interop, and a spectrum in this
+    // device's memory, CUDA decimates it straight into the mapped buffer; otherwise the
+    // vertices are made where the spectrum lives and uploaded with glBufferSubData. A GL
+    // context must be current.
+    virtual Status fillSpectrum(const Spectrum& spectrum, const SpectrumAxis& axis,
+                                const GlVertexBuffer& target) = 0;
 
     // Records every operation from now on as spans in timeline (null stops recording). GPU
     // spans are timed with CUDA events on the operation's stream and resolved later by

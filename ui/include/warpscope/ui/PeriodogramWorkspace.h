@@ -22,6 +22,8 @@ class QTableWidget;
 
 namespace warpscope::ui {
 
+class SpectrumView;
+
 // The periodogram workspace: a time series (the synthetic default, or a file opened or
 // dropped), its Lomb-Scargle periodogram on the chosen backend, the highest peaks with the
 // false-alarm probability of the first, and the data folded at a chosen peak with the fitted
@@ -44,14 +46,18 @@ public:
     bool busy() const;
 
     const gpu::TimeSeries& series() const { return m_series; }
-    const std::vector<double>& power() const { return m_power; }
+    // The periodogram shown, where it was computed (device memory on CUDA); null before the
+    // first.
+    const std::shared_ptr<const gpu::Spectrum>& spectrum() const { return m_spectrum; }
+    // Its powers, copied to the host (empty before the first).
+    std::vector<double> readPower() const;
     const gpu::FrequencyGrid& grid() const { return m_grid; }
     const std::vector<gpu::Peak>& peaks() const { return m_peaks; }
     QString launchText() const;
     // Sets the block to the occupancy API's (or calculator's) suggestion and the grid to cover.
     void chooseAutoLaunch();
     QString errorText() const;
-    QCustomPlot* periodogramPlot() const { return m_plot; }
+    SpectrumView* spectrumView() const { return m_view; }
     QCustomPlot* foldPlot() const { return m_fold; }
     // Writes frequency, period and power; returns an error message or an empty string.
     QString exportCsv(const QString& path) const;
@@ -76,8 +82,7 @@ private:
     struct Result
     {
         gpu::Status status;
-        std::vector<double> power;
-        gpu::FrequencyGrid grid;
+        std::shared_ptr<const gpu::Spectrum> spectrum;
         double ms = 0.0;
         std::string device;
         gpu::DeviceInfo deviceInfo;
@@ -111,7 +116,7 @@ private:
     gpu::LoadReport m_loadReport;
 
     gpu::TimeSeries m_series;
-    std::vector<double> m_power;
+    std::shared_ptr<const gpu::Spectrum> m_spectrum;
     gpu::FrequencyGrid m_grid;
     gpu::PeriodogramOptions m_shownOptions;
     std::vector<gpu::Peak> m_peaks;
@@ -154,9 +159,8 @@ private:
     QLabel* m_error;
     QLabel* m_fap;
     QTableWidget* m_peakTable;
-    QCustomPlot* m_plot;
+    SpectrumView* m_view;
     QCustomPlot* m_fold;
-    QPointF m_pressAt;
 };
 
 } // namespace warpscope::ui

@@ -1,0 +1,119 @@
+#include "SpectrumSupport.h"
+#include "cuda/CudaCheck.h"
+#include "cuda/CudaSpectrum.h"
+#include "cuda/SpectrumKernels.cuh"
+
+#include <algorithm>
+
+namespace warpscope::gpu {
+namespace {
+
+// Device memory for the duration of one call, freed on its stream.
+struct StreamBuffer
+{
+    void* pointer = nullptr;
+    cudaStream_t stream = nullptr;
+    ~StreamBuffer()
+    {
+        if (pointer)
+            cudaFreeAsync(pointer, stream);
+    }
+};
+
+} // namespace
+
+Status CudaSpectrum::create(int device, const FrequencyGrid& grid,
+                            std::shared_ptr<CudaSpectrum>& out)
+{
+    std::shared_ptr<CudaSpectrum> s(new CudaSpectrum);
+    s->m_device = device;
+    s->m_grid = grid;
+    WS_CUDA_TRY(cudaSetDevice(device));
+    WS_CUDA_TRY(cudaStreamCreateWithFlags(&s->m_stream, cudaStreamNonBlocking));
+    WS_CUDA_TRY(cudaEventCreateWithFlags(&s->m_lastUse, cudaEventDisableTiming));
+    int pools = 0;
+    cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device);
+    if (!pools)
+        return Status::failure("The periodogram needs stream-ordered memory (CUDA memory "
+                               "pools), which this GPU or driver lacks");
+    const std::size_t bytes = std::size_t(grid.count) * sizeof(double);
+    if (const cudaError_t e =
+            cudaMallocAsync(reinterpret_cast<void**>(&s->m_power), bytes, s->m_stream);
+        e != cudaSuccess) {
+        cudaGetLastError();
+        return Status::failure("Could not allocate " + std::to_string(bytes >> 20) +
+                               " MiB of GPU memory for the periodogram: " + cudaGetErrorString(e));
+    }
+    // Ready before another stream writes it.
+    WS_CUDA_TRY(cudaStreamSynchronize(s->m_stream));
+    out = std::move(s);
+    return Status::success();
+}
+
+CudaSpectrum::~CudaSpectrum()
+{
+    cudaSetDevice(m_device);
+    if (m_power) {
+        cudaStreamWaitEvent(m_stream, m_lastUse, 0);
+        cudaFreeAsync(m_power, m_stream);
+    }
+    if (m_lastUse)
+        cudaEventDestroy(m_lastUse);
+    if (m_stream)
+        cudaStreamDestroy(m_stream);
+}
+
+Status CudaSpectrum::markUse(cudaStream_t stream) const
+{
+    WS_CUDA_TRY(cudaEventRecord(m_lastUse, stream));
+    return Status::success();
+}
+
+Status CudaSpectrum::summarize(cudaStream_t stream)
+{
+    StreamBuffer scratch{nullptr, stream};
+    WS_CUDA_TRY(cudaMallocAsync(&scratch.pointer,
+                                spectrumSummaryScratchBytes() + sizeof(SpectrumSummary), stream));
+    auto* summary = reinterpret_cast<SpectrumSummary*>(static_cast<char*>(scratch.pointer) +
+                                                       spectrumSummaryScratchBytes());
+    WS_CUDA_TRY(launchSpectrumSummary(m_power, m_grid.count, scratch.pointer, summary, stream));
+    SpectrumSummary host{};
+    WS_CUDA_TRY(cudaMemcpyAsync(&host, summary, sizeof host, cudaMemcpyDeviceToHost, stream));
+    WS_CUDA_TRY(cudaStreamSynchronize(stream));
+    m_min = host.min;
+    m_max = host.max;
+    m_nonFinite = host.nonFinite;
+    m_peaks.clear();
+    for (int j = 0; j < host.peaks; ++j)
+        m_peaks.push_back({host.index[j], m_grid.frequency(host.index[j]), host.power[j]});
+    return Status::success();
+}
+
+Status CudaSpectrum::read(std::span<double> power) const
+{
+    if (power.size() < std::size_t(m_grid.count))
+        return Status::failure("The output is smaller than the periodogram");
+    WS_CUDA_TRY(cudaSetDevice(m_device));
+    WS_CUDA_TRY(cudaMemcpyAsync(power.data(), m_power, std::size_t(m_grid.count) * sizeof(double),
+                                cudaMemcpyDeviceToHost, m_stream));
+    WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
+    return Status::success();
+}
+
+Status CudaSpectrum::decimate(const SpectrumAxis& axis, std::span<float> vertices) const
+{
+    if (Status s = checkDecimation(axis, vertices.size()); !s)
+        return s;
+    WS_CUDA_TRY(cudaSetDevice(m_device));
+    const std::size_t bytes = std::size_t(axis.columns) * kSpectrumFloatsPerColumn * sizeof(float);
+    StreamBuffer device{nullptr, m_stream};
+    WS_CUDA_TRY(cudaMallocAsync(&device.pointer, bytes, m_stream));
+    WS_CUDA_TRY(launchSpectrumColumns(m_power, spectrumMapping(m_grid, axis),
+                                      static_cast<float*>(device.pointer), m_stream));
+    WS_CUDA_TRY(
+        cudaMemcpyAsync(vertices.data(), device.pointer, bytes, cudaMemcpyDeviceToHost, m_stream));
+    WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
+    return Status::success();
+}
+
+} // namespace warpscope::gpu

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "warpscope/gpu/Spectrum.h"
+
+#include <cuda_runtime.h>
+#include <memory>
+
+namespace warpscope::gpu {
+
+// A periodogram in device memory. It owns a stream for its own copies and frees its memory
+// stream-ordered, after the last work that read it, so dropping it never waits for the GPU.
+class CudaSpectrum final : public Spectrum
+{
+public:
+    // Allocates room for grid.count powers on device.
+    static Status create(int device, const FrequencyGrid& grid, std::shared_ptr<CudaSpectrum>& out);
+    ~CudaSpectrum() override;
+    CudaSpectrum(const CudaSpectrum&) = delete;
+    CudaSpectrum& operator=(const CudaSpectrum&) = delete;
+
+    int device() const { return m_device; }
+    double* power() const { return m_power; }
+    // Runs the device's peak search on stream (after the powers were written there) and
+    // waits for its result.
+    Status summarize(cudaStream_t stream);
+    void setComputeMs(double ms) { m_ms = ms; }
+    // Notes that work queued on stream reads the powers, so they outlive it.
+    Status markUse(cudaStream_t stream) const;
+
+    Status read(std::span<double> power) const override;
+    Status decimate(const SpectrumAxis& axis, std::span<float> vertices) const override;
+
+private:
+    CudaSpectrum() = default;
+
+    int m_device = 0;
+    double* m_power = nullptr;
+    cudaStream_t m_stream = nullptr;
+    cudaEvent_t m_lastUse = nullptr;
+};
+
+} // namespace warpscope::gpu

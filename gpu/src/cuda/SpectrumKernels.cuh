@@ -1,0 +1,36 @@
+#pragma once
+
+#include "math/SpectrumColumns.h"
+#include "warpscope/gpu/Spectrum.h"
+
+#include <cstddef>
+#include <cuda_runtime.h>
+
+namespace warpscope::gpu {
+
+// What the device's search over a periodogram copies back: its peaks, highest first, and
+// its range.
+struct SpectrumSummary
+{
+    double min, max;
+    long long nonFinite;
+    int peaks;
+    long long index[kSpectrumMaxPeaks];
+    double power[kSpectrumMaxPeaks];
+};
+
+// Writes the line's vertices (gpu/Spectrum.h) for mapping m into vertices, one block per
+// column. Returns the launch error, if any.
+cudaError_t launchSpectrumColumns(const double* power, const math::SpectrumMapping& m,
+                                  float* vertices, cudaStream_t stream);
+
+// Device scratch the search needs.
+std::size_t spectrumSummaryScratchBytes();
+
+// Finds the peaks (math::spectrumIsPeak, in math::spectrumPeakBefore order) and the range of
+// count powers into *out (device memory): blocks keep their own best, and one block merges
+// them. Returns the launch error, if any.
+cudaError_t launchSpectrumSummary(const double* power, long long count, void* scratch,
+                                  SpectrumSummary* out, cudaStream_t stream);
+
+} // namespace warpscope::gpu

@@ -1,0 +1,93 @@
+#pragma once
+
+#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/Spectrum.h"
+#include "warpscope/ui/SpectrumRenderer.h"
+
+#include <QOpenGLWidget>
+#include <memory>
+#include <optional>
+
+namespace warpscope::ui {
+
+// The periodogram's plot: the line comes from a GL vertex buffer that the backend fills (on
+// CUDA through interop, decimated on the device to two vertices per pixel column); axes,
+// ticks, labels and peak marks are painted around it. The wheel zooms x around the cursor,
+// a drag pans, a double click fits; y follows the spectrum's range.
+class SpectrumView : public QOpenGLWidget
+{
+    Q_OBJECT
+
+public:
+    SpectrumView(gpu::BackendKind backend, std::shared_ptr<gpu::Timeline> timeline,
+                 QWidget* parent = nullptr);
+    ~SpectrumView() override;
+
+    // Shows a spectrum; the x range is kept when the grid is the same, else fitted.
+    void setSpectrum(std::shared_ptr<const gpu::Spectrum> spectrum);
+    const std::shared_ptr<const gpu::Spectrum>& spectrum() const { return m_spectrum; }
+    // What x shows: the period, or the frequency times scale (2 pi for angular frequency).
+    void setAxis(bool period, bool logX, double frequencyScale, const QString& xLabel);
+    void setYLabel(const QString& label);
+    // Peaks to mark (highest first) and the one selected, -1 for none.
+    void setPeaks(const std::vector<gpu::Peak>& peaks, int selected);
+    void fit();
+
+    // Widget coordinates of a frequency and a power on the current axes.
+    double xPixel(double frequency) const;
+    double yPixel(double power) const;
+    // The visible x range in axis units.
+    std::pair<double, double> xRange() const { return {m_xMin, m_xMax}; }
+    // How the line reached the GL buffer ("interop" or "host copy"), and the last problem.
+    QString pathText() const { return m_pathText; }
+    QString errorText() const { return m_error; }
+
+signals:
+    // A click (not a drag) at a widget position.
+    void clicked(const QPointF& position);
+    void message(const QString& text);
+
+protected:
+    void initializeGL() override;
+    void paintGL() override;
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+
+private:
+    QRectF plotRect() const;
+    // Axis value <-> position along the plot, 0 to 1.
+    double toUnit(double x) const;
+    double fromUnit(double u) const;
+    double axisValue(double frequency) const;
+    std::pair<double, double> dataRange() const;
+    void setXRange(double lo, double hi);
+    void releaseGl();
+    void paintAxes(class QPainter& painter, const QRectF& plot);
+
+    gpu::BackendKind m_requested;
+    std::shared_ptr<gpu::Timeline> m_timeline;
+    std::unique_ptr<gpu::Backend> m_backend; // created with the GL context
+    SpectrumRenderer m_renderer;
+    std::shared_ptr<const gpu::Spectrum> m_spectrum;
+    // What the vertex buffer holds, to refill only when the spectrum or the axis changes.
+    const gpu::Spectrum* m_filledFrom = nullptr;
+    std::optional<gpu::SpectrumAxis> m_filledAxis;
+    std::vector<gpu::Peak> m_peaks;
+    int m_selected = -1;
+    bool m_period = false;
+    bool m_logX = false;
+    double m_scale = 1.0;
+    double m_xMin = 0.0, m_xMax = 1.0;
+    QString m_xLabel, m_yLabel;
+    QString m_pathText, m_error;
+    std::optional<QPointF> m_hover;
+    std::optional<QPointF> m_dragFrom;
+    QPointF m_pressAt;
+    double m_dragXMin = 0.0, m_dragXMax = 1.0;
+};
+
+} // namespace warpscope::ui

@@ -1,0 +1,415 @@
+#include "warpscope/ui/SpectrumView.h"
+
+#include <QMouseEvent>
+#include <QOpenGLContext>
+#include <QPainter>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+namespace warpscope::ui {
+namespace {
+
+constexpr double kLeft = 70.0, kRight = 16.0, kTop = 14.0, kBottom = 46.0;
+const QColor kLine(0x25, 0x63, 0xeb);
+const QColor kSelected(0xe5, 0x48, 0x4d);
+
+// About `target` round-numbered ticks (1, 2 or 5 times a power of ten) within [lo, hi].
+std::vector<double> linearTicks(double lo, double hi, int target)
+{
+    std::vector<double> ticks;
+    const double span = hi - lo;
+    if (!(span > 0.0) || !std::isfinite(span))
+        return ticks;
+    const double raw = span / std::max(1, target);
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = magnitude;
+    for (const double m : {1.0, 2.0, 5.0, 10.0})
+        if (raw <= m * magnitude) {
+            step = m * magnitude;
+            break;
+        }
+    for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step)
+        ticks.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
+    return ticks;
+}
+
+// Decades, with 2 and 5 between them when the range spans few decades.
+std::vector<double> logTicks(double lo, double hi)
+{
+    std::vector<double> ticks;
+    const int first = int(std::floor(std::log10(lo)));
+    const int last = int(std::ceil(std::log10(hi)));
+    const bool fine = last - first <= 3;
+    for (int e = first; e <= last; ++e)
+        for (const double m : fine ? std::vector<double>{1, 2, 5} : std::vector<double>{1}) {
+            const double t = m * std::pow(10.0, e);
+            if (t >= lo * (1 - 1e-12) && t <= hi * (1 + 1e-12))
+                ticks.push_back(t);
+        }
+    if (ticks.size() < 2)
+        return linearTicks(lo, hi, 5);
+    return ticks;
+}
+
+} // namespace
+
+SpectrumView::SpectrumView(gpu::BackendKind backend, std::shared_ptr<gpu::Timeline> timeline,
+                           QWidget* parent)
+    : QOpenGLWidget(parent), m_requested(backend), m_timeline(std::move(timeline))
+{
+    setMouseTracking(true);
+    setMinimumSize(320, 200);
+    setToolTip(tr("Wheel: zoom · drag: pan · double click: fit · click a peak: fold at it"));
+}
+
+SpectrumView::~SpectrumView()
+{
+    if (context()) {
+        makeCurrent();
+        releaseGl();
+        doneCurrent();
+    }
+}
+
+void SpectrumView::initializeGL()
+{
+    connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, [this] {
+        makeCurrent();
+        releaseGl();
+        doneCurrent();
+    });
+    if (gpu::Status s = m_renderer.initialize(); !s) {
+        m_error = QString::fromStdString(s.message());
+        emit message(m_error);
+        return;
+    }
+    gpu::BackendSelection selection = gpu::createBackend(m_requested, {true});
+    if (!selection.backend)
+        selection = gpu::createBackend(gpu::BackendKind::Cpu);
+    m_backend = std::move(selection.backend);
+    if (m_timeline)
+        m_backend->setTimeline(m_timeline, "periodogram view");
+    m_pathText =
+        m_backend->displayPath() == gpu::DisplayPath::Interop ? tr("interop") : tr("host copy");
+}
+
+void SpectrumView::releaseGl()
+{
+    if (m_backend && m_renderer.vertexBuffer().id)
+        m_backend->forgetGlBuffer(m_renderer.vertexBuffer().id);
+    m_renderer.release();
+    m_backend.reset();
+    m_filledFrom = nullptr;
+    m_filledAxis.reset();
+}
+
+QRectF SpectrumView::plotRect() const
+{
+    return QRectF(kLeft, kTop, std::max(1.0, width() - kLeft - kRight),
+                  std::max(1.0, height() - kTop - kBottom));
+}
+
+double SpectrumView::toUnit(double x) const
+{
+    return m_logX ? (std::log(x) - std::log(m_xMin)) / (std::log(m_xMax) - std::log(m_xMin))
+                  : (x - m_xMin) / (m_xMax - m_xMin);
+}
+
+double SpectrumView::fromUnit(double u) const
+{
+    return m_logX ? m_xMin * std::pow(m_xMax / m_xMin, u) : m_xMin + u * (m_xMax - m_xMin);
+}
+
+double SpectrumView::axisValue(double frequency) const
+{
+    return m_period ? 1.0 / frequency : frequency * m_scale;
+}
+
+std::pair<double, double> SpectrumView::dataRange() const
+{
+    if (!m_spectrum)
+        return {m_xMin, m_xMax};
+    const gpu::FrequencyGrid& g = m_spectrum->grid();
+    const double a = axisValue(g.fmin), b = axisValue(g.fmax());
+    if (a == b) // one frequency: a little room around it
+        return {a * 0.9, a * 1.1};
+    return {std::min(a, b), std::max(a, b)};
+}
+
+double SpectrumView::xPixel(double frequency) const
+{
+    const QRectF plot = plotRect();
+    return plot.left() + toUnit(axisValue(frequency)) * plot.width();
+}
+
+double SpectrumView::yPixel(double power) const
+{
+    const QRectF plot = plotRect();
+    const double top = m_spectrum ? m_spectrum->maxPower() : 1.0;
+    const double bottom = m_spectrum ? std::min(0.0, m_spectrum->minPower()) : 0.0;
+    const double hi = top > bottom ? bottom + (top - bottom) * 1.05 : bottom + 1.0;
+    return plot.bottom() - (power - bottom) / (hi - bottom) * plot.height();
+}
+
+void SpectrumView::setSpectrum(std::shared_ptr<const gpu::Spectrum> spectrum)
+{
+    const bool sameGrid = m_spectrum && spectrum &&
+                          m_spectrum->grid().fmin == spectrum->grid().fmin &&
+                          m_spectrum->grid().df == spectrum->grid().df &&
+                          m_spectrum->grid().count == spectrum->grid().count;
+    m_spectrum = std::move(spectrum);
+    if (!sameGrid)
+        fit();
+    update();
+}
+
+void SpectrumView::setAxis(bool period, bool logX, double frequencyScale, const QString& xLabel)
+{
+    const bool changed = period != m_period || logX != m_logX || frequencyScale != m_scale;
+    m_period = period;
+    m_logX = logX;
+    m_scale = frequencyScale;
+    m_xLabel = xLabel;
+    if (changed)
+        fit();
+    update();
+}
+
+void SpectrumView::setYLabel(const QString& label)
+{
+    m_yLabel = label;
+    update();
+}
+
+void SpectrumView::setPeaks(const std::vector<gpu::Peak>& peaks, int selected)
+{
+    m_peaks = peaks;
+    m_selected = selected;
+    update();
+}
+
+void SpectrumView::fit()
+{
+    const auto [lo, hi] = dataRange();
+    setXRange(lo, hi);
+}
+
+void SpectrumView::setXRange(double lo, double hi)
+{
+    if (!(lo < hi) || !std::isfinite(lo) || !std::isfinite(hi) || (m_logX && !(lo > 0.0)))
+        return;
+    // Below a millionth of its value the float32 columns cannot resolve the range.
+    if ((hi - lo) < 1e-6 * std::max(std::abs(lo), std::abs(hi)))
+        return;
+    m_xMin = lo;
+    m_xMax = hi;
+    update();
+}
+
+void SpectrumView::paintGL()
+{
+    QPainter painter(this);
+    painter.fillRect(rect(), Qt::white);
+    const QRectF plot = plotRect();
+    const qreal ratio = devicePixelRatioF();
+    if (m_backend && m_spectrum && m_renderer.initialized()) {
+        m_backend->collectTimeline();
+        gpu::SpectrumAxis axis;
+        axis.xMin = m_xMin;
+        axis.xMax = m_xMax;
+        axis.period = m_period;
+        axis.logX = m_logX;
+        axis.frequencyScale = m_scale;
+        axis.columns =
+            std::clamp(int(std::lround(plot.width() * ratio)), 1, gpu::kSpectrumMaxColumns);
+        painter.beginNativePainting();
+        if (m_filledFrom != m_spectrum.get() || m_filledAxis != axis) {
+            const gpu::GlVertexBuffer before = m_renderer.vertexBuffer();
+            if (std::size_t(axis.columns) * gpu::kSpectrumFloatsPerColumn > before.floats &&
+                before.id)
+                m_backend->forgetGlBuffer(before.id); // its storage is about to change
+            gpu::Status s = m_renderer.reserve(axis.columns);
+            if (s)
+                s = m_backend->fillSpectrum(*m_spectrum, axis, m_renderer.vertexBuffer());
+            m_filledFrom = s ? m_spectrum.get() : nullptr;
+            m_filledAxis = s ? std::optional(axis) : std::nullopt;
+            const QString error = s ? QString() : QString::fromStdString(s.message());
+            if (error != m_error && !error.isEmpty())
+                emit message(error);
+            m_error = error;
+        }
+        if (m_filledAxis) {
+            const double bottom = std::min(0.0, m_spectrum->minPower());
+            const double top = m_spectrum->maxPower() > bottom
+                                   ? bottom + (m_spectrum->maxPower() - bottom) * 1.05
+                                   : bottom + 1.0;
+            const int fbHeight = int(std::lround(height() * ratio));
+            const Viewport viewport{int(std::lround(plot.left() * ratio)),
+                                    fbHeight - int(std::lround(plot.bottom() * ratio)),
+                                    axis.columns, int(std::lround(plot.height() * ratio))};
+            m_renderer.draw(
+                axis.columns, bottom, top, viewport,
+                {float(kLine.redF()), float(kLine.greenF()), float(kLine.blueF()), 1.0f});
+        }
+        painter.endNativePainting();
+    }
+    paintAxes(painter, plot);
+}
+
+void SpectrumView::paintAxes(QPainter& painter, const QRectF& plot)
+{
+    painter.setRenderHint(QPainter::Antialiasing, false);
+    const QPen axisPen(QColor(0x44, 0x44, 0x44));
+    const QPen gridPen(QColor(0, 0, 0, 28));
+    const QFontMetricsF metrics(painter.font());
+    // x ticks
+    for (const double t :
+         m_logX ? logTicks(m_xMin, m_xMax) : linearTicks(m_xMin, m_xMax, int(plot.width() / 90))) {
+        const double x = plot.left() + toUnit(t) * plot.width();
+        if (x < plot.left() - 0.5 || x > plot.right() + 0.5)
+            continue;
+        painter.setPen(gridPen);
+        painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
+        painter.setPen(axisPen);
+        painter.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 4));
+        const QString text = QString::number(t, 'g', 5);
+        painter.drawText(
+            QPointF(x - metrics.horizontalAdvance(text) / 2, plot.bottom() + 6 + metrics.ascent()),
+            text);
+    }
+    // y ticks
+    const double bottom = m_spectrum ? std::min(0.0, m_spectrum->minPower()) : 0.0;
+    const double top = m_spectrum && m_spectrum->maxPower() > bottom
+                           ? bottom + (m_spectrum->maxPower() - bottom) * 1.05
+                           : bottom + 1.0;
+    for (const double t : linearTicks(bottom, top, int(plot.height() / 50))) {
+        const double y = yPixel(t);
+        painter.setPen(gridPen);
+        painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
+        painter.setPen(axisPen);
+        painter.drawLine(QPointF(plot.left() - 4, y), QPointF(plot.left(), y));
+        const QString text = QString::number(t, 'g', 4);
+        painter.drawText(QPointF(plot.left() - 6 - metrics.horizontalAdvance(text),
+                                 y + metrics.ascent() / 2 - 1),
+                         text);
+    }
+    painter.setPen(axisPen);
+    painter.setBrush(Qt::NoBrush);
+    painter.drawRect(plot);
+    painter.drawText(
+        QRectF(plot.left(), height() - metrics.height() - 2, plot.width(), metrics.height()),
+        Qt::AlignHCenter, m_xLabel);
+    painter.save();
+    painter.translate(metrics.height() / 2 + 2, plot.center().y());
+    painter.rotate(-90);
+    painter.drawText(
+        QRectF(-plot.height() / 2, -metrics.height() / 2, plot.height(), metrics.height()),
+        Qt::AlignHCenter, m_yLabel);
+    painter.restore();
+
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    painter.setClipRect(plot);
+    if (m_spectrum) {
+        for (int i = int(m_peaks.size()) - 1; i >= 0; --i) {
+            const gpu::Peak& p = m_peaks[std::size_t(i)];
+            const QPointF at(xPixel(p.frequency), yPixel(p.power));
+            const bool selected = i == m_selected;
+            painter.setPen(selected ? QPen(kSelected, 1.5, Qt::DashLine) : Qt::NoPen);
+            if (selected)
+                painter.drawLine(QPointF(at.x(), plot.top()), QPointF(at.x(), plot.bottom()));
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(selected ? kSelected : QColor(0xf5, 0x9e, 0x0b));
+            const QPolygonF marker(
+                {at + QPointF(0, -2), at + QPointF(-5, -10), at + QPointF(5, -10)});
+            painter.drawPolygon(marker);
+            if (i < 5) {
+                painter.setPen(QColor(0x33, 0x33, 0x33));
+                painter.drawText(at + QPointF(6, -8), QString::number(i + 1));
+            }
+        }
+    }
+    if (m_hover && plot.contains(*m_hover)) {
+        const double x = fromUnit((m_hover->x() - plot.left()) / plot.width());
+        const double f = m_period ? 1.0 / x : x / m_scale;
+        painter.setPen(QPen(QColor(0, 0, 0, 90), 1, Qt::DotLine));
+        painter.drawLine(QPointF(m_hover->x(), plot.top()), QPointF(m_hover->x(), plot.bottom()));
+        const QString text = tr("f = %1 · period = %2").arg(f, 0, 'g', 7).arg(1.0 / f, 0, 'g', 7);
+        const QRectF box(plot.right() - metrics.horizontalAdvance(text) - 14, plot.top() + 4,
+                         metrics.horizontalAdvance(text) + 10, metrics.height() + 4);
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(QColor(255, 255, 255, 220));
+        painter.drawRect(box);
+        painter.setPen(QColor(0x22, 0x22, 0x22));
+        painter.drawText(box, Qt::AlignCenter, text);
+    }
+    if (!m_error.isEmpty()) {
+        painter.setPen(kSelected);
+        painter.drawText(plot.adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap, m_error);
+    }
+}
+
+void SpectrumView::wheelEvent(QWheelEvent* event)
+{
+    const QRectF plot = plotRect();
+    const double u = std::clamp((event->position().x() - plot.left()) / plot.width(), 0.0, 1.0);
+    const double factor = std::pow(0.85, event->angleDelta().y() / 120.0);
+    if (m_logX) {
+        const double at = std::log(fromUnit(u));
+        const double lo = at - (at - std::log(m_xMin)) * factor;
+        const double hi = at + (std::log(m_xMax) - at) * factor;
+        setXRange(std::exp(lo), std::exp(hi));
+    } else {
+        const double at = fromUnit(u);
+        setXRange(at - (at - m_xMin) * factor, at + (m_xMax - at) * factor);
+    }
+    event->accept();
+}
+
+void SpectrumView::mousePressEvent(QMouseEvent* event)
+{
+    if (event->button() != Qt::LeftButton)
+        return;
+    m_pressAt = event->position();
+    m_dragFrom = event->position();
+    m_dragXMin = m_xMin;
+    m_dragXMax = m_xMax;
+}
+
+void SpectrumView::mouseMoveEvent(QMouseEvent* event)
+{
+    m_hover = event->position();
+    if (m_dragFrom && (event->buttons() & Qt::LeftButton)) {
+        const double du = (event->position().x() - m_dragFrom->x()) / plotRect().width();
+        if (m_logX) {
+            const double shift = du * (std::log(m_dragXMax) - std::log(m_dragXMin));
+            setXRange(m_dragXMin * std::exp(-shift), m_dragXMax * std::exp(-shift));
+        } else {
+            const double shift = du * (m_dragXMax - m_dragXMin);
+            setXRange(m_dragXMin - shift, m_dragXMax - shift);
+        }
+    }
+    update();
+}
+
+void SpectrumView::mouseReleaseEvent(QMouseEvent* event)
+{
+    if (event->button() != Qt::LeftButton)
+        return;
+    m_dragFrom.reset();
+    if ((event->position() - m_pressAt).manhattanLength() < 4)
+        emit clicked(event->position());
+}
+
+void SpectrumView::mouseDoubleClickEvent(QMouseEvent*)
+{
+    fit();
+}
+
+void SpectrumView::leaveEvent(QEvent*)
+{
+    m_hover.reset();
+    update();
+}
+
+} // namespace warpscope::ui
