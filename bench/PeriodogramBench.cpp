@@ -35,9 +35,11 @@ gpu::TimeSeries syntheticSeries(int n)
 }
 
 // A grid of count frequencies up to about 50 cycles per unit time, as a survey would use.
-gpu::PeriodogramOptions options(long long count, gpu::Precision precision, bool fitMean = true)
+gpu::PeriodogramOptions options(long long count, gpu::Precision precision, bool fitMean = true,
+                                gpu::PeriodogramMethod method = gpu::PeriodogramMethod::Auto)
 {
     gpu::PeriodogramOptions o;
+    o.method = method;
     o.grid = {0.001, 50.0 / double(count), count};
     o.precision = precision;
     o.fitMean = fitMean;
@@ -138,18 +140,40 @@ int runPeriodogramBench(int runs)
         int n;
         long long m;
         gpu::Precision precision;
+        bool fitMean;
     };
     if (cuda.backend) {
         std::printf("%s\n", cuda.reason.c_str());
-        for (const Case& c : {Case{1024, 1 << 20, gpu::Precision::Float64},
-                              Case{1024, 1 << 20, gpu::Precision::Float32},
-                              Case{16384, 1 << 20, gpu::Precision::Float64}}) {
-            Timing t;
-            if (!timePeriodogram(*cuda.backend, c.n, options(c.m, c.precision), runs, t))
+        const bool tensor = cuda.backend->deviceInfo().ccMajor >= 8;
+        // The direct kernel and the matrix products side by side, each case in one run.
+        for (const Case& c : {Case{1024, 1 << 20, gpu::Precision::Float64, true},
+                              Case{1024, 1 << 20, gpu::Precision::Float64, false},
+                              Case{1024, 1 << 20, gpu::Precision::Float32, true},
+                              Case{16384, 1 << 20, gpu::Precision::Float64, true},
+                              Case{16384, 1 << 20, gpu::Precision::Float64, false}}) {
+            const bool matrix = tensor && c.precision == gpu::Precision::Float64;
+            Timing direct, products;
+            if (!timePeriodogram(
+                    *cuda.backend, c.n,
+                    options(c.m, c.precision, c.fitMean, gpu::PeriodogramMethod::Direct), runs,
+                    direct) ||
+                (matrix && !timePeriodogram(
+                               *cuda.backend, c.n,
+                               options(c.m, c.precision, c.fitMean, gpu::PeriodogramMethod::Matrix),
+                               runs, products)))
                 return 1;
-            std::printf("  N %6d  M 2^%-2d %-7s  kernel %9.3f ms   call %9.3f ms\n", c.n,
-                        int(std::log2(double(c.m))), gpu::precisionName(c.precision), t.kernelMs,
-                        t.callMs);
+            std::printf("  N %6d  M 2^%-2d %-7s %-14s direct kernel %8.3f ms", c.n,
+                        int(std::log2(double(c.m))), gpu::precisionName(c.precision),
+                        c.fitMean ? "floating mean" : "fixed mean", direct.kernelMs);
+            if (matrix) {
+                // Flops of the products: 8 N per frequency and sum (wy, w with a floating
+                // mean, and w at 2w), each a complex multiply-add.
+                const double flops = 8.0 * c.n * double(c.m) * (c.fitMean ? 3.0 : 2.0);
+                std::printf("   matrix %8.3f ms (%.1fx, %.1f TFLOP/s)   call %8.3f ms",
+                            products.kernelMs, direct.kernelMs / products.kernelMs,
+                            flops / products.kernelMs * 1e-9, products.callMs);
+            }
+            std::printf("\n");
         }
     } else {
         std::printf("CUDA: %s\n", cuda.reason.c_str());

@@ -37,6 +37,18 @@ double gammaFactor(double n)
 
 } // namespace
 
+const char* periodogramMethodName(PeriodogramMethod method)
+{
+    switch (method) {
+    case PeriodogramMethod::Direct:
+        return "direct kernel";
+    case PeriodogramMethod::Matrix:
+        return "tensor-core matrix products";
+    default:
+        return "auto";
+    }
+}
+
 const char* normalizationName(Normalization normalization)
 {
     switch (normalization) {

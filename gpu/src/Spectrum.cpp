@@ -67,11 +67,13 @@ void decimateSpectrum(std::span<const double> power, const FrequencyGrid& grid,
     }
 }
 
-HostSpectrum::HostSpectrum(std::vector<double> power, const FrequencyGrid& grid, double ms)
+HostSpectrum::HostSpectrum(std::vector<double> power, const FrequencyGrid& grid, double ms,
+                           std::string method)
     : m_power(std::move(power))
 {
     m_grid = grid;
     m_ms = ms;
+    m_method = std::move(method);
     m_peaks = topPeaks(m_power, grid, kSpectrumMaxPeaks);
     double low = std::numeric_limits<double>::infinity(), high = -low;
     for (const double p : m_power) {

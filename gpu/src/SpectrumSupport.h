@@ -13,7 +13,8 @@ class HostSpectrum final : public Spectrum
 {
 public:
     // Finds the peaks and the range of power (the host's reference for the device's search).
-    HostSpectrum(std::vector<double> power, const FrequencyGrid& grid, double ms);
+    HostSpectrum(std::vector<double> power, const FrequencyGrid& grid, double ms,
+                 std::string method);
 
     Status read(std::span<double> power) const override;
     Status decimate(const SpectrumAxis& axis, std::span<float> vertices) const override;

@@ -117,6 +117,14 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     m_useErrors->setChecked(true);
     m_precision = new QComboBox(this);
     m_precision->addItems({"float64", "float32"});
+    m_method = new QComboBox(this);
+    m_method->setObjectName("periodogramMethod");
+    m_method->addItems({tr("Auto"), tr("Direct kernel"), tr("Tensor-core matrix products")});
+    m_method->setToolTip(
+        tr("How CUDA sums, both exactly.\nDirect kernel: shaped by the Launch settings below.\n"
+           "Matrix products: the sums as products of matrices on FP64 tensor cores (float64, "
+           "compute capability 8.0 and newer).\nAuto: matrix products where they apply.\n"
+           "The CPU always uses rotation tables and simulates the direct kernel's launch."));
     m_blockThreads = new QLineEdit("128", this);
     m_blockThreads->setObjectName("periodogramBlock");
     m_blockThreads->setToolTip(tr("Threads per block (x); each thread evaluates %1 consecutive "
@@ -173,7 +181,8 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     optionsForm->addRow(m_center);
     optionsForm->addRow(m_useErrors);
     optionsForm->addRow(tr("Precision"), m_precision);
-    auto* launch = new QGroupBox(tr("Launch"), this);
+    optionsForm->addRow(tr("Method"), m_method);
+    auto* launch = new QGroupBox(tr("Launch (direct kernel)"), this);
     auto* launchForm = new QFormLayout(launch);
     launchForm->addRow(tr("Threads per block"), m_blockThreads);
     launchForm->addRow(tr("Blocks (0: cover)"), m_gridBlocks);
@@ -274,7 +283,7 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
         connect(edit, &QLineEdit::editingFinished, this, &PeriodogramWorkspace::schedule);
     connect(m_gridStride, &QCheckBox::toggled, this, &PeriodogramWorkspace::schedule);
     connect(autoLaunch, &QPushButton::clicked, this, &PeriodogramWorkspace::chooseAutoLaunch);
-    for (QComboBox* box : {m_gridMode, m_normalization, m_precision, m_frequencyUnit})
+    for (QComboBox* box : {m_gridMode, m_normalization, m_precision, m_frequencyUnit, m_method})
         connect(box, &QComboBox::currentIndexChanged, this, &PeriodogramWorkspace::schedule);
     for (QCheckBox* box : {m_fitMean, m_center, m_useErrors})
         connect(box, &QCheckBox::toggled, this, &PeriodogramWorkspace::schedule);
@@ -408,6 +417,7 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
     o.centerData = m_center->isChecked();
     o.precision =
         m_precision->currentIndex() == 0 ? gpu::Precision::Float64 : gpu::Precision::Float32;
+    o.method = gpu::PeriodogramMethod(m_method->currentIndex());
     for (QLineEdit* e : {m_fmin, m_fmax, m_count, m_blockThreads, m_gridBlocks})
         e->setStyleSheet(QString());
     bool okBlock = false, okGrid = false;
@@ -533,7 +543,8 @@ void PeriodogramWorkspace::onComputed()
     m_deviceInfo = result.deviceInfo;
     m_suggestedBlock = result.occupancy.suggestedBlock;
     const gpu::Occupancy& t = result.occupancy.theoretical;
-    const long long covered = gpu::coveredFrequencies(m_shownOptions.launch, m_grid.count);
+    // Counted on the result: frequencies the launch left out are the non-finite ones.
+    const long long covered = m_grid.count - m_spectrum->nonFinite();
     QString launchText = tr("Theoretical occupancy %1% (%2 blocks a SM), limited by %3; %4 "
                             "registers a thread")
                              .arg(qRound(100.0 * t.fraction))
@@ -546,6 +557,8 @@ void PeriodogramWorkspace::onComputed()
                           : tr(". The CUDA occupancy API says %1 blocks")
                                 .arg(result.occupancy.api->activeBlocksPerSm);
     launchText += tr(". %1 of %2 frequencies evaluated.").arg(covered).arg(m_grid.count);
+    if (m_spectrum->method() == gpu::periodogramMethodName(gpu::PeriodogramMethod::Matrix))
+        launchText += tr(" The matrix products ran, so this launch was not used.");
     m_launchInfo->setText(launchText);
     m_status->setText(tr("%1 points, %2 frequencies from %3 to %4, in %5 ms (kernel %6 ms) on "
                          "%7; drawn through %8")
@@ -555,7 +568,8 @@ void PeriodogramWorkspace::onComputed()
                           .arg(m_grid.fmax(), 0, 'g', 4)
                           .arg(result.ms, 0, 'f', 1)
                           .arg(m_spectrum->computeMs(), 0, 'f', 2)
-                          .arg(QString::fromStdString(result.device))
+                          .arg(QString::fromStdString(result.device) + ", " +
+                               QString::fromStdString(m_spectrum->method()))
                           .arg(m_view->pathText()));
     replot();
     showPeaks();
@@ -759,6 +773,7 @@ void PeriodogramWorkspace::saveSettings(QSettings& s) const
     s.setValue("periodogram/center", m_center->isChecked());
     s.setValue("periodogram/weights", m_useErrors->isChecked());
     s.setValue("periodogram/precision", m_precision->currentIndex());
+    s.setValue("periodogram/method", m_method->currentIndex());
     s.setValue("periodogram/blockThreads", m_blockThreads->text());
     s.setValue("periodogram/gridBlocks", m_gridBlocks->text());
     s.setValue("periodogram/gridStride", m_gridStride->isChecked());
@@ -797,6 +812,7 @@ void PeriodogramWorkspace::restoreSettings(const QSettings& s)
     m_center->setChecked(s.value("periodogram/center", true).toBool());
     m_useErrors->setChecked(s.value("periodogram/weights", true).toBool());
     index(m_precision, "periodogram/precision");
+    index(m_method, "periodogram/method");
     m_blockThreads->setText(s.value("periodogram/blockThreads", "128").toString());
     m_gridBlocks->setText(s.value("periodogram/gridBlocks", "0").toString());
     m_gridStride->setChecked(s.value("periodogram/gridStride", false).toBool());

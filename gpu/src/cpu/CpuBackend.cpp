@@ -459,7 +459,8 @@ Status CpuBackend::computeSpectrum(const TimeSeries& series, const PeriodogramOp
     if (Status s = computePeriodogram(series, options, power); !s)
         return s;
     try {
-        spectrum = std::make_shared<HostSpectrum>(std::move(power), options.grid, *m_lastMs);
+        spectrum = std::make_shared<HostSpectrum>(std::move(power), options.grid, *m_lastMs,
+                                                  "rotation tables on the CPU");
     } catch (const std::bad_alloc&) {
         return Status::failure("Out of host memory for the periodogram's peaks");
     }

@@ -9,6 +9,7 @@
 #include "cuda/DistanceKernel.cuh"
 #include "cuda/LessonKernel.cuh"
 #include "cuda/PeriodogramKernel.cuh"
+#include "cuda/PeriodogramMatrixKernel.cuh"
 #include "cuda/SpectrumKernels.cuh"
 #include "cuda/StreamsLabKernels.cuh"
 
@@ -19,6 +20,7 @@
 #include <cstring>
 #include <cuda_gl_interop.h>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 namespace warpscope::gpu {
@@ -120,7 +122,9 @@ private:
                             std::size_t outputSize, double* devicePower, std::size_t heldBytes);
     template <typename T>
     Status runPeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
-                          double* devicePower, std::size_t heldBytes);
+                          PeriodogramMethod method, double* devicePower, std::size_t heldBytes);
+    // The method that runs for options (never Auto), or why the requested one cannot.
+    Status resolveMethod(const PeriodogramOptions& options, PeriodogramMethod& method) const;
     // Maps a GL buffer of `bytes` on the backend's stream, runs write(pointer) and unmaps it,
     // even after a failure, each step a span.
     template <typename Write>
@@ -132,6 +136,7 @@ private:
 
     int m_device;
     DisplayPath m_path;
+    PeriodogramMethod m_lastMethod = PeriodogramMethod::Direct; // of the last periodogram
     DeviceInfo m_info;
     cudaStream_t m_stream = nullptr;
     cudaEvent_t m_start = nullptr;
@@ -611,7 +616,8 @@ Status CudaBackend::medianEventTime(Launch&& launch, int repetitions, double& me
 
 template <typename T>
 Status CudaBackend::runPeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
-                                   double* devicePower, std::size_t heldBytes)
+                                   PeriodogramMethod method, double* devicePower,
+                                   std::size_t heldBytes)
 {
     const PeriodogramPlan<T> plan = makePeriodogramPlan<T>(series, options);
     const std::size_t n = plan.t.size();
@@ -671,20 +677,54 @@ Status CudaBackend::runPeriodogram(const TimeSeries& series, const PeriodogramOp
     args.normalization = plan.normalization;
     args.fitMean = plan.fitMean;
     WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
-    const int token = m_recorder.begin(m_stream, m_streamLane, SpanKind::Kernel, "periodogram", 0,
+    const bool matrix = method == PeriodogramMethod::Matrix;
+    const int token = m_recorder.begin(m_stream, m_streamLane, SpanKind::Kernel,
+                                       matrix ? "periodogram (tensor cores)" : "periodogram", 0,
                                        std::to_string(n) + " samples x " + std::to_string(count) +
                                            " frequencies");
-    // Frequencies a small grid leaves out stay NaN.
+    // Poison: frequencies a small grid leaves out stay NaN, and so would any not written.
     WS_CUDA_TRY(cudaMemsetAsync(devicePower, 0xff, powerBytes, m_stream));
-    const PeriodogramShape shape{int(options.launch.blockThreads), options.launch.gridBlocks,
-                                 options.launch.gridStride};
-    if (Status s = cudaStatus(launchPeriodogram(args, shape, devicePower, m_stream),
-                              "Launching the periodogram kernel");
-        !s)
+    cudaError_t launched = cudaSuccess;
+    if constexpr (std::is_same_v<T, double>) {
+        if (matrix)
+            launched = launchPeriodogramMatrix(args, devicePower, m_stream);
+    }
+    if (!matrix) {
+        const PeriodogramShape shape{int(options.launch.blockThreads), options.launch.gridBlocks,
+                                     options.launch.gridStride};
+        launched = launchPeriodogram(args, shape, devicePower, m_stream);
+    }
+    if (Status s = cudaStatus(launched, "Launching the periodogram kernel"); !s)
         return s;
     m_recorder.end(token, m_stream);
     WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
     m_timingPending = true;
+    return Status::success();
+}
+
+Status CudaBackend::resolveMethod(const PeriodogramOptions& options,
+                                  PeriodogramMethod& method) const
+{
+    const bool tensor = periodogramMatrixSupported(m_info.ccMajor);
+    const bool float64 = options.precision == Precision::Float64;
+    switch (options.method) {
+    case PeriodogramMethod::Matrix:
+        if (!float64)
+            return Status::failure("The matrix products run in float64: choose float64, or the "
+                                   "direct kernel for float32");
+        if (!tensor)
+            return Status::failure("The matrix products need FP64 tensor cores (compute "
+                                   "capability 8.0 or newer); " +
+                                   m_info.name + " has " + std::to_string(m_info.ccMajor) + "." +
+                                   std::to_string(m_info.ccMinor));
+        method = PeriodogramMethod::Matrix;
+        break;
+    case PeriodogramMethod::Direct:
+        method = PeriodogramMethod::Direct;
+        break;
+    default:
+        method = tensor && float64 ? PeriodogramMethod::Matrix : PeriodogramMethod::Direct;
+    }
     return Status::success();
 }
 
@@ -697,10 +737,14 @@ Status CudaBackend::queuePeriodogram(const TimeSeries& series, const Periodogram
     if (options.cancel && options.cancel->load())
         return Status::failure("The periodogram was cancelled");
     WS_CUDA_TRY(cudaSetDevice(m_device));
+    PeriodogramMethod method = PeriodogramMethod::Direct;
+    if (Status s = resolveMethod(options, method); !s)
+        return s;
+    m_lastMethod = method;
     try {
         return options.precision == Precision::Float64
-                   ? runPeriodogram<double>(series, options, devicePower, heldBytes)
-                   : runPeriodogram<float>(series, options, devicePower, heldBytes);
+                   ? runPeriodogram<double>(series, options, method, devicePower, heldBytes)
+                   : runPeriodogram<float>(series, options, method, devicePower, heldBytes);
     } catch (const std::bad_alloc&) {
         return Status::failure("Out of host memory for the periodogram");
     }
@@ -748,6 +792,7 @@ Status CudaBackend::computeSpectrum(const TimeSeries& series, const PeriodogramO
     m_timingPending = false;
     m_lastMs = ms;
     result->setComputeMs(ms);
+    result->setMethod(periodogramMethodName(m_lastMethod));
     spectrum = std::move(result);
     return Status::success();
 }

@@ -24,6 +24,7 @@ public:
     // waits for its result.
     Status summarize(cudaStream_t stream);
     void setComputeMs(double ms) { m_ms = ms; }
+    void setMethod(std::string method) { m_method = std::move(method); }
     // Notes that work queued on stream reads the powers, so they outlive it.
     Status markUse(cudaStream_t stream) const;
 

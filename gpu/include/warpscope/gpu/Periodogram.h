@@ -69,6 +69,19 @@ std::vector<LaunchError> validatePeriodogramLaunch(const PeriodogramLaunch& laun
 // grid, else at most blocks x threads x kFrequenciesPerThread.
 long long coveredFrequencies(const PeriodogramLaunch& launch, long long count);
 
+// How the CUDA backend evaluates the sums; both are exact. Direct: the kernel the Launch
+// settings shape. Matrix: the sums as matrix products on FP64 tensor cores (float64, compute
+// capability 8.0 and up). Auto: Matrix where it applies, else Direct. The CPU backend always
+// uses its rotation tables and simulates the direct kernel's launch.
+enum class PeriodogramMethod
+{
+    Auto,
+    Direct,
+    Matrix
+};
+
+const char* periodogramMethodName(PeriodogramMethod method);
+
 struct PeriodogramOptions
 {
     FrequencyGrid grid;
@@ -77,6 +90,7 @@ struct PeriodogramOptions
     bool centerData = true; // subtract the weighted mean of y first
     Precision precision = Precision::Float64;
     PeriodogramLaunch launch;
+    PeriodogramMethod method = PeriodogramMethod::Auto;
     // When set and it turns true, the computation stops at the next chunk of frequencies and
     // fails with "cancelled" (a newer request has made this one stale).
     const std::atomic<bool>* cancel = nullptr;

@@ -4,6 +4,7 @@
 #include "warpscope/gpu/Status.h"
 
 #include <span>
+#include <string>
 #include <vector>
 
 namespace warpscope::gpu {
@@ -55,6 +56,8 @@ public:
     long long nonFinite() const { return m_nonFinite; }
     // Milliseconds the computation took on the device (CUDA events) or the CPU.
     double computeMs() const { return m_ms; }
+    // How it was computed, for example "tensor-core matrix products".
+    const std::string& method() const { return m_method; }
 
     // Copies every power to the host (for export and tests): grid().count values.
     virtual Status read(std::span<double> power) const = 0;
@@ -68,6 +71,7 @@ protected:
     double m_min = 0.0, m_max = 0.0;
     long long m_nonFinite = 0;
     double m_ms = 0.0;
+    std::string m_method;
 };
 
 // The line for an axis from powers in host memory: the CPU's decimation, and the reference

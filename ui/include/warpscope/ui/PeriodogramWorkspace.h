@@ -148,6 +148,7 @@ private:
     QCheckBox* m_center;
     QCheckBox* m_useErrors;
     QComboBox* m_precision;
+    QComboBox* m_method;
     QLineEdit* m_blockThreads;
     QLineEdit* m_gridBlocks;
     QCheckBox* m_gridStride;
