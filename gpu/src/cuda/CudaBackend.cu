@@ -723,7 +723,9 @@ Status CudaBackend::resolveMethod(const PeriodogramOptions& options,
         method = PeriodogramMethod::Direct;
         break;
     default:
-        method = tensor && float64 ? PeriodogramMethod::Matrix : PeriodogramMethod::Direct;
+        method = float64 && periodogramMatrixPreferred(m_info.ccMajor, m_info.ccMinor)
+                     ? PeriodogramMethod::Matrix
+                     : PeriodogramMethod::Direct;
     }
     return Status::success();
 }

@@ -11,6 +11,8 @@ namespace warpscope::gpu {
 // (2N x 2K) matrix of e^{i k dw t}; sum w e^{2 i w t} uses a second such matrix. Both are made
 // in shared memory as they are consumed, so no large matrix touches device memory.
 bool periodogramMatrixSupported(int ccMajor);
+// Where Auto picks the matrix products: GPUs with full-rate FP64 tensor cores.
+bool periodogramMatrixPreferred(int ccMajor, int ccMinor);
 
 // Writes args.count powers to power on stream; args must be float64. Returns the launch
 // error, if any.
