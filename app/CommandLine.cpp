@@ -98,6 +98,11 @@ ParseResult parseCommandLine(const QStringList& arguments)
                                     "A time series (CSV, TSV or whitespace: t, y, optional dy) "
                                     "for the periodogram workspace.",
                                     "FILE");
+    const QCommandLineOption frequencies(
+        "frequencies", "The periodogram's grid: FMIN,FMAX,M (M frequencies, cycles per unit time).",
+        "FMIN,FMAX,M");
+    const QCommandLineOption method(
+        "method", "How CUDA computes the periodogram: auto, direct or matrix.", "METHOD", "auto");
     const QCommandLineOption sweep("sweep",
                                    "Run the teaching kernel's block-size sweep on the mesh; with "
                                    "--screenshot, save the sweep's window when it ends.");
@@ -105,7 +110,7 @@ ParseResult parseCommandLine(const QStringList& arguments)
                                     "The CUDA device the field computes on (default: "
                                     "the one the display runs on).",
                                     "N");
-    parser.addOptions({periodogram, series, sweep, device});
+    parser.addOptions({periodogram, series, frequencies, method, sweep, device});
     parser.addOptions({help,      version,    backend,     noInterop,  screenshot, size,
                        latMin,    latMax,     lonMin,      lonMax,     nx,         ny,
                        ref,       precision,  units,       radius,     colormap,   reset,
@@ -262,7 +267,34 @@ ParseResult parseCommandLine(const QStringList& arguments)
                         "'");
     }
     o.series = parser.value(series);
-    o.periodogram = parser.isSet(periodogram) || parser.isSet(series);
+    o.periodogram = parser.isSet(periodogram) || parser.isSet(series) ||
+                    parser.isSet(frequencies) || parser.isSet(method);
+    if (parser.isSet(frequencies)) {
+        const QStringList parts = parser.value(frequencies).split(',');
+        bool ok[3] = {false, false, false};
+        if (parts.size() == 3) {
+            const double fmin = parts[0].toDouble(&ok[0]), fmax = parts[1].toDouble(&ok[1]);
+            const long long count = parts[2].toLongLong(&ok[2]);
+            if (ok[0] && ok[1] && ok[2] && fmin > 0 && fmax > fmin && count >= 1 &&
+                count <= gpu::kMaxFrequencies)
+                o.frequencies = std::make_tuple(fmin, fmax, count);
+        }
+        if (!o.frequencies)
+            return fail("--frequencies needs FMIN,FMAX,M with 0 < FMIN < FMAX and 1 <= M <= " +
+                        QString::number(gpu::kMaxFrequencies) + ", not '" +
+                        parser.value(frequencies) + "'");
+    }
+    if (parser.isSet(method)) {
+        const QString m = parser.value(method);
+        if (m == "auto")
+            o.method = gpu::PeriodogramMethod::Auto;
+        else if (m == "direct")
+            o.method = gpu::PeriodogramMethod::Direct;
+        else if (m == "matrix")
+            o.method = gpu::PeriodogramMethod::Matrix;
+        else
+            return fail("--method must be auto, direct or matrix, not '" + m + "'");
+    }
     if (parser.isSet(series) && o.series.isEmpty())
         return fail("--series needs a file name");
     o.exportTrace = parser.value(exportTrace);

@@ -9,6 +9,7 @@
 #include <QString>
 #include <QStringList>
 #include <optional>
+#include <tuple>
 
 namespace warpscope::app {
 
@@ -36,6 +37,9 @@ struct AppOptions
     bool periodogram = false; // open on the periodogram workspace
     bool sweep = false;       // run the block-size sweep (--screenshot saves its plot)
     QString series;           // a time series file for it
+    // A manual frequency grid for it: fmin, fmax and the number of frequencies.
+    std::optional<std::tuple<double, double, long long>> frequencies;
+    std::optional<gpu::PeriodogramMethod> method;
 };
 
 struct ParseResult

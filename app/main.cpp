@@ -167,9 +167,16 @@ int main(int argc, char** argv)
     if (options.device >= 0)
         window.showDevicePanel();
     if (options.periodogram) {
+        ui::PeriodogramWorkspace* workspace = window.periodogramWorkspace();
+        if (options.method)
+            workspace->setMethod(*options.method);
+        if (options.frequencies)
+            workspace->setManualGrid(std::get<0>(*options.frequencies),
+                                     std::get<1>(*options.frequencies),
+                                     std::get<2>(*options.frequencies));
         window.showPeriodogram();
         if (!options.series.isEmpty())
-            window.periodogramWorkspace()->openFile(options.series);
+            workspace->openFile(options.series);
     }
     window.show();
     bool labDone = !options.streamsLab;

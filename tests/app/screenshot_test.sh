@@ -35,9 +35,14 @@ fi
 grep -q "Cannot write /nonexistent/t.json" <<<"$out" || { echo "FAIL: no message: $out"; exit 1; }
 
 # The periodogram workspace: the default synthetic series, then a series that cannot load.
-"$app" --backend cpu --size 1200x800 --periodogram --screenshot "$dir/shot_periodogram.png"
+"$app" --backend cpu --size 1600x1000 --periodogram --screenshot "$dir/shot_periodogram.png"
 read -r w h colours < <("$diff" info "$dir/shot_periodogram.png")
 [ "$colours" -gt 50 ] || { echo "FAIL: the periodogram screenshot looks blank"; exit 1; }
+# A quarter of a million frequencies over a narrower range: the line is redrawn from them.
+"$app" --backend cpu --size 1600x1000 --frequencies 0.05,1,262144 \
+    --screenshot "$dir/shot_periodogram_grid.png"
+changed=$("$diff" diff "$dir/shot_periodogram.png" "$dir/shot_periodogram_grid.png")
+[ "$changed" -gt 1000 ] || { echo "FAIL: a new grid changed only $changed pixels"; exit 1; }
 if out=$("$app" --backend cpu --series /nonexistent/series.csv --screenshot "$dir/x.png" 2>&1); then
     echo "FAIL: a missing series file succeeded"; exit 1
 fi

@@ -122,8 +122,9 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     m_method->addItems({tr("Auto"), tr("Direct kernel"), tr("Tensor-core matrix products")});
     m_method->setToolTip(
         tr("How CUDA sums, both exactly.\nDirect kernel: shaped by the Launch settings below.\n"
-           "Matrix products: the sums as products of matrices on FP64 tensor cores (float64, "
-           "compute capability 8.0 and newer).\nAuto: matrix products where they apply.\n"
+           "Matrix products: the sums as products of matrices on tensor cores (compute "
+           "capability 8.0 and newer): FP64 in float64, three TF32 products in float32.\n"
+           "Auto: matrix products where the tensor cores run the precision at full rate.\n"
            "The CPU always uses rotation tables and simulates the direct kernel's launch."));
     m_blockThreads = new QLineEdit("128", this);
     m_blockThreads->setObjectName("periodogramBlock");
@@ -356,6 +357,27 @@ PeriodogramWorkspace::~PeriodogramWorkspace()
     m_job.waitForFinished();
 }
 
+void PeriodogramWorkspace::setManualGrid(double fmin, double fmax, long long count)
+{
+    {
+        const QSignalBlocker quiet(m_gridMode);
+        m_gridMode->setCurrentIndex(1);
+    }
+    m_samplesPerPeak->setEnabled(false);
+    m_nyquist->setEnabled(false);
+    for (QLineEdit* e : {m_fmin, m_fmax, m_count})
+        e->setEnabled(true);
+    m_fmin->setText(QString::number(fmin, 'g', 17));
+    m_fmax->setText(QString::number(fmax, 'g', 17));
+    m_count->setText(QString::number(count));
+    schedule();
+}
+
+void PeriodogramWorkspace::setMethod(gpu::PeriodogramMethod method)
+{
+    m_method->setCurrentIndex(int(method)); // recomputes when it changes
+}
+
 void PeriodogramWorkspace::useSynthetic()
 {
     gpu::SyntheticOptions o;
@@ -488,6 +510,8 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
 
 void PeriodogramWorkspace::schedule()
 {
+    if (m_series.t.empty())
+        return; // nothing to compute before the first series (the workspace's first showing)
     if (m_computing) {
         m_pending = true; // the newest parameters run when this job ends
         *m_cancel = true;

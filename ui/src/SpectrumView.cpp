@@ -148,7 +148,7 @@ double SpectrumView::yPixel(double power) const
     const QRectF plot = plotRect();
     const double top = m_spectrum ? m_spectrum->maxPower() : 1.0;
     const double bottom = m_spectrum ? std::min(0.0, m_spectrum->minPower()) : 0.0;
-    const double hi = top > bottom ? bottom + (top - bottom) * 1.05 : bottom + 1.0;
+    const double hi = top > bottom ? bottom + (top - bottom) * 1.1 : bottom + 1.0;
     return plot.bottom() - (power - bottom) / (hi - bottom) * plot.height();
 }
 
@@ -242,7 +242,7 @@ void SpectrumView::paintGL()
         if (m_filledAxis) {
             const double bottom = std::min(0.0, m_spectrum->minPower());
             const double top = m_spectrum->maxPower() > bottom
-                                   ? bottom + (m_spectrum->maxPower() - bottom) * 1.05
+                                   ? bottom + (m_spectrum->maxPower() - bottom) * 1.1
                                    : bottom + 1.0;
             const int fbHeight = int(std::lround(height() * ratio));
             const Viewport viewport{int(std::lround(plot.left() * ratio)),
@@ -281,7 +281,7 @@ void SpectrumView::paintAxes(QPainter& painter, const QRectF& plot)
     // y ticks
     const double bottom = m_spectrum ? std::min(0.0, m_spectrum->minPower()) : 0.0;
     const double top = m_spectrum && m_spectrum->maxPower() > bottom
-                           ? bottom + (m_spectrum->maxPower() - bottom) * 1.05
+                           ? bottom + (m_spectrum->maxPower() - bottom) * 1.1
                            : bottom + 1.0;
     for (const double t : linearTicks(bottom, top, int(plot.height() / 50))) {
         const double y = yPixel(t);

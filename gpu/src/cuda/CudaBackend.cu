@@ -20,7 +20,6 @@
 #include <cstring>
 #include <cuda_gl_interop.h>
 #include <new>
-#include <type_traits>
 #include <vector>
 
 namespace warpscope::gpu {
@@ -685,11 +684,9 @@ Status CudaBackend::runPeriodogram(const TimeSeries& series, const PeriodogramOp
     // Poison: frequencies a small grid leaves out stay NaN, and so would any not written.
     WS_CUDA_TRY(cudaMemsetAsync(devicePower, 0xff, powerBytes, m_stream));
     cudaError_t launched = cudaSuccess;
-    if constexpr (std::is_same_v<T, double>) {
-        if (matrix)
-            launched = launchPeriodogramMatrix(args, devicePower, m_stream);
-    }
-    if (!matrix) {
+    if (matrix) {
+        launched = launchPeriodogramMatrix(args, devicePower, m_stream);
+    } else {
         const PeriodogramShape shape{int(options.launch.blockThreads), options.launch.gridBlocks,
                                      options.launch.gridStride};
         launched = launchPeriodogram(args, shape, devicePower, m_stream);
@@ -709,12 +706,9 @@ Status CudaBackend::resolveMethod(const PeriodogramOptions& options,
     const bool float64 = options.precision == Precision::Float64;
     switch (options.method) {
     case PeriodogramMethod::Matrix:
-        if (!float64)
-            return Status::failure("The matrix products run in float64: choose float64, or the "
-                                   "direct kernel for float32");
         if (!tensor)
-            return Status::failure("The matrix products need FP64 tensor cores (compute "
-                                   "capability 8.0 or newer); " +
+            return Status::failure("The matrix products need tensor cores with FP64 and TF32 "
+                                   "(compute capability 8.0 or newer); " +
                                    m_info.name + " has " + std::to_string(m_info.ccMajor) + "." +
                                    std::to_string(m_info.ccMinor));
         method = PeriodogramMethod::Matrix;
@@ -723,7 +717,7 @@ Status CudaBackend::resolveMethod(const PeriodogramOptions& options,
         method = PeriodogramMethod::Direct;
         break;
     default:
-        method = float64 && periodogramMatrixPreferred(m_info.ccMajor, m_info.ccMinor)
+        method = periodogramMatrixPreferred(m_info.ccMajor, m_info.ccMinor, float64)
                      ? PeriodogramMethod::Matrix
                      : PeriodogramMethod::Direct;
     }

@@ -8,10 +8,11 @@ constexpr int kFrequencies = 32; // K: frequencies a block of the grid holds
 constexpr int kBlocks = 64;      // grid blocks a CTA computes
 constexpr int kSamples = 16;     // samples a stage holds
 constexpr int kInner = 2 * kSamples;
-constexpr int kStride = kInner + 4; // doubles per shared row: conflict-free fragment loads
+// Elements per shared row: fragment loads are free of bank conflicts, for doubles (read by
+// half-warps) and floats alike.
+constexpr int kStride = kInner + 4;
 constexpr int kColumns = 2 * kFrequencies;
 constexpr int kThreads = 256;
-constexpr int kWarps = kThreads / 32;
 
 // Rows of the left-hand matrix: wy e^{i w_b t}, then (floating mean only) w e^{i w_b t}, then
 // w e^{2 i w_b t}, each kBlocks rows.
@@ -19,18 +20,27 @@ template <bool FitMean> constexpr int rowCount()
 {
     return (FitMean ? 3 : 2) * kBlocks;
 }
-template <bool FitMean> constexpr int stageDoubles()
+// A stage: the left rows, then the two right matrices, kStride elements a row. float32 keeps
+// every value as two TF32 parts, high and low, in two planes kLowPlane apart (splitting after
+// each load instead costs more than the second plane's loads).
+template <bool FitMean> constexpr int planeElements()
 {
     return (rowCount<FitMean>() + 2 * kColumns) * kStride;
 }
-template <bool FitMean> constexpr std::size_t sharedBytes()
+constexpr int kLowPlane = planeElements<true>();
+template <typename Real, bool FitMean> constexpr int stageElements()
 {
-    const std::size_t stages = 2 * std::size_t(stageDoubles<FitMean>());
+    return sizeof(Real) == 8 ? planeElements<FitMean>() : 2 * kLowPlane;
+}
+template <typename Real, bool FitMean> constexpr std::size_t sharedBytes()
+{
+    const std::size_t stages = 2 * std::size_t(stageElements<Real, FitMean>());
     const std::size_t epilogue = std::size_t(rowCount<FitMean>()) * kColumns;
-    return (stages > epilogue ? stages : epilogue) * sizeof(double);
+    return (stages > epilogue ? stages : epilogue) * sizeof(Real);
 }
 
-__device__ __forceinline__ void mma8x8x4(double& d0, double& d1, double a, double b)
+[[maybe_unused]] __device__ __forceinline__ void mma8x8x4(double& d0, double& d1, double a,
+                                                          double b)
 {
 #if __CUDA_ARCH__ >= 800
     asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};"
@@ -61,22 +71,54 @@ __device__ __forceinline__ void mma16x8x8(double (&d)[4], const double (&a)[4],
 #endif
 }
 
-// (cos, sin) of 2 pi `cycles`, reduced to one cycle first.
+// The same shape in TF32 with float accumulators; the fragments are laid out alike.
+__device__ __forceinline__ void mma16x8x8(float (&d)[4], const unsigned (&a)[4],
+                                          const unsigned (&b)[2])
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    __trap();
+#endif
+}
+
+// x rounded to TF32 (10 mantissa bits), as the bits the MMA reads.
+__device__ __forceinline__ unsigned toTf32(float x)
+{
+#if __CUDA_ARCH__ >= 800
+    unsigned r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return r;
+#else
+    return __float_as_uint(x);
+#endif
+}
+
+// (cos, sin) of 2 pi `cycles`, reduced to one cycle in double first.
 __device__ __forceinline__ void phase(double cycles, double& c, double& s)
 {
     sincospi(2.0 * (cycles - rint(cycles)), &s, &c);
 }
+__device__ __forceinline__ void phase(double cycles, float& c, float& s)
+{
+    sincospif(float(2.0 * (cycles - rint(cycles))), &s, &c);
+}
 
 // The sample a thread's part of a stage needs; past the end a sample weighs nothing.
-struct Sample
+template <typename Real> struct Sample
 {
-    double t = 0.0, w = 0.0, wy = 0.0, stepC = 1.0, stepS = 0.0;
+    double t = 0.0;
+    Real w = 0, wy = 0, stepC = 1, stepS = 0;
 };
 
 // Each thread makes its stage entries for sample threadIdx.x % kSamples.
-__device__ __forceinline__ Sample loadSample(const PeriodogramArgs<double>& a, int first)
+template <typename Real>
+__device__ __forceinline__ Sample<Real> loadSample(const PeriodogramArgs<Real>& a, int first)
 {
-    Sample x;
+    Sample<Real> x;
     const int i = first + int(threadIdx.x) % kSamples;
     if (i < a.n) {
         x.t = a.t[i];
@@ -88,18 +130,34 @@ __device__ __forceinline__ Sample loadSample(const PeriodogramArgs<double>& a, i
     return x;
 }
 
+__device__ __forceinline__ void put(double* at, double c, double s)
+{
+    *reinterpret_cast<double2*>(at) = make_double2(c, s);
+}
+// float32 stores x as its TF32 high part and, a plane further on, the TF32 of what the high
+// part misses, so that three TF32 products (high x high, high x low, low x high) keep float32
+// accuracy.
+__device__ __forceinline__ void put(float* at, float c, float s)
+{
+    const unsigned ch = toTf32(c), sh = toTf32(s);
+    *reinterpret_cast<float2*>(at) = make_float2(__uint_as_float(ch), __uint_as_float(sh));
+    *reinterpret_cast<float2*>(at + kLowPlane) =
+        make_float2(__uint_as_float(toTf32(c - __uint_as_float(ch))),
+                    __uint_as_float(toTf32(s - __uint_as_float(sh))));
+}
+
 // Fills one stage: the left rows for this CTA's blocks and the two right matrices, for the
 // threads' samples. Inner index 2s holds the cosine part of sample s and 2s + 1 the sine
 // part, so that a row [a cos x, a sin x] times the columns [cos y, -sin y] and
 // [sin y, cos y] gives a cos(x + y) and a sin(x + y).
-template <bool FitMean>
-__device__ void fillStage(const PeriodogramArgs<double>& a, long long firstBlock, const Sample& x,
-                          double* stage)
+template <typename Real, bool FitMean>
+__device__ void fillStage(const PeriodogramArgs<Real>& a, long long firstBlock,
+                          const Sample<Real>& x, Real* stage)
 {
     constexpr int rows = rowCount<FitMean>();
-    double* left = stage;
-    double* right1 = stage + rows * kStride;
-    double* right2 = right1 + kColumns * kStride;
+    Real* left = stage;
+    Real* right1 = stage + rows * kStride;
+    Real* right2 = right1 + kColumns * kStride;
     const int walker = threadIdx.x % 128;
     const int s = walker % kSamples;
     const int segment = walker / kSamples; // 8 segments
@@ -107,57 +165,136 @@ __device__ void fillStage(const PeriodogramArgs<double>& a, long long firstBlock
     if (threadIdx.x < 128) {
         // Left rows of blocks segment*8 .. +8: the start phase exactly, then rotations by
         // K df t from block to block.
-        const double w = x.w, wy = x.wy;
+        const Real w = x.w, wy = x.wy;
         const long long block = firstBlock + segment * 8;
-        double c, sn;
+        Real c, sn, stepC, stepS;
         phase((a.fmin + a.df * double(block * kFrequencies)) * t, c, sn);
-        // The rotation by K df t, from the per-sample step by df t, squared log2(K) times.
-        double stepC = x.stepC, stepS = x.stepS;
+        if constexpr (sizeof(Real) == 8) {
+            // The rotation by K df t, from the per-sample step by df t, squared log2(K) times.
+            stepC = x.stepC;
+            stepS = x.stepS;
 #pragma unroll
-        for (int k = 1; k < kFrequencies; k *= 2) {
-            const double c2 = stepC * stepC - stepS * stepS;
-            stepS = 2.0 * stepC * stepS;
-            stepC = c2;
+            for (int k = 1; k < kFrequencies; k *= 2) {
+                const Real c2 = stepC * stepC - stepS * stepS;
+                stepS = 2 * stepC * stepS;
+                stepC = c2;
+            }
+        } else {
+            phase(a.df * double(kFrequencies) * t, stepC, stepS); // squaring loses float bits
         }
 #pragma unroll
         for (int q = 0; q < 8; ++q) {
             const int b = segment * 8 + q;
-            const double c2 = c * c - sn * sn, s2 = 2.0 * c * sn;
-            *reinterpret_cast<double2*>(left + b * kStride + 2 * s) = make_double2(wy * c, wy * sn);
+            const Real c2 = c * c - sn * sn, s2 = 2 * c * sn;
+            put(left + b * kStride + 2 * s, wy * c, wy * sn);
             if (FitMean)
-                *reinterpret_cast<double2*>(left + (kBlocks + b) * kStride + 2 * s) =
-                    make_double2(w * c, w * sn);
-            *reinterpret_cast<double2*>(left + (rows - kBlocks + b) * kStride + 2 * s) =
-                make_double2(w * c2, w * s2);
-            const double next = c * stepC - sn * stepS;
+                put(left + (kBlocks + b) * kStride + 2 * s, w * c, w * sn);
+            put(left + (rows - kBlocks + b) * kStride + 2 * s, w * c2, w * s2);
+            const Real next = c * stepC - sn * stepS;
             sn = sn * stepC + c * stepS;
             c = next;
         }
     } else {
         // Right matrices for frequencies segment*4 .. +4 of a block: e^{i k df t} and its square.
-        double c, sn;
+        Real c, sn;
         phase(a.df * double(segment * 4) * t, c, sn);
-        const double stepC = x.stepC, stepS = x.stepS;
+        const Real stepC = x.stepC, stepS = x.stepS;
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
             const int k = segment * 4 + q;
-            const double c2 = c * c - sn * sn, s2 = 2.0 * c * sn;
-            *reinterpret_cast<double2*>(right1 + k * kStride + 2 * s) = make_double2(c, -sn);
-            *reinterpret_cast<double2*>(right1 + (kFrequencies + k) * kStride + 2 * s) =
-                make_double2(sn, c);
-            *reinterpret_cast<double2*>(right2 + k * kStride + 2 * s) = make_double2(c2, -s2);
-            *reinterpret_cast<double2*>(right2 + (kFrequencies + k) * kStride + 2 * s) =
-                make_double2(s2, c2);
-            const double next = c * stepC - sn * stepS;
+            const Real c2 = c * c - sn * sn, s2 = 2 * c * sn;
+            put(right1 + k * kStride + 2 * s, c, -sn);
+            put(right1 + (kFrequencies + k) * kStride + 2 * s, sn, c);
+            put(right2 + k * kStride + 2 * s, c2, -s2);
+            put(right2 + (kFrequencies + k) * kStride + 2 * s, s2, c2);
+            const Real next = c * stepC - sn * stepS;
             sn = sn * stepC + c * stepS;
             c = next;
         }
     }
 }
 
-template <bool FitMean>
+// A warp's fragments of one stage's k8 step, and its products: FP64 directly, or in float32
+// the three TF32 products high x high, high x low and low x high.
+template <typename Real> struct Operand;
+
+template <> struct Operand<double>
+{
+    double v[4];
+    __device__ void loadA(const double* row)
+    {
+        v[0] = row[0];
+        v[1] = row[8 * kStride];
+        v[2] = row[4];
+        v[3] = row[8 * kStride + 4];
+    }
+};
+
+template <> struct Operand<float>
+{
+    unsigned hi[4], lo[4];
+    __device__ void loadA(const float* row)
+    {
+        const int at[4] = {0, 8 * kStride, 4, 8 * kStride + 4};
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            hi[i] = __float_as_uint(row[at[i]]);
+            lo[i] = __float_as_uint(row[kLowPlane + at[i]]);
+        }
+    }
+};
+
+template <typename Real> struct ColumnOperand;
+
+// Loads are predicated and choices are selects, not branches, so that the products of a k8
+// step stay in one block the compiler can schedule.
+template <> struct ColumnOperand<double>
+{
+    double v[2];
+    __device__ void load(const double* column, bool used)
+    {
+        v[0] = used ? column[0] : 0.0;
+        v[1] = used ? column[4] : 0.0;
+    }
+    __device__ static ColumnOperand pick(bool first, const ColumnOperand& a, const ColumnOperand& b)
+    {
+        return {{first ? a.v[0] : b.v[0], first ? a.v[1] : b.v[1]}};
+    }
+};
+
+template <> struct ColumnOperand<float>
+{
+    unsigned hi[2], lo[2];
+    __device__ void load(const float* column, bool used)
+    {
+        hi[0] = used ? __float_as_uint(column[0]) : 0u;
+        hi[1] = used ? __float_as_uint(column[4]) : 0u;
+        lo[0] = used ? __float_as_uint(column[kLowPlane]) : 0u;
+        lo[1] = used ? __float_as_uint(column[kLowPlane + 4]) : 0u;
+    }
+    __device__ static ColumnOperand pick(bool first, const ColumnOperand& a, const ColumnOperand& b)
+    {
+        return {{first ? a.hi[0] : b.hi[0], first ? a.hi[1] : b.hi[1]},
+                {first ? a.lo[0] : b.lo[0], first ? a.lo[1] : b.lo[1]}};
+    }
+};
+
+__device__ __forceinline__ void multiply(double (&d)[4], const Operand<double>& a,
+                                         const ColumnOperand<double>& b)
+{
+    mma16x8x8(d, a.v, b.v);
+}
+__device__ __forceinline__ void multiply(float (&d)[4], const Operand<float>& a,
+                                         const ColumnOperand<float>& b)
+{
+    mma16x8x8(d, a.lo, b.hi);
+    mma16x8x8(d, a.hi, b.lo);
+    mma16x8x8(d, a.hi, b.hi);
+}
+
+template <typename Real, bool FitMean>
 __global__ void __launch_bounds__(kThreads, 1)
-    periodogramMatrixKernel(PeriodogramArgs<double> a, double* __restrict__ power)
+    periodogramMatrixKernel(PeriodogramArgs<Real> a, double* __restrict__ power)
 {
     constexpr int rows = rowCount<FitMean>();
     // Warps in 4 row groups x 2 column groups; each holds fragmentRows 16-row fragments by
@@ -165,7 +302,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     constexpr int fragmentRows = rows / 16 / 4;
     constexpr int columnFragments = kColumns / 8 / 2;
     constexpr int secondFrom = (rows - kBlocks) / 16; // fragments from here use the 2w matrix
-    extern __shared__ double shared[];
+    extern __shared__ __align__(16) unsigned char sharedBytesRaw[];
+    Real* shared = reinterpret_cast<Real*>(sharedBytesRaw);
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, tq = lane % 4;
     const long long firstBlock = (long long)blockIdx.x * kBlocks;
@@ -174,64 +312,81 @@ __global__ void __launch_bounds__(kThreads, 1)
     const bool usesFirst = firstFragment < secondFrom;
     const bool usesSecond = firstFragment + fragmentRows > secondFrom;
 
-    double acc[fragmentRows][columnFragments][4] = {};
+    // float32 sums each stage's 16 samples apart and then adds them up, which keeps the
+    // rounding of long sums down; float64 accumulates directly.
+    constexpr bool twoLevel = sizeof(Real) == 4;
+    Real acc[fragmentRows][columnFragments][4] = {};
+    Real part[fragmentRows][columnFragments][4];
     const int stages = (a.n + kSamples - 1) / kSamples;
-    fillStage<FitMean>(a, firstBlock, loadSample(a, 0), shared);
+    fillStage<Real, FitMean>(a, firstBlock, loadSample(a, 0), shared);
     // Samples are loaded a stage ahead, so their latency hides behind a stage of products.
-    Sample next = loadSample(a, kSamples);
+    Sample<Real> next = loadSample(a, kSamples);
     __syncthreads();
     for (int st = 0; st < stages; ++st) {
         // Fill the next stage while this one is multiplied; the barrier at the end keeps a
         // buffer from being refilled before every warp has read it.
         if (st + 1 < stages) {
-            fillStage<FitMean>(a, firstBlock, next,
-                               shared + ((st + 1) % 2) * stageDoubles<FitMean>());
+            fillStage<Real, FitMean>(a, firstBlock, next,
+                                     shared + ((st + 1) % 2) * stageElements<Real, FitMean>());
             next = loadSample(a, (st + 2) * kSamples);
         }
-        const double* stage = shared + (st % 2) * stageDoubles<FitMean>();
-        const double* left = stage;
-        const double* right1 = stage + rows * kStride;
-        const double* right2 = right1 + kColumns * kStride;
+        if constexpr (twoLevel) {
+#pragma unroll
+            for (int m = 0; m < fragmentRows; ++m)
+#pragma unroll
+                for (int nf = 0; nf < columnFragments; ++nf)
+#pragma unroll
+                    for (int e = 0; e < 4; ++e)
+                        part[m][nf][e] = 0;
+        }
+        const Real* stage = shared + (st % 2) * stageElements<Real, FitMean>();
+        const Real* left = stage;
+        const Real* right1 = stage + rows * kStride;
+        const Real* right2 = right1 + kColumns * kStride;
 #pragma unroll
         for (int kk = 0; kk < kInner; kk += 8) {
-            double b1[columnFragments][2], b2[columnFragments][2];
+            ColumnOperand<Real> b1[columnFragments], b2[columnFragments];
 #pragma unroll
             for (int nf = 0; nf < columnFragments; ++nf) {
                 const int at = (firstColumn + nf * 8 + g) * kStride + kk + tq;
-                b1[nf][0] = usesFirst ? right1[at] : 0.0;
-                b1[nf][1] = usesFirst ? right1[at + 4] : 0.0;
-                b2[nf][0] = usesSecond ? right2[at] : 0.0;
-                b2[nf][1] = usesSecond ? right2[at + 4] : 0.0;
+                b1[nf].load(right1 + at, usesFirst);
+                b2[nf].load(right2 + at, usesSecond);
             }
 #pragma unroll
             for (int m = 0; m < fragmentRows; ++m) {
                 const int fragment = firstFragment + m;
-                const double* row = left + (fragment * 16 + g) * kStride + kk + tq;
-                const double av[4] = {row[0], row[8 * kStride], row[4], row[8 * kStride + 4]};
+                Operand<Real> av;
+                av.loadA(left + (fragment * 16 + g) * kStride + kk + tq);
 #pragma unroll
-                for (int nf = 0; nf < columnFragments; ++nf) {
-                    const bool first = fragment < secondFrom;
-                    const double bv[2] = {first ? b1[nf][0] : b2[nf][0],
-                                          first ? b1[nf][1] : b2[nf][1]};
-                    mma16x8x8(acc[m][nf], av, bv);
-                }
+                for (int nf = 0; nf < columnFragments; ++nf)
+                    multiply(twoLevel ? part[m][nf] : acc[m][nf], av,
+                             ColumnOperand<Real>::pick(fragment < secondFrom, b1[nf], b2[nf]));
             }
+        }
+        if constexpr (twoLevel) {
+#pragma unroll
+            for (int m = 0; m < fragmentRows; ++m)
+#pragma unroll
+                for (int nf = 0; nf < columnFragments; ++nf)
+#pragma unroll
+                    for (int e = 0; e < 4; ++e)
+                        acc[m][nf][e] += part[m][nf][e];
         }
         __syncthreads();
     }
 
     // Gather the six sums of each frequency (they sit in different warps) and finish.
-    double* out = shared; // rows x kColumns
+    Real* out = shared; // rows x kColumns
 #pragma unroll
     for (int m = 0; m < fragmentRows; ++m)
 #pragma unroll
         for (int nf = 0; nf < columnFragments; ++nf) {
             const int row = (firstFragment + m) * 16 + g;
             const int column = firstColumn + nf * 8 + 2 * tq;
-            *reinterpret_cast<double2*>(out + row * kColumns + column) =
-                make_double2(acc[m][nf][0], acc[m][nf][1]);
-            *reinterpret_cast<double2*>(out + (row + 8) * kColumns + column) =
-                make_double2(acc[m][nf][2], acc[m][nf][3]);
+            out[row * kColumns + column] = acc[m][nf][0];
+            out[row * kColumns + column + 1] = acc[m][nf][1];
+            out[(row + 8) * kColumns + column] = acc[m][nf][2];
+            out[(row + 8) * kColumns + column + 1] = acc[m][nf][3];
         }
     __syncthreads();
     for (int idx = threadIdx.x; idx < kBlocks * kFrequencies; idx += kThreads) {
@@ -239,7 +394,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const long long f = (firstBlock + b) * kFrequencies + k;
         if (f >= a.count)
             continue;
-        math::LsSums<double> sums;
+        math::LsSums<Real> sums;
         sums.yc = out[b * kColumns + k];
         sums.ys = out[b * kColumns + kFrequencies + k];
         if (FitMean) {
@@ -252,12 +407,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
 }
 
-template <bool FitMean>
-cudaError_t launchWith(const PeriodogramArgs<double>& a, double* power, cudaStream_t stream)
+template <typename Real, bool FitMean>
+cudaError_t launchWith(const PeriodogramArgs<Real>& a, double* power, cudaStream_t stream)
 {
-    constexpr std::size_t bytes = sharedBytes<FitMean>();
+    constexpr std::size_t bytes = sharedBytes<Real, FitMean>();
     if (const cudaError_t e =
-            cudaFuncSetAttribute(periodogramMatrixKernel<FitMean>,
+            cudaFuncSetAttribute(periodogramMatrixKernel<Real, FitMean>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
         e != cudaSuccess)
         return e;
@@ -265,7 +420,7 @@ cudaError_t launchWith(const PeriodogramArgs<double>& a, double* power, cudaStre
     const long long ctas = (a.count + perCta - 1) / perCta;
     if (ctas > 0x7fffffffLL)
         return cudaErrorInvalidConfiguration;
-    periodogramMatrixKernel<FitMean><<<unsigned(ctas), kThreads, bytes, stream>>>(a, power);
+    periodogramMatrixKernel<Real, FitMean><<<unsigned(ctas), kThreads, bytes, stream>>>(a, power);
     return cudaGetLastError();
 }
 
@@ -276,8 +431,10 @@ bool periodogramMatrixSupported(int ccMajor)
     return ccMajor >= 8;
 }
 
-bool periodogramMatrixPreferred(int ccMajor, int ccMinor)
+bool periodogramMatrixPreferred(int ccMajor, int ccMinor, bool float64)
 {
+    if (!float64)
+        return ccMajor >= 8; // TF32 runs at full rate on every part that has it
     // The data-centre parts, whose FP64 tensor cores run at full rate.
     return (ccMajor == 8 && ccMinor == 0) || ccMajor == 9 || ccMajor == 10;
 }
@@ -285,14 +442,15 @@ bool periodogramMatrixPreferred(int ccMajor, int ccMinor)
 cudaError_t launchPeriodogramMatrix(const PeriodogramArgs<double>& args, double* power,
                                     cudaStream_t stream)
 {
-    return args.fitMean ? launchWith<true>(args, power, stream)
-                        : launchWith<false>(args, power, stream);
+    return args.fitMean ? launchWith<double, true>(args, power, stream)
+                        : launchWith<double, false>(args, power, stream);
 }
 
-const void* periodogramMatrixKernelSymbol(bool fitMean)
+cudaError_t launchPeriodogramMatrix(const PeriodogramArgs<float>& args, double* power,
+                                    cudaStream_t stream)
 {
-    return fitMean ? reinterpret_cast<const void*>(periodogramMatrixKernel<true>)
-                   : reinterpret_cast<const void*>(periodogramMatrixKernel<false>);
+    return args.fitMean ? launchWith<float, true>(args, power, stream)
+                        : launchWith<float, false>(args, power, stream);
 }
 
 } // namespace warpscope::gpu

@@ -42,6 +42,10 @@ public:
     // succeeds.
     void openFile(const QString& path);
     void useSynthetic();
+    // A manual grid of count frequencies from fmin to fmax, in the unit chosen (ordinary by
+    // default), and the CUDA method; both recompute.
+    void setManualGrid(double fmin, double fmax, long long count);
+    void setMethod(gpu::PeriodogramMethod method);
     // True while a load or a computation runs or waits.
     bool busy() const;
 
