@@ -228,6 +228,7 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     m_fold->yAxis->setLabel(tr("y"));
     m_status = new QLabel(this);
     m_status->setObjectName("periodogramStatus");
+    m_status->setWordWrap(true);
     m_error = new QLabel(this);
     m_error->setObjectName("periodogramError");
     m_error->setStyleSheet(kErrorText);
