@@ -304,32 +304,52 @@ TimeSeries randomSeries(std::mt19937& rng, int n, bool withDy, double t0)
 
 // Random series, grids, options: float64 within 1e-9 of the long-double reference
 // everywhere; float32 within 1e-4 norm-wise.
-TEST(Periodogram, CpuMatchesLongDoubleOnRandomInputs)
+struct WorstErrors
 {
-    std::mt19937 rng(11);
-    CpuBackend cpu(2);
-    double worst64 = 0.0, worst32 = 0.0, worstElement32 = 0.0;
-    for (int trial = 0; trial < 12; ++trial) {
-        const TimeSeries s = randomSeries(rng, 20 + int(rng() % 400), trial % 2 == 0,
-                                          trial % 3 == 0 ? 50000.0 : 0.0);
+    double float64 = 0.0, float32 = 0.0, element32 = 0.0; // the last two norm-wise and worst
+};
+
+// One method in both precisions against the long-double reference, over random series (with
+// and without dy, some with times near 50000) with every normalisation and mean option;
+// sizes(trial, random) gives the points (below the maximum the grid allows) and frequencies.
+template <typename Sizes>
+WorstErrors worstAgainstLongDouble(Backend& backend, PeriodogramMethod method, unsigned seed,
+                                   int trials, Sizes&& sizes)
+{
+    std::mt19937 rng(seed);
+    WorstErrors worst;
+    for (int trial = 0; trial < trials; ++trial) {
+        const auto [n, count] = sizes(trial, int(rng() % 100000));
+        const TimeSeries s = randomSeries(rng, n, trial % 2 == 1, trial % 3 == 0 ? 50000.0 : 0.0);
         PeriodogramOptions o;
-        o.grid = autoFrequencyGrid(s, 3.0, 2.0);
-        o.grid.count = std::min<long long>(o.grid.count, 700);
+        o.grid = autoFrequencyGrid(s, 4.0, 3.0);
+        o.grid.count = std::min<long long>(o.grid.count, count);
         o.normalization = Normalization(trial % 4);
         o.fitMean = trial % 5 != 1;
         o.centerData = trial % 7 != 2;
+        o.method = method;
         const std::vector<double> ref = longDoubleReference(s, o);
-        worst64 = std::max(worst64, maxRelativeError(run(cpu, s, o), ref));
+        worst.float64 = std::max(worst.float64, maxRelativeError(run(backend, s, o), ref));
         o.precision = Precision::Float32;
-        const std::vector<double> p32 = run(cpu, s, o);
-        worst32 = std::max(worst32, normwiseError(p32, ref));
-        worstElement32 = std::max(worstElement32, maxRelativeError(p32, ref));
+        const std::vector<double> p32 = run(backend, s, o);
+        worst.float32 = std::max(worst.float32, normwiseError(p32, ref));
+        worst.element32 = std::max(worst.element32, maxRelativeError(p32, ref));
     }
+    return worst;
+}
+
+TEST(Periodogram, CpuMatchesLongDoubleOnRandomInputs)
+{
+    CpuBackend cpu(2);
+    const WorstErrors worst =
+        worstAgainstLongDouble(cpu, PeriodogramMethod::Auto, 11, 12, [](int, int random) {
+            return std::pair<int, long long>(20 + random % 400, 700);
+        });
     std::printf("CPU periodogram: float64 max relative error %.2e, float32 norm-wise %.2e "
                 "(worst element %.2e)\n",
-                worst64, worst32, worstElement32);
-    EXPECT_LE(worst64, 1e-9);
-    EXPECT_LE(worst32, 1e-4);
+                worst.float64, worst.float32, worst.element32);
+    EXPECT_LE(worst.float64, 1e-9);
+    EXPECT_LE(worst.float32, 1e-4);
 }
 
 TEST(Periodogram, BadInputIsExplained)
@@ -512,31 +532,17 @@ TEST_F(CudaPeriodogramTest, MatchesAstropy)
 TEST_F(CudaPeriodogramTest, MatrixProductsMatchLongDouble)
 {
     if (!hasTensorCores())
-        GTEST_SKIP() << "no FP64 tensor cores on " << m_cuda->deviceName();
-    std::mt19937 rng(29);
-    double worst = 0.0, worst32 = 0.0, worstElement32 = 0.0;
-    for (int trial = 0; trial < 10; ++trial) {
-        const int n = trial < 8 ? 3 + int(rng() % 300) : 1000 + trial;
-        const TimeSeries s = randomSeries(rng, n, trial % 2 == 0, trial % 3 == 0 ? 50000.0 : 0.0);
-        PeriodogramOptions o;
-        o.grid = autoFrequencyGrid(s, 4.0, 3.0);
-        o.grid.count = trial < 8 ? std::min<long long>(o.grid.count, 1000 + 997 * trial) : 2048;
-        o.normalization = Normalization(trial % 4);
-        o.fitMean = trial % 3 != 1;
-        o.centerData = trial % 5 != 2;
-        o.method = PeriodogramMethod::Matrix;
-        const std::vector<double> ref = longDoubleReference(s, o);
-        worst = std::max(worst, maxRelativeError(run(*m_cuda, s, o), ref));
-        o.precision = Precision::Float32;
-        const std::vector<double> p32 = run(*m_cuda, s, o);
-        worst32 = std::max(worst32, normwiseError(p32, ref));
-        worstElement32 = std::max(worstElement32, maxRelativeError(p32, ref));
-    }
+        GTEST_SKIP() << "no tensor cores on " << m_cuda->deviceName();
+    const WorstErrors worst = worstAgainstLongDouble(
+        *m_cuda, PeriodogramMethod::Matrix, 29, 10, [](int trial, int random) {
+            return std::pair<int, long long>(trial < 8 ? 3 + random % 300 : 1000 + trial,
+                                             trial < 8 ? 1000 + 997 * trial : 2048);
+        });
     std::printf("CUDA matrix periodogram: float64 max relative error %.2e; float32 (three TF32 "
                 "products) norm-wise %.2e, worst element %.2e\n",
-                worst, worst32, worstElement32);
-    EXPECT_LE(worst, 1e-9);
-    EXPECT_LE(worst32, 1e-4);
+                worst.float64, worst.float32, worst.element32);
+    EXPECT_LE(worst.float64, 1e-9);
+    EXPECT_LE(worst.float32, 1e-4);
 }
 
 TEST_F(CudaPeriodogramTest, LaunchCoverageAndOccupancy)
@@ -551,32 +557,18 @@ TEST_F(CudaPeriodogramTest, LaunchCoverageAndOccupancy)
         }
 }
 
-TEST_F(CudaPeriodogramTest, MatchesLongDoubleOnRandomInputs)
+TEST_F(CudaPeriodogramTest, DirectKernelMatchesLongDouble)
 {
-    std::mt19937 rng(12);
-    double worst64 = 0.0, worst32 = 0.0, worstElement32 = 0.0;
-    for (int trial = 0; trial < 12; ++trial) {
-        // Sizes that leave partial tiles and partial thread chunks.
-        const TimeSeries s =
-            randomSeries(rng, 3 + int(rng() % 700), trial % 2 == 1, trial % 3 == 0 ? 50000.0 : 0.0);
-        PeriodogramOptions o;
-        o.grid = autoFrequencyGrid(s, 4.0, 3.0);
-        o.grid.count = std::min<long long>(o.grid.count, 1000 + trial);
-        o.normalization = Normalization(trial % 4);
-        o.fitMean = trial % 5 != 1;
-        o.centerData = trial % 7 != 2;
-        const std::vector<double> ref = longDoubleReference(s, o);
-        worst64 = std::max(worst64, maxRelativeError(run(*m_cuda, s, o), ref));
-        o.precision = Precision::Float32;
-        const std::vector<double> p32 = run(*m_cuda, s, o);
-        worst32 = std::max(worst32, normwiseError(p32, ref));
-        worstElement32 = std::max(worstElement32, maxRelativeError(p32, ref));
-    }
-    std::printf("CUDA periodogram: float64 max relative error %.2e, float32 norm-wise %.2e "
-                "(worst element %.2e)\n",
-                worst64, worst32, worstElement32);
-    EXPECT_LE(worst64, 1e-9);
-    EXPECT_LE(worst32, 1e-4);
+    // Sizes that leave partial tiles and partial thread chunks.
+    const WorstErrors worst = worstAgainstLongDouble(
+        *m_cuda, PeriodogramMethod::Direct, 12, 12, [](int trial, int random) {
+            return std::pair<int, long long>(3 + random % 700, 1000 + trial);
+        });
+    std::printf("CUDA periodogram, direct kernel: float64 max relative error %.2e, float32 "
+                "norm-wise %.2e (worst element %.2e)\n",
+                worst.float64, worst.float32, worst.element32);
+    EXPECT_LE(worst.float64, 1e-9);
+    EXPECT_LE(worst.float32, 1e-4);
 }
 
 } // namespace

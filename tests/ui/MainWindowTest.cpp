@@ -507,6 +507,13 @@ private slots:
         QVERIFY2(fap->text().contains("false-alarm probability"), qPrintable(fap->text()));
         auto* table = periodogram()->findChild<QTableWidget*>("peaks");
         QVERIFY(table->rowCount() >= 2);
+        // Up to 20 peaks, found where the periodogram lives.
+        auto* count = periodogram()->findChild<QSpinBox*>("peakCount");
+        count->setValue(20);
+        QCOMPARE(table->rowCount(), 20);
+        QCOMPARE(periodogram()->peaks().size(), std::size_t(20));
+        count->setValue(10);
+        QCOMPARE(table->rowCount(), 10);
         table->setCurrentCell(1, 0);
         const QString period = table->item(1, 1)->text();
         QVERIFY2(periodogram()->foldPlot()->xAxis->label().contains(period.left(5)),

@@ -37,8 +37,6 @@
 namespace warpscope::ui {
 namespace {
 
-constexpr int kPeaks = 10;
-
 QDoubleSpinBox* doubleBox(QWidget* parent, double lo, double hi, double value, int decimals,
                           const QString& tip)
 {
@@ -243,11 +241,21 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     m_peakTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_peakTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_peakTable->setToolTip(tr("The highest peaks; select one to fold the data at its period"));
+    m_peakCount = new QSpinBox(this);
+    m_peakCount->setObjectName("peakCount");
+    m_peakCount->setRange(1, gpu::kSpectrumMaxPeaks);
+    m_peakCount->setValue(10);
+    m_peakCount->setToolTip(tr("How many of the highest peaks to list and mark (found where the "
+                               "periodogram was computed)"));
 
     auto* lower = new QWidget(this);
     auto* lowerLayout = new QHBoxLayout(lower);
     auto* peaksBox = new QVBoxLayout;
-    peaksBox->addWidget(m_fap);
+    auto* peaksRow = new QHBoxLayout;
+    peaksRow->addWidget(m_fap, 1);
+    peaksRow->addWidget(new QLabel(tr("Peaks"), this));
+    peaksRow->addWidget(m_peakCount);
+    peaksBox->addLayout(peaksRow);
     peaksBox->addWidget(m_peakTable);
     lowerLayout->addLayout(peaksBox, 2);
     lowerLayout->addWidget(m_fold, 3);
@@ -303,6 +311,7 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     m_count->setEnabled(false);
     connect(m_view, &SpectrumView::clicked, this, &PeriodogramWorkspace::clickPlot);
     connect(m_view, &SpectrumView::message, this, &PeriodogramWorkspace::message);
+    connect(m_peakCount, &QSpinBox::valueChanged, this, &PeriodogramWorkspace::showPeaks);
     connect(m_peakTable, &QTableWidget::currentCellChanged, this,
             [this](int row) { showFold(row); });
     connect(&m_job, &QFutureWatcher<Result>::finished, this, &PeriodogramWorkspace::onComputed);
@@ -617,8 +626,8 @@ void PeriodogramWorkspace::replot()
 void PeriodogramWorkspace::showPeaks()
 {
     m_peaks = m_spectrum ? m_spectrum->peaks() : std::vector<gpu::Peak>{};
-    if (m_peaks.size() > std::size_t(kPeaks))
-        m_peaks.resize(kPeaks);
+    if (m_peaks.size() > std::size_t(m_peakCount->value()))
+        m_peaks.resize(std::size_t(m_peakCount->value()));
     m_peakTable->setRowCount(int(m_peaks.size()));
     for (int i = 0; i < int(m_peaks.size()); ++i) {
         const gpu::Peak& p = m_peaks[std::size_t(i)];
@@ -799,6 +808,7 @@ void PeriodogramWorkspace::saveSettings(QSettings& s) const
     s.setValue("periodogram/weights", m_useErrors->isChecked());
     s.setValue("periodogram/precision", m_precision->currentIndex());
     s.setValue("periodogram/method", m_method->currentIndex());
+    s.setValue("periodogram/peaks", m_peakCount->value());
     s.setValue("periodogram/blockThreads", m_blockThreads->text());
     s.setValue("periodogram/gridBlocks", m_gridBlocks->text());
     s.setValue("periodogram/gridStride", m_gridStride->isChecked());
@@ -838,6 +848,7 @@ void PeriodogramWorkspace::restoreSettings(const QSettings& s)
     m_useErrors->setChecked(s.value("periodogram/weights", true).toBool());
     index(m_precision, "periodogram/precision");
     index(m_method, "periodogram/method");
+    m_peakCount->setValue(s.value("periodogram/peaks", 10).toInt());
     m_blockThreads->setText(s.value("periodogram/blockThreads", "128").toString());
     m_gridBlocks->setText(s.value("periodogram/gridBlocks", "0").toString());
     m_gridStride->setChecked(s.value("periodogram/gridStride", false).toBool());

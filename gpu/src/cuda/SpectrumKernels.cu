@@ -34,6 +34,20 @@ template <int Threads> __device__ void blockMinMax(double& low, double& high)
         }
 }
 
+// The block's minimum, maximum and count of non-finite values, in thread 0's.
+template <int Threads> __device__ void blockRange(double& low, double& high, long long& nonFinite)
+{
+    for (int offset = 16; offset > 0; offset >>= 1)
+        nonFinite += __shfl_down_sync(kFullMask, nonFinite, offset);
+    __shared__ long long counts[Threads / 32];
+    if (threadIdx.x % 32 == 0)
+        counts[threadIdx.x / 32] = nonFinite;
+    blockMinMax<Threads>(low, high); // its barrier also publishes the counts
+    if (threadIdx.x == 0)
+        for (int w = 1; w < Threads / 32; ++w)
+            nonFinite += counts[w];
+}
+
 __global__ void __launch_bounds__(kColumnThreads)
     spectrumColumnsKernel(const double* __restrict__ power, math::SpectrumMapping m,
                           float* __restrict__ vertices)
@@ -181,15 +195,8 @@ __global__ void __launch_bounds__(kSearchThreads)
             out->index[blockIdx.x * kPeaks + j] = k;
         }
     }
-    for (int offset = 16; offset > 0; offset >>= 1)
-        nonFinite += __shfl_down_sync(kFullMask, nonFinite, offset);
-    __shared__ long long counts[kSearchThreads / 32];
-    if (threadIdx.x % 32 == 0)
-        counts[threadIdx.x / 32] = nonFinite;
-    blockMinMax<kSearchThreads>(low, high);
+    blockRange<kSearchThreads>(low, high, nonFinite);
     if (threadIdx.x == 0) {
-        for (int w = 1; w < kSearchThreads / 32; ++w)
-            nonFinite += counts[w];
         out->min[blockIdx.x] = low;
         out->max[blockIdx.x] = high;
         out->nonFinite[blockIdx.x] = nonFinite;
@@ -225,15 +232,8 @@ __global__ void __launch_bounds__(kMergeThreads)
             out->index[j] = k;
         }
     }
-    for (int offset = 16; offset > 0; offset >>= 1)
-        nonFinite += __shfl_down_sync(kFullMask, nonFinite, offset);
-    __shared__ long long counts[kMergeThreads / 32];
-    if (threadIdx.x % 32 == 0)
-        counts[threadIdx.x / 32] = nonFinite;
-    blockMinMax<kMergeThreads>(low, high);
+    blockRange<kMergeThreads>(low, high, nonFinite);
     if (threadIdx.x == 0) {
-        for (int w = 1; w < kMergeThreads / 32; ++w)
-            nonFinite += counts[w];
         const bool any = low <= high;
         out->min = any ? low : 0.0;
         out->max = any ? high : 0.0;

@@ -164,6 +164,7 @@ private:
     QLabel* m_error;
     QLabel* m_fap;
     QTableWidget* m_peakTable;
+    QSpinBox* m_peakCount;
     SpectrumView* m_view;
     QCustomPlot* m_fold;
 };
