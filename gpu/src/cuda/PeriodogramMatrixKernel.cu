@@ -43,9 +43,9 @@ template <typename Real, bool FitMean> constexpr std::size_t sharedBytes()
                                                           double b)
 {
 #if __CUDA_ARCH__ >= 800
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};"
-                 : "+d"(d0), "+d"(d1)
-                 : "d"(a), "d"(b));
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};"
+        : "+d"(d0), "+d"(d1)
+        : "d"(a), "d"(b));
 #else
     __trap(); // launched only where periodogramMatrixSupported
 #endif
@@ -59,10 +59,10 @@ __device__ __forceinline__ void mma16x8x8(double (&d)[4], const double (&a)[4],
                                           const double (&b)[2])
 {
 #if __CUDA_ARCH__ >= 900
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, "
-                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, "
+        "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
 #else
     mma8x8x4(d[0], d[1], a[0], b[0]);
     mma8x8x4(d[0], d[1], a[2], b[1]);
@@ -76,10 +76,10 @@ __device__ __forceinline__ void mma16x8x8(float (&d)[4], const unsigned (&a)[4],
                                           const unsigned (&b)[2])
 {
 #if __CUDA_ARCH__ >= 800
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
-                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
+        "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #else
     __trap();
 #endif
@@ -246,36 +246,25 @@ template <> struct Operand<float>
 
 template <typename Real> struct ColumnOperand;
 
-// Loads are predicated and choices are selects, not branches, so that the products of a k8
-// step stay in one block the compiler can schedule.
 template <> struct ColumnOperand<double>
 {
     double v[2];
-    __device__ void load(const double* column, bool used)
+    __device__ void load(const double* column)
     {
-        v[0] = used ? column[0] : 0.0;
-        v[1] = used ? column[4] : 0.0;
-    }
-    __device__ static ColumnOperand pick(bool first, const ColumnOperand& a, const ColumnOperand& b)
-    {
-        return {{first ? a.v[0] : b.v[0], first ? a.v[1] : b.v[1]}};
+        v[0] = column[0];
+        v[1] = column[4];
     }
 };
 
 template <> struct ColumnOperand<float>
 {
     unsigned hi[2], lo[2];
-    __device__ void load(const float* column, bool used)
+    __device__ void load(const float* column)
     {
-        hi[0] = used ? __float_as_uint(column[0]) : 0u;
-        hi[1] = used ? __float_as_uint(column[4]) : 0u;
-        lo[0] = used ? __float_as_uint(column[kLowPlane]) : 0u;
-        lo[1] = used ? __float_as_uint(column[kLowPlane + 4]) : 0u;
-    }
-    __device__ static ColumnOperand pick(bool first, const ColumnOperand& a, const ColumnOperand& b)
-    {
-        return {{first ? a.hi[0] : b.hi[0], first ? a.hi[1] : b.hi[1]},
-                {first ? a.lo[0] : b.lo[0], first ? a.lo[1] : b.lo[1]}};
+        hi[0] = __float_as_uint(column[0]);
+        hi[1] = __float_as_uint(column[4]);
+        lo[0] = __float_as_uint(column[kLowPlane]);
+        lo[1] = __float_as_uint(column[kLowPlane + 4]);
     }
 };
 
@@ -298,7 +287,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 {
     constexpr int rows = rowCount<FitMean>();
     // Warps in 4 row groups x 2 column groups; each holds fragmentRows 16-row fragments by
-    // 4 8-column fragments.
+    // 4 8-column fragments. Row group r takes fragments r, r + 4, r + 8, so that which right
+    // matrix a fragment multiplies depends on its place in the warp alone, a constant.
     constexpr int fragmentRows = rows / 16 / 4;
     constexpr int columnFragments = kColumns / 8 / 2;
     constexpr int secondFrom = (rows - kBlocks) / 16; // fragments from here use the 2w matrix
@@ -307,10 +297,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, tq = lane % 4;
     const long long firstBlock = (long long)blockIdx.x * kBlocks;
-    const int firstFragment = (warp / 2) * fragmentRows;
+    const int rowGroup = warp / 2;
     const int firstColumn = (warp % 2) * columnFragments * 8;
-    const bool usesFirst = firstFragment < secondFrom;
-    const bool usesSecond = firstFragment + fragmentRows > secondFrom;
 
     // float32 sums each stage's 16 samples apart and then adds them up, which keeps the
     // rounding of long sums down; float64 accumulates directly.
@@ -325,11 +313,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int st = 0; st < stages; ++st) {
         // Fill the next stage while this one is multiplied; the barrier at the end keeps a
         // buffer from being refilled before every warp has read it.
-        if (st + 1 < stages) {
-            fillStage<Real, FitMean>(a, firstBlock, next,
-                                     shared + ((st + 1) % 2) * stageElements<Real, FitMean>());
-            next = loadSample(a, (st + 2) * kSamples);
-        }
+        // Unconditional (the last one fills samples past the end, harmlessly), so that filling
+        // and products share one block and the scheduler interleaves them.
+        fillStage<Real, FitMean>(a, firstBlock, next,
+                                 shared + ((st + 1) % 2) * stageElements<Real, FitMean>());
+        next = loadSample(a, (st + 2) * kSamples);
         if constexpr (twoLevel) {
 #pragma unroll
             for (int m = 0; m < fragmentRows; ++m)
@@ -349,18 +337,18 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
             for (int nf = 0; nf < columnFragments; ++nf) {
                 const int at = (firstColumn + nf * 8 + g) * kStride + kk + tq;
-                b1[nf].load(right1 + at, usesFirst);
-                b2[nf].load(right2 + at, usesSecond);
+                b1[nf].load(right1 + at);
+                b2[nf].load(right2 + at);
             }
 #pragma unroll
             for (int m = 0; m < fragmentRows; ++m) {
-                const int fragment = firstFragment + m;
+                const int fragment = rowGroup + 4 * m;
                 Operand<Real> av;
                 av.loadA(left + (fragment * 16 + g) * kStride + kk + tq);
 #pragma unroll
                 for (int nf = 0; nf < columnFragments; ++nf)
                     multiply(twoLevel ? part[m][nf] : acc[m][nf], av,
-                             ColumnOperand<Real>::pick(fragment < secondFrom, b1[nf], b2[nf]));
+                             4 * m < secondFrom ? b1[nf] : b2[nf]);
             }
         }
         if constexpr (twoLevel) {
@@ -381,7 +369,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int m = 0; m < fragmentRows; ++m)
 #pragma unroll
         for (int nf = 0; nf < columnFragments; ++nf) {
-            const int row = (firstFragment + m) * 16 + g;
+            const int row = (rowGroup + 4 * m) * 16 + g;
             const int column = firstColumn + nf * 8 + 2 * tq;
             out[row * kColumns + column] = acc[m][nf][0];
             out[row * kColumns + column + 1] = acc[m][nf][1];
