@@ -12,6 +12,7 @@
 #include "warpscope/ui/TimelinePanel.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
@@ -536,6 +537,24 @@ private slots:
         QVERIFY(waitForPeriodogram());
         const QImage after = periodogram()->spectrumView()->grabFramebuffer();
         QVERIFY(differingPixels(before, after) > 100);
+        // A logarithmic period axis redraws the same spectrum, without recomputing it.
+        const auto spectrum = periodogram()->spectrum();
+        periodogram()->findChild<QComboBox*>("xAxis")->setCurrentIndex(1);
+        periodogram()->findChild<QCheckBox*>("logX")->setChecked(true);
+        ui::SpectrumView* view = periodogram()->spectrumView();
+        const QImage period = view->grabFramebuffer();
+        QVERIFY(differingPixels(after, period) > 100);
+        QVERIFY2(view->errorText().isEmpty(), qPrintable(view->errorText()));
+        QCOMPARE(periodogram()->spectrum(), spectrum);
+        const gpu::FrequencyGrid& g = spectrum->grid();
+        QCOMPARE(view->xRange().first, 1.0 / g.fmax());
+        QCOMPARE(view->xRange().second, 1.0 / g.fmin);
+        // The highest peak stays where the period axis puts it.
+        const gpu::Peak top = periodogram()->peaks().at(0);
+        const double x = view->xPixel(top.frequency);
+        QVERIFY(x > 0 && x < view->width());
+        periodogram()->findChild<QCheckBox*>("logX")->setChecked(false);
+        periodogram()->findChild<QComboBox*>("xAxis")->setCurrentIndex(0);
     }
 
     // A million frequencies across a few hundred pixels: the line comes from the GL vertex

@@ -97,7 +97,9 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     m_frequencyUnit->setToolTip(tr("The unit of the manual grid and of the frequency axis"));
     m_xAxis = new QComboBox(this);
     m_xAxis->addItems({tr("Frequency"), tr("Period")});
+    m_xAxis->setObjectName("xAxis");
     m_logX = new QCheckBox(tr("Logarithmic"), this);
+    m_logX->setObjectName("logX");
 
     m_normalization = new QComboBox(this);
     m_normalization->setObjectName("normalization");
