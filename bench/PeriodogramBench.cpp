@@ -3,7 +3,11 @@
 #include "PeriodogramBench.h"
 
 #include "warpscope/gpu/Backend.h"
+#include "warpscope/ui/HeadlessGl.h"
+#include "warpscope/ui/SpectrumRenderer.h"
 
+#define GL_GLEXT_PROTOTYPES
+#include <GL/gl.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -125,6 +129,74 @@ double scipySeconds(int n, const gpu::PeriodogramOptions& o)
     return seconds;
 }
 
+// The plot's line for a spectrum of 2^24 frequencies, as a zoom or pan redraws it: the vertex
+// buffer refilled for a slightly moved axis and drawn, wall clock up to glFinish, median of
+// `runs` after a warm-up. Through interop where the backend has it, else through the host.
+void timeSpectrumLine(gpu::Backend& computing, gpu::Backend& drawing, ui::HeadlessGl& gl,
+                      const char* label, int runs)
+{
+    gpu::TimeSeries s = syntheticSeries(256);
+    gpu::PeriodogramOptions o = options(1 << 24, gpu::Precision::Float64);
+    std::shared_ptr<const gpu::Spectrum> spectrum;
+    if (gpu::Status st = computing.computeSpectrum(s, o, spectrum); !st) {
+        std::printf("  %-34s %s\n", label, st.message().c_str());
+        return;
+    }
+    ui::SpectrumRenderer renderer;
+    const int columns = gl.width();
+    if (!renderer.initialize() || !renderer.reserve(columns)) {
+        std::printf("  %-34s no renderer\n", label);
+        return;
+    }
+    std::vector<double> times;
+    for (int k = -5; k < runs; ++k) {
+        const double shift = 0.001 * (k + 5) * o.grid.df * double(o.grid.count);
+        const gpu::SpectrumAxis axis{
+            o.grid.fmin + shift, o.grid.fmax() - shift, false, false, 1.0, columns};
+        const auto t0 = std::chrono::steady_clock::now();
+        if (gpu::Status st = drawing.fillSpectrum(*spectrum, axis, renderer.vertexBuffer()); !st) {
+            std::printf("  %-34s %s\n", label, st.message().c_str());
+            break;
+        }
+        gl.bindFramebuffer();
+        renderer.draw(columns, 0.0, spectrum->maxPower(), {0, 0, columns, gl.height()},
+                      {1, 1, 1, 1});
+        glFinish();
+        if (k >= 0)
+            times.push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count());
+    }
+    if (!times.empty())
+        std::printf("  %-34s median %8.3f ms   (min %.3f)\n", label, median(times),
+                    *std::min_element(times.begin(), times.end()));
+    drawing.forgetGlBuffer(renderer.vertexBuffer().id);
+    renderer.release();
+}
+
+void runSpectrumLineBench(int runs)
+{
+    std::string error;
+    auto gl = ui::HeadlessGl::create(1600, 600, error);
+    if (!gl) {
+        std::printf("\nSpectrum line: no headless OpenGL (%s)\n", error.c_str());
+        return;
+    }
+    std::printf("\nThe plot's line for 2^24 frequencies (256 samples), 1600 columns: refill the "
+                "vertex buffer for a moved axis and draw, wall clock to glFinish, median of %d\n",
+                runs);
+    auto cpu = gpu::createBackend(gpu::BackendKind::Cpu, {true});
+    auto interop = gpu::createBackend(gpu::BackendKind::Cuda, {true});
+    auto hostCopy = gpu::createBackend(gpu::BackendKind::Cuda, {true, true});
+    if (interop.backend && interop.backend->displayPath() == gpu::DisplayPath::Interop)
+        timeSpectrumLine(*interop.backend, *interop.backend, *gl,
+                         "CUDA, decimated into the mapped VBO", runs);
+    if (hostCopy.backend)
+        timeSpectrumLine(*hostCopy.backend, *hostCopy.backend, *gl,
+                         "CUDA, decimated then glBufferSubData", runs);
+    timeSpectrumLine(*cpu.backend, *cpu.backend, *gl, "CPU, decimated on the host", runs);
+}
+
 } // namespace
 
 int runPeriodogramBench(int runs)
@@ -201,5 +273,6 @@ int runPeriodogramBench(int runs)
                     scipy * 1000.0 / floating.kernelMs);
     else
         std::printf("  SciPy: not found (python3 with scipy), no side-by-side ratio\n");
+    runSpectrumLineBench(std::max(runs, 20));
     return 0;
 }
