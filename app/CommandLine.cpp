@@ -92,6 +92,8 @@ ParseResult parseCommandLine(const QStringList& arguments)
     const QCommandLineOption exportTrace(
         "export-trace", "Write the timeline as Chrome trace JSON once the frame (and lab) is done.",
         "FILE");
+    const QCommandLineOption cupti("cupti", "Time kernels and copies in the timeline with CUPTI's "
+                                            "activity records instead of CUDA events.");
     const QCommandLineOption periodogram("periodogram",
                                          "Open on the periodogram workspace (synthetic series).");
     const QCommandLineOption series("series",
@@ -110,7 +112,7 @@ ParseResult parseCommandLine(const QStringList& arguments)
                                     "The CUDA device the field computes on (default: "
                                     "the one the display runs on).",
                                     "N");
-    parser.addOptions({periodogram, series, frequencies, method, sweep, device});
+    parser.addOptions({periodogram, series, frequencies, method, sweep, device, cupti});
     parser.addOptions({help,      version,    backend,     noInterop,  screenshot, size,
                        latMin,    latMax,     lonMin,      lonMax,     nx,         ny,
                        ref,       precision,  units,       radius,     colormap,   reset,
@@ -298,6 +300,7 @@ ParseResult parseCommandLine(const QStringList& arguments)
     if (parser.isSet(series) && o.series.isEmpty())
         return fail("--series needs a file name");
     o.exportTrace = parser.value(exportTrace);
+    o.cupti = parser.isSet(cupti);
     if (parser.isSet(exportTrace) && o.exportTrace.isEmpty())
         return fail("--export-trace needs a file name");
     o.teaching = parser.isSet(overlay) || parser.isSet(block) || parser.isSet(grid) || o.gridStride;

@@ -34,6 +34,7 @@ struct AppOptions
     bool streamsLab = false;
     gpu::StreamsLabConfig lab;
     QString exportTrace;      // the timeline as Chrome trace JSON, written after the lab or frame
+    bool cupti = false;       // time kernels and copies with CUPTI
     bool periodogram = false; // open on the periodogram workspace
     bool sweep = false;       // run the block-size sweep (--screenshot saves its plot)
     QString series;           // a time series file for it

@@ -166,6 +166,8 @@ int main(int argc, char** argv)
 
     if (options.device >= 0)
         window.showDevicePanel();
+    if (options.cupti)
+        window.timelinePanel()->setCupti(true);
     if (options.periodogram) {
         ui::PeriodogramWorkspace* workspace = window.periodogramWorkspace();
         if (options.method)

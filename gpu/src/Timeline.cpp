@@ -47,6 +47,32 @@ int Timeline::lane(const std::string& name)
     return int(m_lanes.size()) - 1;
 }
 
+void Timeline::setGpuTiming(GpuTiming timing)
+{
+    std::lock_guard lock(m_mutex);
+    m_gpuTiming = timing;
+    if (timing == GpuTiming::Events)
+        m_gpuTimingNote.clear();
+}
+
+GpuTiming Timeline::gpuTiming() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_gpuTiming;
+}
+
+void Timeline::setGpuTimingNote(std::string note)
+{
+    std::lock_guard lock(m_mutex);
+    m_gpuTimingNote = std::move(note);
+}
+
+std::string Timeline::gpuTimingNote() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_gpuTimingNote;
+}
+
 void Timeline::add(Span span)
 {
     std::lock_guard lock(m_mutex);

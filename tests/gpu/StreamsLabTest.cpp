@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <gtest/gtest.h>
 #include <map>
+#include <set>
 
 namespace warpscope::gpu::test {
 namespace {
@@ -180,6 +181,59 @@ TEST_F(CudaStreamsLabTest, NormalisesInEveryMode)
         }
     c.length = 1; // one value per array normalises to exactly 1
     expectLabPasses(*m_cuda, c, r);
+}
+
+// With CUPTI chosen, the lab's kernels and copies come from CUPTI's activity records: the
+// kernels under their own names with their launch, the copies with their bytes, on the lanes
+// of their streams, overlapping as with events; switching back to events works at once.
+TEST_F(CudaStreamsLabTest, CuptiRecordsTheLab)
+{
+    m_timeline->setGpuTiming(GpuTiming::Cupti);
+    StreamsLabConfig c;
+    c.arrays = 6;
+    c.length = 2'000'000;
+    StreamsLabResult r;
+    expectLabPasses(*m_cuda, c, r);
+    ASSERT_TRUE(m_cuda->collectTimeline().ok());
+    if (const std::string note = m_timeline->gpuTimingNote(); !note.empty())
+        GTEST_SKIP() << note;
+    m_timeline->clear();
+    expectLabPasses(*m_cuda, c, r);
+    ASSERT_TRUE(m_cuda->collectTimeline().ok());
+    const TimelineSnapshot snap = m_timeline->snapshot();
+    std::map<std::string, int> kernels;
+    int copies = 0;
+    double busyUs = 0.0;
+    std::set<int> lanes;
+    for (const Span& s : snap.spans) {
+        if (snap.lanes[s.lane].find(": lab") == std::string::npos || s.kind == SpanKind::Host)
+            continue;
+        lanes.insert(s.lane);
+        busyUs += s.durationUs();
+        ASSERT_GT(s.durationUs(), 0.0) << s.name;
+        if (s.kind == SpanKind::Kernel) {
+            ++kernels[s.name];
+            EXPECT_NE(s.detail.find("block ("), std::string::npos) << s.detail;
+        } else {
+            ++copies;
+            EXPECT_EQ(s.bytes, std::uint64_t(c.length) * 4);
+        }
+    }
+    EXPECT_EQ(kernels["partialSumsKernel"], c.arrays);
+    EXPECT_EQ(kernels["finalSumKernel"], c.arrays);
+    EXPECT_EQ(kernels["divideKernel"], c.arrays);
+    EXPECT_EQ(copies, 2 * c.arrays);
+    EXPECT_EQ(lanes.size(), std::size_t(c.arrays));
+    EXPECT_GT(busyUs, 1000.0 * r.totalMs * 1.2);
+
+    m_timeline->setGpuTiming(GpuTiming::Events);
+    m_timeline->clear();
+    expectLabPasses(*m_cuda, c, r);
+    ASSERT_TRUE(m_cuda->collectTimeline().ok());
+    int named = 0;
+    for (const Span& s : m_timeline->snapshot().spans)
+        named += s.name.rfind("partial sums", 0) == 0;
+    EXPECT_EQ(named, c.arrays);
 }
 
 // With K streams and pinned memory the copies and kernels of different arrays run at the

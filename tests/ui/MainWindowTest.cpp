@@ -305,6 +305,8 @@ private slots:
                 ->findChild<QComboBox*>("normalization")
                 ->setCurrentIndex(3);
             first.timelinePanel()->setKeptFrames(33);
+            first.timelinePanel()->findChild<QCheckBox*>("cupti")->setChecked(true);
+            QCOMPARE(first.timeline()->gpuTiming(), gpu::GpuTiming::Cupti);
             first.close();
         }
         {
@@ -316,6 +318,8 @@ private slots:
                          ->currentIndex(),
                      3);
             QCOMPARE(second.timeline()->keptFrames(), 33);
+            QVERIFY(second.timelinePanel()->cupti());
+            QCOMPARE(second.timeline()->gpuTiming(), gpu::GpuTiming::Cupti);
         }
         QSettings().setValue("scene/latMin", 120.0); // edited by hand, out of range
         ui::MainWindow third(options);

@@ -448,6 +448,7 @@ QString MainWindow::restoreSettings()
         m_lab->restoreSettings(shared);
         m_periodogram->restoreSettings(shared);
         m_timelinePanel->setKeptFrames(shared.value("timeline/keptFrames", 120).toInt());
+        m_timelinePanel->setCupti(shared.value("timeline/cupti", false).toBool());
     }
     QSettings s;
     restoreGeometry(s.value("window/geometry").toByteArray());
@@ -487,6 +488,7 @@ void MainWindow::saveSettings()
         m_lab->saveSettings(shared);
         m_periodogram->saveSettings(shared);
         shared.setValue("timeline/keptFrames", m_timeline->keptFrames());
+        shared.setValue("timeline/cupti", m_timelinePanel->cupti());
     }
     QSettings s;
     s.setValue("window/geometry", saveGeometry());

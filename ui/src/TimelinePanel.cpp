@@ -67,6 +67,14 @@ TimelinePanel::TimelinePanel(std::shared_ptr<gpu::Timeline> timeline, QWidget* p
     m_frames->setRange(1, 100000);
     m_frames->setValue(m_timeline->keptFrames());
     m_frames->setToolTip(tr("How many of the last frames the timeline keeps"));
+    m_cupti = new QCheckBox(tr("CUPTI"), this);
+    m_cupti->setObjectName("cupti");
+    m_cupti->setToolTip(tr("Time kernels and copies with CUPTI's activity records (the GPU's "
+                           "own timestamps, nothing added to the streams) instead of CUDA "
+                           "events. Falls back to events, saying why, where CUPTI is missing "
+                           "or a profiler holds it."));
+    m_cuptiNote = new QLabel(this);
+    m_cuptiNote->setObjectName("cuptiNote");
     auto* exportJson = new QPushButton(tr("Export trace…"), this);
     exportJson->setObjectName("exportJson");
     exportJson->setToolTip(tr("Chrome trace-event JSON, for Perfetto or chrome://tracing"));
@@ -80,6 +88,8 @@ TimelinePanel::TimelinePanel(std::shared_ptr<gpu::Timeline> timeline, QWidget* p
     bar->addWidget(m_follow);
     bar->addWidget(new QLabel(tr("Keep frames"), this));
     bar->addWidget(m_frames);
+    bar->addWidget(m_cupti);
+    bar->addWidget(m_cuptiNote);
     bar->addStretch(1);
     bar->addWidget(m_summary);
     bar->addWidget(exportJson);
@@ -131,6 +141,7 @@ TimelinePanel::TimelinePanel(std::shared_ptr<gpu::Timeline> timeline, QWidget* p
     });
     connect(m_frames, &QSpinBox::valueChanged, this,
             [this](int frames) { m_timeline->setKeptFrames(frames); });
+    connect(m_cupti, &QCheckBox::toggled, this, &TimelinePanel::setCupti);
     connect(exportJson, &QPushButton::clicked, this, [this] { exportWithDialog(true); });
     connect(exportCsv, &QPushButton::clicked, this, [this] { exportWithDialog(false); });
     connect(m_plot, &QCustomPlot::mouseMove, this, &TimelinePanel::onMouseMove);
@@ -144,8 +155,28 @@ TimelinePanel::TimelinePanel(std::shared_ptr<gpu::Timeline> timeline, QWidget* p
     refresh();
 }
 
+void TimelinePanel::setCupti(bool on)
+{
+    if (m_cupti->isChecked() != on)
+        m_cupti->setChecked(on); // comes back here through toggled
+    m_timeline->setGpuTiming(on ? gpu::GpuTiming::Cupti : gpu::GpuTiming::Events);
+    refresh();
+}
+
+bool TimelinePanel::cupti() const
+{
+    return m_cupti->isChecked();
+}
+
 void TimelinePanel::refresh()
 {
+    const QString note = QString::fromStdString(m_timeline->gpuTimingNote());
+    if (note != m_cuptiNote->toolTip()) {
+        m_cuptiNote->setText(note.isEmpty() ? QString() : tr("(events: see tooltip)"));
+        m_cuptiNote->setToolTip(note);
+        if (!note.isEmpty())
+            emit message(note);
+    }
     if (frozen() || m_timeline->version() == m_shownVersion)
         return;
     showSnapshot(m_timeline->snapshot());

@@ -1,5 +1,6 @@
 #include "cuda/CudaCheck.h"
 #include "cuda/CudaSpanRecorder.h"
+#include "cuda/CuptiTracer.h"
 
 #include <chrono>
 
@@ -14,6 +15,7 @@ constexpr double kRecalibrateUs = 5e6;
 
 CudaSpanRecorder::~CudaSpanRecorder()
 {
+    stopCupti();
     for (Pending& p : m_pending)
         release(p);
     for (cudaEvent_t e : m_freeEvents)
@@ -30,6 +32,7 @@ void CudaSpanRecorder::setTimeline(std::shared_ptr<Timeline> timeline)
         release(p);
     m_firstToken += int(m_pending.size());
     m_pending.clear();
+    stopCupti();
     m_timeline = std::move(timeline);
     if (m_timeline)
         if (Status s = calibrate(); !s)
@@ -83,6 +86,8 @@ int CudaSpanRecorder::begin(cudaStream_t stream, int lane, SpanKind kind, std::s
 {
     if (!m_timeline || !m_base)
         return -1;
+    if (kind != SpanKind::Interop && timedByCupti(stream, lane))
+        return -1;
     Pending p;
     p.start = takeEvent();
     p.stop = p.start ? takeEvent() : nullptr;
@@ -128,8 +133,53 @@ double CudaSpanRecorder::hostUs(cudaEvent_t event) const
     return m_baseUs + 1000.0 * double(ms);
 }
 
+bool CudaSpanRecorder::timedByCupti(cudaStream_t stream, int lane)
+{
+    if (m_timeline->gpuTiming() != GpuTiming::Cupti) {
+        stopCupti();
+        m_cuptiRefused = false;
+        return false;
+    }
+    if (m_cuptiRefused)
+        return false;
+    if (!m_cupti) {
+        if (Status s = CuptiTracer::instance().acquire(); !s) {
+            m_timeline->setGpuTimingNote(s.message());
+            m_cuptiRefused = true;
+            return false;
+        }
+        m_cupti = true;
+        m_timeline->setGpuTimingNote({});
+    }
+    if (auto it = m_routed.find(stream); it != m_routed.end())
+        return it->second;
+    const Status routed = CuptiTracer::instance().route(stream, m_timeline, lane);
+    if (!routed)
+        m_timeline->setGpuTimingNote(routed.message());
+    m_routed[stream] = bool(routed);
+    return bool(routed);
+}
+
+void CudaSpanRecorder::stopCupti()
+{
+    if (!m_cupti)
+        return;
+    for (const auto& [stream, routed] : m_routed)
+        if (routed)
+            CuptiTracer::instance().unroute(stream);
+    m_routed.clear();
+    CuptiTracer::instance().release();
+    m_cupti = false;
+}
+
 Status CudaSpanRecorder::collect()
 {
+    if (m_cupti) {
+        if (m_timeline && m_timeline->gpuTiming() == GpuTiming::Cupti)
+            CuptiTracer::instance().flush();
+        else
+            stopCupti();
+    }
     while (!m_pending.empty()) {
         Pending& p = m_pending.front();
         if (p.ended) {

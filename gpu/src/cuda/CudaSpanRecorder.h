@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,8 +30,9 @@ public:
     bool recording() const { return m_timeline != nullptr; }
 
     // Marks the start of an operation about to be queued on stream. Returns a token for end(),
-    // or -1 when not recording or when events could not be made (then the problem is kept
-    // for collect()).
+    // or -1 when not recording, when events could not be made (then the problem is kept
+    // for collect()), or when CUPTI's records time it (the timeline asks for GpuTiming::Cupti
+    // and CUPTI could be had: kernels and copies).
     int begin(cudaStream_t stream, int lane, SpanKind kind, std::string name,
               std::uint64_t bytes = 0, std::string detail = {});
     void end(int token, cudaStream_t stream);
@@ -38,8 +40,8 @@ public:
     // When a completed event happened, on the timeline's clock (0 when not recording).
     double hostUs(cudaEvent_t event) const;
 
-    // Moves completed spans into the timeline, without blocking. Returns the problems met
-    // since the last call.
+    // Moves completed spans into the timeline, without blocking, CUPTI's records included.
+    // Returns the problems met since the last call.
     Status collect();
 
 private:
@@ -51,6 +53,10 @@ private:
         Span span;
     };
     cudaEvent_t takeEvent();
+    // Whether CUPTI times work on stream for lane, following the timeline's choice; routes
+    // the stream on first use and notes on the timeline why it cannot.
+    bool timedByCupti(cudaStream_t stream, int lane);
+    void stopCupti();
     void release(Pending& pending);
     // Fixes the host time of a fresh base event; waits only for that event, on its own
     // stream, so queued work is not waited for.
@@ -65,6 +71,9 @@ private:
     double m_baseUs = 0.0;
     double m_calibratedAtUs = 0.0;
     std::string m_problem;
+    bool m_cupti = false;        // CUPTI acquired
+    bool m_cuptiRefused = false; // tried and failed; tried again after events are chosen
+    std::map<cudaStream_t, bool> m_routed;
 };
 
 } // namespace warpscope::gpu

@@ -20,6 +20,16 @@ enum class SpanKind
 
 const char* spanKindName(SpanKind kind);
 
+// How CUDA kernels and copies are timed. Events: a pair of CUDA events around each, on its
+// stream. Cupti: CUPTI's activity records, the GPU's own start and end of each, with nothing
+// added to the streams; where CUPTI is missing or another tool holds it, events are used and
+// the timeline's note says why.
+enum class GpuTiming
+{
+    Events,
+    Cupti
+};
+
 // One operation on one lane (a CUDA stream, the GL queue or a CPU thread). Times are in
 // microseconds on the recorder's clock: a steady host clock whose zero is the recorder's
 // creation. Device times are converted to it (see CudaSpanRecorder).
@@ -67,6 +77,13 @@ public:
     // Changes whenever a span is added or the timeline is cleared.
     std::uint64_t version() const;
 
+    // The timing backends should use; they follow a change at their next span.
+    void setGpuTiming(GpuTiming timing);
+    GpuTiming gpuTiming() const;
+    // Why the requested timing is not the one in use, or empty.
+    void setGpuTimingNote(std::string note);
+    std::string gpuTimingNote() const;
+
     // Microseconds since the recorder's zero on its host clock.
     double nowUs() const;
     double toUs(std::chrono::steady_clock::time_point t) const;
@@ -81,6 +98,8 @@ private:
     std::uint64_t m_frame = 0;
     std::uint64_t m_version = 0;
     int m_keptFrames;
+    GpuTiming m_gpuTiming = GpuTiming::Events;
+    std::string m_gpuTimingNote;
 };
 
 // Records a host span on the calling thread's lane from construction to destruction. Scopes

@@ -33,6 +33,9 @@ public:
     void redrawNow();
     void setFrozen(bool frozen);
     void setKeptFrames(int frames);
+    // Times kernels and copies with CUPTI instead of CUDA events (gpu::GpuTiming).
+    void setCupti(bool on);
+    bool cupti() const;
     bool frozen() const;
     // Shows every span kept, or keeps following the newest ones.
     void fitAll();
@@ -69,6 +72,8 @@ private:
     QPushButton* m_freeze;
     QCheckBox* m_follow;
     QSpinBox* m_frames;
+    QCheckBox* m_cupti;
+    QLabel* m_cuptiNote;
     QLabel* m_summary;
     QLabel* m_problem;
     QTimer m_poll;
