@@ -355,6 +355,32 @@ int runStreams(const Options& o)
             pinnedMany = stats.time.medianMs;
     }
     std::printf("\n  %-36s %8.2fx\n", "1 stream / K streams (pinned)", pinnedOne / pinnedMany);
+    if (backend.kind() == gpu::BackendKind::Cuda && o.record) {
+        // What the timing costs the job: pinned, K streams, timed with events, with CUPTI and
+        // without a timeline, in rounds so that drift touches each alike.
+        c.pinned = c.multiStream = true;
+        c.orderCopies = false;
+        std::vector<double> events, cupti, none;
+        std::string note;
+        for (int round = 0; round < 3; ++round)
+            for (int way = 0; way < 3; ++way) {
+                backend.setTimeline(way == 2 ? nullptr : timeline, "lab");
+                timeline->setGpuTiming(way == 1 ? gpu::GpuTiming::Cupti : gpu::GpuTiming::Events);
+                LabStats stats;
+                if (!timeLab(backend, c, std::max(3, o.runs / 3), stats, nullptr))
+                    return 1;
+                if (way == 1 && note.empty())
+                    note = timeline->gpuTimingNote();
+                (way == 0 ? events : way == 1 ? cupti : none).push_back(stats.time.medianMs);
+            }
+        backend.setTimeline(timeline, "lab");
+        timeline->setGpuTiming(gpu::GpuTiming::Events);
+        std::printf("  pinned, K streams, by timing (medians of 3 rounds): events %.3f ms, "
+                    "CUPTI %.3f ms%s, no timeline %.3f ms\n",
+                    median(events), median(cupti),
+                    note.empty() ? "" : (" (fell back to events: " + note + ")").c_str(),
+                    median(none));
+    }
     if (backend.kind() == gpu::BackendKind::Cuda && copyInUs > 0) {
         const double gbps = o.arrays * o.length * 4e-3 / copyInUs;
         std::printf("  %-36s %8.3f ms   (all copies in at %.1f GB/s, then one array back, "
