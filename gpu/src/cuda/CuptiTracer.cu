@@ -81,10 +81,11 @@ struct State
     std::map<cudaStream_t, std::uint32_t> ids; // our streams' CUPTI ids
 };
 
+// Never destroyed: CUPTI may deliver a last buffer while the process exits.
 State& tracerState()
 {
-    static State s;
-    return s;
+    static State* s = new State;
+    return *s;
 }
 
 std::string resultText(const Api& api, CUptiResult result)
