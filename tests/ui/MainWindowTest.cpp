@@ -692,6 +692,51 @@ private slots:
         QVERIFY(!periodogram()->exportCsv("/nonexistent/p.csv").isEmpty());
     }
 
+    // A file's columns are found by name, shown in the pickers, and can be chosen by hand;
+    // a choice that leaves no usable row is explained and the series kept.
+    void periodogramColumnsCanBeChosen()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        QTemporaryDir dir;
+        const QString path = dir.filePath("four.csv");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("time,note,flux,flux_err\n");
+        for (int i = 0; i < 50; ++i)
+            f.write(QString("%1,n%2,%3,%4\n")
+                        .arg(i * 0.7)
+                        .arg(i)
+                        .arg(std::sin(i * 0.9) + 5.0)
+                        .arg(0.1 + 0.001 * i)
+                        .toUtf8());
+        f.close();
+        periodogram()->openFile(path);
+        QVERIFY(waitForPeriodogram());
+        auto* t = periodogram()->findChild<QComboBox*>("tColumn");
+        auto* y = periodogram()->findChild<QComboBox*>("yColumn");
+        auto* dy = periodogram()->findChild<QComboBox*>("dyColumn");
+        QVERIFY(y->isEnabled());
+        QCOMPARE(t->currentText(), QString("time"));
+        QCOMPARE(y->currentText(), QString("flux"));
+        QCOMPARE(dy->currentText(), QString("flux_err"));
+        QCOMPARE(periodogram()->series().dy.size(), std::size_t(50));
+        // No uncertainties: every point weighs the same.
+        periodogram()->chooseColumns(0, 2, -1);
+        QVERIFY(waitForPeriodogram());
+        QVERIFY(periodogram()->series().dy.empty());
+        QCOMPARE(dy->currentText(), QString("none"));
+        // The text column as values: nothing usable, so the series stays.
+        periodogram()->chooseColumns(0, 1, -1);
+        QVERIFY(waitForPeriodogram());
+        QVERIFY2(!periodogram()->errorText().isEmpty(), "no message for an unusable column");
+        QCOMPARE(periodogram()->series().t.size(), std::size_t(50));
+        QCOMPARE(y->currentText(), QString("flux"));
+        periodogram()->useSynthetic();
+        QVERIFY(!y->isEnabled());
+        QVERIFY(waitForPeriodogram());
+    }
+
     // Auto picks the block with the most occupancy for the teaching kernel's registers on the
     // simulated H100 (40 a thread: 768 threads, 75%), and the panel says what limits it.
     void autoBlockUsesTheOccupancyCalculator()

@@ -33,6 +33,7 @@
 #include <cmath>
 #include <numbers>
 #include <qcustomplot.h>
+#include <tuple>
 
 namespace warpscope::ui {
 namespace {
@@ -156,6 +157,24 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     dataButtons->addWidget(generate);
     dataForm->addRow(dataButtons);
     dataForm->addRow(m_sourceLabel);
+    auto* columnsRow = new QHBoxLayout;
+    for (auto [box, name, tip] :
+         {std::tuple{&m_tColumn, "tColumn", tr("The column of times")},
+          std::tuple{&m_yColumn, "yColumn", tr("The column of values")},
+          std::tuple{&m_dyColumn, "dyColumn", tr("The column of uncertainties, or none")}}) {
+        *box = new QComboBox(this);
+        (*box)->setObjectName(name);
+        (*box)->setToolTip(tip);
+        (*box)->setEnabled(false);
+        (*box)->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+        columnsRow->addWidget(*box);
+        connect(*box, &QComboBox::activated, this, [this] {
+            chooseColumns(m_tColumn->currentIndex(), m_yColumn->currentIndex(),
+                          m_dyColumn->currentIndex() - 1);
+        });
+    }
+    columnsRow->addStretch(1);
+    dataForm->addRow(tr("t, y, dy"), columnsRow);
     dataForm->addRow(tr("Points"), m_points);
     dataForm->addRow(tr("Baseline"), m_baseline);
     dataForm->addRow(tr("Noise σ"), m_noise);
@@ -341,12 +360,15 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
                 if (!status) {
                     setError(QString::fromStdString(status.message()));
                     emit message(QString::fromStdString(status.message()));
+                    showColumns(); // back to the columns of the series kept
                     return;
                 }
                 m_series = std::move(series);
                 m_source = m_loadingPath;
+                m_shownReport = m_loadReport;
                 const QString summary = QString::fromStdString(m_loadReport.summary());
                 m_sourceLabel->setText(tr("%1: %2").arg(QFileInfo(m_source).fileName(), summary));
+                showColumns();
                 emit message(tr("Loaded %1: %2").arg(m_source, summary));
                 schedule();
             });
@@ -401,6 +423,7 @@ void PeriodogramWorkspace::useSynthetic()
     o.seed = std::uint64_t(m_seed->value());
     m_series = gpu::syntheticSeries(o);
     m_source.clear();
+    showColumns();
     m_sourceLabel->setText(tr("Synthetic: %1 points, sinusoids at periods %2 and 2.9, noise σ %3")
                                .arg(o.points)
                                .arg(o.sinusoids[0].period)
@@ -409,6 +432,43 @@ void PeriodogramWorkspace::useSynthetic()
 }
 
 void PeriodogramWorkspace::openFile(const QString& path)
+{
+    load(path, {});
+}
+
+void PeriodogramWorkspace::chooseColumns(int t, int y, int dy)
+{
+    if (m_source.isEmpty())
+        return; // the synthetic series has no columns
+    gpu::ColumnChoice columns;
+    columns.t = t;
+    columns.y = y;
+    columns.dy = dy;
+    columns.byName = false;
+    load(m_source, columns);
+}
+
+// The loaded file's columns in the pickers, the ones used selected.
+void PeriodogramWorkspace::showColumns()
+{
+    const bool file = !m_source.isEmpty();
+    for (QComboBox* box : {m_tColumn, m_yColumn, m_dyColumn}) {
+        const QSignalBlocker quiet(box);
+        box->clear();
+        box->setEnabled(file);
+    }
+    if (!file)
+        return;
+    m_dyColumn->addItem(tr("none"));
+    for (const std::string& name : m_shownReport.columns)
+        for (QComboBox* box : {m_tColumn, m_yColumn, m_dyColumn})
+            box->addItem(QString::fromStdString(name));
+    m_tColumn->setCurrentIndex(m_shownReport.tColumn);
+    m_yColumn->setCurrentIndex(m_shownReport.yColumn);
+    m_dyColumn->setCurrentIndex(m_shownReport.dyColumn + 1);
+}
+
+void PeriodogramWorkspace::load(const QString& path, const gpu::ColumnChoice& columns)
 {
     if (m_loading)
         return;
@@ -428,9 +488,9 @@ void PeriodogramWorkspace::openFile(const QString& path)
     connect(poll, &QTimer::timeout, m_loadDialog,
             [dialog = m_loadDialog, progress] { dialog->setValue(int(1000 * progress->load())); });
     poll->start(100);
-    m_load.setFuture(QtConcurrent::run([this, path, progress, cancel] {
+    m_load.setFuture(QtConcurrent::run([this, path, columns, progress, cancel] {
         gpu::TimeSeries series;
-        gpu::Status status = gpu::loadTimeSeries(path.toStdString(), {}, series, m_loadReport,
+        gpu::Status status = gpu::loadTimeSeries(path.toStdString(), columns, series, m_loadReport,
                                                  [progress, cancel](double f) {
                                                      *progress = f;
                                                      return !cancel->load();

@@ -39,8 +39,10 @@ public:
     ~PeriodogramWorkspace() override;
 
     // Loads a file in the background with a progress dialog; the old series stays until it
-    // succeeds.
+    // succeeds. Columns are found by their header names where it has them.
     void openFile(const QString& path);
+    // Loads the file shown again with these columns (0-based; dy -1 for none).
+    void chooseColumns(int t, int y, int dy);
     void useSynthetic();
     // A manual grid of count frequencies from fmin to fmax, in the unit chosen (ordinary by
     // default), and the CUDA method; both recompute.
@@ -103,6 +105,8 @@ private:
     void clickPlot(const QPointF& pos);
     void replot();
     void setError(const QString& text);
+    void load(const QString& path, const gpu::ColumnChoice& columns);
+    void showColumns();
     void exportDialog();
 
     std::shared_ptr<gpu::Timeline> m_timeline;
@@ -115,9 +119,10 @@ private:
     bool m_computing = false;
     bool m_loading = false;
     std::shared_ptr<std::atomic<bool>> m_cancel; // the running job's
-    QString m_source;      // the file shown, or empty for the synthetic series
-    QString m_loadingPath; // the file being loaded
-    gpu::LoadReport m_loadReport;
+    QString m_source;              // the file shown, or empty for the synthetic series
+    QString m_loadingPath;         // the file being loaded
+    gpu::LoadReport m_loadReport;  // written by the load in progress
+    gpu::LoadReport m_shownReport; // of the file shown
 
     gpu::TimeSeries m_series;
     std::shared_ptr<const gpu::Spectrum> m_spectrum;
@@ -138,6 +143,9 @@ private:
     QDoubleSpinBox* m_period;
     QDoubleSpinBox* m_amplitude;
     QSpinBox* m_seed;
+    QComboBox* m_tColumn;
+    QComboBox* m_yColumn;
+    QComboBox* m_dyColumn;
     QComboBox* m_gridMode;
     QDoubleSpinBox* m_samplesPerPeak;
     QDoubleSpinBox* m_nyquist;
