@@ -529,6 +529,12 @@ private slots:
         const QPoint at(int(view->xPixel(top.frequency)), int(view->yPixel(top.power)));
         QTest::mouseClick(view, Qt::LeftButton, {}, at);
         QCOMPARE(table->currentRow(), 0);
+        // Hovering the peak reads its power back from the line.
+        QTest::mouseMove(view, at);
+        view->grabFramebuffer(); // paints
+        QVERIFY2(view->readout().contains("power"), qPrintable(view->readout()));
+        QVERIFY2(view->readout().contains(QString::number(top.power, 'g', 3).left(4)),
+                 qPrintable(view->readout() + " vs " + QString::number(top.power)));
     }
 
     void periodogramOptionsChangeThePicture()

@@ -56,6 +56,19 @@ gpu::Status SpectrumRenderer::reserve(int columns)
     return gpu::Status::success();
 }
 
+bool SpectrumRenderer::readColumn(int column,
+                                  float (&vertices)[gpu::kSpectrumFloatsPerColumn]) const
+{
+    const std::size_t at = std::size_t(column) * gpu::kSpectrumFloatsPerColumn;
+    if (!m_buffer || column < 0 || at + gpu::kSpectrumFloatsPerColumn > m_floats)
+        return false;
+    glBindBuffer(GL_COPY_READ_BUFFER, m_buffer);
+    glGetBufferSubData(GL_COPY_READ_BUFFER, GLintptr(at * sizeof(float)), sizeof vertices,
+                       vertices);
+    glBindBuffer(GL_COPY_READ_BUFFER, 0);
+    return glGetError() == GL_NO_ERROR;
+}
+
 void SpectrumRenderer::draw(int columns, double yMin, double yMax, const Viewport& viewport,
                             const std::array<float, 4>& rgba)
 {

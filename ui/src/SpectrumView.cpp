@@ -251,6 +251,13 @@ void SpectrumView::paintGL()
             m_renderer.draw(
                 axis.columns, bottom, top, viewport,
                 {float(kLine.redF()), float(kLine.greenF()), float(kLine.blueF()), 1.0f});
+            // The hovered column's power, read back from the line itself (16 bytes).
+            m_hoverPower.reset();
+            float v[gpu::kSpectrumFloatsPerColumn];
+            if (m_hover && plot.contains(*m_hover) &&
+                m_renderer.readColumn(
+                    std::clamp(int((m_hover->x() - plot.left()) * ratio), 0, axis.columns - 1), v))
+                m_hoverPower = std::pair(std::min(v[1], v[3]), std::max(v[1], v[3]));
         }
         painter.endNativePainting();
     }
@@ -334,7 +341,14 @@ void SpectrumView::paintAxes(QPainter& painter, const QRectF& plot)
         const double f = m_period ? 1.0 / x : x / m_scale;
         painter.setPen(QPen(QColor(0, 0, 0, 90), 1, Qt::DotLine));
         painter.drawLine(QPointF(m_hover->x(), plot.top()), QPointF(m_hover->x(), plot.bottom()));
-        const QString text = tr("f = %1 · period = %2").arg(f, 0, 'g', 7).arg(1.0 / f, 0, 'g', 7);
+        QString text = tr("f = %1 · period = %2").arg(f, 0, 'g', 7).arg(1.0 / f, 0, 'g', 7);
+        if (m_hoverPower && !std::isnan(m_hoverPower->first))
+            text += m_hoverPower->first == m_hoverPower->second
+                        ? tr(" · power %1").arg(m_hoverPower->first, 0, 'g', 5)
+                        : tr(" · power %1 to %2")
+                              .arg(m_hoverPower->first, 0, 'g', 5)
+                              .arg(m_hoverPower->second, 0, 'g', 5);
+        m_readout = text;
         const QRectF box(plot.right() - metrics.horizontalAdvance(text) - 14, plot.top() + 4,
                          metrics.horizontalAdvance(text) + 10, metrics.height() + 4);
         painter.setPen(Qt::NoPen);

@@ -26,6 +26,9 @@ public:
     gpu::Status reserve(int columns);
     gpu::GlVertexBuffer vertexBuffer() const { return {m_buffer, m_floats}; }
 
+    // Reads one column's two vertices back from the buffer (for a hover readout).
+    bool readColumn(int column, float (&vertices)[gpu::kSpectrumFloatsPerColumn]) const;
+
     // Draws the first `columns` columns across viewport, power yMin to yMax bottom to top.
     void draw(int columns, double yMin, double yMax, const Viewport& viewport,
               const std::array<float, 4>& rgba);

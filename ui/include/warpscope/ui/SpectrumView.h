@@ -40,6 +40,8 @@ public:
     std::pair<double, double> xRange() const { return {m_xMin, m_xMax}; }
     // How the line reached the GL buffer ("interop" or "host copy"), and the last problem.
     QString pathText() const { return m_pathText; }
+    // The hover readout last drawn: frequency, period and the power under the pointer.
+    QString readout() const { return m_readout; }
     QString errorText() const { return m_error; }
 
 signals:
@@ -83,8 +85,9 @@ private:
     double m_scale = 1.0;
     double m_xMin = 0.0, m_xMax = 1.0;
     QString m_xLabel, m_yLabel;
-    QString m_pathText, m_error;
+    QString m_pathText, m_error, m_readout;
     std::optional<QPointF> m_hover;
+    std::optional<std::pair<float, float>> m_hoverPower; // the line's range in the hovered column
     std::optional<QPointF> m_dragFrom;
     QPointF m_pressAt;
     double m_dragXMin = 0.0, m_dragXMax = 1.0;
