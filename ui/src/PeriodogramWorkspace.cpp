@@ -237,6 +237,7 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     m_view = new SpectrumView(backend, m_timeline, this);
     m_view->setObjectName("periodogramView");
     m_fold = new QCustomPlot(this);
+    m_fold->setMinimumSize(160, 120); // QCustomPlot warns when laid out at zero size
     m_fold->setObjectName("foldPlot");
     m_fold->addGraph();
     m_fold->graph(0)->setLineStyle(QCPGraph::lsNone);

@@ -50,6 +50,7 @@ TimelinePanel::TimelinePanel(std::shared_ptr<gpu::Timeline> timeline, QWidget* p
       m_summary(new QLabel(this)), m_problem(new QLabel(this))
 {
     m_plot->setObjectName("timelinePlot");
+    m_plot->setMinimumSize(160, 80); // QCustomPlot warns when laid out at zero size
     m_freeze->setObjectName("freeze");
     m_freeze->setCheckable(true);
     m_freeze->setToolTip(tr("Stop updating the view, to look at it while work goes on (F)"));
