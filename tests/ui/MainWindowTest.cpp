@@ -22,6 +22,7 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMouseEvent>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -530,7 +531,10 @@ private slots:
         QTest::mouseClick(view, Qt::LeftButton, {}, at);
         QCOMPARE(table->currentRow(), 0);
         // Hovering the peak reads its power back from the line.
-        QTest::mouseMove(view, at);
+        // Sent straight to the view: moving the real pointer would race its own events.
+        QMouseEvent move(QEvent::MouseMove, QPointF(at), view->mapToGlobal(QPointF(at)),
+                         Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(view, &move);
         view->grabFramebuffer(); // paints
         QVERIFY2(view->readout().contains("power"), qPrintable(view->readout()));
         QVERIFY2(view->readout().contains(QString::number(top.power, 'g', 3).left(4)),
