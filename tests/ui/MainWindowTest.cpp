@@ -614,6 +614,15 @@ private slots:
         QVERIFY(view->xRange().second - view->xRange().first < 0.7 * (hi - lo));
         const QImage zoomed = view->grabFramebuffer();
         QVERIFY(differingPixels(image, zoomed) > 100);
+        // The keyboard: the right arrow pans by a tenth, minus zooms out, Home fits.
+        const auto [zlo, zhi] = view->xRange();
+        QTest::keyClick(view, Qt::Key_Right);
+        QCOMPARE(view->xRange().first, zlo + 0.1 * (zhi - zlo));
+        QTest::keyClick(view, Qt::Key_Minus);
+        QVERIFY(view->xRange().second - view->xRange().first > 1.2 * (zhi - zlo));
+        QTest::keyClick(view, Qt::Key_Home);
+        QCOMPARE(view->xRange().first, lo);
+        QCOMPARE(view->xRange().second, hi);
     }
 
     void badGridIsExplainedAtTheField()

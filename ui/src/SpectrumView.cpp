@@ -1,5 +1,6 @@
 #include "warpscope/ui/SpectrumView.h"
 
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QOpenGLContext>
 #include <QPainter>
@@ -59,8 +60,10 @@ SpectrumView::SpectrumView(gpu::BackendKind backend, std::shared_ptr<gpu::Timeli
     : QOpenGLWidget(parent), m_requested(backend), m_timeline(std::move(timeline))
 {
     setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
     setMinimumSize(320, 200);
-    setToolTip(tr("Wheel: zoom · drag: pan · double click: fit · click a peak: fold at it"));
+    setToolTip(tr("Wheel or +/-: zoom · drag or arrows: pan · double click or Home: fit · "
+                  "click a peak: fold at it"));
 }
 
 SpectrumView::~SpectrumView()
@@ -367,7 +370,49 @@ void SpectrumView::wheelEvent(QWheelEvent* event)
 {
     const QRectF plot = plotRect();
     const double u = std::clamp((event->position().x() - plot.left()) / plot.width(), 0.0, 1.0);
-    const double factor = std::pow(0.85, event->angleDelta().y() / 120.0);
+    zoomAround(u, std::pow(0.85, event->angleDelta().y() / 120.0));
+    event->accept();
+}
+
+void SpectrumView::keyPressEvent(QKeyEvent* event)
+{
+    switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        zoomAround(0.5, 0.8);
+        break;
+    case Qt::Key_Minus:
+        zoomAround(0.5, 1.25);
+        break;
+    case Qt::Key_Left:
+        pan(-0.1);
+        break;
+    case Qt::Key_Right:
+        pan(0.1);
+        break;
+    case Qt::Key_Home:
+        fit();
+        break;
+    default:
+        QOpenGLWidget::keyPressEvent(event);
+        return;
+    }
+    event->accept();
+}
+
+void SpectrumView::pan(double fraction)
+{
+    if (m_logX) {
+        const double shift = fraction * (std::log(m_xMax) - std::log(m_xMin));
+        setXRange(m_xMin * std::exp(shift), m_xMax * std::exp(shift));
+    } else {
+        const double shift = fraction * (m_xMax - m_xMin);
+        setXRange(m_xMin + shift, m_xMax + shift);
+    }
+}
+
+void SpectrumView::zoomAround(double u, double factor)
+{
     if (m_logX) {
         const double at = std::log(fromUnit(u));
         const double lo = at - (at - std::log(m_xMin)) * factor;
@@ -377,7 +422,6 @@ void SpectrumView::wheelEvent(QWheelEvent* event)
         const double at = fromUnit(u);
         setXRange(at - (at - m_xMin) * factor, at + (m_xMax - at) * factor);
     }
-    event->accept();
 }
 
 void SpectrumView::mousePressEvent(QMouseEvent* event)

@@ -13,7 +13,8 @@ namespace warpscope::ui {
 // The periodogram's plot: the line comes from a GL vertex buffer that the backend fills (on
 // CUDA through interop, decimated on the device to two vertices per pixel column); axes,
 // ticks, labels and peak marks are painted around it. The wheel zooms x around the cursor,
-// a drag pans, a double click fits; y follows the spectrum's range.
+// a drag pans, a double click fits; y follows the spectrum's range. With the keyboard: + and -
+// zoom, the arrows pan, Home fits.
 class SpectrumView : public QOpenGLWidget
 {
     Q_OBJECT
@@ -53,6 +54,7 @@ protected:
     void initializeGL() override;
     void paintGL() override;
     void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
@@ -67,6 +69,10 @@ private:
     double axisValue(double frequency) const;
     std::pair<double, double> dataRange() const;
     void setXRange(double lo, double hi);
+    // Zooms by factor around the axis position u (0 to 1 across the plot).
+    void zoomAround(double u, double factor);
+    // Shifts the view by a fraction of its width.
+    void pan(double fraction);
     void releaseGl();
     void paintAxes(class QPainter& painter, const QRectF& plot);
 
