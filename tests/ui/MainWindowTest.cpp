@@ -11,6 +11,7 @@
 #include "warpscope/ui/SweepDialog.h"
 #include "warpscope/ui/TimelinePanel.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
@@ -709,6 +710,44 @@ private slots:
         QVERIFY(out.open(QIODevice::ReadOnly));
         QCOMPARE(out.readAll().count('\n'), qsizetype(periodogram()->readPower().size() + 1));
         QVERIFY(!periodogram()->exportCsv("/nonexistent/p.csv").isEmpty());
+    }
+
+    // Edit > Undo follows the workspace shown: on the periodogram it takes back the last
+    // control change and recomputes; redo brings it back.
+    void periodogramChangesUndo()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        QAction* undo = nullptr;
+        QAction* redo = nullptr;
+        for (QAction* a : m_window->findChildren<QAction*>()) {
+            if (a->shortcut() == QKeySequence(QKeySequence::Undo))
+                undo = a;
+            if (a->shortcut() == QKeySequence(QKeySequence::Redo))
+                redo = a;
+        }
+        QVERIFY(undo && redo);
+        auto* normalization = periodogram()->findChild<QComboBox*>("normalization");
+        const int before = normalization->currentIndex();
+        const auto first = periodogram()->spectrum();
+        normalization->setCurrentIndex(before == 2 ? 1 : 2);
+        QVERIFY(waitForPeriodogram());
+        const int after = normalization->currentIndex();
+        QVERIFY2(undo->isEnabled() && undo->text().contains("normalization"),
+                 qPrintable(undo->text()));
+        undo->trigger();
+        QVERIFY(waitForPeriodogram());
+        QCOMPARE(normalization->currentIndex(), before);
+        QVERIFY(periodogram()->spectrum() != first); // recomputed
+        redo->trigger();
+        QVERIFY(waitForPeriodogram());
+        QCOMPARE(normalization->currentIndex(), after);
+        // The map's undo is its own: on its tab the periodogram's steps are out of reach.
+        m_window->showPeriodogram(false);
+        QVERIFY(!undo->text().contains("normalization"));
+        m_window->showPeriodogram();
+        normalization->setCurrentIndex(before);
+        QVERIFY(waitForPeriodogram());
     }
 
     // A file's columns are found by name, shown in the pickers, and can be chosen by hand;

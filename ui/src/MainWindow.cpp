@@ -22,6 +22,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QUndoCommand>
+#include <QUndoGroup>
 #include <QUndoStack>
 
 namespace warpscope::ui {
@@ -252,9 +253,17 @@ void MainWindow::createMenus()
     quit->setShortcut(QKeySequence::Quit);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = m_undo->createUndoAction(this, tr("&Undo"));
+    // Undo follows the workspace shown: the map's parameters or the periodogram's controls.
+    auto* undoGroup = new QUndoGroup(this);
+    undoGroup->addStack(m_undo);
+    undoGroup->addStack(m_periodogram->undoStack());
+    undoGroup->setActiveStack(m_undo);
+    connect(m_workspaces, &QTabWidget::currentChanged, undoGroup, [this, undoGroup] {
+        undoGroup->setActiveStack(periodogramShown() ? m_periodogram->undoStack() : m_undo);
+    });
+    QAction* undo = undoGroup->createUndoAction(this, tr("&Undo"));
     undo->setShortcut(QKeySequence::Undo);
-    QAction* redo = m_undo->createRedoAction(this, tr("&Redo"));
+    QAction* redo = undoGroup->createRedoAction(this, tr("&Redo"));
     redo->setShortcut(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);

@@ -27,6 +27,8 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QTimer>
+#include <QUndoCommand>
+#include <QUndoStack>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <chrono>
@@ -54,7 +56,8 @@ QDoubleSpinBox* doubleBox(QWidget* parent, double lo, double hi, double value, i
 
 PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeline,
                                            gpu::BackendKind backend, QWidget* parent)
-    : QWidget(parent), m_timeline(std::move(timeline)), m_requested(backend)
+    : QWidget(parent), m_timeline(std::move(timeline)), m_requested(backend),
+      m_undo(new QUndoStack(this))
 {
     setAcceptDrops(true);
     const gpu::SyntheticOptions synthetic;
@@ -373,6 +376,19 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
                 emit message(tr("Loaded %1: %2").arg(m_source, summary));
                 schedule();
             });
+
+    // Every change a person makes to a control becomes one undo step.
+    for (QSpinBox* box : findChildren<QSpinBox*>())
+        connect(box, &QSpinBox::valueChanged, this, &PeriodogramWorkspace::recordUndo);
+    for (QDoubleSpinBox* box : findChildren<QDoubleSpinBox*>())
+        connect(box, &QDoubleSpinBox::valueChanged, this, &PeriodogramWorkspace::recordUndo);
+    for (QComboBox* box : findChildren<QComboBox*>())
+        connect(box, &QComboBox::currentIndexChanged, this, &PeriodogramWorkspace::recordUndo);
+    for (QCheckBox* box : findChildren<QCheckBox*>())
+        connect(box, &QCheckBox::toggled, this, &PeriodogramWorkspace::recordUndo);
+    for (QLineEdit* edit : findChildren<QLineEdit*>())
+        connect(edit, &QLineEdit::editingFinished, this, &PeriodogramWorkspace::recordUndo);
+    m_committed = this->controls();
 }
 
 // The first computation waits until the workspace is first shown, so the distance field
@@ -405,6 +421,7 @@ void PeriodogramWorkspace::setManualGrid(double fmin, double fmax, long long cou
     m_fmin->setText(QString::number(fmin, 'g', 17));
     m_fmax->setText(QString::number(fmax, 'g', 17));
     m_count->setText(QString::number(count));
+    recordUndo();
     schedule();
 }
 
@@ -795,6 +812,7 @@ void PeriodogramWorkspace::chooseAutoLaunch()
         return;
     m_blockThreads->setText(QString::number(m_suggestedBlock));
     m_gridBlocks->setText("0");
+    recordUndo();
     schedule();
 }
 
@@ -848,78 +866,146 @@ void PeriodogramWorkspace::exportDialog()
         emit message(tr("Saved %1").arg(path));
 }
 
-void PeriodogramWorkspace::saveSettings(QSettings& s) const
+QVariantMap PeriodogramWorkspace::controls() const
 {
-    s.setValue("periodogram/points", m_points->value());
-    s.setValue("periodogram/baseline", m_baseline->value());
-    s.setValue("periodogram/noise", m_noise->value());
-    s.setValue("periodogram/period", m_period->value());
-    s.setValue("periodogram/amplitude", m_amplitude->value());
-    s.setValue("periodogram/seed", m_seed->value());
-    s.setValue("periodogram/gridMode", m_gridMode->currentIndex());
-    s.setValue("periodogram/samplesPerPeak", m_samplesPerPeak->value());
-    s.setValue("periodogram/nyquistFactor", m_nyquist->value());
-    s.setValue("periodogram/fmin", m_fmin->text());
-    s.setValue("periodogram/fmax", m_fmax->text());
-    s.setValue("periodogram/count", m_count->text());
-    s.setValue("periodogram/unit", m_frequencyUnit->currentIndex());
-    s.setValue("periodogram/xAxis", m_xAxis->currentIndex());
-    s.setValue("periodogram/logX", m_logX->isChecked());
-    s.setValue("periodogram/normalization", m_normalization->currentIndex());
-    s.setValue("periodogram/fitMean", m_fitMean->isChecked());
-    s.setValue("periodogram/center", m_center->isChecked());
-    s.setValue("periodogram/weights", m_useErrors->isChecked());
-    s.setValue("periodogram/precision", m_precision->currentIndex());
-    s.setValue("periodogram/method", m_method->currentIndex());
-    s.setValue("periodogram/peaks", m_peakCount->value());
-    s.setValue("periodogram/blockThreads", m_blockThreads->text());
-    s.setValue("periodogram/gridBlocks", m_gridBlocks->text());
-    s.setValue("periodogram/gridStride", m_gridStride->isChecked());
+    return {{"points", m_points->value()},
+            {"baseline", m_baseline->value()},
+            {"noise", m_noise->value()},
+            {"period", m_period->value()},
+            {"amplitude", m_amplitude->value()},
+            {"seed", m_seed->value()},
+            {"gridMode", m_gridMode->currentIndex()},
+            {"samplesPerPeak", m_samplesPerPeak->value()},
+            {"nyquistFactor", m_nyquist->value()},
+            {"fmin", m_fmin->text()},
+            {"fmax", m_fmax->text()},
+            {"count", m_count->text()},
+            {"unit", m_frequencyUnit->currentIndex()},
+            {"xAxis", m_xAxis->currentIndex()},
+            {"logX", m_logX->isChecked()},
+            {"normalization", m_normalization->currentIndex()},
+            {"fitMean", m_fitMean->isChecked()},
+            {"center", m_center->isChecked()},
+            {"weights", m_useErrors->isChecked()},
+            {"precision", m_precision->currentIndex()},
+            {"method", m_method->currentIndex()},
+            {"peaks", m_peakCount->value()},
+            {"blockThreads", m_blockThreads->text()},
+            {"gridBlocks", m_gridBlocks->text()},
+            {"gridStride", m_gridStride->isChecked()}};
 }
 
-void PeriodogramWorkspace::restoreSettings(const QSettings& s)
+// Sets the controls quietly: the caller recomputes once with all of them.
+void PeriodogramWorkspace::setControls(const QVariantMap& c)
 {
-    // Values arrive quietly: the first showing computes with all of them at once.
-    const QList<QWidget*> controls = findChildren<QWidget*>();
+    const QList<QWidget*> children = findChildren<QWidget*>();
     std::vector<std::unique_ptr<QSignalBlocker>> quiet;
-    for (QWidget* w : controls)
+    for (QWidget* w : children)
         quiet.push_back(std::make_unique<QSignalBlocker>(w));
     auto index = [&](QComboBox* box, const char* key) {
-        const int i = s.value(key, box->currentIndex()).toInt();
+        const int i = c.value(key, box->currentIndex()).toInt();
         if (i >= 0 && i < box->count())
             box->setCurrentIndex(i);
     };
-    m_points->setValue(s.value("periodogram/points", m_points->value()).toInt());
-    m_baseline->setValue(s.value("periodogram/baseline", m_baseline->value()).toDouble());
-    m_noise->setValue(s.value("periodogram/noise", m_noise->value()).toDouble());
-    m_period->setValue(s.value("periodogram/period", m_period->value()).toDouble());
-    m_amplitude->setValue(s.value("periodogram/amplitude", m_amplitude->value()).toDouble());
-    m_seed->setValue(s.value("periodogram/seed", m_seed->value()).toInt());
-    index(m_gridMode, "periodogram/gridMode");
-    m_samplesPerPeak->setValue(
-        s.value("periodogram/samplesPerPeak", m_samplesPerPeak->value()).toDouble());
-    m_nyquist->setValue(s.value("periodogram/nyquistFactor", m_nyquist->value()).toDouble());
-    m_fmin->setText(s.value("periodogram/fmin", m_fmin->text()).toString());
-    m_fmax->setText(s.value("periodogram/fmax", m_fmax->text()).toString());
-    m_count->setText(s.value("periodogram/count", m_count->text()).toString());
-    index(m_frequencyUnit, "periodogram/unit");
-    index(m_xAxis, "periodogram/xAxis");
-    m_logX->setChecked(s.value("periodogram/logX", false).toBool());
-    index(m_normalization, "periodogram/normalization");
-    m_fitMean->setChecked(s.value("periodogram/fitMean", true).toBool());
-    m_center->setChecked(s.value("periodogram/center", true).toBool());
-    m_useErrors->setChecked(s.value("periodogram/weights", true).toBool());
-    index(m_precision, "periodogram/precision");
-    index(m_method, "periodogram/method");
-    m_peakCount->setValue(s.value("periodogram/peaks", 10).toInt());
-    m_blockThreads->setText(s.value("periodogram/blockThreads", "128").toString());
-    m_gridBlocks->setText(s.value("periodogram/gridBlocks", "0").toString());
-    m_gridStride->setChecked(s.value("periodogram/gridStride", false).toBool());
+    m_points->setValue(c.value("points", m_points->value()).toInt());
+    m_baseline->setValue(c.value("baseline", m_baseline->value()).toDouble());
+    m_noise->setValue(c.value("noise", m_noise->value()).toDouble());
+    m_period->setValue(c.value("period", m_period->value()).toDouble());
+    m_amplitude->setValue(c.value("amplitude", m_amplitude->value()).toDouble());
+    m_seed->setValue(c.value("seed", m_seed->value()).toInt());
+    index(m_gridMode, "gridMode");
+    m_samplesPerPeak->setValue(c.value("samplesPerPeak", m_samplesPerPeak->value()).toDouble());
+    m_nyquist->setValue(c.value("nyquistFactor", m_nyquist->value()).toDouble());
+    m_fmin->setText(c.value("fmin", m_fmin->text()).toString());
+    m_fmax->setText(c.value("fmax", m_fmax->text()).toString());
+    m_count->setText(c.value("count", m_count->text()).toString());
+    index(m_frequencyUnit, "unit");
+    index(m_xAxis, "xAxis");
+    m_logX->setChecked(c.value("logX", m_logX->isChecked()).toBool());
+    index(m_normalization, "normalization");
+    m_fitMean->setChecked(c.value("fitMean", m_fitMean->isChecked()).toBool());
+    m_center->setChecked(c.value("center", m_center->isChecked()).toBool());
+    m_useErrors->setChecked(c.value("weights", m_useErrors->isChecked()).toBool());
+    index(m_precision, "precision");
+    index(m_method, "method");
+    m_peakCount->setValue(c.value("peaks", m_peakCount->value()).toInt());
+    m_blockThreads->setText(c.value("blockThreads", m_blockThreads->text()).toString());
+    m_gridBlocks->setText(c.value("gridBlocks", m_gridBlocks->text()).toString());
+    m_gridStride->setChecked(c.value("gridStride", m_gridStride->isChecked()).toBool());
     const bool manual = m_gridMode->currentIndex() == 1;
     m_samplesPerPeak->setEnabled(!manual);
     m_nyquist->setEnabled(!manual);
     for (QLineEdit* e : {m_fmin, m_fmax, m_count})
         e->setEnabled(manual);
+}
+
+void PeriodogramWorkspace::saveSettings(QSettings& s) const
+{
+    const QVariantMap c = controls();
+    for (auto it = c.begin(); it != c.end(); ++it)
+        s.setValue("periodogram/" + it.key(), it.value());
+}
+
+void PeriodogramWorkspace::restoreSettings(const QSettings& s)
+{
+    // Values arrive quietly: the first showing computes with all of them at once.
+    QVariantMap c = controls();
+    for (auto it = c.begin(); it != c.end(); ++it)
+        it.value() = s.value("periodogram/" + it.key(), it.value());
+    setControls(c);
+    m_committed = controls();
+}
+
+// One change of the controls, undone and redone as a whole.
+class PeriodogramWorkspace::ControlsCommand : public QUndoCommand
+{
+public:
+    ControlsCommand(PeriodogramWorkspace* workspace, QVariantMap before, QVariantMap after,
+                    const QString& text)
+        : QUndoCommand(text), m_workspace(workspace), m_before(std::move(before)),
+          m_after(std::move(after))
+    {}
+    void undo() override { m_workspace->applyControls(m_before); }
+    void redo() override
+    {
+        if (m_pushed) // pushing it: the controls already hold the change
+            m_workspace->applyControls(m_after);
+        m_pushed = true;
+    }
+
+private:
+    PeriodogramWorkspace* m_workspace;
+    QVariantMap m_before, m_after;
+    bool m_pushed = false;
+};
+
+void PeriodogramWorkspace::recordUndo()
+{
+    if (m_applying)
+        return;
+    const QVariantMap now = controls();
+    if (now == m_committed)
+        return;
+    QStringList changed;
+    for (auto it = now.begin(); it != now.end(); ++it)
+        if (m_committed.value(it.key()) != it.value())
+            changed << it.key();
+    m_undo->push(
+        new ControlsCommand(this, m_committed, now, tr("Change %1").arg(changed.join(", "))));
+    m_committed = now;
+}
+
+void PeriodogramWorkspace::applyControls(const QVariantMap& c)
+{
+    m_applying = true;
+    setControls(c);
+    m_committed = controls();
+    m_applying = false;
+    replot();
+    if (m_source.isEmpty())
+        useSynthetic(); // the synthetic series follows its controls, and recomputes
+    else
+        schedule();
 }
 
 void PeriodogramWorkspace::dragEnterEvent(QDragEnterEvent* event)

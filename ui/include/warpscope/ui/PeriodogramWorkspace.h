@@ -5,6 +5,7 @@
 #include "warpscope/gpu/TimeSeriesIO.h"
 
 #include <QFutureWatcher>
+#include <QVariantMap>
 #include <QWidget>
 #include <atomic>
 #include <memory>
@@ -19,6 +20,7 @@ class QProgressDialog;
 class QSettings;
 class QSpinBox;
 class QTableWidget;
+class QUndoStack;
 
 namespace warpscope::ui {
 
@@ -70,6 +72,8 @@ public:
     // The controls' values, remembered between runs (the data itself is not).
     void saveSettings(QSettings& settings) const;
     void restoreSettings(const QSettings& settings);
+    // Every change of the controls, for Edit > Undo while the workspace is shown.
+    QUndoStack* undoStack() const { return m_undo; }
 
 signals:
     void message(const QString& text);
@@ -106,11 +110,21 @@ private:
     void replot();
     void setError(const QString& text);
     void load(const QString& path, const gpu::ColumnChoice& columns);
+    class ControlsCommand;
+    QVariantMap controls() const;
+    void setControls(const QVariantMap& controls);
+    // Pushes the controls' change since the last one onto the undo stack.
+    void recordUndo();
+    // Sets the controls (undo and redo) and recomputes.
+    void applyControls(const QVariantMap& controls);
     void showColumns();
     void exportDialog();
 
     std::shared_ptr<gpu::Timeline> m_timeline;
     gpu::BackendKind m_requested;
+    QUndoStack* m_undo;
+    QVariantMap m_committed; // the controls as the undo stack last saw them
+    bool m_applying = false;
     std::unique_ptr<gpu::Backend> m_backend; // used only by the worker thread
     QFutureWatcher<Result> m_job;
     bool m_pending = false;
