@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <system_error>
+#include <thread>
 
 namespace warpscope::gpu {
 
@@ -36,12 +38,13 @@ math::SpectrumMapping spectrumMapping(const FrequencyGrid& grid, const SpectrumA
             axis.columns, grid.fmin, grid.df,     grid.count};
 }
 
-void decimateSpectrum(std::span<const double> power, const FrequencyGrid& grid,
-                      const SpectrumAxis& axis, std::span<float> vertices)
+namespace {
+
+void decimateColumns(std::span<const double> power, const math::SpectrumMapping& m, int first,
+                     int last, std::span<float> vertices)
 {
-    const math::SpectrumMapping m = spectrumMapping(grid, axis);
     const float nan = std::numeric_limits<float>::quiet_NaN();
-    for (int c = 0; c < axis.columns; ++c) {
+    for (int c = first; c < last; ++c) {
         float* v = vertices.data() + std::size_t(c) * kSpectrumFloatsPerColumn;
         long long lo = 0, hi = 0;
         math::spectrumColumnRange(m, c, lo, hi);
@@ -65,6 +68,41 @@ void decimateSpectrum(std::span<const double> power, const FrequencyGrid& grid,
             v[1] = v[3] = float(power[std::size_t(k)]);
         }
     }
+}
+
+} // namespace
+
+void decimateSpectrum(std::span<const double> power, const FrequencyGrid& grid,
+                      const SpectrumAxis& axis, std::span<float> vertices)
+{
+    const math::SpectrumMapping m = spectrumMapping(grid, axis);
+    long long lo = 0, hi = 0, unused = 0;
+    math::spectrumColumnRange(m, 0, lo, unused);
+    math::spectrumColumnRange(m, axis.columns - 1, unused, hi);
+    const long long visible = std::abs(hi - lo);
+    // Millions of frequencies in view (a zoom of a large grid): the columns go to all cores.
+    const unsigned threads =
+        visible < (1LL << 20) ? 1u : std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
+    if (threads == 1) {
+        decimateColumns(power, m, 0, axis.columns, vertices);
+        return;
+    }
+    std::vector<std::thread> workers;
+    const int per = (axis.columns + int(threads) - 1) / int(threads);
+    for (unsigned t = 1; t < threads; ++t) {
+        const int first = std::min(axis.columns, int(t) * per);
+        const int last = std::min(axis.columns, first + per);
+        if (first >= last)
+            break;
+        try {
+            workers.emplace_back(decimateColumns, power, std::cref(m), first, last, vertices);
+        } catch (const std::system_error&) { // no thread to be had: this one does them
+            decimateColumns(power, m, first, last, vertices);
+        }
+    }
+    decimateColumns(power, m, 0, std::min(axis.columns, per), vertices);
+    for (std::thread& w : workers)
+        w.join();
 }
 
 HostSpectrum::HostSpectrum(std::vector<double> power, const FrequencyGrid& grid, double ms,

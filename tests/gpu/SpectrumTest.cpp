@@ -127,6 +127,16 @@ TEST(Spectrum, HostLineHoldsEachColumnsMinimumAndMaximum)
         decimateSpectrum(power, g, a, v);
         expectLineMatches(power, g, a, v);
     }
+    // Millions of frequencies in view: the columns are shared among threads.
+    const FrequencyGrid big{0.01, 1e-6, (1 << 21) + 5};
+    const std::vector<double> many = randomPower(big.count, 4);
+    for (const SpectrumAxis& a :
+         {SpectrumAxis{big.fmin, big.fmax(), false, false, 1.0, 1601},
+          SpectrumAxis{1.0 / big.fmax(), 1.0 / big.fmin, true, true, 1.0, 997}}) {
+        std::vector<float> v(std::size_t(a.columns) * kSpectrumFloatsPerColumn, -7.0f);
+        decimateSpectrum(many, big, a, v);
+        expectLineMatches(many, big, a, v);
+    }
 }
 
 TEST(Spectrum, NoPeakIsLostAcrossFewColumns)
