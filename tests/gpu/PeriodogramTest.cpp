@@ -185,9 +185,9 @@ std::vector<double> run(Backend& backend, const TimeSeries& s, const Periodogram
     return power;
 }
 
-// Every normalisation and both mean choices, against astropy's exact implementation.
-void expectMatchesAstropy(Backend& backend, double tolerance, Precision precision,
-                          PeriodogramMethod method = PeriodogramMethod::Auto)
+// Calls check(name, series, options, astropy's case) for every fixture series and case,
+// with the case's grid, normalisation and mean options.
+template <typename Check> void forEachFixtureCase(Check&& check)
 {
     for (const char* name : {"A", "B", "C"}) {
         const TimeSeries series = loadSeries(name);
@@ -198,16 +198,26 @@ void expectMatchesAstropy(Backend& backend, double tolerance, Precision precisio
             o.normalization = c.normalization;
             o.fitMean = c.fitMean;
             o.centerData = c.center;
-            o.precision = precision;
-            o.method = method;
-            const std::vector<double> p = run(backend, series, o);
-            const double error = precision == Precision::Float64 ? maxRelativeError(p, c.power)
-                                                                 : normwiseError(p, c.power);
-            EXPECT_LE(error, tolerance)
-                << "series " << name << ", " << normalizationName(c.normalization) << ", fit_mean "
-                << c.fitMean << ", center " << c.center;
+            check(name, series, o, c);
         }
     }
+}
+
+// Every normalisation and both mean choices, against astropy's exact implementation.
+void expectMatchesAstropy(Backend& backend, double tolerance, Precision precision,
+                          PeriodogramMethod method = PeriodogramMethod::Auto)
+{
+    forEachFixtureCase([&](const char* name, const TimeSeries& series, PeriodogramOptions o,
+                           const AstropyCase& c) {
+        o.precision = precision;
+        o.method = method;
+        const std::vector<double> p = run(backend, series, o);
+        const double error = precision == Precision::Float64 ? maxRelativeError(p, c.power)
+                                                             : normwiseError(p, c.power);
+        EXPECT_LE(error, tolerance)
+            << "series " << name << ", " << normalizationName(c.normalization) << ", fit_mean "
+            << c.fitMean << ", center " << c.center;
+    });
 }
 
 // astropy computes in double too: against the long-double reference its own error reaches
@@ -233,19 +243,11 @@ TEST(Periodogram, CpuMatchesAstropyInFloat32)
 TEST(Periodogram, CpuMatchesLongDoubleOnTheFixtureSeries)
 {
     CpuBackend cpu(2);
-    for (const char* name : {"A", "B", "C"}) {
-        const TimeSeries series = loadSeries(name);
-        FrequencyGrid grid;
-        for (const AstropyCase& c : loadPower(name, grid)) {
-            PeriodogramOptions o;
-            o.grid = grid;
-            o.normalization = c.normalization;
-            o.fitMean = c.fitMean;
-            o.centerData = c.center;
-            const std::vector<double> ref = longDoubleReference(series, o);
-            EXPECT_LE(maxRelativeError(run(cpu, series, o), ref), 1e-9) << name;
-        }
-    }
+    forEachFixtureCase([&](const char* name, const TimeSeries& series, const PeriodogramOptions& o,
+                           const AstropyCase&) {
+        const std::vector<double> ref = longDoubleReference(series, o);
+        EXPECT_LE(maxRelativeError(run(cpu, series, o), ref), 1e-9) << name;
+    });
 }
 
 TEST(Periodogram, CpuMatchesScipy)

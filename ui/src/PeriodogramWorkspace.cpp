@@ -653,12 +653,12 @@ void PeriodogramWorkspace::onComputed()
         return;
     }
     m_spectrum = std::move(result.spectrum);
-    m_grid = m_spectrum->grid();
+    const gpu::FrequencyGrid& grid = m_spectrum->grid();
     m_deviceInfo = result.deviceInfo;
     m_suggestedBlock = result.occupancy.suggestedBlock;
     const gpu::Occupancy& t = result.occupancy.theoretical;
     // Counted on the result: frequencies the launch left out are the non-finite ones.
-    const long long covered = m_grid.count - m_spectrum->nonFinite();
+    const long long covered = grid.count - m_spectrum->nonFinite();
     QString launchText = tr("Theoretical occupancy %1% (%2 blocks a SM), limited by %3; %4 "
                             "registers a thread")
                              .arg(qRound(100.0 * t.fraction))
@@ -670,16 +670,16 @@ void PeriodogramWorkspace::onComputed()
                           ? tr(". The CUDA occupancy API agrees")
                           : tr(". The CUDA occupancy API says %1 blocks")
                                 .arg(result.occupancy.api->activeBlocksPerSm);
-    launchText += tr(". %1 of %2 frequencies evaluated.").arg(covered).arg(m_grid.count);
+    launchText += tr(". %1 of %2 frequencies evaluated.").arg(covered).arg(grid.count);
     if (m_spectrum->method() == gpu::periodogramMethodName(gpu::PeriodogramMethod::Matrix))
         launchText += tr(" The matrix products ran, so this launch was not used.");
     m_launchInfo->setText(launchText);
     m_status->setText(tr("%1 points, %2 frequencies from %3 to %4, in %5 ms (kernel %6 ms) on "
                          "%7; drawn through %8")
                           .arg(m_series.t.size())
-                          .arg(m_grid.count)
-                          .arg(m_grid.fmin, 0, 'g', 4)
-                          .arg(m_grid.fmax(), 0, 'g', 4)
+                          .arg(grid.count)
+                          .arg(grid.fmin, 0, 'g', 4)
+                          .arg(grid.fmax(), 0, 'g', 4)
                           .arg(result.ms, 0, 'f', 1)
                           .arg(m_spectrum->computeMs(), 0, 'f', 2)
                           .arg(QString::fromStdString(result.device) + ", " +
@@ -724,7 +724,7 @@ void PeriodogramWorkspace::showPeaks()
         gpu::TimeSeries used = m_series;
         if (!m_useErrors->isChecked())
             used.dy.clear();
-        const double fap = gpu::falseAlarmProbability(m_peaks[0].power, m_grid.fmax(), used,
+        const double fap = gpu::falseAlarmProbability(m_peaks[0].power, grid().fmax(), used,
                                                       m_shownOptions.normalization);
         m_fap->setText(tr("Highest peak: period %1, false-alarm probability %2 (Baluev 2008)")
                            .arg(1.0 / m_peaks[0].frequency, 0, 'g', 6)
@@ -816,6 +816,12 @@ void PeriodogramWorkspace::chooseAutoLaunch()
     schedule();
 }
 
+const gpu::FrequencyGrid& PeriodogramWorkspace::grid() const
+{
+    static const gpu::FrequencyGrid none;
+    return m_spectrum ? m_spectrum->grid() : none;
+}
+
 QString PeriodogramWorkspace::errorText() const
 {
     return m_error->text();
@@ -846,7 +852,7 @@ QString PeriodogramWorkspace::exportCsv(const QString& path) const
     std::string text = "frequency,period,power\n";
     char line[96];
     for (std::size_t k = 0; k < power.size(); ++k) {
-        const double f = m_grid.frequency((long long)k);
+        const double f = grid().frequency((long long)k);
         std::snprintf(line, sizeof line, "%.17g,%.17g,%.17g\n", f, 1.0 / f, power[k]);
         text += line;
     }

@@ -4,6 +4,7 @@
 #include <QMouseEvent>
 #include <QOpenGLContext>
 #include <QPainter>
+#include <QTimer>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
@@ -103,7 +104,6 @@ void SpectrumView::releaseGl()
         m_backend->forgetGlBuffer(m_renderer.vertexBuffer().id);
     m_renderer.release();
     m_backend.reset();
-    m_filledFrom = nullptr;
     m_filledAxis.reset();
 }
 
@@ -146,13 +146,19 @@ double SpectrumView::xPixel(double frequency) const
     return plot.left() + toUnit(axisValue(frequency)) * plot.width();
 }
 
+std::pair<double, double> SpectrumView::yRange() const
+{
+    const double bottom = m_spectrum ? std::min(0.0, m_spectrum->minPower()) : 0.0;
+    const double top = m_spectrum ? m_spectrum->maxPower() : 1.0;
+    // Room above the highest peak for its mark.
+    return {bottom, top > bottom ? bottom + (top - bottom) * 1.1 : bottom + 1.0};
+}
+
 double SpectrumView::yPixel(double power) const
 {
     const QRectF plot = plotRect();
-    const double top = m_spectrum ? m_spectrum->maxPower() : 1.0;
-    const double bottom = m_spectrum ? std::min(0.0, m_spectrum->minPower()) : 0.0;
-    const double hi = top > bottom ? bottom + (top - bottom) * 1.1 : bottom + 1.0;
-    return plot.bottom() - (power - bottom) / (hi - bottom) * plot.height();
+    const auto [bottom, top] = yRange();
+    return plot.bottom() - (power - bottom) / (top - bottom) * plot.height();
 }
 
 void SpectrumView::setSpectrum(std::shared_ptr<const gpu::Spectrum> spectrum)
@@ -162,6 +168,7 @@ void SpectrumView::setSpectrum(std::shared_ptr<const gpu::Spectrum> spectrum)
                           m_spectrum->grid().df == spectrum->grid().df &&
                           m_spectrum->grid().count == spectrum->grid().count;
     m_spectrum = std::move(spectrum);
+    m_filledAxis.reset(); // the vertex buffer holds the old spectrum's line
     if (!sameGrid)
         fit();
     update();
@@ -217,7 +224,6 @@ void SpectrumView::paintGL()
     const QRectF plot = plotRect();
     const qreal ratio = devicePixelRatioF();
     if (m_backend && m_spectrum && m_renderer.initialized()) {
-        m_backend->collectTimeline();
         gpu::SpectrumAxis axis;
         axis.xMin = m_xMin;
         axis.xMax = m_xMax;
@@ -227,7 +233,7 @@ void SpectrumView::paintGL()
         axis.columns =
             std::clamp(int(std::lround(plot.width() * ratio)), 1, gpu::kSpectrumMaxColumns);
         painter.beginNativePainting();
-        if (m_filledFrom != m_spectrum.get() || m_filledAxis != axis) {
+        if (m_filledAxis != axis) {
             const gpu::GlVertexBuffer before = m_renderer.vertexBuffer();
             if (std::size_t(axis.columns) * gpu::kSpectrumFloatsPerColumn > before.floats &&
                 before.id)
@@ -235,18 +241,20 @@ void SpectrumView::paintGL()
             gpu::Status s = m_renderer.reserve(axis.columns);
             if (s)
                 s = m_backend->fillSpectrum(*m_spectrum, axis, m_renderer.vertexBuffer());
-            m_filledFrom = s ? m_spectrum.get() : nullptr;
             m_filledAxis = s ? std::optional(axis) : std::nullopt;
+            // The fill's spans resolve once the device is done: collect them a little later
+            // rather than on every paint (a hover repaints without touching the GPU).
+            QTimer::singleShot(250, this, [this] {
+                if (m_backend)
+                    m_backend->collectTimeline();
+            });
             const QString error = s ? QString() : QString::fromStdString(s.message());
             if (error != m_error && !error.isEmpty())
                 emit message(error);
             m_error = error;
         }
         if (m_filledAxis) {
-            const double bottom = std::min(0.0, m_spectrum->minPower());
-            const double top = m_spectrum->maxPower() > bottom
-                                   ? bottom + (m_spectrum->maxPower() - bottom) * 1.1
-                                   : bottom + 1.0;
+            const auto [bottom, top] = yRange();
             const int fbHeight = int(std::lround(height() * ratio));
             const Viewport viewport{int(std::lround(plot.left() * ratio)),
                                     fbHeight - int(std::lround(plot.bottom() * ratio)),
@@ -289,10 +297,7 @@ void SpectrumView::paintAxes(QPainter& painter, const QRectF& plot)
             text);
     }
     // y ticks
-    const double bottom = m_spectrum ? std::min(0.0, m_spectrum->minPower()) : 0.0;
-    const double top = m_spectrum && m_spectrum->maxPower() > bottom
-                           ? bottom + (m_spectrum->maxPower() - bottom) * 1.1
-                           : bottom + 1.0;
+    const auto [bottom, top] = yRange();
     for (const double t : linearTicks(bottom, top, int(plot.height() / 50))) {
         const double y = yPixel(t);
         painter.setPen(gridPen);

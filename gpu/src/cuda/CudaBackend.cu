@@ -115,10 +115,11 @@ private:
     template <typename Op>
     Status recorded(cudaStream_t stream, int lane, SpanKind kind, std::string name,
                     std::uint64_t bytes, Op&& op);
-    // Checks the request and that count powers fit beside the series, then computes them into
-    // devicePower (device memory) on the backend's stream, without waiting.
+    // Computes a checked request (checkPeriodogram) into devicePower (device memory; null:
+    // the backend's own buffer) on the backend's stream, without waiting, once the method is
+    // settled and the powers are known to fit beside the series.
     Status queuePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
-                            std::size_t outputSize, double* devicePower, std::size_t heldBytes);
+                            double* devicePower, std::size_t heldBytes);
     template <typename T>
     Status runPeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
                           PeriodogramMethod method, double* devicePower, std::size_t heldBytes);
@@ -725,11 +726,8 @@ Status CudaBackend::resolveMethod(const PeriodogramOptions& options,
 }
 
 Status CudaBackend::queuePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
-                                     std::size_t outputSize, double* devicePower,
-                                     std::size_t heldBytes)
+                                     double* devicePower, std::size_t heldBytes)
 {
-    if (Status s = checkPeriodogram(series, options, outputSize, m_info); !s)
-        return s;
     if (options.cancel && options.cancel->load())
         return Status::failure("The periodogram was cancelled");
     WS_CUDA_TRY(cudaSetDevice(m_device));
@@ -749,7 +747,9 @@ Status CudaBackend::queuePeriodogram(const TimeSeries& series, const Periodogram
 Status CudaBackend::computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
                                        std::span<double> power)
 {
-    if (Status s = queuePeriodogram(series, options, power.size(), nullptr, m_power.bytes); !s)
+    if (Status s = checkPeriodogram(series, options, power.size(), m_info); !s)
+        return s;
+    if (Status s = queuePeriodogram(series, options, nullptr, m_power.bytes); !s)
         return s;
     const std::size_t bytes = std::size_t(options.grid.count) * sizeof(double);
     if (Status s =
@@ -773,9 +773,7 @@ Status CudaBackend::computeSpectrum(const TimeSeries& series, const PeriodogramO
     std::shared_ptr<CudaSpectrum> result;
     if (Status s = CudaSpectrum::create(m_device, options.grid, result); !s)
         return s;
-    if (Status s =
-            queuePeriodogram(series, options, std::size_t(options.grid.count), result->power(), 0);
-        !s)
+    if (Status s = queuePeriodogram(series, options, result->power(), 0); !s)
         return s;
     const int token = m_recorder.begin(m_stream, m_streamLane, SpanKind::Kernel, "peak search", 0,
                                        "top " + std::to_string(kSpectrumMaxPeaks) + " peaks");

@@ -59,7 +59,8 @@ public:
     const std::shared_ptr<const gpu::Spectrum>& spectrum() const { return m_spectrum; }
     // Its powers, copied to the host (empty before the first).
     std::vector<double> readPower() const;
-    const gpu::FrequencyGrid& grid() const { return m_grid; }
+    // The shown periodogram's grid (empty before the first).
+    const gpu::FrequencyGrid& grid() const;
     const std::vector<gpu::Peak>& peaks() const { return m_peaks; }
     QString launchText() const;
     // Sets the block to the occupancy API's (or calculator's) suggestion and the grid to cover.
@@ -140,7 +141,6 @@ private:
 
     gpu::TimeSeries m_series;
     std::shared_ptr<const gpu::Spectrum> m_spectrum;
-    gpu::FrequencyGrid m_grid;
     gpu::PeriodogramOptions m_shownOptions;
     std::vector<gpu::Peak> m_peaks;
 

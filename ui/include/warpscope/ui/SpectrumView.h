@@ -68,6 +68,8 @@ private:
     double fromUnit(double u) const;
     double axisValue(double frequency) const;
     std::pair<double, double> dataRange() const;
+    // The power shown at the bottom and the top of the plot.
+    std::pair<double, double> yRange() const;
     void setXRange(double lo, double hi);
     // Zooms by factor around the axis position u (0 to 1 across the plot).
     void zoomAround(double u, double factor);
@@ -81,8 +83,8 @@ private:
     std::unique_ptr<gpu::Backend> m_backend; // created with the GL context
     SpectrumRenderer m_renderer;
     std::shared_ptr<const gpu::Spectrum> m_spectrum;
-    // What the vertex buffer holds, to refill only when the spectrum or the axis changes.
-    const gpu::Spectrum* m_filledFrom = nullptr;
+    // The axis the vertex buffer holds the current spectrum's line for; reset by a new
+    // spectrum, so a refill happens only when the spectrum or the axis changes.
     std::optional<gpu::SpectrumAxis> m_filledAxis;
     std::vector<gpu::Peak> m_peaks;
     int m_selected = -1;
