@@ -4,21 +4,23 @@
 namespace warpscope::gpu {
 namespace {
 
-constexpr int kFrequencies = 32; // K: frequencies a block of the grid holds
-constexpr int kBlocks = 64;      // grid blocks a CTA computes
-constexpr int kSamples = 16;     // samples a stage holds
-constexpr int kInner = 2 * kSamples;
+constexpr int kFrequencies = 64; // K: frequencies a block of the grid holds
+constexpr int kPairs = kFrequencies / 2;
+constexpr int kBlocks = 32;  // grid blocks a CTA computes
+constexpr int kSamples = 32; // samples a stage holds: the inner dimension
 // Elements per shared row: fragment loads are free of bank conflicts, for doubles (read by
-// half-warps) and floats alike.
-constexpr int kStride = kInner + 4;
-constexpr int kColumns = 2 * kFrequencies;
+// half-warps) and floats (by ldmatrix, whose rows must be 16-byte aligned) alike.
+constexpr int kStride = kSamples + 4;
+constexpr int kColumns = 2 * kPairs; // cos d_j t, then sin d_j t
 constexpr int kThreads = 256;
 
-// Rows of the left-hand matrix: wy e^{i w_b t}, then (floating mean only) w e^{i w_b t}, then
-// w e^{2 i w_b t}, each kBlocks rows.
+// Rows of the left-hand matrix, 2 kBlocks of each kind: the cosine rows of the blocks, then
+// their sine rows. The kinds are wy e^{i w_c t}, then (floating mean only) w e^{i w_c t}, then
+// w e^{2 i w_c t}.
+constexpr int kKindRows = 2 * kBlocks;
 template <bool FitMean> constexpr int rowCount()
 {
-    return (FitMean ? 3 : 2) * kBlocks;
+    return (FitMean ? 3 : 2) * kKindRows;
 }
 // A stage: the left rows, then the two right matrices, kStride elements a row. float32 keeps
 // every value as two TF32 parts, high and low, in two planes kLowPlane apart (splitting after
@@ -130,45 +132,43 @@ __device__ __forceinline__ Sample<Real> loadSample(const PeriodogramArgs<Real>& 
     return x;
 }
 
-__device__ __forceinline__ void put(double* at, double c, double s)
+__device__ __forceinline__ void put(double* at, double x)
 {
-    *reinterpret_cast<double2*>(at) = make_double2(c, s);
+    *at = x;
 }
 // float32 stores x as its TF32 high part and, a plane further on, the TF32 of what the high
 // part misses, so that three TF32 products (high x high, high x low, low x high) keep float32
 // accuracy.
-__device__ __forceinline__ void put(float* at, float c, float s)
+__device__ __forceinline__ void put(float* at, float x)
 {
-    const unsigned ch = toTf32(c), sh = toTf32(s);
-    *reinterpret_cast<float2*>(at) = make_float2(__uint_as_float(ch), __uint_as_float(sh));
-    *reinterpret_cast<float2*>(at + kLowPlane) =
-        make_float2(__uint_as_float(toTf32(c - __uint_as_float(ch))),
-                    __uint_as_float(toTf32(s - __uint_as_float(sh))));
+    const unsigned h = toTf32(x);
+    *at = __uint_as_float(h);
+    at[kLowPlane] = __uint_as_float(toTf32(x - __uint_as_float(h)));
 }
 
 // Fills one stage: the left rows for this CTA's blocks and the two right matrices, for the
-// threads' samples. Inner index 2s holds the cosine part of sample s and 2s + 1 the sine
-// part, so that a row [a cos x, a sin x] times the columns [cos y, -sin y] and
-// [sin y, cos y] gives a cos(x + y) and a sin(x + y).
+// threads' samples, one sample a column.
 template <typename Real, bool FitMean>
 __device__ void fillStage(const PeriodogramArgs<Real>& a, long long firstBlock,
                           const Sample<Real>& x, Real* stage)
 {
     constexpr int rows = rowCount<FitMean>();
+    constexpr int stride = kStride;
     Real* left = stage;
-    Real* right1 = stage + rows * kStride;
-    Real* right2 = right1 + kColumns * kStride;
+    Real* right1 = stage + rows * stride;
+    Real* right2 = right1 + kColumns * stride;
     const int walker = threadIdx.x % 128;
     const int s = walker % kSamples;
-    const int segment = walker / kSamples; // 8 segments
+    const int segment = walker / kSamples; // 4 segments of 8 blocks or 8 pairs
     const double t = x.t;
     if (threadIdx.x < 128) {
-        // Left rows of blocks segment*8 .. +8: the start phase exactly, then rotations by
-        // K df t from block to block.
+        // Left rows of blocks segment*8 .. +8, at each block's centre frequency: the start
+        // phase exactly, then rotations by K df t from block to block.
         const Real w = x.w, wy = x.wy;
         const long long block = firstBlock + segment * 8;
         Real c, sn, stepC, stepS;
-        phase((a.fmin + a.df * double(block * kFrequencies)) * t, c, sn);
+        phase((a.fmin + a.df * (double(block * kFrequencies) + 0.5 * (kFrequencies - 1))) * t, c,
+              sn);
         if constexpr (sizeof(Real) == 8) {
             // The rotation by K df t, from the per-sample step by df t, squared log2(K) times.
             stepC = x.stepC;
@@ -186,27 +186,32 @@ __device__ void fillStage(const PeriodogramArgs<Real>& a, long long firstBlock,
         for (int q = 0; q < 8; ++q) {
             const int b = segment * 8 + q;
             const Real c2 = c * c - sn * sn, s2 = 2 * c * sn;
-            put(left + b * kStride + 2 * s, wy * c, wy * sn);
-            if (FitMean)
-                put(left + (kBlocks + b) * kStride + 2 * s, w * c, w * sn);
-            put(left + (rows - kBlocks + b) * kStride + 2 * s, w * c2, w * s2);
+            put(left + b * stride + s, wy * c);
+            put(left + (kBlocks + b) * stride + s, wy * sn);
+            if (FitMean) {
+                put(left + (kKindRows + b) * stride + s, w * c);
+                put(left + (kKindRows + kBlocks + b) * stride + s, w * sn);
+            }
+            put(left + (rows - kKindRows + b) * stride + s, w * c2);
+            put(left + (rows - kBlocks + b) * stride + s, w * s2);
             const Real next = c * stepC - sn * stepS;
             sn = sn * stepC + c * stepS;
             c = next;
         }
     } else {
-        // Right matrices for frequencies segment*4 .. +4 of a block: e^{i k df t} and its square.
+        // Right matrices for the offsets d_j = (j + 1/2) df from the centre, j = segment*8 ..
+        // +8: e^{i d_j t} and its square.
         Real c, sn;
-        phase(a.df * double(segment * 4) * t, c, sn);
+        phase(a.df * (segment * 8 + 0.5) * t, c, sn);
         const Real stepC = x.stepC, stepS = x.stepS;
 #pragma unroll
-        for (int q = 0; q < 4; ++q) {
-            const int k = segment * 4 + q;
+        for (int q = 0; q < 8; ++q) {
+            const int j = segment * 8 + q;
             const Real c2 = c * c - sn * sn, s2 = 2 * c * sn;
-            put(right1 + k * kStride + 2 * s, c, -sn);
-            put(right1 + (kFrequencies + k) * kStride + 2 * s, sn, c);
-            put(right2 + k * kStride + 2 * s, c2, -s2);
-            put(right2 + (kFrequencies + k) * kStride + 2 * s, s2, c2);
+            put(right1 + j * stride + s, c);
+            put(right1 + (kPairs + j) * stride + s, sn);
+            put(right2 + j * stride + s, c2);
+            put(right2 + (kPairs + j) * stride + s, s2);
             const Real next = c * stepC - sn * stepS;
             sn = sn * stepC + c * stepS;
             c = next;
@@ -221,64 +226,87 @@ template <typename Real> struct Operand;
 template <> struct Operand<double>
 {
     double v[4];
-    __device__ void loadA(const double* row)
+    // The A fragment of the 16 rows from `rows`, at inner step kk.
+    __device__ void loadA(const double* rows, int kk)
     {
-        v[0] = row[0];
-        v[1] = row[8 * kStride];
-        v[2] = row[4];
-        v[3] = row[8 * kStride + 4];
+        const int g = threadIdx.x % 32 / 4, tq = threadIdx.x % 4;
+        const double* at = rows + g * kStride + kk + tq;
+        v[0] = at[0];
+        v[1] = at[8 * kStride];
+        v[2] = at[4];
+        v[3] = at[8 * kStride + 4];
     }
 };
+
+// The four 8 x 4 word tiles at `at` (this lane's row of one of them) into this lane's
+// registers, as the TF32 fragments lay them out.
+__device__ __forceinline__ void loadTiles(const float* at, unsigned (&r)[4])
+{
+    const unsigned address = unsigned(__cvta_generic_to_shared(at));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+}
 
 template <> struct Operand<float>
 {
     unsigned hi[4], lo[4];
-    __device__ void loadA(const float* row)
+    __device__ void loadA(const float* rows, int kk)
     {
-        const int at[4] = {0, 8 * kStride, 4, 8 * kStride + 4};
+        // Lane L addresses row L % 8 (+8 for tiles 1 and 3) and words kk (+4 for tiles 2, 3).
+        const int lane = threadIdx.x % 32;
+        const float* at = rows + (lane % 8 + (lane / 8 % 2) * 8) * kStride + kk + (lane / 16) * 4;
+        loadTiles(at, hi);
+        loadTiles(at + kLowPlane, lo);
+    }
+};
+
+// B fragments of two 8-column groups, `columns` the first column of the first group.
+template <typename Real> struct ColumnOperands;
+
+template <> struct ColumnOperands<double>
+{
+    double v[2][2];
+    __device__ void load(const double* columns, int kk)
+    {
+        const int g = threadIdx.x % 32 / 4, tq = threadIdx.x % 4;
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            hi[i] = __float_as_uint(row[at[i]]);
-            lo[i] = __float_as_uint(row[kLowPlane + at[i]]);
+        for (int i = 0; i < 2; ++i) {
+            const double* at = columns + (8 * i + g) * kStride + kk + tq;
+            v[i][0] = at[0];
+            v[i][1] = at[4];
         }
     }
 };
 
-template <typename Real> struct ColumnOperand;
-
-template <> struct ColumnOperand<double>
+template <> struct ColumnOperands<float>
 {
-    double v[2];
-    __device__ void load(const double* column)
+    unsigned hi[4], lo[4]; // groups 0 and 1: {b0, b1} each
+    __device__ void load(const float* columns, int kk)
     {
-        v[0] = column[0];
-        v[1] = column[4];
+        // Lane L addresses column L % 8 (+8 for tiles 2 and 3) and words kk (+4 for 1, 3).
+        const int lane = threadIdx.x % 32;
+        const float* at =
+            columns + (lane % 8 + (lane / 16) * 8) * kStride + kk + (lane / 8 % 2) * 4;
+        loadTiles(at, hi);
+        loadTiles(at + kLowPlane, lo);
     }
 };
 
-template <> struct ColumnOperand<float>
-{
-    unsigned hi[2], lo[2];
-    __device__ void load(const float* column)
-    {
-        hi[0] = __float_as_uint(column[0]);
-        hi[1] = __float_as_uint(column[4]);
-        lo[0] = __float_as_uint(column[kLowPlane]);
-        lo[1] = __float_as_uint(column[kLowPlane + 4]);
-    }
-};
-
+// D += A B for column group i of b.
 __device__ __forceinline__ void multiply(double (&d)[4], const Operand<double>& a,
-                                         const ColumnOperand<double>& b)
+                                         const ColumnOperands<double>& b, int i)
 {
-    mma16x8x8(d, a.v, b.v);
+    mma16x8x8(d, a.v, b.v[i]);
 }
 __device__ __forceinline__ void multiply(float (&d)[4], const Operand<float>& a,
-                                         const ColumnOperand<float>& b)
+                                         const ColumnOperands<float>& b, int i)
 {
-    mma16x8x8(d, a.lo, b.hi);
-    mma16x8x8(d, a.hi, b.lo);
-    mma16x8x8(d, a.hi, b.hi);
+    const unsigned hi[2] = {b.hi[2 * i], b.hi[2 * i + 1]};
+    const unsigned lo[2] = {b.lo[2 * i], b.lo[2 * i + 1]};
+    mma16x8x8(d, a.lo, hi);
+    mma16x8x8(d, a.hi, lo);
+    mma16x8x8(d, a.hi, hi);
 }
 
 template <typename Real, bool FitMean>
@@ -291,7 +319,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     // matrix a fragment multiplies depends on its place in the warp alone, a constant.
     constexpr int fragmentRows = rows / 16 / 4;
     constexpr int columnFragments = kColumns / 8 / 2;
-    constexpr int secondFrom = (rows - kBlocks) / 16; // fragments from here use the 2w matrix
+    constexpr int secondFrom = (rows - kKindRows) / 16; // fragments from here use the 2w matrix
     extern __shared__ __align__(16) unsigned char sharedBytesRaw[];
     Real* shared = reinterpret_cast<Real*>(sharedBytesRaw);
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -300,7 +328,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int rowGroup = warp / 2;
     const int firstColumn = (warp % 2) * columnFragments * 8;
 
-    // float32 sums each stage's 16 samples apart and then adds them up, which keeps the
+    // float32 sums each stage's samples apart and then adds them up, which keeps the
     // rounding of long sums down; float64 accumulates directly.
     constexpr bool twoLevel = sizeof(Real) == 4;
     Real acc[fragmentRows][columnFragments][4] = {};
@@ -332,23 +360,22 @@ __global__ void __launch_bounds__(kThreads, 1)
         const Real* right1 = stage + rows * kStride;
         const Real* right2 = right1 + kColumns * kStride;
 #pragma unroll
-        for (int kk = 0; kk < kInner; kk += 8) {
-            ColumnOperand<Real> b1[columnFragments], b2[columnFragments];
+        for (int kk = 0; kk < kSamples; kk += 8) {
+            ColumnOperands<Real> b1[columnFragments / 2], b2[columnFragments / 2];
 #pragma unroll
-            for (int nf = 0; nf < columnFragments; ++nf) {
-                const int at = (firstColumn + nf * 8 + g) * kStride + kk + tq;
-                b1[nf].load(right1 + at);
-                b2[nf].load(right2 + at);
+            for (int np = 0; np < columnFragments / 2; ++np) {
+                const int at = (firstColumn + np * 16) * kStride;
+                b1[np].load(right1 + at, kk);
+                b2[np].load(right2 + at, kk);
             }
 #pragma unroll
             for (int m = 0; m < fragmentRows; ++m) {
-                const int fragment = rowGroup + 4 * m;
                 Operand<Real> av;
-                av.loadA(left + (fragment * 16 + g) * kStride + kk + tq);
+                av.loadA(left + (rowGroup + 4 * m) * 16 * kStride, kk);
 #pragma unroll
                 for (int nf = 0; nf < columnFragments; ++nf)
                     multiply(twoLevel ? part[m][nf] : acc[m][nf], av,
-                             4 * m < secondFrom ? b1[nf] : b2[nf]);
+                             (4 * m < secondFrom ? b1 : b2)[nf / 2], nf % 2);
             }
         }
         if constexpr (twoLevel) {
@@ -363,7 +390,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         __syncthreads();
     }
 
-    // Gather the six sums of each frequency (they sit in different warps) and finish.
+    // Gather the sums (they sit in different warps) and finish two frequencies at a time.
     Real* out = shared; // rows x kColumns
 #pragma unroll
     for (int m = 0; m < fragmentRows; ++m)
@@ -377,21 +404,32 @@ __global__ void __launch_bounds__(kThreads, 1)
             out[(row + 8) * kColumns + column + 1] = acc[m][nf][3];
         }
     __syncthreads();
-    for (int idx = threadIdx.x; idx < kBlocks * kFrequencies; idx += kThreads) {
-        const int b = idx / kFrequencies, k = idx % kFrequencies;
-        const long long f = (firstBlock + b) * kFrequencies + k;
-        if (f >= a.count)
-            continue;
-        math::LsSums<Real> sums;
-        sums.yc = out[b * kColumns + k];
-        sums.ys = out[b * kColumns + kFrequencies + k];
-        if (FitMean) {
-            sums.c = out[(kBlocks + b) * kColumns + k];
-            sums.s = out[(kBlocks + b) * kColumns + kFrequencies + k];
-        }
-        sums.c2 = out[(rows - kBlocks + b) * kColumns + k];
-        sums.s2 = out[(rows - kBlocks + b) * kColumns + kFrequencies + k];
-        power[f] = math::lsPower(sums, a.yy, a.psdScale, a.normalization, a.fitMean);
+    for (int idx = threadIdx.x; idx < kBlocks * kPairs; idx += kThreads) {
+        const int b = idx / kPairs, j = idx % kPairs;
+        math::LsSums<Real> up, down; // at the centre plus and minus d_j
+        // With the products A = (a cos x)(cos d), B = (a sin x)(sin d), D = (a sin x)(cos d)
+        // and E = (a cos x)(sin d) of one kind of row, angle addition gives a cos(x +- d) =
+        // A -+ B and a sin(x +- d) = D +- E.
+        const auto combine = [&](int kindRow, Real& cosUp, Real& sinUp, Real& cosDown,
+                                 Real& sinDown) {
+            const Real* cosRow = out + (kindRow + b) * kColumns;
+            const Real* sinRow = cosRow + kBlocks * kColumns;
+            const Real pa = cosRow[j], pe = cosRow[kPairs + j];
+            const Real pd = sinRow[j], pb = sinRow[kPairs + j];
+            cosUp = pa - pb;
+            cosDown = pa + pb;
+            sinUp = pd + pe;
+            sinDown = pd - pe;
+        };
+        combine(0, up.yc, up.ys, down.yc, down.ys);
+        if (FitMean)
+            combine(kKindRows, up.c, up.s, down.c, down.s);
+        combine(rows - kKindRows, up.c2, up.s2, down.c2, down.s2);
+        const long long first = (firstBlock + b) * kFrequencies;
+        if (const long long f = first + kPairs + j; f < a.count)
+            power[f] = math::lsPower(up, a.yy, a.psdScale, a.normalization, a.fitMean);
+        if (const long long f = first + kPairs - 1 - j; f < a.count)
+            power[f] = math::lsPower(down, a.yy, a.psdScale, a.normalization, a.fitMean);
     }
 }
 

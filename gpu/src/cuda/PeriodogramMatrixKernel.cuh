@@ -5,11 +5,14 @@
 namespace warpscope::gpu {
 
 // The periodogram on a uniform grid as matrix products on tensor cores (compute capability
-// 8.0 and up), with exact sums. Frequencies go in blocks of K; with w = w_b + k dw inside a
-// block, angle addition turns each sum over samples, for example sum wy e^{i w t}, into the
-// product of a (blocks x 2N) matrix of wy e^{i w_b t} and a (2N x 2K) matrix of e^{i k dw t};
-// sum w e^{2 i w t} uses a second such matrix. Both are made in shared memory as they are
-// consumed, so no large matrix touches device memory. float64 multiplies on FP64 tensor
+// 8.0 and up), with exact sums. Frequencies go in blocks of K, placed in pairs w_c +- d_j
+// about the block's centre w_c. Angle addition turns each sum over samples, for example
+// sum wy cos((w_c +- d_j) t) = sum wy cos(w_c t) cos(d_j t) -+ sum wy sin(w_c t) sin(d_j t),
+// into the product of a (2 blocks x N) matrix of wy cos w_c t and wy sin w_c t with an
+// (N x K) matrix of cos d_j t and sin d_j t, whose four products serve both frequencies of a
+// pair: half the work of the (blocks x 2N) by (2N x 2K) complex form. sum w e^{2 i w t} uses
+// a second right matrix. Both are made in shared memory as they are consumed, so no large
+// matrix touches device memory. float64 multiplies on FP64 tensor
 // cores; float32 as three TF32 products (high and low parts), which keeps float32 accuracy.
 bool periodogramMatrixSupported(int ccMajor);
 // Where Auto picks the matrix products: GPUs whose tensor cores run the precision at full rate.
