@@ -239,9 +239,10 @@ int runPeriodogramBench(int runs)
                         int(std::log2(double(c.m))), gpu::precisionName(c.precision),
                         c.fitMean ? "floating mean" : "fixed mean", direct.kernelMs);
             if (matrix) {
-                // Flops of the products: 8 N per frequency and sum (wy, w with a floating
-                // mean, and w at 2w), each a complex multiply-add.
-                const double flops = 8.0 * c.n * double(c.m) * (c.fitMean ? 3.0 : 2.0);
+                // Flops of the products: a pair of frequencies takes four real dot products of
+                // length N for each kind of sum (wy, w with a floating mean, and w at 2w), so
+                // 4 N per frequency and kind.
+                const double flops = 4.0 * c.n * double(c.m) * (c.fitMean ? 3.0 : 2.0);
                 std::printf("   matrix %8.3f ms (%.1fx, %.1f TFLOP/s%s)   call %8.3f ms",
                             products.kernelMs, direct.kernelMs / products.kernelMs,
                             flops / products.kernelMs * 1e-9,
