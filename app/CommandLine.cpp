@@ -101,8 +101,10 @@ ParseResult parseCommandLine(const QStringList& arguments)
                                     "for the periodogram workspace.",
                                     "FILE");
     const QCommandLineOption frequencies(
-        "frequencies", "The periodogram's grid: FMIN,FMAX,M (M frequencies, cycles per unit time).",
-        "FMIN,FMAX,M");
+        "frequencies",
+        "The periodogram's grid: FMIN,FMAX,M (M frequencies, cycles per unit time), evenly "
+        "spaced, or with ,log logarithmically.",
+        "FMIN,FMAX,M[,log]");
     const QCommandLineOption method(
         "method", "How CUDA computes the periodogram: auto, direct or matrix.", "METHOD", "auto");
     const QCommandLineOption sweep("sweep",
@@ -274,15 +276,19 @@ ParseResult parseCommandLine(const QStringList& arguments)
     if (parser.isSet(frequencies)) {
         const QStringList parts = parser.value(frequencies).split(',');
         bool ok[3] = {false, false, false};
-        if (parts.size() == 3) {
+        const bool spacingOk =
+            parts.size() == 3 || (parts.size() == 4 && (parts[3] == "log" || parts[3] == "linear"));
+        if (spacingOk) {
             const double fmin = parts[0].toDouble(&ok[0]), fmax = parts[1].toDouble(&ok[1]);
             const long long count = parts[2].toLongLong(&ok[2]);
             if (ok[0] && ok[1] && ok[2] && fmin > 0 && fmax > fmin && count >= 1 &&
                 count <= gpu::kMaxFrequencies)
-                o.frequencies = std::make_tuple(fmin, fmax, count);
+                o.frequencies =
+                    std::make_tuple(fmin, fmax, count, parts.size() == 4 && parts[3] == "log");
         }
         if (!o.frequencies)
-            return fail("--frequencies needs FMIN,FMAX,M with 0 < FMIN < FMAX and 1 <= M <= " +
+            return fail("--frequencies needs FMIN,FMAX,M[,log] with 0 < FMIN < FMAX and 1 <= M "
+                        "<= " +
                         QString::number(gpu::kMaxFrequencies) + ", not '" +
                         parser.value(frequencies) + "'");
     }

@@ -38,8 +38,9 @@ struct AppOptions
     bool periodogram = false; // open on the periodogram workspace
     bool sweep = false;       // run the block-size sweep (--screenshot saves its plot)
     QString series;           // a time series file for it
-    // A manual frequency grid for it: fmin, fmax and the number of frequencies.
-    std::optional<std::tuple<double, double, long long>> frequencies;
+    // A manual frequency grid for it: fmin, fmax, the number of frequencies and whether they
+    // are spaced logarithmically.
+    std::optional<std::tuple<double, double, long long, bool>> frequencies;
     std::optional<gpu::PeriodogramMethod> method;
 };
 

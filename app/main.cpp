@@ -173,9 +173,8 @@ int main(int argc, char** argv)
         if (options.method)
             workspace->setMethod(*options.method);
         if (options.frequencies)
-            workspace->setManualGrid(std::get<0>(*options.frequencies),
-                                     std::get<1>(*options.frequencies),
-                                     std::get<2>(*options.frequencies));
+            std::apply([workspace](auto... grid) { workspace->setManualGrid(grid...); },
+                       *options.frequencies);
         window.showPeriodogram();
         if (!options.series.isEmpty())
             workspace->openFile(options.series);

@@ -93,6 +93,20 @@ FrequencyGrid autoFrequencyGrid(const TimeSeries& series, double samplesPerPeak,
     return grid;
 }
 
+FrequencyGrid frequencyGrid(double fmin, double fmax, long long count, bool logarithmic)
+{
+    FrequencyGrid grid;
+    grid.fmin = fmin;
+    grid.count = count;
+    grid.logarithmic = logarithmic;
+    if (count > 1)
+        grid.df = logarithmic ? std::log(fmax / fmin) / double(count - 1)
+                              : (fmax - fmin) / double(count - 1);
+    else
+        grid.df = 1.0; // any positive step: one frequency has no neighbour
+    return grid;
+}
+
 std::vector<PeriodogramProblem> validatePeriodogram(const TimeSeries& series,
                                                     const PeriodogramOptions& options)
 {
@@ -130,7 +144,8 @@ std::vector<PeriodogramProblem> validatePeriodogram(const TimeSeries& series,
         problems.push_back(
             {PeriodogramInput::Count,
              "The number of frequencies must be between 1 and " + std::to_string(kMaxFrequencies)});
-    else if (g.count > 1 && (!finite(g.df) || !(g.df > 0.0) || !finite(g.fmax())))
+    else if (g.count > 1 && finite(g.fmin) && g.fmin > 0.0 &&
+             (!finite(g.df) || !(g.df > 0.0) || !finite(g.fmax())))
         problems.push_back(
             {PeriodogramInput::Fmax, "The maximum frequency must be above the minimum"});
     return problems;

@@ -34,8 +34,8 @@ Status checkDecimation(const SpectrumAxis& axis, std::size_t vertexFloats)
 
 math::SpectrumMapping spectrumMapping(const FrequencyGrid& grid, const SpectrumAxis& axis)
 {
-    return {axis.xMin,    axis.xMax, axis.period, axis.logX, axis.frequencyScale,
-            axis.columns, grid.fmin, grid.df,     grid.count};
+    return {axis.xMin,    axis.xMax, axis.period, axis.logX,  axis.frequencyScale,
+            axis.columns, grid.fmin, grid.df,     grid.count, grid.logarithmic};
 }
 
 namespace {

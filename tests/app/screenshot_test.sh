@@ -43,6 +43,11 @@ read -r w h colours < <("$diff" info "$dir/shot_periodogram.png")
     --screenshot "$dir/shot_periodogram_grid.png"
 changed=$("$diff" diff "$dir/shot_periodogram.png" "$dir/shot_periodogram_grid.png")
 [ "$changed" -gt 1000 ] || { echo "FAIL: a new grid changed only $changed pixels"; exit 1; }
+# The same range spaced logarithmically, on a logarithmic axis.
+out=$("$app" --backend cpu --size 1600x1000 --frequencies 0.05,1,30000,log \
+    --screenshot "$dir/shot_periodogram_log.png" 2>&1) || { echo "FAIL: $out"; exit 1; }
+changed=$("$diff" diff "$dir/shot_periodogram_grid.png" "$dir/shot_periodogram_log.png")
+[ "$changed" -gt 1000 ] || { echo "FAIL: a log grid changed only $changed pixels"; exit 1; }
 if out=$("$app" --backend cpu --series /nonexistent/series.csv --screenshot "$dir/x.png" 2>&1); then
     echo "FAIL: a missing series file succeeded"; exit 1
 fi

@@ -119,13 +119,17 @@ void expectLineMatches(const std::vector<double>& power, const FrequencyGrid& g,
 
 TEST(Spectrum, HostLineHoldsEachColumnsMinimumAndMaximum)
 {
-    const FrequencyGrid g{0.01, 0.0007, 50021};
-    const std::vector<double> power = randomPower(g.count, 3);
-    for (const SpectrumAxis& a : axesFor(g)) {
-        SCOPED_TRACE("columns " + std::to_string(a.columns));
-        std::vector<float> v(std::size_t(a.columns) * kSpectrumFloatsPerColumn, -7.0f);
-        decimateSpectrum(power, g, a, v);
-        expectLineMatches(power, g, a, v);
+    // Evenly spaced, and logarithmic over four decades.
+    for (const FrequencyGrid& g :
+         {FrequencyGrid{0.01, 0.0007, 50021}, frequencyGrid(0.001, 10.0, 40009, true)}) {
+        const std::vector<double> power = randomPower(g.count, 3);
+        for (const SpectrumAxis& a : axesFor(g)) {
+            SCOPED_TRACE("columns " + std::to_string(a.columns) +
+                         (g.logarithmic ? ", logarithmic grid" : ""));
+            std::vector<float> v(std::size_t(a.columns) * kSpectrumFloatsPerColumn, -7.0f);
+            decimateSpectrum(power, g, a, v);
+            expectLineMatches(power, g, a, v);
+        }
     }
     // Millions of frequencies in view: the columns are shared among threads.
     const FrequencyGrid big{0.01, 1e-6, (1 << 21) + 5};
@@ -255,6 +259,11 @@ TEST(CudaSpectrum, PeaksRangeAndLineMatchTheHost)
     expectDeviceSpectrumMatchesHost(*cuda->backend, s, o);
     o.launch = {64, 3, false}; // a small grid of the direct kernel leaves NaN behind
     o.method = PeriodogramMethod::Direct;
+    expectDeviceSpectrumMatchesHost(*cuda->backend, s, o);
+    o.launch = {};
+    o.method = PeriodogramMethod::Auto;
+    o.precision = Precision::Float64;
+    o.grid = frequencyGrid(o.grid.fmin, o.grid.fmax(), 300007, true);
     expectDeviceSpectrumMatchesHost(*cuda->backend, s, o);
 }
 

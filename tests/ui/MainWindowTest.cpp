@@ -580,9 +580,7 @@ private slots:
         m_window->resize(1400, 1000);
         m_window->showPeriodogram();
         QVERIFY(waitForPeriodogram());
-        for (QComboBox* box : periodogram()->findChildren<QComboBox*>())
-            if (box->count() == 2 && box->itemText(1) == "Manual")
-                box->setCurrentIndex(1);
+        periodogram()->findChild<QComboBox*>("gridMode")->setCurrentIndex(1);
         auto* count = periodogram()->findChild<QLineEdit*>("frequencyCount");
         count->setText("1000000");
         QMetaObject::invokeMethod(count, "editingFinished");
@@ -631,10 +629,7 @@ private slots:
         m_window->showPeriodogram();
         QVERIFY(waitForPeriodogram());
         const auto kept = periodogram()->spectrum();
-        auto* mode = periodogram()->findChildren<QComboBox*>().at(0);
-        for (QComboBox* box : periodogram()->findChildren<QComboBox*>())
-            if (box->count() == 2 && box->itemText(1) == "Manual")
-                mode = box;
+        auto* mode = periodogram()->findChild<QComboBox*>("gridMode");
         mode->setCurrentIndex(1);
         auto* fmin = periodogram()->findChild<QLineEdit*>("fmin");
         fmin->setText("0");
@@ -748,6 +743,39 @@ private slots:
         m_window->showPeriodogram();
         normalization->setCurrentIndex(before);
         QVERIFY(waitForPeriodogram());
+    }
+
+    // A logarithmic grid typed in by hand spans its range, finds the signal and says it is
+    // log-spaced; going back to the automatic grid spaces it evenly again.
+    void periodogramLogGridFindsTheSignal()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        auto* mode = periodogram()->findChild<QComboBox*>("gridMode");
+        mode->setCurrentIndex(2);
+        const std::pair<const char*, const char*> fields[] = {
+            {"fmin", "0.01"}, {"fmax", "2"}, {"frequencyCount", "30000"}};
+        for (const auto& [name, text] : fields) {
+            auto* edit = periodogram()->findChild<QLineEdit*>(name);
+            QVERIFY(edit->isEnabled());
+            edit->selectAll();
+            QTest::keyClicks(edit, text);
+            QTest::keyClick(edit, Qt::Key_Return);
+        }
+        QVERIFY(waitForPeriodogram());
+        QVERIFY2(periodogram()->spectrum(), qPrintable(periodogram()->errorText()));
+        const gpu::FrequencyGrid grid = periodogram()->spectrum()->grid();
+        QVERIFY(grid.logarithmic);
+        QCOMPARE(grid.count, 30000LL);
+        QVERIFY(std::abs(grid.fmin - 0.01) < 1e-12 && std::abs(grid.fmax() - 2.0) < 1e-9);
+        // Equal ratios: the middle frequency is the geometric mean of the ends.
+        QVERIFY(std::abs(grid.frequency(14999) * grid.frequency(15000) - 0.02) < 1e-6);
+        QVERIFY(std::abs(1.0 / periodogram()->peaks()[0].frequency - 7.3) < 0.1);
+        auto* status = periodogram()->findChild<QLabel*>("periodogramStatus");
+        QVERIFY2(status->text().contains("log-spaced"), qPrintable(status->text()));
+        mode->setCurrentIndex(0);
+        QVERIFY(waitForPeriodogram());
+        QVERIFY(!periodogram()->spectrum()->grid().logarithmic);
     }
 
     // A file's columns are found by name, shown in the pickers, and can be chosen by hand;

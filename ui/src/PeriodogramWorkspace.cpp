@@ -81,10 +81,14 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     m_seed->setKeyboardTracking(false);
 
     m_gridMode = new QComboBox(this);
-    m_gridMode->addItems({tr("Automatic"), tr("Manual")});
-    m_gridMode->setToolTip(tr("Automatic follows astropy's autofrequency: df = 1 / (baseline x "
-                              "samples per peak),\nfrom df / 2 up to the Nyquist factor times "
-                              "the average Nyquist frequency"));
+    m_gridMode->setObjectName("gridMode");
+    m_gridMode->addItems({tr("Automatic"), tr("Manual, evenly spaced"), tr("Manual, logarithmic")});
+    m_gridMode->setToolTip(
+        tr("Automatic follows astropy's autofrequency: df = 1 / (baseline x samples per peak),\n"
+           "from df / 2 up to the Nyquist factor times the average Nyquist frequency.\n"
+           "Logarithmic: each frequency a constant ratio above the one before, for periods\n"
+           "over several decades; CUDA computes it with the direct kernel (the matrix\n"
+           "products need even spacing)."));
     m_samplesPerPeak = doubleBox(this, 0.1, 1000, 5, 2, tr("Grid points across each peak"));
     m_nyquist = doubleBox(this, 0.01, 1000, 5, 2,
                           tr("Highest frequency as a multiple of the average Nyquist frequency"));
@@ -324,7 +328,8 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
         connect(box, &QCheckBox::toggled, this, &PeriodogramWorkspace::schedule);
     connect(m_xAxis, &QComboBox::currentIndexChanged, this, &PeriodogramWorkspace::replot);
     connect(m_logX, &QCheckBox::toggled, this, &PeriodogramWorkspace::replot);
-    connect(m_gridMode, &QComboBox::currentIndexChanged, this, [this](int manual) {
+    connect(m_gridMode, &QComboBox::currentIndexChanged, this, [this](int mode) {
+        const bool manual = mode != 0;
         m_samplesPerPeak->setEnabled(!manual);
         m_nyquist->setEnabled(!manual);
         m_fmin->setEnabled(manual);
@@ -408,18 +413,19 @@ PeriodogramWorkspace::~PeriodogramWorkspace()
     m_job.waitForFinished();
 }
 
-void PeriodogramWorkspace::setManualGrid(double fmin, double fmax, long long count)
+void PeriodogramWorkspace::setManualGrid(double fmin, double fmax, long long count,
+                                         bool logarithmic)
 {
     {
         const QSignalBlocker quiet(m_gridMode);
-        m_gridMode->setCurrentIndex(1);
+        m_gridMode->setCurrentIndex(logarithmic ? 2 : 1);
     }
     m_samplesPerPeak->setEnabled(false);
     m_nyquist->setEnabled(false);
     for (QLineEdit* e : {m_fmin, m_fmax, m_count})
         e->setEnabled(true);
-    m_fmin->setText(QString::number(fmin, 'g', 17));
-    m_fmax->setText(QString::number(fmax, 'g', 17));
+    m_fmin->setText(QString::number(fmin, 'g', QLocale::FloatingPointShortest));
+    m_fmax->setText(QString::number(fmax, 'g', QLocale::FloatingPointShortest));
     m_count->setText(QString::number(count));
     recordUndo();
     schedule();
@@ -572,9 +578,9 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
                         "whole number of frequencies"));
             return std::nullopt;
         }
-        o.grid.fmin = fmin;
-        o.grid.count = static_cast<long long>(std::clamp(count, -1.0, 1e15));
-        o.grid.df = o.grid.count > 1 ? (fmax - fmin) / double(o.grid.count - 1) : 1.0;
+        o.grid =
+            gpu::frequencyGrid(fmin, fmax, static_cast<long long>(std::clamp(count, -1.0, 1e15)),
+                               m_gridMode->currentIndex() == 2);
         if (o.grid.count > 1 && !(fmax > fmin)) {
             m_fmax->setStyleSheet(kInvalidInput);
             setError(tr("The maximum frequency must be above the minimum"));
@@ -677,7 +683,8 @@ void PeriodogramWorkspace::onComputed()
     m_status->setText(tr("%1 points, %2 frequencies from %3 to %4, in %5 ms (kernel %6 ms) on "
                          "%7; drawn through %8")
                           .arg(m_series.t.size())
-                          .arg(grid.count)
+                          .arg(grid.logarithmic ? tr("%1 log-spaced").arg(grid.count)
+                                                : QString::number(grid.count))
                           .arg(grid.fmin, 0, 'g', 4)
                           .arg(grid.fmax(), 0, 'g', 4)
                           .arg(result.ms, 0, 'f', 1)
@@ -938,7 +945,7 @@ void PeriodogramWorkspace::setControls(const QVariantMap& c)
     m_blockThreads->setText(c.value("blockThreads", m_blockThreads->text()).toString());
     m_gridBlocks->setText(c.value("gridBlocks", m_gridBlocks->text()).toString());
     m_gridStride->setChecked(c.value("gridStride", m_gridStride->isChecked()).toBool());
-    const bool manual = m_gridMode->currentIndex() == 1;
+    const bool manual = m_gridMode->currentIndex() != 0;
     m_samplesPerPeak->setEnabled(!manual);
     m_nyquist->setEnabled(!manual);
     for (QLineEdit* e : {m_fmin, m_fmax, m_count})

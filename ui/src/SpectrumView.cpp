@@ -163,10 +163,7 @@ double SpectrumView::yPixel(double power) const
 
 void SpectrumView::setSpectrum(std::shared_ptr<const gpu::Spectrum> spectrum)
 {
-    const bool sameGrid = m_spectrum && spectrum &&
-                          m_spectrum->grid().fmin == spectrum->grid().fmin &&
-                          m_spectrum->grid().df == spectrum->grid().df &&
-                          m_spectrum->grid().count == spectrum->grid().count;
+    const bool sameGrid = m_spectrum && spectrum && m_spectrum->grid() == spectrum->grid();
     m_spectrum = std::move(spectrum);
     m_filledAxis.reset(); // the vertex buffer holds the old spectrum's line
     if (!sameGrid)

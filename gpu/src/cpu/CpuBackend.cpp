@@ -377,6 +377,24 @@ void periodogramStepsFor(const float* w, const float* wy, const float* sc, const
     periodogramStepsFloat(w, wy, sc, ss, cx, sx, n, steps, sums);
 }
 
+// Frequencies k0 .. k0 + steps with every phase exact: a logarithmic grid has no common step
+// to rotate by. The sums are double in either precision: next to the trigonometry they cost
+// nothing, and one long float sum per frequency loses ten times float32's usual accuracy.
+template <typename T>
+void periodogramExact(const PeriodogramPlan<T>& plan, long long k0, long long steps, double* power)
+{
+    for (long long k = k0; k < k0 + steps; ++k) {
+        const double f = plan.grid.frequency(k);
+        math::LsSums<double> sums;
+        for (std::size_t i = 0; i < plan.t.size(); ++i) {
+            double c = 0.0, s = 0.0;
+            exactPhase(f, plan.tDouble[i], c, s);
+            math::lsAccumulate<double>(sums, plan.w[i], plan.wy[i], T(c), T(s));
+        }
+        power[k] = math::lsPower(sums, plan.yy, plan.psdScale, plan.normalization, plan.fitMean);
+    }
+}
+
 } // namespace
 
 // Frequencies go in chunks: each chunk starts every sample's phase exactly, then steps it
@@ -404,6 +422,10 @@ void CpuBackend::periodogram(const TimeSeries& series, const PeriodogramOptions&
                     return;
                 const long long k0 = (long long)chunk * kChunk;
                 const long long steps = std::min(count - k0, kChunk);
+                if (plan.grid.logarithmic) {
+                    periodogramExact(plan, k0, steps, power);
+                    continue;
+                }
                 const double f0 = plan.grid.frequency(k0);
                 for (std::size_t i = 0; i < n; ++i) {
                     double c = 0.0, s = 0.0;
@@ -459,8 +481,9 @@ Status CpuBackend::computeSpectrum(const TimeSeries& series, const PeriodogramOp
     if (Status s = computePeriodogram(series, options, power); !s)
         return s;
     try {
-        spectrum = std::make_shared<HostSpectrum>(std::move(power), options.grid, *m_lastMs,
-                                                  "rotation tables on the CPU");
+        spectrum = std::make_shared<HostSpectrum>(
+            std::move(power), options.grid, *m_lastMs,
+            options.grid.logarithmic ? "exact phases on the CPU" : "rotation tables on the CPU");
     } catch (const std::bad_alloc&) {
         return Status::failure("Out of host memory for the periodogram's peaks");
     }

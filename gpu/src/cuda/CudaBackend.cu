@@ -71,7 +71,7 @@ public:
     }
     KernelOccupancy periodogramOccupancy(Precision precision, long long blockThreads) override
     {
-        return kernelOccupancy(periodogramKernelSymbol(precision == Precision::Float64),
+        return kernelOccupancy(periodogramKernelSymbol(precision == Precision::Float64, false),
                                blockThreads);
     }
     Status fillLesson(const DistanceParams& params, const LessonLaunch& lesson,
@@ -672,6 +672,7 @@ Status CudaBackend::runPeriodogram(const TimeSeries& series, const PeriodogramOp
     args.fmin = options.grid.fmin;
     args.df = options.grid.df;
     args.count = options.grid.count;
+    args.logGrid = options.grid.logarithmic;
     args.yy = plan.yy;
     args.psdScale = plan.psdScale;
     args.normalization = plan.normalization;
@@ -707,6 +708,10 @@ Status CudaBackend::resolveMethod(const PeriodogramOptions& options,
     const bool float64 = options.precision == Precision::Float64;
     switch (options.method) {
     case PeriodogramMethod::Matrix:
+        if (options.grid.logarithmic)
+            return Status::failure("The matrix products need evenly spaced frequencies; a "
+                                   "logarithmic grid runs on the direct kernel (Method: Auto "
+                                   "or Direct)");
         if (!tensor)
             return Status::failure("The matrix products need tensor cores with FP64 and TF32 "
                                    "(compute capability 8.0 or newer); " +
@@ -718,7 +723,8 @@ Status CudaBackend::resolveMethod(const PeriodogramOptions& options,
         method = PeriodogramMethod::Direct;
         break;
     default:
-        method = periodogramMatrixPreferred(m_info.ccMajor, m_info.ccMinor, float64)
+        method = !options.grid.logarithmic &&
+                         periodogramMatrixPreferred(m_info.ccMajor, m_info.ccMinor, float64)
                      ? PeriodogramMethod::Matrix
                      : PeriodogramMethod::Direct;
     }

@@ -20,7 +20,7 @@ template <> __device__ void sinCosCycles<float>(float cycles, float& s, float& c
 
 // With gridStride, blocks step through the grid until every frequency is done; the step is
 // the same for a whole block, so every thread meets every barrier.
-template <typename T>
+template <typename T, bool LogGrid>
 __global__ void __launch_bounds__(kMaxThreads)
     periodogramKernel(PeriodogramArgs<T> a, bool gridStride, double* power)
 {
@@ -30,7 +30,10 @@ __global__ void __launch_bounds__(kMaxThreads)
     const long long step = gridStride ? (long long)gridDim.x * perBlock : a.count;
     for (long long base = blockIdx.x * perBlock; base < a.count; base += step) {
         const long long first = base + (long long)threadIdx.x * kPerThread;
-        const double f0 = a.fmin + a.df * double(first);
+        double f[LogGrid ? kPerThread : 1];
+#pragma unroll
+        for (int j = 0; j < (LogGrid ? kPerThread : 1); ++j)
+            f[j] = LogGrid ? a.fmin * exp(a.df * double(first + j)) : a.fmin + a.df * double(first);
         math::LsSums<T> sums[kPerThread];
         for (int start = 0; start < a.n; start += kTile) {
             const int tile = min(kTile, a.n - start);
@@ -44,8 +47,19 @@ __global__ void __launch_bounds__(kMaxThreads)
             }
             __syncthreads();
             for (int i = 0; i < tile; ++i) {
+                if constexpr (LogGrid) {
+                    // No common step between neighbours: every phase exactly.
+#pragma unroll
+                    for (int j = 0; j < kPerThread; ++j) {
+                        const double cycles = f[j] * tS[i];
+                        T s, c;
+                        sinCosCycles<T>(T(cycles - rint(cycles)), s, c);
+                        math::lsAccumulate(sums[j], wS[i], wyS[i], c, s);
+                    }
+                    continue;
+                }
                 // The phase in cycles, reduced in double before any rounding to T.
-                const double cycles = f0 * tS[i];
+                const double cycles = f[0] * tS[i];
                 T s, c;
                 sinCosCycles<T>(T(cycles - rint(cycles)), s, c);
                 const T w = wS[i], wy = wyS[i], stepC = cosS[i], stepS = sinS[i];
@@ -79,15 +93,22 @@ cudaError_t launchPeriodogram(const PeriodogramArgs<T>& args, const PeriodogramS
     const long long blocks = shape.gridBlocks > 0 ? shape.gridBlocks : cover;
     if (blocks > 0x7fffffffLL)
         return cudaErrorInvalidConfiguration;
-    periodogramKernel<T><<<unsigned(blocks), unsigned(shape.blockThreads), 0, stream>>>(
-        args, shape.gridStride, power);
+    if (args.logGrid)
+        periodogramKernel<T, true><<<unsigned(blocks), unsigned(shape.blockThreads), 0, stream>>>(
+            args, shape.gridStride, power);
+    else
+        periodogramKernel<T, false><<<unsigned(blocks), unsigned(shape.blockThreads), 0, stream>>>(
+            args, shape.gridStride, power);
     return cudaGetLastError();
 }
 
-const void* periodogramKernelSymbol(bool float64)
+const void* periodogramKernelSymbol(bool float64, bool logGrid)
 {
-    return float64 ? reinterpret_cast<const void*>(periodogramKernel<double>)
-                   : reinterpret_cast<const void*>(periodogramKernel<float>);
+    if (float64)
+        return logGrid ? reinterpret_cast<const void*>(periodogramKernel<double, true>)
+                       : reinterpret_cast<const void*>(periodogramKernel<double, false>);
+    return logGrid ? reinterpret_cast<const void*>(periodogramKernel<float, true>)
+                   : reinterpret_cast<const void*>(periodogramKernel<float, false>);
 }
 
 template cudaError_t launchPeriodogram(const PeriodogramArgs<float>&, const PeriodogramShape&,

@@ -8,21 +8,24 @@ namespace warpscope::gpu {
 template <typename T> struct PeriodogramArgs
 {
     const double* t; // t - t0, in double for exact start phases
+    // Rotations by df t from one frequency to the next (evenly spaced grids only).
     const T* w;
     const T* wy;
     const T* stepCos;
     const T* stepSin;
     int n;
-    double fmin, df;
+    double fmin, df; // as FrequencyGrid holds them
     long long count;
+    bool logGrid;
     double yy, psdScale;
     int normalization;
     bool fitMean;
 };
 
 // Writes args.count powers (double) to power on stream. Exact sums: each thread takes a few
-// consecutive frequencies, starts each sample's phase exactly and rotates it from one
-// frequency to the next. Returns the launch error, if any.
+// consecutive frequencies and starts each sample's phase exactly; on an evenly spaced grid it
+// rotates the phase from one frequency to the next, on a logarithmic one it starts every
+// phase exactly. Returns the launch error, if any.
 // The launch: threads per block (at most the kernel's 512), blocks (0: enough to cover every
 // frequency), and whether blocks loop over the grid until every frequency is done.
 struct PeriodogramShape
@@ -36,7 +39,7 @@ template <typename T>
 cudaError_t launchPeriodogram(const PeriodogramArgs<T>& args, const PeriodogramShape& shape,
                               double* power, cudaStream_t stream);
 
-// The kernel in one precision, for the occupancy API.
-const void* periodogramKernelSymbol(bool float64);
+// The kernel in one precision and grid spacing, for the occupancy API.
+const void* periodogramKernelSymbol(bool float64, bool logGrid);
 
 } // namespace warpscope::gpu

@@ -16,6 +16,7 @@ struct SpectrumMapping
     int columns;
     double fmin, df;
     long long count;
+    bool logGrid; // f_k = fmin e^{k df} instead of fmin + k df
 };
 
 // The fractional frequency index at column position c (0 at the left edge).
@@ -25,13 +26,14 @@ WS_HD double spectrumIndexAt(const SpectrumMapping& m, double c)
     const double x = m.logX ? exp(log(m.xMin) + u * (log(m.xMax) - log(m.xMin)))
                             : m.xMin + u * (m.xMax - m.xMin);
     const double f = m.period ? (x > 0.0 ? 1.0 / x : HUGE_VAL) : x / m.scale;
-    return (f - m.fmin) / m.df;
+    // On a logarithmic grid, f <= 0 gives -inf or NaN, which count as below the grid.
+    return m.logGrid ? log(f / m.fmin) / m.df : (f - m.fmin) / m.df;
 }
 
 // The column position of frequency index k.
 WS_HD double spectrumColumnOf(const SpectrumMapping& m, long long k)
 {
-    const double f = m.fmin + m.df * double(k);
+    const double f = m.logGrid ? m.fmin * exp(m.df * double(k)) : m.fmin + m.df * double(k);
     const double x = m.period ? 1.0 / f : f * m.scale;
     const double u = m.logX ? (log(x) - log(m.xMin)) / (log(m.xMax) - log(m.xMin))
                             : (x - m.xMin) / (m.xMax - m.xMin);

@@ -110,7 +110,7 @@ public:
         long long suggestedBlock = 0;
     };
     virtual KernelOccupancy lessonOccupancy(Precision precision, long long blockThreads) = 0;
-    // The same for the periodogram kernel.
+    // The same for the periodogram's direct kernel on an evenly spaced grid.
     virtual KernelOccupancy periodogramOccupancy(Precision precision, long long blockThreads) = 0;
     // Median time of the teaching kernel over repeated launches (CUDA events; the simulator's
     // wall clock on the CPU), for the block-size sweep.

@@ -4,6 +4,7 @@
 #include "warpscope/gpu/LaunchConfig.h"
 
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,16 +37,25 @@ struct TimeSeries
     std::vector<double> dy;
 };
 
-// Ordinary frequencies (cycles per unit of t, not radians): f_k = fmin + k df, k < count.
+// Ordinary frequencies (cycles per unit of t, not radians), k < count: evenly spaced,
+// f_k = fmin + k df, or logarithmically, f_k = fmin e^{k df} (df then the step of ln f).
 struct FrequencyGrid
 {
     double fmin = 0.0;
     double df = 0.0;
     long long count = 0;
+    bool logarithmic = false;
 
-    double fmax() const { return fmin + df * double(count - 1); }
-    double frequency(long long k) const { return fmin + df * double(k); }
+    double fmax() const { return frequency(count - 1); }
+    double frequency(long long k) const
+    {
+        return logarithmic ? fmin * std::exp(df * double(k)) : fmin + df * double(k);
+    }
+    bool operator==(const FrequencyGrid&) const = default;
 };
+
+// count frequencies from fmin to fmax, evenly or logarithmically spaced (one frequency: fmin).
+FrequencyGrid frequencyGrid(double fmin, double fmax, long long count, bool logarithmic);
 
 // How the periodogram kernel is launched (the Launch group of the workspace). Each thread
 // evaluates kFrequenciesPerThread consecutive frequencies, so a grid too small for the grid

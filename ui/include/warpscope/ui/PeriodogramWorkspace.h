@@ -47,8 +47,8 @@ public:
     void chooseColumns(int t, int y, int dy);
     void useSynthetic();
     // A manual grid of count frequencies from fmin to fmax, in the unit chosen (ordinary by
-    // default), and the CUDA method; both recompute.
-    void setManualGrid(double fmin, double fmax, long long count);
+    // default), evenly or logarithmically spaced, and the CUDA method; both recompute.
+    void setManualGrid(double fmin, double fmax, long long count, bool logarithmic = false);
     void setMethod(gpu::PeriodogramMethod method);
     // True while a load or a computation runs or waits.
     bool busy() const;
