@@ -251,6 +251,17 @@ int runPeriodogramBench(int runs)
             }
             std::printf("\n");
         }
+        // A logarithmic grid over the same range: every phase exact, on the direct kernel.
+        for (gpu::Precision precision : {gpu::Precision::Float64, gpu::Precision::Float32}) {
+            gpu::PeriodogramOptions o = options(1 << 20, precision);
+            o.grid = gpu::frequencyGrid(o.grid.fmin, o.grid.fmax(), o.grid.count, true);
+            Timing log;
+            if (!timePeriodogram(*cuda.backend, 1024, o, runs, log))
+                return 1;
+            std::printf("  N   1024  M 2^20 %-7s floating mean  logarithmic grid, direct kernel "
+                        "%8.3f ms\n",
+                        gpu::precisionName(precision), log.kernelMs);
+        }
     } else {
         std::printf("CUDA: %s\n", cuda.reason.c_str());
     }

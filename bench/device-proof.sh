@@ -53,7 +53,9 @@ timeline)
         --screenshot "$out/streams_lab_1.png"; echo "one-stream lab exit $?" ;;
 periodogram)
     "$DESKTOP_BIN/warpscope-bench" periodogram --runs 10 2>&1 | tee -a "$out/bench.log"
-    "$app" --backend cuda --size 1600x1000 --periodogram \
-        --screenshot "$out/periodogram.png"; echo "periodogram screenshot exit $?" ;;
+    "$app" --backend cuda --size 1600x1000 --frequencies 0.001,5,1048576 \
+        --screenshot "$out/periodogram.png"; echo "periodogram screenshot exit $?"
+    "$app" --backend cuda --size 1600x1000 --frequencies 0.001,5,100000,log \
+        --screenshot "$out/periodogram_log.png"; echo "logarithmic grid screenshot exit $?" ;;
 esac
 done
