@@ -109,6 +109,25 @@ private slots:
         QVERIFY(view()->backendDescription().startsWith("CPU"));
     }
 
+    // Opening on the periodogram, before the field has ever been shown: the Device dock,
+    // which takes the place of the field's panels, describes the periodogram's device.
+    void devicePanelIsFilledWhenOpeningOnThePeriodogram()
+    {
+        ui::WindowOptions options;
+        options.backend = gpu::BackendKind::Cpu;
+        options.useSettings = false;
+        m_window = std::make_unique<ui::MainWindow>(options);
+        m_window->showPeriodogram();
+        m_window->resize(1000, 700);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        QVERIFY(waitForPeriodogram());
+        QVERIFY(m_window->devicePanel()->isVisible());
+        QVERIFY2(!m_window->devicePanel()->value("Device").isEmpty(), "the Device dock is empty");
+        for (const QLabel* label : m_window->devicePanel()->findChildren<QLabel*>())
+            QVERIFY2(label->isVisible(), qPrintable(label->text()));
+    }
+
     void devicePanelShowsTheSimulatedDeviceOnTheCpu()
     {
         // A choice of GPU appears only where there are several.

@@ -53,10 +53,16 @@ void DevicePanel::setDevice(const gpu::DeviceInfo& d)
     while (m_form->rowCount() > 0)
         m_form->removeRow(0);
     const auto row = [this](const QString& label, const QString& value, const QString& tip = {}) {
+        auto* name = new QLabel(label, this);
         auto* field = new QLabel(value, this);
         field->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        field->setWordWrap(true); // long names wrap rather than widen the dock
         field->setToolTip(tip);
-        m_form->addRow(label, field);
+        m_form->addRow(name, field);
+        // Shown now: a layout shows new children of a visible panel only on a later turn of
+        // the event loop, and a screenshot taken before that finds the panel empty.
+        name->show();
+        field->show();
     };
     row(tr("Device"), QString::fromStdString(d.name));
     if (d.simulated)

@@ -204,6 +204,13 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
                 m_launch->setDevice(m_view->deviceInfo());
                 m_backendLabel->setToolTip(tr("Backend device: %1").arg(device));
             });
+    // The field starts its backend when first shown; until then, as when the app opens on the
+    // periodogram, the panel describes the periodogram's device rather than stay empty.
+    connect(m_periodogram, &PeriodogramWorkspace::deviceKnown, this,
+            [this](const gpu::DeviceInfo& device) {
+                if (m_device->value(tr("Device")).isEmpty())
+                    m_device->setDevice(device);
+            });
     connect(m_view, &FieldView::computeFailed, this, [this](const QString& message) {
         m_panel->showComputeError(message);
         statusBar()->showMessage(message, 10000);

@@ -661,6 +661,7 @@ void PeriodogramWorkspace::onComputed()
     m_spectrum = std::move(result.spectrum);
     const gpu::FrequencyGrid& grid = m_spectrum->grid();
     m_deviceInfo = result.deviceInfo;
+    emit deviceKnown(m_deviceInfo);
     m_suggestedBlock = result.occupancy.suggestedBlock;
     const gpu::Occupancy& t = result.occupancy.theoretical;
     // Counted on the result: frequencies the launch left out are the non-finite ones.

@@ -78,6 +78,8 @@ public:
 
 signals:
     void message(const QString& text);
+    // The device the last periodogram ran on.
+    void deviceKnown(const gpu::DeviceInfo& device);
 
 protected:
     void showEvent(QShowEvent* event) override;
