@@ -764,6 +764,23 @@ private slots:
         QVERIFY(waitForPeriodogram());
     }
 
+    // A logarithmic axis chosen before any periodogram has arrived: a positive placeholder
+    // range, axes drawn, no crash.
+    void spectrumViewTakesALogAxisBeforeItsFirstSpectrum()
+    {
+        ui::SpectrumView view(gpu::BackendKind::Cpu, std::make_shared<gpu::Timeline>());
+        view.resize(600, 300);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setAxis(false, true, 1.0, "frequency");
+        const QImage image = view.grabFramebuffer();
+        QVERIFY(view.xRange().first > 0.0 && view.xRange().second > view.xRange().first);
+        QVERIFY(!image.isNull());
+        view.setAxis(true, true, 1.0, "period");
+        view.grabFramebuffer();
+        QVERIFY(view.xRange().first > 0.0);
+    }
+
     // A logarithmic grid typed in by hand spans its range, finds the signal and says it is
     // log-spaced; going back to the automatic grid spaces it evenly again.
     void periodogramLogGridFindsTheSignal()
@@ -771,7 +788,10 @@ private slots:
         m_window->showPeriodogram();
         QVERIFY(waitForPeriodogram());
         auto* mode = periodogram()->findChild<QComboBox*>("gridMode");
+        auto* logX = periodogram()->findChild<QCheckBox*>("logX");
+        logX->setChecked(false);
         mode->setCurrentIndex(2);
+        QVERIFY(logX->isChecked()); // the grid's even steps on a logarithmic axis
         const std::pair<const char*, const char*> fields[] = {
             {"fmin", "0.01"}, {"fmax", "2"}, {"frequencyCount", "30000"}};
         for (const auto& [name, text] : fields) {
@@ -795,6 +815,7 @@ private slots:
         mode->setCurrentIndex(0);
         QVERIFY(waitForPeriodogram());
         QVERIFY(!periodogram()->spectrum()->grid().logarithmic);
+        logX->setChecked(false);
     }
 
     // A file's columns are found by name, shown in the pickers, and can be chosen by hand;

@@ -335,6 +335,9 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
         m_fmin->setEnabled(manual);
         m_fmax->setEnabled(manual);
         m_count->setEnabled(manual);
+        // A logarithmic grid is evenly spaced on a logarithmic axis: show it on one.
+        if (mode == 2)
+            m_logX->setChecked(true);
     });
     m_fmin->setEnabled(false);
     m_fmax->setEnabled(false);
@@ -420,6 +423,8 @@ void PeriodogramWorkspace::setManualGrid(double fmin, double fmax, long long cou
         const QSignalBlocker quiet(m_gridMode);
         m_gridMode->setCurrentIndex(logarithmic ? 2 : 1);
     }
+    if (logarithmic)
+        m_logX->setChecked(true);
     m_samplesPerPeak->setEnabled(false);
     m_nyquist->setEnabled(false);
     for (QLineEdit* e : {m_fmin, m_fmax, m_count})

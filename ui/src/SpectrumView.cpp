@@ -8,6 +8,7 @@
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace warpscope::ui {
 namespace {
@@ -40,6 +41,8 @@ std::vector<double> linearTicks(double lo, double hi, int target)
 std::vector<double> logTicks(double lo, double hi)
 {
     std::vector<double> ticks;
+    if (!(lo > 0.0) || !(hi > lo) || !std::isfinite(hi))
+        return ticks;
     const int first = int(std::floor(std::log10(lo)));
     const int last = int(std::ceil(std::log10(hi)));
     const bool fine = last - first <= 3;
@@ -198,7 +201,10 @@ void SpectrumView::setPeaks(const std::vector<gpu::Peak>& peaks, int selected)
 
 void SpectrumView::fit()
 {
-    const auto [lo, hi] = dataRange();
+    auto [lo, hi] = dataRange();
+    // With no spectrum yet, a logarithmic axis still needs a positive range.
+    if (m_logX && !(lo > 0.0))
+        std::tie(lo, hi) = hi > 0.0 ? std::pair(hi * 1e-3, hi) : std::pair(0.1, 1.0);
     setXRange(lo, hi);
 }
 
