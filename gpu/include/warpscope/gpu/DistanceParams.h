@@ -46,7 +46,7 @@ struct DistanceParams
     double lonMax = 101.0;
     int nx = 1000;
     int ny = 1000;
-    std::vector<GeoPoint> references{{30.0, 101.0}};
+    std::vector<GeoPoint> references = std::vector<GeoPoint>(1, GeoPoint{30.0, 101.0});
     Precision precision = Precision::Float32;
     DistanceUnit unit = DistanceUnit::Kilometres;
     double radiusKm = kDefaultRadiusKm;
