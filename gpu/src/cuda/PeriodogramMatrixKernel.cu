@@ -208,6 +208,10 @@ __device__ void fillStage(const PeriodogramArgs<Real>& a, long long firstBlock,
 #pragma unroll
         for (int q = 0; q < 8; ++q) {
             const int j = segment * 8 + q;
+            // float32 starts again halfway, exactly: four rotations round less than eight, and
+            // these threads would otherwise wait at the barrier for the left rows' makers.
+            if (sizeof(Real) == 4 && q == 4)
+                phase(a.df * (j + 0.5) * t, c, sn);
             const Real c2 = c * c - sn * sn, s2 = 2 * c * sn;
             put(right1 + j * stride + s, c);
             put(right1 + (kPairs + j) * stride + s, sn);
