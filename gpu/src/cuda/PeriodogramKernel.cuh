@@ -8,9 +8,9 @@ namespace warpscope::gpu {
 template <typename T> struct PeriodogramArgs
 {
     const double* t; // t - t0, in double for exact start phases
-    // Rotations by df t from one frequency to the next (evenly spaced grids only).
     const T* w;
     const T* wy;
+    // Rotations by df t from one frequency to the next (evenly spaced grids only).
     const T* stepCos;
     const T* stepSin;
     int n;
