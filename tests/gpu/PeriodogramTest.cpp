@@ -576,11 +576,38 @@ TEST_F(CudaPeriodogramTest, MatrixProductsMatchLongDouble)
             return std::pair<int, long long>(trial < 8 ? 3 + random % 300 : 1000 + trial,
                                              trial < 8 ? 1000 + 997 * trial : 2048);
         });
-    std::printf("CUDA matrix periodogram: float64 max relative error %.2e; float32 (three TF32 "
+    std::printf("CUDA matrix periodogram: float64 max relative error %.2e; float32 (three FP16 "
                 "products) norm-wise %.2e, worst element %.2e\n",
                 worst.float64, worst.float32, worst.element32);
     EXPECT_LE(worst.float64, 1e-9);
     EXPECT_LE(worst.float32, 1e-4);
+}
+
+// float32's FP16 halves over weights spanning eight decades and values near 1e5: the scaling
+// keeps them in range, so the small weights still count.
+TEST_F(CudaPeriodogramTest, MatrixProductsKeepFloat32AccuracyOverWideWeights)
+{
+    if (!hasTensorCores())
+        GTEST_SKIP() << "no tensor cores on " << m_cuda->deviceName();
+    std::mt19937 rng(31);
+    TimeSeries s = randomSeries(rng, 900, true, 0.0);
+    for (std::size_t i = 0; i < s.t.size(); ++i) {
+        s.dy[i] = std::pow(10.0, -2.0 + 4.0 * double(i % 97) / 96.0);
+        s.y[i] = 1e5 + 10.0 * s.y[i];
+    }
+    PeriodogramOptions o;
+    o.grid = autoFrequencyGrid(s, 4.0, 3.0);
+    o.method = PeriodogramMethod::Matrix;
+    o.precision = Precision::Float32;
+    for (const bool fitMean : {true, false}) {
+        o.fitMean = fitMean;
+        const std::vector<double> ref = longDoubleReference(s, o);
+        const double error = normwiseError(run(*m_cuda, s, o), ref);
+        std::printf("CUDA matrix periodogram, float32, weights over 8 decades, fit_mean %d: "
+                    "norm-wise %.2e\n",
+                    int(fitMean), error);
+        EXPECT_LE(error, 1e-4);
+    }
 }
 
 TEST_F(CudaPeriodogramTest, LaunchCoverageAndOccupancy)

@@ -677,6 +677,11 @@ Status CudaBackend::runPeriodogram(const TimeSeries& series, const PeriodogramOp
     args.psdScale = plan.psdScale;
     args.normalization = plan.normalization;
     args.fitMean = plan.fitMean;
+    double largest = 0.0;
+    for (std::size_t i = 0; i < n; ++i)
+        largest = std::max({largest, std::abs(double(plan.w[i])), std::abs(double(plan.wy[i]))});
+    args.scale =
+        sizeof(T) == 4 && largest > 0.0 ? T(std::exp2(14.0 - std::ceil(std::log2(largest)))) : T(1);
     WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
     const bool matrix = method == PeriodogramMethod::Matrix;
     const int token = m_recorder.begin(m_stream, m_streamLane, SpanKind::Kernel,
@@ -713,7 +718,7 @@ Status CudaBackend::resolveMethod(const PeriodogramOptions& options,
                                    "logarithmic grid runs on the direct kernel (Method: Auto "
                                    "or Direct)");
         if (!tensor)
-            return Status::failure("The matrix products need tensor cores with FP64 and TF32 "
+            return Status::failure("The matrix products need tensor cores with FP64 and FP16 "
                                    "(compute capability 8.0 or newer); " +
                                    m_info.name + " has " + std::to_string(m_info.ccMajor) + "." +
                                    std::to_string(m_info.ccMinor));

@@ -20,6 +20,10 @@ template <typename T> struct PeriodogramArgs
     double yy, psdScale;
     int normalization;
     bool fitMean;
+    // Matrix products: w and wy times this power of two, which brings the largest of them to
+    // between 2^13 and 2^14: float32's FP16 halves then stay clear of FP16's subnormals and
+    // below its largest value (65504).
+    T scale;
 };
 
 // Writes args.count powers (double) to power on stream. Exact sums: each thread takes a few

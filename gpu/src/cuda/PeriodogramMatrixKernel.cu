@@ -1,6 +1,9 @@
 #include "cuda/PeriodogramMatrixKernel.cuh"
 #include "math/LombScargle.h"
 
+#include <cuda_fp16.h>
+#include <type_traits>
+
 namespace warpscope::gpu {
 namespace {
 
@@ -8,9 +11,13 @@ constexpr int kFrequencies = 64; // K: frequencies a block of the grid holds
 constexpr int kPairs = kFrequencies / 2;
 constexpr int kBlocks = 32;  // grid blocks a CTA computes
 constexpr int kSamples = 32; // samples a stage holds: the inner dimension
+// Shared memory holds doubles for float64, and for float32 each value as two FP16 halves.
+template <typename Real> using Stored = std::conditional_t<sizeof(Real) == 8, double, __half>;
 // Elements per shared row: fragment loads are free of bank conflicts, for doubles (read by
-// half-warps) and floats (by ldmatrix, whose rows must be 16-byte aligned) alike.
-constexpr int kStride = kSamples + 4;
+// half-warps) and halves (by ldmatrix, whose rows must be 16-byte aligned) alike.
+template <typename Real> constexpr int kStride = kSamples + (sizeof(Real) == 8 ? 4 : 8);
+// Samples one MMA consumes: m16n8k8 in FP64, m16n8k16 in FP16.
+template <typename Real> constexpr int kStep = sizeof(Real) == 8 ? 8 : 16;
 constexpr int kColumns = 2 * kPairs; // cos d_j t, then sin d_j t
 constexpr int kThreads = 256;
 
@@ -23,22 +30,23 @@ template <bool FitMean> constexpr int rowCount()
     return (FitMean ? 3 : 2) * kKindRows;
 }
 // A stage: the left rows, then the two right matrices, kStride elements a row. float32 keeps
-// every value as two TF32 parts, high and low, in two planes kLowPlane apart (splitting after
+// every value as two FP16 halves, high and low, in two planes kLowPlane apart (splitting after
 // each load instead costs more than the second plane's loads).
-template <bool FitMean> constexpr int planeElements()
+template <typename Real, bool FitMean> constexpr int planeElements()
 {
-    return (rowCount<FitMean>() + 2 * kColumns) * kStride;
+    return (rowCount<FitMean>() + 2 * kColumns) * kStride<Real>;
 }
-constexpr int kLowPlane = planeElements<true>();
+constexpr int kLowPlane = planeElements<float, true>();
 template <typename Real, bool FitMean> constexpr int stageElements()
 {
-    return sizeof(Real) == 8 ? planeElements<FitMean>() : 2 * kLowPlane;
+    return sizeof(Real) == 8 ? planeElements<Real, FitMean>() : 2 * kLowPlane;
 }
 template <typename Real, bool FitMean> constexpr std::size_t sharedBytes()
 {
-    const std::size_t stages = 2 * std::size_t(stageElements<Real, FitMean>());
-    const std::size_t epilogue = std::size_t(rowCount<FitMean>()) * kColumns;
-    return (stages > epilogue ? stages : epilogue) * sizeof(Real);
+    const std::size_t stages =
+        2 * std::size_t(stageElements<Real, FitMean>()) * sizeof(Stored<Real>);
+    const std::size_t epilogue = std::size_t(rowCount<FitMean>()) * kColumns * sizeof(Real);
+    return stages > epilogue ? stages : epilogue;
 }
 
 [[maybe_unused]] __device__ __forceinline__ void mma8x8x4(double& d0, double& d1, double a,
@@ -73,29 +81,18 @@ __device__ __forceinline__ void mma16x8x8(double (&d)[4], const double (&a)[4],
 #endif
 }
 
-// The same shape in TF32 with float accumulators; the fragments are laid out alike.
-__device__ __forceinline__ void mma16x8x8(float (&d)[4], const unsigned (&a)[4],
-                                          const unsigned (&b)[2])
+// D (16 x 8) += A (16 x 16) B (16 x 8) in FP16 with float accumulators; each register holds
+// two halves adjacent in k, as ldmatrix loads them.
+__device__ __forceinline__ void mma16x8x16(float (&d)[4], const unsigned (&a)[4],
+                                           const unsigned (&b)[2])
 {
 #if __CUDA_ARCH__ >= 800
-    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
         "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #else
     __trap();
-#endif
-}
-
-// x rounded to TF32 (10 mantissa bits), as the bits the MMA reads.
-__device__ __forceinline__ unsigned toTf32(float x)
-{
-#if __CUDA_ARCH__ >= 800
-    unsigned r;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-    return r;
-#else
-    return __float_as_uint(x);
 #endif
 }
 
@@ -136,28 +133,27 @@ __device__ __forceinline__ void put(double* at, double x)
 {
     *at = x;
 }
-// float32 stores x as its TF32 high part and, a plane further on, what the high part misses
-// (which the tensor cores truncate to TF32: rounding it first costs more time than it gains
-// accuracy), so that three TF32 products (high x high, high x low, low x high) keep float32
-// accuracy.
-__device__ __forceinline__ void put(float* at, float x)
+// float32 stores x as its FP16 high half and, a plane further on, the FP16 of what the high
+// half misses, so that three FP16 products (high x high, high x low, low x high) keep float32
+// accuracy. The weights are scaled (PeriodogramArgs::scale) to keep the halves in range.
+__device__ __forceinline__ void put(__half* at, float x)
 {
-    const float h = __uint_as_float(toTf32(x));
+    const __half h = __float2half_rn(x);
     *at = h;
-    at[kLowPlane] = x - h;
+    at[kLowPlane] = __float2half_rn(x - __half2float(h));
 }
 
 // Fills one stage: the left rows for this CTA's blocks and the two right matrices, for the
 // threads' samples, one sample a column.
 template <typename Real, bool FitMean>
 __device__ void fillStage(const PeriodogramArgs<Real>& a, long long firstBlock,
-                          const Sample<Real>& x, Real* stage)
+                          const Sample<Real>& x, Stored<Real>* stage)
 {
     constexpr int rows = rowCount<FitMean>();
-    constexpr int stride = kStride;
-    Real* left = stage;
-    Real* right1 = stage + rows * stride;
-    Real* right2 = right1 + kColumns * stride;
+    constexpr int stride = kStride<Real>;
+    Stored<Real>* left = stage;
+    Stored<Real>* right1 = stage + rows * stride;
+    Stored<Real>* right2 = right1 + kColumns * stride;
     const int walker = threadIdx.x % 128;
     const int s = walker % kSamples;
     const int segment = walker / kSamples; // 4 segments of 8 blocks or 8 pairs
@@ -165,7 +161,7 @@ __device__ void fillStage(const PeriodogramArgs<Real>& a, long long firstBlock,
     if (threadIdx.x < 128) {
         // Left rows of blocks segment*8 .. +8, at each block's centre frequency: the start
         // phase exactly, then rotations by K df t from block to block.
-        const Real w = x.w, wy = x.wy;
+        const Real w = x.w * a.scale, wy = x.wy * a.scale;
         const long long block = firstBlock + segment * 8;
         Real c, sn, stepC, stepS;
         phase((a.fmin + a.df * (double(block * kFrequencies) + 0.5 * (kFrequencies - 1))) * t, c,
@@ -224,8 +220,8 @@ __device__ void fillStage(const PeriodogramArgs<Real>& a, long long firstBlock,
     }
 }
 
-// A warp's fragments of one stage's k8 step, and its products: FP64 directly, or in float32
-// the three TF32 products high x high, high x low and low x high.
+// A warp's fragments of one MMA step, and its products: FP64 directly, or in float32 the
+// three FP16 products high x high, high x low and low x high.
 template <typename Real> struct Operand;
 
 template <> struct Operand<double>
@@ -235,17 +231,17 @@ template <> struct Operand<double>
     __device__ void loadA(const double* rows, int kk)
     {
         const int g = threadIdx.x % 32 / 4, tq = threadIdx.x % 4;
-        const double* at = rows + g * kStride + kk + tq;
+        const double* at = rows + g * kStride<double> + kk + tq;
         v[0] = at[0];
-        v[1] = at[8 * kStride];
+        v[1] = at[8 * kStride<double>];
         v[2] = at[4];
-        v[3] = at[8 * kStride + 4];
+        v[3] = at[8 * kStride<double> + 4];
     }
 };
 
-// The four 8 x 4 word tiles at `at` (this lane's row of one of them) into this lane's
-// registers, as the TF32 fragments lay them out.
-__device__ __forceinline__ void loadTiles(const float* at, unsigned (&r)[4])
+// The four 8 x 8 half tiles at `at` (this lane's row of one of them) into this lane's
+// registers, as the FP16 fragments lay them out.
+__device__ __forceinline__ void loadTiles(const __half* at, unsigned (&r)[4])
 {
     const unsigned address = unsigned(__cvta_generic_to_shared(at));
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
@@ -256,11 +252,12 @@ __device__ __forceinline__ void loadTiles(const float* at, unsigned (&r)[4])
 template <> struct Operand<float>
 {
     unsigned hi[4], lo[4];
-    __device__ void loadA(const float* rows, int kk)
+    __device__ void loadA(const __half* rows, int kk)
     {
-        // Lane L addresses row L % 8 (+8 for tiles 1 and 3) and words kk (+4 for tiles 2, 3).
+        // Lane L addresses row L % 8 (+8 for tiles 1 and 3) and samples kk (+8 for tiles 2, 3).
         const int lane = threadIdx.x % 32;
-        const float* at = rows + (lane % 8 + (lane / 8 % 2) * 8) * kStride + kk + (lane / 16) * 4;
+        const __half* at =
+            rows + (lane % 8 + (lane / 8 % 2) * 8) * kStride<float> + kk + (lane / 16) * 8;
         loadTiles(at, hi);
         loadTiles(at + kLowPlane, lo);
     }
@@ -277,7 +274,7 @@ template <> struct ColumnOperands<double>
         const int g = threadIdx.x % 32 / 4, tq = threadIdx.x % 4;
 #pragma unroll
         for (int i = 0; i < 2; ++i) {
-            const double* at = columns + (8 * i + g) * kStride + kk + tq;
+            const double* at = columns + (8 * i + g) * kStride<double> + kk + tq;
             v[i][0] = at[0];
             v[i][1] = at[4];
         }
@@ -287,12 +284,12 @@ template <> struct ColumnOperands<double>
 template <> struct ColumnOperands<float>
 {
     unsigned hi[4], lo[4]; // groups 0 and 1: {b0, b1} each
-    __device__ void load(const float* columns, int kk)
+    __device__ void load(const __half* columns, int kk)
     {
-        // Lane L addresses column L % 8 (+8 for tiles 2 and 3) and words kk (+4 for 1, 3).
+        // Lane L addresses column L % 8 (+8 for tiles 2 and 3) and samples kk (+8 for 1, 3).
         const int lane = threadIdx.x % 32;
-        const float* at =
-            columns + (lane % 8 + (lane / 16) * 8) * kStride + kk + (lane / 8 % 2) * 4;
+        const __half* at =
+            columns + (lane % 8 + (lane / 16) * 8) * kStride<float> + kk + (lane / 8 % 2) * 8;
         loadTiles(at, hi);
         loadTiles(at + kLowPlane, lo);
     }
@@ -309,9 +306,9 @@ __device__ __forceinline__ void multiply(float (&d)[4], const Operand<float>& a,
 {
     const unsigned hi[2] = {b.hi[2 * i], b.hi[2 * i + 1]};
     const unsigned lo[2] = {b.lo[2 * i], b.lo[2 * i + 1]};
-    mma16x8x8(d, a.lo, hi);
-    mma16x8x8(d, a.hi, lo);
-    mma16x8x8(d, a.hi, hi);
+    mma16x8x16(d, a.lo, hi);
+    mma16x8x16(d, a.hi, lo);
+    mma16x8x16(d, a.hi, hi);
 }
 
 template <typename Real, bool FitMean>
@@ -326,7 +323,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     constexpr int columnFragments = kColumns / 8 / 2;
     constexpr int secondFrom = (rows - kKindRows) / 16; // fragments from here use the 2w matrix
     extern __shared__ __align__(16) unsigned char sharedBytesRaw[];
-    Real* shared = reinterpret_cast<Real*>(sharedBytesRaw);
+    Stored<Real>* shared = reinterpret_cast<Stored<Real>*>(sharedBytesRaw);
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, tq = lane % 4;
     const long long firstBlock = (long long)blockIdx.x * kBlocks;
@@ -360,23 +357,23 @@ __global__ void __launch_bounds__(kThreads, 1)
                     for (int e = 0; e < 4; ++e)
                         part[m][nf][e] = 0;
         }
-        const Real* stage = shared + (st % 2) * stageElements<Real, FitMean>();
-        const Real* left = stage;
-        const Real* right1 = stage + rows * kStride;
-        const Real* right2 = right1 + kColumns * kStride;
+        const Stored<Real>* stage = shared + (st % 2) * stageElements<Real, FitMean>();
+        const Stored<Real>* left = stage;
+        const Stored<Real>* right1 = stage + rows * kStride<Real>;
+        const Stored<Real>* right2 = right1 + kColumns * kStride<Real>;
 #pragma unroll
-        for (int kk = 0; kk < kSamples; kk += 8) {
+        for (int kk = 0; kk < kSamples; kk += kStep<Real>) {
             ColumnOperands<Real> b1[columnFragments / 2], b2[columnFragments / 2];
 #pragma unroll
             for (int np = 0; np < columnFragments / 2; ++np) {
-                const int at = (firstColumn + np * 16) * kStride;
+                const int at = (firstColumn + np * 16) * kStride<Real>;
                 b1[np].load(right1 + at, kk);
                 b2[np].load(right2 + at, kk);
             }
 #pragma unroll
             for (int m = 0; m < fragmentRows; ++m) {
                 Operand<Real> av;
-                av.loadA(left + (rowGroup + 4 * m) * 16 * kStride, kk);
+                av.loadA(left + (rowGroup + 4 * m) * 16 * kStride<Real>, kk);
 #pragma unroll
                 for (int nf = 0; nf < columnFragments; ++nf)
                     multiply(twoLevel ? part[m][nf] : acc[m][nf], av,
@@ -396,7 +393,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
 
     // Gather the sums (they sit in different warps) and finish two frequencies at a time.
-    Real* out = shared; // rows x kColumns
+    Real* out = reinterpret_cast<Real*>(sharedBytesRaw); // rows x kColumns
 #pragma unroll
     for (int m = 0; m < fragmentRows; ++m)
 #pragma unroll
@@ -415,12 +412,14 @@ __global__ void __launch_bounds__(kThreads, 1)
         // With the products A = (a cos x)(cos d), B = (a sin x)(sin d), D = (a sin x)(cos d)
         // and E = (a cos x)(sin d) of one kind of row, angle addition gives a cos(x +- d) =
         // A -+ B and a sin(x +- d) = D +- E.
+        // The weights' scale, a power of two, comes off exactly.
+        const Real unscale = Real(1) / a.scale;
         const auto combine = [&](int kindRow, Real& cosUp, Real& sinUp, Real& cosDown,
                                  Real& sinDown) {
             const Real* cosRow = out + (kindRow + b) * kColumns;
             const Real* sinRow = cosRow + kBlocks * kColumns;
-            const Real pa = cosRow[j], pe = cosRow[kPairs + j];
-            const Real pd = sinRow[j], pb = sinRow[kPairs + j];
+            const Real pa = cosRow[j] * unscale, pe = cosRow[kPairs + j] * unscale;
+            const Real pd = sinRow[j] * unscale, pb = sinRow[kPairs + j] * unscale;
             cosUp = pa - pb;
             cosDown = pa + pb;
             sinUp = pd + pe;
@@ -465,7 +464,7 @@ bool periodogramMatrixSupported(int ccMajor)
 bool periodogramMatrixPreferred(int ccMajor, int ccMinor, bool float64)
 {
     if (!float64)
-        return ccMajor >= 8; // TF32 runs at full rate on every part that has it
+        return ccMajor >= 8; // every part from 8.0 on multiplies FP16 at full rate
     // The data-centre parts, whose FP64 tensor cores run at full rate.
     return (ccMajor == 8 && ccMinor == 0) || ccMajor == 9 || ccMajor == 10;
 }

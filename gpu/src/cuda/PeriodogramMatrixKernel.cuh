@@ -13,7 +13,7 @@ namespace warpscope::gpu {
 // pair: half the work of the (blocks x 2N) by (2N x 2K) complex form. sum w e^{2 i w t} uses
 // a second right matrix. Both are made in shared memory as they are consumed, so no large
 // matrix touches device memory. float64 multiplies on FP64 tensor
-// cores; float32 as three TF32 products (high and low parts), which keeps float32 accuracy.
+// cores; float32 as three FP16 products (high and low halves), which keeps float32 accuracy.
 bool periodogramMatrixSupported(int ccMajor);
 // Where Auto picks the matrix products: GPUs whose tensor cores run the precision at full rate.
 bool periodogramMatrixPreferred(int ccMajor, int ccMinor, bool float64);

@@ -81,7 +81,7 @@ long long coveredFrequencies(const PeriodogramLaunch& launch, long long count);
 
 // How the CUDA backend evaluates the sums; both are exact. Direct: the kernel the Launch
 // settings shape. Matrix: the sums as matrix products on tensor cores (compute capability 8.0
-// and up): FP64 in float64, three TF32 products (high and low parts) in float32. Auto: Matrix
+// and up): FP64 in float64, three FP16 products (high and low halves) in float32. Auto: Matrix
 // where the tensor cores run the precision at full rate, else Direct. The CPU backend always
 // uses its rotation tables and simulates the direct kernel's launch.
 enum class PeriodogramMethod
