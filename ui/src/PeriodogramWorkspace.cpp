@@ -132,7 +132,8 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
         tr("How CUDA sums, both exactly.\nDirect kernel: shaped by the Launch settings below.\n"
            "Matrix products: the sums as products of matrices on tensor cores (compute "
            "capability 8.0 and newer): FP64 in float64, three FP16 products in float32.\n"
-           "Auto: matrix products where the tensor cores run the precision at full rate.\n"
+           "Auto: matrix products in float64 where FP64 tensor cores run at full rate, in "
+           "float32 on any GPU with tensor cores.\n"
            "The CPU always uses rotation tables and simulates the direct kernel's launch."));
     m_blockThreads = new QLineEdit("128", this);
     m_blockThreads->setObjectName("periodogramBlock");

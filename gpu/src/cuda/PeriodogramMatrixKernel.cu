@@ -464,7 +464,7 @@ bool periodogramMatrixSupported(int ccMajor)
 bool periodogramMatrixPreferred(int ccMajor, int ccMinor, bool float64)
 {
     if (!float64)
-        return ccMajor >= 8; // every part from 8.0 on multiplies FP16 at full rate
+        return ccMajor >= 8;
     // The data-centre parts, whose FP64 tensor cores run at full rate.
     return (ccMajor == 8 && ccMinor == 0) || ccMajor == 9 || ccMajor == 10;
 }

@@ -15,7 +15,8 @@ namespace warpscope::gpu {
 // matrix touches device memory. float64 multiplies on FP64 tensor
 // cores; float32 as three FP16 products (high and low halves), which keeps float32 accuracy.
 bool periodogramMatrixSupported(int ccMajor);
-// Where Auto picks the matrix products: GPUs whose tensor cores run the precision at full rate.
+// Where Auto picks the matrix products: float64 where FP64 tensor cores run at full rate (8.0,
+// 9.x, 10.x); float32 wherever there are FP16 tensor cores (8.0 and newer).
 bool periodogramMatrixPreferred(int ccMajor, int ccMinor, bool float64);
 
 // Writes args.count powers to power on stream. Returns the launch error, if any.

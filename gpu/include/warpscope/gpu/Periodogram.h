@@ -82,7 +82,8 @@ long long coveredFrequencies(const PeriodogramLaunch& launch, long long count);
 // How the CUDA backend evaluates the sums; both are exact. Direct: the kernel the Launch
 // settings shape. Matrix: the sums as matrix products on tensor cores (compute capability 8.0
 // and up): FP64 in float64, three FP16 products (high and low halves) in float32. Auto: Matrix
-// where the tensor cores run the precision at full rate, else Direct. The CPU backend always
+// for float64 where FP64 tensor cores run at full rate, for float32 wherever there are tensor
+// cores, else Direct. The CPU backend always
 // uses its rotation tables and simulates the direct kernel's launch.
 enum class PeriodogramMethod
 {
