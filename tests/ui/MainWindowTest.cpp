@@ -126,6 +126,12 @@ private slots:
         QVERIFY2(!m_window->devicePanel()->value("Device").isEmpty(), "the Device dock is empty");
         for (const QLabel* label : m_window->devicePanel()->findChildren<QLabel*>())
             QVERIFY2(label->isVisible(), qPrintable(label->text()));
+        // The field's status (its backend has not started) waits for the field.
+        auto* backend = m_window->findChild<QLabel*>("backendLabel");
+        QVERIFY(!backend->isVisible());
+        m_window->showPeriodogram(false);
+        QVERIFY(backend->isVisible());
+        QTRY_VERIFY(backend->text() != "Starting…");
     }
 
     void devicePanelShowsTheSimulatedDeviceOnTheCpu()

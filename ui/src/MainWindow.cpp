@@ -104,9 +104,12 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     m_workspaces->addTab(m_periodogram, tr("Periodogram"));
     m_workspaces->setDocumentMode(true);
     setCentralWidget(m_workspaces);
-    // The mesh's panels mean nothing to the periodogram: they step aside while it is shown
-    // and come back as they were.
+    // The mesh's panels and status (its backend, size and kernel time) mean nothing to the
+    // periodogram, which states its own: they step aside while it is shown and come back as
+    // they were.
     connect(m_workspaces, &QTabWidget::currentChanged, this, [this](int index) {
+        for (QLabel* label : {m_meshLabel, m_timeLabel, m_backendLabel})
+            label->setVisible(index != 1);
         for (const char* name : {"parametersDock", "launchDock"}) {
             auto* dock = findChild<QDockWidget*>(name);
             if (!dock)
