@@ -363,17 +363,24 @@ WorstErrors worstAgainstLongDouble(Backend& backend, PeriodogramMethod method, u
     return worst;
 }
 
+// Prints a method's worst errors and checks them: float64 within 1e-9 of the long-double
+// reference everywhere, float32 within 1e-4 norm-wise.
+void expectWithinLimits(const char* what, const WorstErrors& worst)
+{
+    std::printf("%s: float64 max relative error %.2e, float32 norm-wise %.2e (worst element "
+                "%.2e)\n",
+                what, worst.float64, worst.float32, worst.element32);
+    EXPECT_LE(worst.float64, 1e-9);
+    EXPECT_LE(worst.float32, 1e-4);
+}
+
 TEST(Periodogram, CpuMatchesLongDoubleOnLogGrids)
 {
     CpuBackend cpu(2);
     const WorstErrors worst = worstAgainstLongDouble(
         cpu, PeriodogramMethod::Auto, 17, 8,
         [](int, int random) { return std::pair<int, long long>(20 + random % 300, 600); }, true);
-    std::printf("CPU periodogram, logarithmic grids: float64 max relative error %.2e, float32 "
-                "norm-wise %.2e (worst element %.2e)\n",
-                worst.float64, worst.float32, worst.element32);
-    EXPECT_LE(worst.float64, 1e-9);
-    EXPECT_LE(worst.float32, 1e-4);
+    expectWithinLimits("CPU periodogram, logarithmic grids", worst);
 }
 
 TEST(Periodogram, CpuMatchesLongDoubleOnRandomInputs)
@@ -383,11 +390,7 @@ TEST(Periodogram, CpuMatchesLongDoubleOnRandomInputs)
         worstAgainstLongDouble(cpu, PeriodogramMethod::Auto, 11, 12, [](int, int random) {
             return std::pair<int, long long>(20 + random % 400, 700);
         });
-    std::printf("CPU periodogram: float64 max relative error %.2e, float32 norm-wise %.2e "
-                "(worst element %.2e)\n",
-                worst.float64, worst.float32, worst.element32);
-    EXPECT_LE(worst.float64, 1e-9);
-    EXPECT_LE(worst.float32, 1e-4);
+    expectWithinLimits("CPU periodogram", worst);
 }
 
 TEST(Periodogram, BadInputIsExplained)
@@ -576,11 +579,7 @@ TEST_F(CudaPeriodogramTest, MatrixProductsMatchLongDouble)
             return std::pair<int, long long>(trial < 8 ? 3 + random % 300 : 1000 + trial,
                                              trial < 8 ? 1000 + 997 * trial : 2048);
         });
-    std::printf("CUDA matrix periodogram: float64 max relative error %.2e; float32 (three FP16 "
-                "products) norm-wise %.2e, worst element %.2e\n",
-                worst.float64, worst.float32, worst.element32);
-    EXPECT_LE(worst.float64, 1e-9);
-    EXPECT_LE(worst.float32, 1e-4);
+    expectWithinLimits("CUDA matrix periodogram (float32 as three FP16 products)", worst);
 }
 
 // float32's FP16 halves over weights spanning eight decades and values near 1e5: the scaling
@@ -629,11 +628,7 @@ TEST_F(CudaPeriodogramTest, DirectKernelMatchesLongDouble)
         *m_cuda, PeriodogramMethod::Direct, 12, 12, [](int trial, int random) {
             return std::pair<int, long long>(3 + random % 700, 1000 + trial);
         });
-    std::printf("CUDA periodogram, direct kernel: float64 max relative error %.2e, float32 "
-                "norm-wise %.2e (worst element %.2e)\n",
-                worst.float64, worst.float32, worst.element32);
-    EXPECT_LE(worst.float64, 1e-9);
-    EXPECT_LE(worst.float32, 1e-4);
+    expectWithinLimits("CUDA periodogram, direct kernel", worst);
 }
 
 // Logarithmic grids take the direct kernel's exact path, whichever method is asked for by Auto.
@@ -645,11 +640,7 @@ TEST_F(CudaPeriodogramTest, LogGridsMatchLongDouble)
             return std::pair<int, long long>(3 + random % 700, 1000 + 97 * trial);
         },
         true);
-    std::printf("CUDA periodogram, logarithmic grids: float64 max relative error %.2e, float32 "
-                "norm-wise %.2e (worst element %.2e)\n",
-                worst.float64, worst.float32, worst.element32);
-    EXPECT_LE(worst.float64, 1e-9);
-    EXPECT_LE(worst.float32, 1e-4);
+    expectWithinLimits("CUDA periodogram, logarithmic grids", worst);
 
     std::mt19937 rng(5);
     PeriodogramOptions o;

@@ -677,11 +677,10 @@ Status CudaBackend::runPeriodogram(const TimeSeries& series, const PeriodogramOp
     args.psdScale = plan.psdScale;
     args.normalization = plan.normalization;
     args.fitMean = plan.fitMean;
-    double largest = 0.0;
-    for (std::size_t i = 0; i < n; ++i)
-        largest = std::max({largest, std::abs(double(plan.w[i])), std::abs(double(plan.wy[i]))});
-    args.scale =
-        sizeof(T) == 4 && largest > 0.0 ? T(std::exp2(14.0 - std::ceil(std::log2(largest)))) : T(1);
+    args.scale = T(1);
+    if constexpr (sizeof(T) == 4)
+        if (method == PeriodogramMethod::Matrix)
+            args.scale = periodogramMatrixScale(plan.w.data(), plan.wy.data(), int(n));
     WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
     const bool matrix = method == PeriodogramMethod::Matrix;
     const int token = m_recorder.begin(m_stream, m_streamLane, SpanKind::Kernel,

@@ -456,6 +456,15 @@ cudaError_t launchWith(const PeriodogramArgs<Real>& a, double* power, cudaStream
 
 } // namespace
 
+float periodogramMatrixScale(const float* w, const float* wy, int n)
+{
+    float largest = 0.0f;
+    for (int i = 0; i < n; ++i)
+        largest = fmaxf(largest, fmaxf(fabsf(w[i]), fabsf(wy[i])));
+    // The largest value to between 2^13 and 2^14, by a power of two the epilogue divides out.
+    return largest > 0.0f ? exp2f(14.0f - ceilf(log2f(largest))) : 1.0f;
+}
+
 bool periodogramMatrixSupported(int ccMajor)
 {
     return ccMajor >= 8;

@@ -19,6 +19,9 @@ bool periodogramMatrixSupported(int ccMajor);
 // 9.x, 10.x); float32 wherever there are FP16 tensor cores (8.0 and newer).
 bool periodogramMatrixPreferred(int ccMajor, int ccMinor, bool float64);
 
+// float32's PeriodogramArgs::scale for these weights and weighted values (host arrays).
+float periodogramMatrixScale(const float* w, const float* wy, int n);
+
 // Writes args.count powers to power on stream. Returns the launch error, if any.
 cudaError_t launchPeriodogramMatrix(const PeriodogramArgs<double>& args, double* power,
                                     cudaStream_t stream);
