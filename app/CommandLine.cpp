@@ -5,6 +5,7 @@
 #include <QCommandLineParser>
 #include <QRegularExpression>
 #include <cmath>
+#include <limits>
 
 namespace warpscope::app {
 namespace {
@@ -124,8 +125,9 @@ ParseResult parseCommandLine(const QStringList& arguments)
 
     if (!parser.parse(arguments))
         return fail(parser.errorText());
-    if (parser.isSet(help))
-        return {std::nullopt, 0, parser.helpText()};
+    if (parser.isSet(help)) // parsed before QApplication exists, so Qt cannot name the program
+        return {std::nullopt, 0,
+                parser.helpText().replace("<executable_name>", QStringLiteral("warpscope"))};
     if (parser.isSet(version))
         return {std::nullopt, 0, QStringLiteral("warpscope " WARPSCOPE_VERSION "\n")};
     if (!parser.positionalArguments().isEmpty())
@@ -176,7 +178,12 @@ ParseResult parseCommandLine(const QStringList& arguments)
         if (!ok)
             return fail("--" + option->names().front() + " needs a whole number, not '" +
                         parser.value(*option) + "'");
-        *target = int(std::clamp<long long>(v, -1, 1LL << 30));
+        // Within int, the scene's validation below names the value as it was typed.
+        if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+            return fail("--" + option->names().front() + " must be between " +
+                        QString::number(gpu::kMinMeshAxis) + " and " +
+                        QString::number(gpu::kMaxMeshAxis) + ", not " + parser.value(*option));
+        *target = int(v);
         o.sceneGiven = true;
     }
     if (parser.isSet(ref)) {
@@ -315,6 +322,13 @@ ParseResult parseCommandLine(const QStringList& arguments)
     if (!o.gridGiven) // cover the mesh
         o.launch.grid = {(std::max(p.nx, 1) + o.launch.block.x - 1) / o.launch.block.x,
                          (std::max(p.ny, 1) + o.launch.block.y - 1) / o.launch.block.y, 1};
+    // Every GPU from compute capability 3.0 on has the same block and grid limits, so a launch
+    // beyond them is a bad option before any window opens. What depends on the device (the
+    // kernel's registers, the shared memory) is checked once it is known.
+    gpu::DeviceInfo everyGpu = gpu::simulatedHopper();
+    everyGpu.name = "any CUDA GPU";
+    if (const auto errors = gpu::validateLaunch(o.launch, everyGpu); o.teaching && !errors.empty())
+        return fail(QString::fromStdString(errors.front().message));
     if (const auto errors = gpu::validate(p); !errors.empty()) {
         QString message;
         for (const gpu::ParamError& e : errors)

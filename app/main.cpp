@@ -20,79 +20,94 @@ using namespace warpscope;
 
 namespace {
 
+// The command line's outcome. The first failure decides it, and nothing after it (a frame
+// that settles, a picture that saves) turns it back into success.
+class BatchOutcome
+{
+public:
+    void fail(const QString& message)
+    {
+        std::fprintf(stderr, "warpscope: %s\n", qPrintable(message));
+        m_failed = true;
+        QApplication::exit(1);
+    }
+    void succeed()
+    {
+        if (!m_failed)
+            QApplication::exit(0);
+    }
+    bool failed() const { return m_failed; }
+
+private:
+    bool m_failed = false;
+};
+
 // Waits until the requested field is drawn with its colour scale (and the streams lab, when
-// asked for, has run), then saves the window and/or the timeline, and quits.
+// asked for, has run), then saves the window and/or the timeline, and quits. Failures are
+// read from the views rather than only signalled, because some happen while the window is
+// first shown, before the event loop runs.
 void scheduleBatch(ui::MainWindow& window, const QString& path, const QString& tracePath,
-                   const bool* labDone)
+                   const bool* labDone, BatchOutcome* outcome)
 {
     auto* timer = new QTimer(&window);
     const QDeadlineTimer deadline(120000);
-    QObject::connect(window.fieldView(), &ui::FieldView::computeFailed, &window,
-                     [](const QString& message) {
-                         std::fprintf(stderr, "warpscope: %s\n", qPrintable(message));
-                         QApplication::exit(1);
-                     });
-    QObject::connect(
-        timer, &QTimer::timeout, &window, [&window, path, tracePath, labDone, timer, deadline] {
-            ui::FieldView* view = window.fieldView();
-            if (const QString launchErrors = window.launchPanel()->errorText();
-                !launchErrors.isEmpty()) {
-                std::fprintf(stderr, "warpscope: %s\n", qPrintable(launchErrors));
-                QApplication::exit(1);
-                return;
-            }
-            const ui::PeriodogramWorkspace* periodogram = window.periodogramWorkspace();
-            const bool periodogramReady =
-                !window.periodogramShown() ||
-                (!periodogram->busy() &&
-                 (periodogram->spectrum() || !periodogram->errorText().isEmpty()));
-            if (window.periodogramShown() && !periodogram->busy() &&
-                !periodogram->errorText().isEmpty()) {
-                std::fprintf(stderr, "warpscope: %s\n", qPrintable(periodogram->errorText()));
-                QApplication::exit(1);
-                timer->stop();
-                return;
-            }
-            // A hidden field view does not paint, so it settles only when shown.
-            const bool fieldReady = window.periodogramShown() ||
-                                    (view->frameSettled() && view->shownParams() == view->params());
-            if (!*labDone || !periodogramReady || !fieldReady) {
-                if (deadline.hasExpired()) {
-                    std::fprintf(stderr, "warpscope: timed out waiting for the first frame\n");
-                    QApplication::exit(1);
-                }
-                view->update();
-                return;
-            }
+    QObject::connect(timer, &QTimer::timeout, &window, [=, &window] {
+        ui::FieldView* view = window.fieldView();
+        const ui::PeriodogramWorkspace* periodogram = window.periodogramWorkspace();
+        QString failure = window.launchPanel()->errorText();
+        if (failure.isEmpty() && window.periodogramShown() && !periodogram->busy())
+            failure = periodogram->errorText();
+        if (failure.isEmpty() && !window.periodogramShown())
+            failure = view->failureText();
+        if (outcome->failed()) { // before the event loop ran, so it could not exit then
             timer->stop();
-            // The timeline shows the newest spans, drawn now rather than on its next poll.
+            QApplication::exit(1);
+            return;
+        }
+        if (!failure.isEmpty()) {
+            timer->stop();
+            outcome->fail(failure);
+            return;
+        }
+        const bool periodogramReady = !window.periodogramShown() ||
+                                      (!periodogram->busy() && periodogram->spectrum());
+        // A hidden field view does not paint, so it settles only when shown.
+        const bool fieldReady = window.periodogramShown() ||
+                                (view->frameSettled() && view->shownParams() == view->params());
+        if (!*labDone || !periodogramReady || !fieldReady) {
+            if (deadline.hasExpired()) {
+                timer->stop();
+                outcome->fail("timed out waiting for the first frame");
+            }
+            view->update();
+            return;
+        }
+        timer->stop();
+        // The timeline shows the newest spans, drawn now rather than on its next poll.
+        view->collectTimeline();
+        window.timelinePanel()->redrawNow();
+        QApplication::processEvents();
+        if (!path.isEmpty()) {
+            if (!window.grab().save(path, "PNG")) {
+                outcome->fail("could not write " + path);
+                return;
+            }
+            std::printf("Saved %s (%s)\n", qPrintable(path), qPrintable(view->backendDescription()));
+        }
+        if (!tracePath.isEmpty()) {
             view->collectTimeline();
-            window.timelinePanel()->redrawNow();
-            QApplication::processEvents();
-            if (!path.isEmpty()) {
-                if (!window.grab().save(path, "PNG")) {
-                    std::fprintf(stderr, "warpscope: could not write %s\n", qPrintable(path));
-                    QApplication::exit(1);
-                    return;
-                }
-                std::printf("Saved %s (%s)\n", qPrintable(path),
-                            qPrintable(view->backendDescription()));
+            const gpu::TimelineSnapshot snapshot = window.timeline()->snapshot();
+            if (const gpu::Status s =
+                    gpu::writeTextFile(tracePath.toStdString(), gpu::chromeTraceJson(snapshot));
+                !s) {
+                outcome->fail(QString::fromStdString(s.message()));
+                return;
             }
-            if (!tracePath.isEmpty()) {
-                view->collectTimeline();
-                const gpu::TimelineSnapshot snapshot = window.timeline()->snapshot();
-                if (const gpu::Status s =
-                        gpu::writeTextFile(tracePath.toStdString(), gpu::chromeTraceJson(snapshot));
-                    !s) {
-                    std::fprintf(stderr, "warpscope: %s\n", s.message().c_str());
-                    QApplication::exit(1);
-                    return;
-                }
-                std::printf("Saved %s (%zu spans on %zu lanes)\n", qPrintable(tracePath),
-                            snapshot.spans.size(), snapshot.lanes.size());
-            }
-            QApplication::exit(0);
-        });
+            std::printf("Saved %s (%zu spans on %zu lanes)\n", qPrintable(tracePath),
+                        snapshot.spans.size(), snapshot.lanes.size());
+        }
+        outcome->succeed();
+    });
     timer->start(50);
 }
 
@@ -180,19 +195,18 @@ int main(int argc, char** argv)
             workspace->openFile(options.series);
     }
     window.show();
+    BatchOutcome outcome;
     bool labDone = !options.streamsLab;
     if (options.streamsLab) {
         ui::StreamsLabPanel* lab = window.streamsLabPanel();
         lab->setConfig(options.lab);
         window.showStreamsLab();
         QObject::connect(lab, &ui::StreamsLabPanel::finished, &window,
-                         [&labDone, screenshot](bool ok, const QString& summary) {
+                         [&labDone, &outcome, screenshot](bool ok, const QString& summary) {
                              labDone = true;
                              std::printf("Streams lab: %s\n", qPrintable(summary));
-                             if (!ok && screenshot) {
-                                 std::fprintf(stderr, "warpscope: the streams lab failed\n");
-                                 QApplication::exit(1);
-                             }
+                             if (!ok && screenshot)
+                                 outcome.fail("the streams lab failed: " + summary);
                          });
         QTimer::singleShot(0, lab, [lab] { lab->run(); });
     }
@@ -213,7 +227,7 @@ int main(int argc, char** argv)
                                  QApplication::exit(0);
                              });
     } else if (screenshot) {
-        scheduleBatch(window, options.screenshot, options.exportTrace, &labDone);
+        scheduleBatch(window, options.screenshot, options.exportTrace, &labDone, &outcome);
     }
     return application.exec();
 }

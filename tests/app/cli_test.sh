@@ -16,6 +16,7 @@ expect() { # expected-exit-code expected-text args...
     fi
 }
 expect 0 "--screenshot" --help
+expect 0 "Usage: warpscope [options]" --help
 expect 0 "warpscope 0." --version
 expect 2 "Minimum latitude must lie in [-90, 90], not 95" --lat-min 95
 expect 2 "must be a finite number, not NaN" --lat-max nan
@@ -24,6 +25,8 @@ expect 2 "Minimum longitude must lie in [-180, 360]" --lon-min -200
 expect 2 "Columns (nx) must be between 2 and 16384, not 1" --nx 1
 expect 2 "Rows (ny) must be between 2 and 16384, not 100000" --ny 100000
 expect 2 "--nx needs a whole number, not 'many'" --nx many
+expect 2 "Columns (nx) must be between 2 and 16384, not -5" --nx -5
+expect 2 "--ny must be between 2 and 16384, not 99999999999" --ny 99999999999
 expect 2 "--ref needs LAT,LON" --ref 30
 expect 2 "Reference 2: latitude must lie in [-90, 90], not 91" --ref 30,101 --ref 91,0
 expect 2 "--backend must be auto, cpu or cuda" --backend gpu
@@ -36,6 +39,10 @@ expect 2 "Unknown option 'frobnicate'" --frobnicate
 expect 2 "--overlay must be distance, block, thread, warp or sm" --overlay colour
 expect 2 "--block needs X,Y,Z" --block 16,16
 expect 2 "--block dimensions must be at least 1" --block 0,1,1
+expect 2 "exceed the limit of 1024 on any CUDA GPU" --block 64,32,1
+expect 2 "exceeds the limit of 64 on any CUDA GPU" --block 1,1,65 --overlay block
+expect 2 "must be at least 1, not 0" --grid 0,4,1
+expect 2 "exceeds the limit of 65535 on any CUDA GPU" --grid 1,70000,1 --grid-stride
 expect 2 "--lab-streams must be 1 or k, not '3'" --lab-streams 3
 expect 2 "--lab-length needs a whole number, not '2.5'" --lab-length 2.5
 expect 2 "The array length must be between 1 and" --lab-length 0

@@ -20,6 +20,19 @@ if out=$("$app" --backend cpu --screenshot /nonexistent/dir/x.png 2>&1); then
 fi
 grep -q "could not write" <<<"$out" || { echo "FAIL: no message: $out"; exit 1; }
 
+# A mesh beyond the OpenGL driver's buffer limit fails while the window is first shown: the
+# command line says why at once and exits 1, rather than waiting for a frame that never comes.
+if out=$(timeout 60 "$app" --backend cpu --nx 16384 --ny 16384 --screenshot "$dir/x.png" 2>&1); then
+    echo "FAIL: a mesh beyond the driver's limit succeeded"; exit 1
+fi
+grep -q "can display at most" <<<"$out" || { echo "FAIL: not the driver's limit: $out"; exit 1; }
+# A streams lab that cannot run fails the command, though the window is still saved.
+if out=$("$app" --backend cpu --lab-length 4294967296 --lab-arrays 64 --streams-lab \
+    --screenshot "$dir/x.png" 2>&1); then
+    echo "FAIL: a failed streams lab exited 0: $out"; exit 1
+fi
+grep -q "the streams lab failed" <<<"$out" || { echo "FAIL: no message: $out"; exit 1; }
+
 # The streams lab runs, its check passes, and the timeline exports as a trace.
 trace=$dir/trace.json
 rm -f "$trace"

@@ -176,8 +176,7 @@ void FieldView::initializeGL()
         doneCurrent();
     });
     if (gpu::Status s = m_renderer.initialize(); !s) {
-        m_glError = QString::fromStdString(s.message());
-        emit computeFailed(m_glError);
+        fail(QString::fromStdString(s.message()));
         return;
     }
     m_renderer.setColormap(m_colormap);
@@ -247,7 +246,7 @@ bool FieldView::prepareSurface(const gpu::FieldLayout& layout, FieldSurface& tar
     if (m_surface.valid() && m_surface.layout == layout)
         return true;
     if (gpu::Status s = m_renderer.createSurface(layout, target); !s) {
-        emit computeFailed(QString::fromStdString(s.message()));
+        fail(QString::fromStdString(s.message()));
         return false;
     }
     return true;
@@ -260,8 +259,18 @@ void FieldView::dropSurface(FieldSurface& surface)
     m_renderer.destroySurface(surface);
 }
 
+// A failure can come before the first frame, even while the window is first shown, so it is
+// kept for the map and for anyone who asks later, as well as signalled.
+void FieldView::fail(const QString& message)
+{
+    m_failure = message;
+    emit computeFailed(message);
+    update();
+}
+
 void FieldView::showSurface(const FieldSurface& target, const gpu::DistanceParams& params)
 {
+    m_failure.clear();
     if (m_surface.valid() && target.buffer != m_surface.buffer)
         dropSurface(m_surface);
     m_surface = target;
@@ -288,7 +297,7 @@ void FieldView::compute()
         if (capacity)
             capacity = m_backend->checkCapacity(params);
         if (!capacity) {
-            emit computeFailed(QString::fromStdString(capacity.message()));
+            fail(QString::fromStdString(capacity.message()));
             return;
         }
     }
@@ -306,7 +315,7 @@ void FieldView::compute()
     if (gpu::Status s = m_backend->fillDistance(params, target.glBuffer()); !s) {
         if (target.buffer != m_surface.buffer)
             dropSurface(target);
-        emit computeFailed(QString::fromStdString(s.message()));
+        fail(QString::fromStdString(s.message()));
         return;
     }
     showSurface(target, params);
@@ -333,7 +342,7 @@ void FieldView::computeLesson(const gpu::DistanceParams& params)
         if (!s) {
             if (target.buffer != m_surface.buffer)
                 dropSurface(target);
-            emit computeFailed(QString::fromStdString(s.message()));
+            fail(QString::fromStdString(s.message()));
             return;
         }
         m_ownerWords.clear(); // the hover reads single nodes back from the GL buffer
@@ -347,11 +356,11 @@ void FieldView::computeLesson(const gpu::DistanceParams& params)
         field.assign(layout.elementCount(), std::numeric_limits<float>::quiet_NaN());
         m_ownerWords.resize(2 * std::size_t(params.nx) * params.ny);
     } catch (const std::bad_alloc&) {
-        emit computeFailed(tr("Out of host memory for the teaching kernel's record"));
+        fail(tr("Out of host memory for the teaching kernel's record"));
         return;
     }
     if (gpu::Status s = m_backend->runLesson(params, *m_lesson, field, m_ownerWords); !s) {
-        emit computeFailed(QString::fromStdString(s.message()));
+        fail(QString::fromStdString(s.message()));
         return;
     }
     // The colour scale spans the nodes that were computed.
@@ -366,7 +375,7 @@ void FieldView::computeLesson(const gpu::DistanceParams& params)
     if (!s) {
         if (target.buffer != m_surface.buffer)
             dropSurface(target);
-        emit computeFailed(QString::fromStdString(s.message()));
+        fail(QString::fromStdString(s.message()));
         return;
     }
     m_stats = gpu::FieldStats{lo, hi};
@@ -444,7 +453,7 @@ void FieldView::presentHostField(HostField field)
         return;
     }
     if (!field.status) {
-        emit computeFailed(QString::fromStdString(field.status.message()));
+        fail(QString::fromStdString(field.status.message()));
         return;
     }
     FieldSurface target;
@@ -453,7 +462,7 @@ void FieldView::presentHostField(HostField field)
     if (gpu::Status s = gpu::uploadField(target.glBuffer(), field.values); !s) {
         if (target.buffer != m_surface.buffer)
             dropSurface(target);
-        emit computeFailed(QString::fromStdString(s.message()));
+        fail(QString::fromStdString(s.message()));
         return;
     }
     m_hostKernelMs = field.kernelMs;
@@ -590,7 +599,7 @@ void FieldView::drawOverlay(QPainter& painter)
 
     if (!m_surface.valid()) {
         painter.drawText(area, Qt::AlignCenter | Qt::TextWordWrap,
-                         m_glError.isEmpty() ? tr("Computing…") : m_glError);
+                         m_failure.isEmpty() ? tr("Computing…") : m_failure);
         return;
     }
 
@@ -666,6 +675,16 @@ void FieldView::drawOverlay(QPainter& painter)
             painter.drawText(QPointF(bar.right() + 6, y + fm.ascent() / 2.0 - 1),
                              formatDistance(v, m_shown));
         }
+    }
+    if (!m_failure.isEmpty()) {
+        // The last good field stays, but not as if it answered the new parameters.
+        const QString message = tr("Not updated: %1").arg(m_failure);
+        const QRect box = fm.boundingRect(area.adjusted(12, 8, -12, 0),
+                                          Qt::AlignHCenter | Qt::TextWordWrap, message)
+                              .adjusted(-8, -4, 8, 4);
+        painter.fillRect(box, QColor(60, 14, 18, 225));
+        painter.setPen(Qt::white);
+        painter.drawText(box, Qt::AlignCenter | Qt::TextWordWrap, message);
     }
 }
 

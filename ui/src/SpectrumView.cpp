@@ -73,6 +73,9 @@ SpectrumView::SpectrumView(gpu::BackendKind backend, std::shared_ptr<gpu::Timeli
 SpectrumView::~SpectrumView()
 {
     if (context()) {
+        // The base class destroys the context after this object's members are gone, and the
+        // context's aboutToBeDestroyed would then call releaseGl on a destroyed view.
+        disconnect(context(), nullptr, this, nullptr);
         makeCurrent();
         releaseGl();
         doneCurrent();

@@ -70,6 +70,8 @@ public:
             return std::nullopt;
         return m_backend->lessonOccupancy(m_params.precision, blockThreads);
     }
+    // Why the last computation failed, until a field is shown again.
+    QString failureText() const { return m_failure; }
     // True once the requested field is drawn and its colour scale is known.
     bool frameSettled() const
     {
@@ -120,6 +122,7 @@ private:
     // Makes target hold a surface for layout: the current one, or a new one so that the
     // current picture survives a failure. Returns false (and reports) when it cannot.
     bool prepareSurface(const gpu::FieldLayout& layout, FieldSurface& target);
+    void fail(const QString& message);
     void showSurface(const FieldSurface& target, const gpu::DistanceParams& params);
     void dropSurface(FieldSurface& surface);
     void releaseGl();
@@ -144,7 +147,8 @@ private:
     Annotations* m_annotations;
     FieldRenderer m_renderer;
     FieldSurface m_surface;
-    QString m_glError;
+    // Why the requested field is not shown; empty once a field for the parameters is shown.
+    QString m_failure;
     // CPU backend only: the backend is used from the worker thread while a job runs.
     bool m_hostJobs = false;
     QFutureWatcher<HostField> m_job;
