@@ -69,8 +69,8 @@ void scheduleBatch(ui::MainWindow& window, const QString& path, const QString& t
             outcome->fail(failure);
             return;
         }
-        const bool periodogramReady = !window.periodogramShown() ||
-                                      (!periodogram->busy() && periodogram->spectrum());
+        const bool periodogramReady =
+            !window.periodogramShown() || (!periodogram->busy() && periodogram->spectrum());
         // A hidden field view does not paint, so it settles only when shown.
         const bool fieldReady = window.periodogramShown() ||
                                 (view->frameSettled() && view->shownParams() == view->params());
@@ -92,7 +92,8 @@ void scheduleBatch(ui::MainWindow& window, const QString& path, const QString& t
                 outcome->fail("could not write " + path);
                 return;
             }
-            std::printf("Saved %s (%s)\n", qPrintable(path), qPrintable(view->backendDescription()));
+            std::printf("Saved %s (%s)\n", qPrintable(path),
+                        qPrintable(view->backendDescription()));
         }
         if (!tracePath.isEmpty()) {
             view->collectTimeline();
