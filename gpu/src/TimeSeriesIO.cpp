@@ -252,6 +252,26 @@ Number parseNumber(std::string_view s, bool decimalComma, std::string& buffer, d
     return error == std::errc() ? Number::Ok : Number::NotANumber;
 }
 
+// Why a cell that parseNumber refused is not a number, quoted for the person.
+std::string notANumber(std::string_view cell, const Format& format)
+{
+    cell = unquote(cell);
+    std::string why = "\"";
+    why += printable(cell, kQuotedBytes);
+    why += "\" is not a number";
+    const bool comma = cell.find(',') != std::string_view::npos;
+    const bool point = cell.find('.') != std::string_view::npos;
+    if (comma && point)
+        why += " (thousands separators are not read)";
+    else if (comma && format.delimiter == Delimiter::Comma)
+        why += " (decimal commas are read only between semicolons, tabs or blanks)";
+    else if (comma && !format.decimalComma)
+        why += " (the file's other numbers have decimal points)";
+    else if (point && format.decimalComma)
+        why += " (the file's other numbers have decimal commas)";
+    return why;
+}
+
 // How well a format reads the sample: lines it reads whole (at least two numbers and no
 // other text), then numbers read in lines of at least two.
 struct Score
@@ -553,41 +573,32 @@ Status parseTimeSeries(std::string_view text, const ColumnChoice& choice, TimeSe
         split(line, format.delimiter, fields, needed);
         double values[3] = {0, 0, 1};
         Number worst = Number::Ok;
-        std::string why;
-        for (int k = 0; k < 3 && worst != Number::NotANumber; ++k) {
+        std::size_t badColumn = 0; // the first cell refused, or the first out of range
+        for (int k = 0; k < 3; ++k) {
             if (chosen[k] < 0)
                 continue;
             const auto column = std::size_t(chosen[k]);
-            const std::string where =
-                "line " + std::to_string(lineNumber) + ", column " + std::to_string(column + 1);
-            if (column >= fields.size()) {
-                worst = Number::NotANumber;
-                why = where + " is missing";
+            const Number n =
+                column < fields.size()
+                    ? parseNumber(fields[column], format.decimalComma, buffer, values[k])
+                    : Number::NotANumber;
+            if (n == Number::Ok || (n == Number::OutOfRange && worst == Number::OutOfRange))
                 continue;
-            }
-            const Number n = parseNumber(fields[column], format.decimalComma, buffer, values[k]);
-            if (n != Number::Ok && worst == Number::Ok) {
-                worst = n;
-                why = where + ": \"" + printable(unquote(fields[column]), kQuotedBytes) + "\" is " +
-                      (n == Number::OutOfRange ? "beyond the range of a double" : "not a number");
-            } else if (n == Number::NotANumber) {
-                worst = n;
-                why = where + ": \"" + printable(unquote(fields[column]), kQuotedBytes) +
-                      "\" is not a number";
-            }
+            worst = n;
+            badColumn = column;
+            if (n == Number::NotANumber)
+                break;
         }
         const auto [t, y, dy] = values;
+        const bool finite = std::isfinite(t) && std::isfinite(y) && std::isfinite(dy);
         if (worst == Number::NotANumber) {
             ++report.nonNumericRows;
         } else if (worst == Number::OutOfRange) {
             ++report.outOfRangeRows;
-        } else if (!std::isfinite(t) || !std::isfinite(y) || !std::isfinite(dy)) {
+        } else if (!finite) {
             ++report.nonFiniteRows;
-            why = "line " + std::to_string(lineNumber) + " holds NaN or infinity";
         } else if (dyCol >= 0 && !(dy > 0.0)) {
             ++report.nonPositiveErrors;
-            why = "line " + std::to_string(lineNumber) + ", column " + std::to_string(dyCol + 1) +
-                  ": dy is not positive";
         } else {
             series.t.push_back(t);
             series.y.push_back(y);
@@ -595,8 +606,24 @@ Status parseTimeSeries(std::string_view text, const ColumnChoice& choice, TimeSe
                 series.dy.push_back(dy);
             continue;
         }
-        if (report.firstSkipped.empty())
-            report.firstSkipped = why;
+        if (!report.firstSkipped.empty())
+            continue;
+        // Only the first skipped row's cause is written out, so large files stay fast.
+        const std::string where = "line " + std::to_string(lineNumber);
+        const std::string cell = where + ", column " + std::to_string(badColumn + 1);
+        if (worst == Number::NotANumber)
+            report.firstSkipped = badColumn < fields.size()
+                                      ? cell + ": " + notANumber(fields[badColumn], format)
+                                      : cell + " is missing";
+        else if (worst == Number::OutOfRange)
+            report.firstSkipped = cell + ": \"" +
+                                  printable(unquote(fields[badColumn]), kQuotedBytes) +
+                                  "\" is beyond the range of a double";
+        else if (!finite)
+            report.firstSkipped = where + " holds NaN or infinity";
+        else
+            report.firstSkipped =
+                where + ", column " + std::to_string(dyCol + 1) + ": dy is not positive";
     }
     if (progress && !progress(1.0))
         return Status::failure("Loading was cancelled");

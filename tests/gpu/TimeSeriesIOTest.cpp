@@ -223,6 +223,11 @@ TEST(TimeSeriesIO, NumbersThatCannotBeReadAreExplained)
     ASSERT_FALSE(st.ok());
     EXPECT_NE(st.message().find("\"2.459.000,5\""), std::string::npos) << st.message();
     EXPECT_NE(st.message().find("line 2"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("thousands separators"), std::string::npos) << st.message();
+    // A quoted decimal comma between commas.
+    st = parseTimeSeries("\"1,5\",\"2,5\"\n\"2,5\",\"3,5\"\n", {}, s, r);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("decimal commas are read only"), std::string::npos) << st.message();
 }
 
 TEST(TimeSeriesIO, TheFirstRowIsAHeaderOnlyWhenItHoldsNoNumbers)
@@ -269,6 +274,15 @@ TEST(TimeSeriesIO, ExportsFromOtherSystemsAreRead)
     // A comma inside a tab-separated header does not make the file comma-separated.
     s = parse("time\tflux (e-, corrected)\n1\t2\n3\t4\n", r);
     EXPECT_EQ(r.delimiter, "tab");
+    EXPECT_EQ(s.y, (std::vector<double>{2, 4}));
+}
+
+TEST(TimeSeriesIO, Windows1252NamesAreShownAsUtf8)
+{
+    LoadReport r;
+    const TimeSeries s = parse("BJD \x96 2450000;Flu\xDF (\xB5Jy)\n1;2\n3;4\n", r);
+    EXPECT_EQ(r.columns,
+              (std::vector<std::string>{"BJD \xE2\x80\x93 2450000", "Flu\xC3\x9F (\xC2\xB5Jy)"}));
     EXPECT_EQ(s.y, (std::vector<double>{2, 4}));
 }
 
@@ -323,6 +337,9 @@ TEST(TimeSeriesIO, FoldersAreNotFiles)
     const Status st = loadTimeSeries(dir.string(), {}, s, r);
     ASSERT_FALSE(st.ok());
     EXPECT_NE(st.message().find("is a folder"), std::string::npos) << st.message();
+    const Status device = loadTimeSeries("/dev/null", {}, s, r);
+    ASSERT_FALSE(device.ok());
+    EXPECT_NE(device.message().find("not a regular file"), std::string::npos) << device.message();
 }
 
 } // namespace
