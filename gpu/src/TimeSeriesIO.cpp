@@ -67,14 +67,24 @@ std::string_view content(std::string_view line)
     return trim(line);
 }
 
-// Spreadsheets and editors outside Unix write CRLF and, on classic Mac OS, CR alone.
-std::string_view nextLine(std::string_view text, std::size_t& pos)
+// Spreadsheets and editors outside Unix write CRLF, whose CR the line's trimming drops,
+// and, on classic Mac OS, CR alone: the first line break decides which ends lines.
+char lineBreak(std::string_view text)
+{
+    const std::size_t cr = text.find('\r');
+    return cr != std::string_view::npos && cr + 1 < text.size() && text[cr + 1] != '\n' &&
+                   cr < text.find('\n')
+               ? '\r'
+               : '\n';
+}
+
+std::string_view nextLine(std::string_view text, char lineBreak, std::size_t& pos)
 {
     const std::size_t start = pos;
-    std::size_t end = text.find_first_of("\r\n", pos);
+    std::size_t end = text.find(lineBreak, pos);
     if (end == std::string_view::npos)
         end = text.size();
-    pos = end + (end + 1 < text.size() && text[end] == '\r' && text[end + 1] == '\n' ? 2 : 1);
+    pos = end + 1;
     return text.substr(start, end - start);
 }
 
@@ -221,14 +231,23 @@ Number parseNumber(std::string_view s, bool decimalComma, std::string& buffer, d
     }
     if (s.empty())
         return Number::NotANumber;
-    const std::size_t comma = s.find(',');
-    const std::size_t exponent = s.find_first_of("Dd");
+    // One pass over the cell for what would need rewriting before std::from_chars.
+    std::size_t comma = std::string_view::npos, exponent = std::string_view::npos;
+    bool point = false;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == ',' && comma == std::string_view::npos)
+            comma = i;
+        else if (s[i] == ',')
+            return Number::NotANumber;
+        else if ((s[i] == 'D' || s[i] == 'd') && exponent == std::string_view::npos)
+            exponent = i;
+        point = point || s[i] == '.';
+    }
     if (comma != std::string_view::npos) {
-        if (!decimalComma || s.find(',', comma + 1) != std::string_view::npos ||
-            s.find('.') != std::string_view::npos || comma == 0 || comma + 1 == s.size() ||
+        if (!decimalComma || point || comma == 0 || comma + 1 == s.size() ||
             !isDigit(s[comma - 1]) || !isDigit(s[comma + 1]))
             return Number::NotANumber;
-    } else if (decimalComma && s.find('.') != std::string_view::npos) {
+    } else if (decimalComma && point) {
         return Number::NotANumber;
     }
     if (exponent != std::string_view::npos &&
@@ -454,6 +473,7 @@ Status parseTimeSeries(std::string_view text, const ColumnChoice& choice, TimeSe
         return Status::failure(problem);
     if (text.starts_with("\xEF\xBB\xBF"))
         text.remove_prefix(3);
+    const char lineEnd = lineBreak(text);
     std::vector<std::string_view> fields;
     std::string buffer;
 
@@ -461,7 +481,7 @@ Status parseTimeSeries(std::string_view text, const ColumnChoice& choice, TimeSe
     std::size_t firstLineNumber = 0;
     for (std::size_t pos = 0, number = 1; pos < text.size() && sample.size() < kSampleLines;
          ++number) {
-        const std::string_view line = content(nextLine(text, pos));
+        const std::string_view line = content(nextLine(text, lineEnd, pos));
         if (line.empty())
             continue;
         if (sample.empty())
@@ -564,7 +584,7 @@ Status parseTimeSeries(std::string_view text, const ColumnChoice& choice, TimeSe
     std::size_t lineNumber = 0;
     std::size_t pos = 0;
     while (pos < text.size()) {
-        const std::string_view line = content(nextLine(text, pos));
+        const std::string_view line = content(nextLine(text, lineEnd, pos));
         if (++lineNumber % kProgressLines == 0 && progress &&
             !progress(double(std::min(pos, text.size())) / double(text.size())))
             return Status::failure("Loading was cancelled");

@@ -259,6 +259,8 @@ TEST(TimeSeriesIO, ExportsFromOtherSystemsAreRead)
     // Classic Mac line endings: carriage returns alone.
     s = parse("t,y\r1,2\r3,4\r", r);
     EXPECT_EQ(s.y, (std::vector<double>{2, 4}));
+    s = parse("1,2\r\n3,4\r\n", r);
+    EXPECT_EQ(s.y, (std::vector<double>{2, 4}));
     // Spreadsheets' trailing delimiters are no extra column.
     s = parse("1;2;\n3;4;\n", r);
     EXPECT_EQ(s.t, (std::vector<double>{1, 3}));
