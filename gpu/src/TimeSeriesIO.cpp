@@ -1,13 +1,14 @@
 #include "warpscope/gpu/TimeSeriesIO.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
+#include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <limits>
 #include <numeric>
 
 namespace warpscope::gpu {
@@ -17,13 +18,44 @@ namespace {
 constexpr std::size_t kProgressLines = 1 << 16;
 // Larger files are refused rather than read into memory.
 constexpr std::uint64_t kMaxFileBytes = 4ULL << 30;
+// The delimiter and decimal separator are chosen from this many lines at the top: enough
+// to see past a header and a few odd rows.
+constexpr std::size_t kSampleLines = 64;
+// The column names fill the column menus, so a first line of more cells is refused.
+constexpr std::size_t kMaxColumns = 1000;
+// Cells quoted in messages and column names are shortened to about this many bytes.
+constexpr std::size_t kQuotedBytes = 40;
+constexpr std::size_t kNameBytes = 100;
+
+// ASCII only: <cctype> follows the process locale, which Qt sets from the environment.
+bool isBlank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+bool isDigit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+char toLower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
+}
 
 std::string_view trim(std::string_view s)
 {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+    while (!s.empty() && isBlank(s.front()))
         s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+    while (!s.empty() && isBlank(s.back()))
         s.remove_suffix(1);
+    return s;
+}
+
+std::string_view unquote(std::string_view s)
+{
+    if (s.size() >= 2 && s.front() == '"' && s.back() == '"')
+        return trim(s.substr(1, s.size() - 2));
     return s;
 }
 
@@ -35,6 +67,72 @@ std::string_view content(std::string_view line)
     return trim(line);
 }
 
+// Spreadsheets and editors outside Unix write CRLF, whose CR the line's trimming drops,
+// and, on classic Mac OS, CR alone: the first line break decides which ends lines.
+char lineBreak(std::string_view text)
+{
+    const std::size_t cr = text.find('\r');
+    return cr != std::string_view::npos && cr + 1 < text.size() && text[cr + 1] != '\n' &&
+                   cr < text.find('\n')
+               ? '\r'
+               : '\n';
+}
+
+std::string_view nextLine(std::string_view text, char lineBreak, std::size_t& pos)
+{
+    const std::size_t start = pos;
+    std::size_t end = text.find(lineBreak, pos);
+    if (end == std::string_view::npos)
+        end = text.size();
+    pos = end + 1;
+    return text.substr(start, end - start);
+}
+
+// Windows-1252's characters for bytes 0x80 to 0x9F; the rest of its upper half is Latin-1.
+constexpr char16_t kWindows1252[32] = {
+    0x20AC, 0xFFFD, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
+    0x2039, 0x0152, 0xFFFD, 0x017D, 0xFFFD, 0xFFFD, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
+    0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0xFFFD, 0x017E, 0x0178};
+
+// Text from the file made fit to show: valid UTF-8 is kept, other bytes are read as
+// Windows-1252 (what older Windows tools write for "µJy" or "°"), control characters become
+// '?', and anything past about maxBytes becomes "...".
+std::string printable(std::string_view s, std::size_t maxBytes)
+{
+    std::string out;
+    std::size_t i = 0;
+    while (i < s.size() && out.size() < maxBytes) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        std::size_t length = c < 0x80                ? 1
+                             : c >= 0xC2 && c < 0xE0 ? 2
+                             : c >= 0xE0 && c < 0xF0 ? 3
+                             : c >= 0xF0 && c < 0xF5 ? 4
+                                                     : 0;
+        for (std::size_t k = 1; k < length; ++k)
+            if (i + k >= s.size() || (static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80)
+                length = 0;
+        if (length == 1) {
+            out += c < 0x20 || c == 0x7F ? '?' : char(c);
+        } else if (length > 1) {
+            out.append(s.substr(i, length));
+        } else {
+            const char16_t u = c < 0xA0 ? kWindows1252[c - 0x80] : char16_t(c);
+            if (u < 0x800) {
+                out += char(0xC0 | (u >> 6));
+            } else {
+                out += char(0xE0 | (u >> 12));
+                out += char(0x80 | ((u >> 6) & 0x3F));
+            }
+            out += char(0x80 | (u & 0x3F));
+            length = 1;
+        }
+        i += length;
+    }
+    if (i < s.size())
+        out += "...";
+    return out;
+}
+
 enum class Delimiter
 {
     Comma,
@@ -43,16 +141,11 @@ enum class Delimiter
     Whitespace
 };
 
-Delimiter detect(std::string_view line)
+struct Format
 {
-    if (line.find(',') != std::string_view::npos)
-        return Delimiter::Comma;
-    if (line.find('\t') != std::string_view::npos)
-        return Delimiter::Tab;
-    if (line.find(';') != std::string_view::npos)
-        return Delimiter::Semicolon;
-    return Delimiter::Whitespace;
-}
+    Delimiter delimiter = Delimiter::Whitespace;
+    bool decimalComma = false;
+};
 
 const char* delimiterName(Delimiter d)
 {
@@ -69,76 +162,259 @@ const char* delimiterName(Delimiter d)
     return "whitespace";
 }
 
-void split(std::string_view line, Delimiter d, std::vector<std::string_view>& fields)
+// Past a quoted cell starting at i ("" inside one is a quote), or i itself when none starts.
+std::size_t skipQuoted(std::string_view line, std::size_t i)
+{
+    if (i >= line.size() || line[i] != '"')
+        return i;
+    for (std::size_t close = line.find('"', i + 1); close != std::string_view::npos;
+         close = line.find('"', close + 2))
+        if (close + 1 >= line.size() || line[close + 1] != '"')
+            return close + 1;
+    return line.size();
+}
+
+// At most `limit` cells; quoted cells may hold the delimiter. Empty cells at the end, from
+// spreadsheets' trailing delimiters, are no column.
+void split(std::string_view line, Delimiter d, std::vector<std::string_view>& fields,
+           std::size_t limit = std::numeric_limits<std::size_t>::max())
 {
     fields.clear();
+    std::size_t i = 0;
     if (d == Delimiter::Whitespace) {
-        std::size_t i = 0;
-        while (i < line.size()) {
-            while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
+        while (fields.size() < limit) {
+            while (i < line.size() && isBlank(line[i]))
                 ++i;
+            if (i == line.size())
+                break;
             const std::size_t start = i;
-            while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i])))
+            i = skipQuoted(line, i);
+            while (i < line.size() && !isBlank(line[i]))
                 ++i;
-            if (i > start)
-                fields.push_back(line.substr(start, i - start));
+            fields.push_back(line.substr(start, i - start));
         }
         return;
     }
     const char sep = d == Delimiter::Comma ? ',' : d == Delimiter::Tab ? '\t' : ';';
-    std::size_t start = 0;
-    for (;;) {
-        const std::size_t end = line.find(sep, start);
+    while (fields.size() < limit) {
+        std::size_t start = i;
+        while (start < line.size() && line[start] != sep && isBlank(line[start]))
+            ++start;
+        const std::size_t end = line.find(sep, skipQuoted(line, start));
         fields.push_back(
             trim(line.substr(start, end == std::string_view::npos ? line.npos : end - start)));
         if (end == std::string_view::npos)
             break;
-        start = end + 1;
+        i = end + 1;
     }
+    while (!fields.empty() && fields.back().empty())
+        fields.pop_back();
 }
 
-bool parseNumber(std::string_view s, double& value)
+enum class Number
 {
-    s = trim(s);
-    if (!s.empty() && s.front() == '+')
+    Ok,
+    NotANumber,
+    OutOfRange
+};
+
+// std::from_chars is locale-independent. With decimalComma, "2459000,5" is read and a cell
+// with a '.' is refused, for "1.234" there may be a thousands separator; without it, a cell
+// with a ',' is refused. Fortran's "1.5D-03" is read either way.
+Number parseNumber(std::string_view s, bool decimalComma, std::string& buffer, double& value)
+{
+    s = unquote(trim(s));
+    if (!s.empty() && s.front() == '+') {
         s.remove_prefix(1);
-    if (s.size() >= 2 && s.front() == '"' && s.back() == '"')
-        s = trim(s.substr(1, s.size() - 2));
+        if (!s.empty() && (s.front() == '+' || s.front() == '-'))
+            return Number::NotANumber;
+    }
     if (s.empty())
-        return false;
+        return Number::NotANumber;
+    // One pass over the cell for what would need rewriting before std::from_chars.
+    std::size_t comma = std::string_view::npos, exponent = std::string_view::npos;
+    bool point = false;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == ',' && comma == std::string_view::npos)
+            comma = i;
+        else if (s[i] == ',')
+            return Number::NotANumber;
+        else if ((s[i] == 'D' || s[i] == 'd') && exponent == std::string_view::npos)
+            exponent = i;
+        point = point || s[i] == '.';
+    }
+    if (comma != std::string_view::npos) {
+        if (!decimalComma || point || comma == 0 || comma + 1 == s.size() ||
+            !isDigit(s[comma - 1]) || !isDigit(s[comma + 1]))
+            return Number::NotANumber;
+    } else if (decimalComma && point) {
+        return Number::NotANumber;
+    }
+    if (exponent != std::string_view::npos &&
+        (exponent == 0 || exponent + 1 == s.size() ||
+         !(isDigit(s[exponent - 1]) || s[exponent - 1] == '.' || s[exponent - 1] == ',') ||
+         !(isDigit(s[exponent + 1]) || s[exponent + 1] == '+' || s[exponent + 1] == '-')))
+        return Number::NotANumber;
+    if (comma != std::string_view::npos || exponent != std::string_view::npos) {
+        buffer.assign(s);
+        if (comma != std::string_view::npos)
+            buffer[comma] = '.';
+        if (exponent != std::string_view::npos)
+            buffer[exponent] = 'e';
+        s = buffer;
+    }
     const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), value);
-    return error == std::errc() && end == s.data() + s.size();
+    if (end != s.data() + s.size())
+        return Number::NotANumber;
+    if (error == std::errc::result_out_of_range)
+        return Number::OutOfRange;
+    return error == std::errc() ? Number::Ok : Number::NotANumber;
 }
 
-std::string lower(std::string_view s)
+// Why a cell that parseNumber refused is not a number, quoted for the person.
+std::string notANumber(std::string_view cell, const Format& format)
 {
-    std::string out(s);
+    cell = unquote(cell);
+    std::string why = "\"";
+    why += printable(cell, kQuotedBytes);
+    why += "\" is not a number";
+    const bool comma = cell.find(',') != std::string_view::npos;
+    const bool point = cell.find('.') != std::string_view::npos;
+    if (comma && point)
+        why += " (thousands separators are not read)";
+    else if (comma && format.delimiter == Delimiter::Comma)
+        why += " (decimal commas are read only between semicolons, tabs or blanks)";
+    else if (comma && !format.decimalComma)
+        why += " (the file's other numbers have decimal points)";
+    else if (point && format.decimalComma)
+        why += " (the file's other numbers have decimal commas)";
+    return why;
+}
+
+// How well a format reads the sample: lines it reads whole (at least two numbers and no
+// other text), then numbers read in lines of at least two.
+struct Score
+{
+    std::size_t wholeLines = 0;
+    std::size_t numbers = 0;
+    auto operator<=>(const Score&) const = default;
+};
+
+Format chooseFormat(const std::vector<std::string_view>& sample,
+                    std::vector<std::string_view>& fields, std::string& buffer)
+{
+    // Earlier formats win ties: a file without commas in its numbers reads the same either
+    // way and is reported with decimal points, and a tab beats the blanks around it.
+    static constexpr Format kFormats[] = {
+        {Delimiter::Comma, false},     {Delimiter::Tab, false},      {Delimiter::Tab, true},
+        {Delimiter::Semicolon, false}, {Delimiter::Semicolon, true}, {Delimiter::Whitespace, false},
+        {Delimiter::Whitespace, true}};
+    Format best;
+    Score bestScore;
+    for (const Format& format : kFormats) {
+        Score score;
+        for (std::string_view line : sample) {
+            split(line, format.delimiter, fields, kMaxColumns + 1);
+            std::size_t filled = 0, numbers = 0;
+            for (std::string_view f : fields) {
+                double unused = 0;
+                filled += !f.empty();
+                numbers += !f.empty() && parseNumber(f, format.decimalComma, buffer, unused) !=
+                                             Number::NotANumber;
+            }
+            if (numbers >= 2) {
+                score.numbers += numbers;
+                score.wholeLines += numbers == filled;
+            }
+        }
+        if (bestScore < score) {
+            best = format;
+            bestScore = score;
+        }
+    }
+    if (bestScore == Score{}) {
+        // No line holds two numbers: name the delimiter the first line seems to use, for
+        // the message that follows.
+        const std::string_view first = sample.front();
+        best.delimiter = first.find(',') != std::string_view::npos    ? Delimiter::Comma
+                         : first.find('\t') != std::string_view::npos ? Delimiter::Tab
+                         : first.find(';') != std::string_view::npos  ? Delimiter::Semicolon
+                                                                      : Delimiter::Whitespace;
+    }
+    return best;
+}
+
+// A column name as compared: lower case, without quotes or a trailing unit such as
+// " (BJD)" or " [mag]".
+std::string nameKey(std::string_view name)
+{
+    name = unquote(trim(name));
+    if (!name.empty() && (name.back() == ')' || name.back() == ']')) {
+        const char open = name.back() == ')' ? '(' : '[';
+        if (const auto at = name.rfind(open); at != std::string_view::npos && at > 0)
+            name = trim(name.substr(0, at));
+    }
+    std::string out(name);
     for (char& c : out)
-        c = char(std::tolower(static_cast<unsigned char>(c)));
-    if (out.size() >= 2 && out.front() == '"' && out.back() == '"')
-        out = out.substr(1, out.size() - 2);
+        c = toLower(c);
     return out;
 }
 
-int findColumn(const std::vector<std::string>& names, std::initializer_list<const char*> wanted)
+bool isErrorName(const std::string& n)
+{
+    for (const char* w : {"dy", "err", "error", "sigma", "e", "uncertainty"})
+        if (n == w)
+            return true;
+    return (n.size() > 4 && (n.ends_with("_err") || n.ends_with("_error"))) ||
+           (n.size() > 3 && n.ends_with("err")) || n.starts_with("e_") || n.starts_with("err_") ||
+           n.starts_with("sigma_");
+}
+
+// An exact name first, then a name that one of `prefixes` begins followed by '_', '-' or a
+// blank, as in "BJD_TDB", "HJD-2450000" or "flux_corr"; error columns are not candidates.
+int findColumn(const std::vector<std::string>& keys, std::initializer_list<const char*> wanted,
+               std::initializer_list<const char*> prefixes)
 {
     for (const char* w : wanted)
-        for (std::size_t i = 0; i < names.size(); ++i)
-            if (lower(names[i]) == w)
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            if (keys[i] == w)
                 return int(i);
+    for (const char* p : prefixes) {
+        const std::size_t n = std::strlen(p);
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            if (keys[i].size() > n && keys[i].starts_with(p) &&
+                (keys[i][n] == '_' || keys[i][n] == '-' || keys[i][n] == ' ') &&
+                !isErrorName(keys[i]))
+                return int(i);
+    }
     return -1;
 }
 
-int findErrorColumn(const std::vector<std::string>& names)
+int findErrorColumn(const std::vector<std::string>& keys)
 {
-    if (int i = findColumn(names, {"dy", "err", "error", "sigma", "e", "uncertainty"}); i >= 0)
+    if (int i = findColumn(keys, {"dy", "err", "error", "sigma", "e", "uncertainty"}, {}); i >= 0)
         return i;
-    for (std::size_t i = 0; i < names.size(); ++i) {
-        const std::string n = lower(names[i]);
-        if (n.size() > 4 && (n.ends_with("_err") || n.ends_with("_error")))
+    for (std::size_t i = 0; i < keys.size(); ++i)
+        if (isErrorName(keys[i]))
             return int(i);
-    }
     return -1;
+}
+
+// Units written apart in a whitespace-separated header, "time [d] flux [mJy]", belong to
+// the name before them.
+void joinUnits(std::string_view line, std::vector<std::string_view>& fields)
+{
+    std::vector<std::string_view> joined;
+    for (std::string_view f : fields) {
+        if (!joined.empty() && (f.front() == '(' || f.front() == '[')) {
+            const char* start = joined.back().data();
+            joined.back() = line.substr(std::size_t(start - line.data()),
+                                        std::size_t(f.data() + f.size() - start));
+        } else {
+            joined.push_back(f);
+        }
+    }
+    fields.swap(joined);
 }
 
 std::string plural(std::size_t n, const char* one, const char* many)
@@ -146,17 +422,41 @@ std::string plural(std::size_t n, const char* one, const char* many)
     return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+// The skipped rows' counts and the first one's cause, "" when none was skipped.
+std::string skipped(const LoadReport& r)
+{
+    std::string s;
+    auto add = [&s](std::string part) { s += (s.empty() ? "" : "; ") + part; };
+    if (r.nonNumericRows)
+        add(plural(r.nonNumericRows, "non-numeric row", "non-numeric rows") + " skipped");
+    if (r.outOfRangeRows)
+        add(plural(r.outOfRangeRows, "row", "rows") +
+            " with a number beyond the range of a double skipped");
+    if (r.nonFiniteRows)
+        add(plural(r.nonFiniteRows, "row", "rows") + " with NaN or infinity skipped");
+    if (r.nonPositiveErrors)
+        add(plural(r.nonPositiveErrors, "row", "rows") + " with dy <= 0 skipped");
+    if (!r.firstSkipped.empty())
+        add("first skipped: " + r.firstSkipped);
+    return s;
+}
+
+const char* encodingProblem(std::string_view text)
+{
+    if (text.starts_with("\xFF\xFE") || text.starts_with("\xFE\xFF"))
+        return "The file is UTF-16 or UTF-32 text; save it as UTF-8 or ASCII to load it";
+    return nullptr;
+}
+
 } // namespace
 
 std::string LoadReport::summary() const
 {
     std::string s = plural(rows, "row", "rows");
-    if (nonNumericRows)
-        s += "; " + plural(nonNumericRows, "non-numeric row", "non-numeric rows") + " skipped";
-    if (nonFiniteRows)
-        s += "; " + plural(nonFiniteRows, "row", "rows") + " with NaN or infinity skipped";
-    if (nonPositiveErrors)
-        s += "; " + plural(nonPositiveErrors, "row", "rows") + " with dy <= 0 skipped";
+    if (decimalComma)
+        s += "; numbers with decimal commas";
+    if (const std::string skips = skipped(*this); !skips.empty())
+        s += "; " + skips;
     if (sorted)
         s += "; sorted by time";
     if (duplicateTimes)
@@ -169,100 +469,193 @@ Status parseTimeSeries(std::string_view text, const ColumnChoice& choice, TimeSe
 {
     series = TimeSeries{};
     report = LoadReport{};
+    if (const char* problem = encodingProblem(text))
+        return Status::failure(problem);
+    if (text.starts_with("\xEF\xBB\xBF"))
+        text.remove_prefix(3);
+    const char lineEnd = lineBreak(text);
     std::vector<std::string_view> fields;
-    Delimiter delimiter = Delimiter::Whitespace;
-    bool headerChecked = false;
-    int tCol = choice.t, yCol = choice.y, dyCol = -1;
-    std::size_t widest = 0;
-    std::size_t lineCount = 0;
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-        std::size_t end = text.find('\n', pos);
-        if (end == std::string_view::npos)
-            end = text.size();
-        const std::string_view line = content(text.substr(pos, end - pos));
-        pos = end + 1;
-        if (++lineCount % kProgressLines == 0 && progress &&
-            !progress(double(pos) / double(text.size())))
-            return Status::failure("Loading was cancelled");
+    std::string buffer;
+
+    std::vector<std::string_view> sample;
+    std::size_t firstLineNumber = 0;
+    for (std::size_t pos = 0, number = 1; pos < text.size() && sample.size() < kSampleLines;
+         ++number) {
+        const std::string_view line = content(nextLine(text, lineEnd, pos));
         if (line.empty())
             continue;
-        if (!headerChecked) {
-            headerChecked = true;
-            delimiter = detect(line);
-            report.delimiter = delimiterName(delimiter);
-            split(line, delimiter, fields);
-            widest = fields.size();
+        if (sample.empty())
+            firstLineNumber = number;
+        sample.push_back(line);
+    }
+    if (sample.empty())
+        return Status::failure("The file holds no data");
+    const Format format = chooseFormat(sample, fields, buffer);
+    report.delimiter = delimiterName(format.delimiter);
+    report.decimalComma = format.decimalComma;
+
+    // The first line is a header when it holds two or more cells and no number; a title
+    // line of one cell is skipped as a non-numeric row.
+    split(sample.front(), format.delimiter, fields);
+    if (fields.size() > kMaxColumns)
+        return Status::failure("The first line has " + std::to_string(fields.size()) +
+                               " cells; at most " + std::to_string(kMaxColumns) +
+                               " columns are read");
+    bool header =
+        fields.size() >= 2 && std::none_of(fields.begin(), fields.end(), [&](std::string_view f) {
             double unused = 0;
-            const bool header = std::any_of(fields.begin(), fields.end(), [&](std::string_view f) {
-                return !parseNumber(f, unused);
-            });
-            for (std::size_t i = 0; i < fields.size(); ++i)
-                report.columns.push_back(header ? std::string(fields[i])
-                                                : "column " + std::to_string(i + 1));
-            // Recognised names choose the columns; a header of other names leaves the
-            // positions to choose, as without a header.
-            bool named = false;
-            if (header && choice.byName) {
-                if (int i = findColumn(report.columns,
-                                       {"t", "time", "mjd", "jd", "bjd", "hjd", "date", "x"});
-                    i >= 0) {
-                    tCol = i;
-                    named = true;
-                }
-                if (int i = findColumn(report.columns,
-                                       {"y", "flux", "mag", "magnitude", "value", "rv", "signal"});
-                    i >= 0) {
-                    yCol = i;
-                    named = true;
-                }
-                dyCol = findErrorColumn(report.columns);
-                named = named || dyCol >= 0;
-            }
-            if (!named && choice.dy >= 0 && std::size_t(choice.dy) < fields.size() &&
-                choice.dy != tCol && choice.dy != yCol)
-                dyCol = choice.dy;
-            if (tCol < 0 || yCol < 0 || tCol == yCol || std::size_t(tCol) >= fields.size() ||
-                std::size_t(yCol) >= fields.size())
-                return Status::failure("The file has " +
-                                       plural(fields.size(), "column", "columns") + "; columns " +
-                                       std::to_string(tCol + 1) + " (t) and " +
-                                       std::to_string(yCol + 1) + " (y) cannot be used");
-            report.tColumn = tCol;
-            report.yColumn = yCol;
-            report.dyColumn = dyCol;
-            if (header)
-                continue;
-        }
-        split(line, delimiter, fields);
+            return parseNumber(f, format.decimalComma, buffer, unused) != Number::NotANumber;
+        });
+    std::vector<std::string_view> names;
+    if (header) {
+        names = fields;
+        if (format.delimiter == Delimiter::Whitespace)
+            joinUnits(sample.front(), names);
+    }
+    // The columns menus offer the widest row's cells; a dy by position needs most rows to
+    // have it, so that one long line does not empty the others.
+    std::size_t widest = 0, withDy = 0;
+    for (std::size_t i = header ? 1 : 0; i < sample.size(); ++i) {
+        split(sample[i], format.delimiter, fields, kMaxColumns);
         widest = std::max(widest, fields.size());
-        double t = 0, y = 0, dy = 1;
-        const int needed = std::max({tCol, yCol, dyCol});
-        if (int(fields.size()) <= needed || !parseNumber(fields[std::size_t(tCol)], t) ||
-            !parseNumber(fields[std::size_t(yCol)], y) ||
-            (dyCol >= 0 && !parseNumber(fields[std::size_t(dyCol)], dy))) {
+        withDy += choice.dy >= 0 && fields.size() > std::size_t(choice.dy);
+    }
+    if (header && sample.size() == 1)
+        return Status::failure("The file has a header but no data rows");
+    if (header && format.delimiter == Delimiter::Comma && widest > names.size() &&
+        std::all_of(sample.begin() + 1, sample.end(), [&](std::string_view line) {
+            split(line, format.delimiter, fields, kMaxColumns);
+            return fields.size() > names.size();
+        }))
+        return Status::failure(
+            "The header names " + plural(names.size(), "column", "columns") +
+            " but every row has more cells: if the numbers use decimal commas, they cannot be "
+            "told from the commas between cells. Save the file with semicolons or tabs between "
+            "cells, or with decimal points; or name every column in the header");
+    // A whitespace-separated first line whose words do not match the rows' cells one to one
+    // names nothing: it is a title, counted as a non-numeric row.
+    if (header && format.delimiter == Delimiter::Whitespace && names.size() != widest) {
+        header = false;
+        names.clear();
+    }
+    for (std::size_t i = 0; i < std::max(names.size(), widest); ++i)
+        report.columns.push_back(i < names.size() ? printable(unquote(names[i]), kNameBytes)
+                                                  : "column " + std::to_string(i + 1));
+
+    int tCol = choice.t, yCol = choice.y, dyCol = -1;
+    // Recognised names choose the columns; a header of other names leaves the positions to
+    // choose, as without a header.
+    bool named = false;
+    if (!names.empty() && choice.byName) {
+        std::vector<std::string> keys;
+        for (std::string_view n : names)
+            keys.push_back(nameKey(n));
+        if (int i = findColumn(keys, {"t", "time", "mjd", "jd", "bjd", "hjd", "date", "x"},
+                               {"time", "mjd", "jd", "bjd", "hjd"});
+            i >= 0) {
+            tCol = i;
+            named = true;
+        }
+        if (int i = findColumn(keys, {"y", "flux", "mag", "magnitude", "value", "rv", "signal"},
+                               {"flux", "mag", "rv"});
+            i >= 0) {
+            yCol = i;
+            named = true;
+        }
+        dyCol = findErrorColumn(keys);
+        named = named || dyCol >= 0;
+    }
+    const std::size_t columnCount = report.columns.size();
+    const std::size_t dataLines = sample.size() - (header ? 1 : 0);
+    if (!named && choice.dy >= 0 && 2 * withDy > dataLines && choice.dy != tCol &&
+        choice.dy != yCol)
+        dyCol = choice.dy;
+    if (tCol < 0 || yCol < 0 || tCol == yCol || std::size_t(tCol) >= columnCount ||
+        std::size_t(yCol) >= columnCount)
+        return Status::failure("The file has " + plural(columnCount, "column", "columns") +
+                               "; columns " + std::to_string(tCol + 1) + " (t) and " +
+                               std::to_string(yCol + 1) + " (y) cannot be used");
+    report.tColumn = tCol;
+    report.yColumn = yCol;
+    report.dyColumn = dyCol;
+
+    const int chosen[3] = {tCol, yCol, dyCol};
+    const std::size_t needed = std::size_t(std::max({tCol, yCol, dyCol})) + 1;
+    std::size_t lineNumber = 0;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        const std::string_view line = content(nextLine(text, lineEnd, pos));
+        if (++lineNumber % kProgressLines == 0 && progress &&
+            !progress(double(std::min(pos, text.size())) / double(text.size())))
+            return Status::failure("Loading was cancelled");
+        if (line.empty() || (header && lineNumber == firstLineNumber))
+            continue;
+        split(line, format.delimiter, fields, needed);
+        double values[3] = {0, 0, 1};
+        Number worst = Number::Ok;
+        std::size_t badColumn = 0; // the first cell refused, or the first out of range
+        for (int k = 0; k < 3; ++k) {
+            if (chosen[k] < 0)
+                continue;
+            const auto column = std::size_t(chosen[k]);
+            const Number n =
+                column < fields.size()
+                    ? parseNumber(fields[column], format.decimalComma, buffer, values[k])
+                    : Number::NotANumber;
+            if (n == Number::Ok || (n == Number::OutOfRange && worst == Number::OutOfRange))
+                continue;
+            worst = n;
+            badColumn = column;
+            if (n == Number::NotANumber)
+                break;
+        }
+        const auto [t, y, dy] = values;
+        const bool finite = std::isfinite(t) && std::isfinite(y) && std::isfinite(dy);
+        if (worst == Number::NotANumber) {
             ++report.nonNumericRows;
-            continue;
-        }
-        if (!std::isfinite(t) || !std::isfinite(y) || !std::isfinite(dy)) {
+        } else if (worst == Number::OutOfRange) {
+            ++report.outOfRangeRows;
+        } else if (!finite) {
             ++report.nonFiniteRows;
-            continue;
-        }
-        if (dyCol >= 0 && !(dy > 0.0)) {
+        } else if (dyCol >= 0 && !(dy > 0.0)) {
             ++report.nonPositiveErrors;
+        } else {
+            series.t.push_back(t);
+            series.y.push_back(y);
+            if (dyCol >= 0)
+                series.dy.push_back(dy);
             continue;
         }
-        series.t.push_back(t);
-        series.y.push_back(y);
-        if (dyCol >= 0)
-            series.dy.push_back(dy);
+        if (!report.firstSkipped.empty())
+            continue;
+        // Only the first skipped row's cause is written out, so large files stay fast.
+        const std::string where = "line " + std::to_string(lineNumber);
+        const std::string cell = where + ", column " + std::to_string(badColumn + 1);
+        if (worst == Number::NotANumber)
+            report.firstSkipped = badColumn < fields.size()
+                                      ? cell + ": " + notANumber(fields[badColumn], format)
+                                      : cell + " is missing";
+        else if (worst == Number::OutOfRange)
+            report.firstSkipped = cell + ": \"" +
+                                  printable(unquote(fields[badColumn]), kQuotedBytes) +
+                                  "\" is beyond the range of a double";
+        else if (!finite)
+            report.firstSkipped = where + " holds NaN or infinity";
+        else
+            report.firstSkipped =
+                where + ", column " + std::to_string(dyCol + 1) + ": dy is not positive";
     }
     if (progress && !progress(1.0))
         return Status::failure("Loading was cancelled");
     report.rows = series.t.size();
-    if (report.rows == 0)
-        return Status::failure(headerChecked ? "No row holds numbers in the chosen columns"
-                                             : "The file holds no data");
+    if (report.rows == 0) {
+        std::string columnsUsed =
+            "columns " + std::to_string(tCol + 1) + " (t) and " + std::to_string(yCol + 1) + " (y)";
+        if (dyCol >= 0)
+            columnsUsed += " with " + std::to_string(dyCol + 1) + " (dy)";
+        return Status::failure("No row holds usable numbers in " + columnsUsed + ": " +
+                               skipped(report));
+    }
     if (!std::is_sorted(series.t.begin(), series.t.end())) {
         std::vector<std::size_t> order(report.rows);
         std::iota(order.begin(), order.end(), std::size_t(0));
@@ -289,6 +682,14 @@ Status parseTimeSeries(std::string_view text, const ColumnChoice& choice, TimeSe
 Status loadTimeSeries(const std::string& path, const ColumnChoice& columns, TimeSeries& series,
                       LoadReport& report, const LoadProgress& progress)
 {
+    // A folder opens as a stream on Linux and only fails to read; devices and pipes have no
+    // size to read up to.
+    std::error_code error;
+    const auto kind = std::filesystem::status(path, error).type();
+    if (kind == std::filesystem::file_type::directory)
+        return Status::failure(path + " is a folder, not a file");
+    if (!error && kind != std::filesystem::file_type::regular)
+        return Status::failure(path + " is not a regular file");
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in)
         return Status::failure("Cannot open " + path + ": " + std::strerror(errno));
@@ -306,6 +707,8 @@ Status loadTimeSeries(const std::string& path, const ColumnChoice& columns, Time
     in.seekg(0);
     if (!in.read(text.data(), size))
         return Status::failure("Cannot read " + path);
+    if (const char* problem = encodingProblem(text))
+        return Status::failure(path + ": " + problem);
     if (text.find('\0') != std::string::npos)
         return Status::failure(path + " is not a text file");
     return parseTimeSeries(text, columns, series, report, progress);

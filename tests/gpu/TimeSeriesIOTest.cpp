@@ -163,5 +163,186 @@ TEST(TimeSeriesIO, FilesThatCannotBeReadAreExplained)
     EXPECT_EQ(s.dy.size(), 200u);
 }
 
+TEST(TimeSeriesIO, OverlongLinesAreReadWhenValidAndCountedWhenNot)
+{
+    const std::string longText(5u << 20, 'x');
+    LoadReport r;
+    // A valid first row with 5 MB of notes after its numbers is a row, not a header.
+    TimeSeries s = parse("1,2," + longText + "\n3,4\n5,6\n", r);
+    EXPECT_EQ(s.t, (std::vector<double>{1, 3, 5}));
+    EXPECT_EQ(r.summary(), "3 rows");
+    // A first line holding one 5 MB number is counted, not taken for a header.
+    s = parse(std::string(5u << 20, '7') + ",2\n3,4\n5,6\n", r);
+    EXPECT_EQ(s.t, (std::vector<double>{3, 5}));
+    EXPECT_NE(r.summary().find("1 row with a number beyond"), std::string::npos) << r.summary();
+    // A 5 MB line of text among the rows is counted and shown.
+    s = parse("1,2\n" + longText + "\n3,4\n", r);
+    EXPECT_EQ(s.t, (std::vector<double>{1, 3}));
+    EXPECT_NE(r.summary().find("1 non-numeric row skipped; first skipped: line 2"),
+              std::string::npos)
+        << r.summary().substr(0, 200);
+    EXPECT_LT(r.summary().size(), 200u); // the cell is shortened, not repeated
+}
+
+TEST(TimeSeriesIO, DecimalCommasAreReadWhereTheDelimiterIsNotAComma)
+{
+    LoadReport r;
+    TimeSeries s = parse("t;flux;err\n"
+                         "2459000,5;1,234;0,01\n"
+                         "2459001,25;-1,5E-1;0,02\n"
+                         "2459002;3;1e-2\n",
+                         r);
+    EXPECT_EQ(r.delimiter, "semicolon");
+    EXPECT_EQ(s.t, (std::vector<double>{2459000.5, 2459001.25, 2459002}));
+    EXPECT_EQ(s.y, (std::vector<double>{1.234, -0.15, 3}));
+    EXPECT_EQ(s.dy, (std::vector<double>{0.01, 0.02, 0.01}));
+    EXPECT_NE(r.summary().find("decimal commas"), std::string::npos) << r.summary();
+    // Spreadsheets' tab-separated exports and whitespace columns use them too.
+    s = parse("2459000,5\t1,25\n2459001,5\t2,5\n", r);
+    EXPECT_EQ(r.delimiter, "tab");
+    EXPECT_EQ(s.y, (std::vector<double>{1.25, 2.5}));
+    s = parse("2459000,5  1,25\n2459001,5  2,5\n", r);
+    EXPECT_EQ(r.delimiter, "whitespace");
+    EXPECT_EQ(s.t, (std::vector<double>{2459000.5, 2459001.5}));
+    // Commas after numbers are still field delimiters.
+    s = parse("1, 2\n3, 4\n", r);
+    EXPECT_EQ(r.delimiter, "comma");
+    EXPECT_EQ(s.y, (std::vector<double>{2, 4}));
+}
+
+TEST(TimeSeriesIO, NumbersThatCannotBeReadAreExplained)
+{
+    TimeSeries s;
+    LoadReport r;
+    // Decimal commas in a comma-separated file cannot be told from the delimiters.
+    Status st = parseTimeSeries("t,flux,err\n2459000,5,1,25,0,01\n2459001,5,1,5,0,02\n", {}, s, r);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("decimal commas"), std::string::npos) << st.message();
+    // Thousands separators are not guessed at; the message shows the cell.
+    st = parseTimeSeries("t;y\n2.459.000,5;1,5\n2.459.001,5;1,5\n", {}, s, r);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("\"2.459.000,5\""), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("line 2"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("thousands separators"), std::string::npos) << st.message();
+    // A quoted decimal comma between commas.
+    st = parseTimeSeries("\"1,5\",\"2,5\"\n\"2,5\",\"3,5\"\n", {}, s, r);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("decimal commas are read only"), std::string::npos) << st.message();
+}
+
+TEST(TimeSeriesIO, TheFirstRowIsAHeaderOnlyWhenItHoldsNoNumbers)
+{
+    LoadReport r;
+    TimeSeries s = parse("1,2,NA\n3,4,0.1\n5,6,0.2\n", r);
+    EXPECT_EQ(s.t, (std::vector<double>{3, 5}));
+    EXPECT_EQ(r.nonNumericRows, 1u);
+    EXPECT_EQ(r.columns, (std::vector<std::string>{"column 1", "column 2", "column 3"}));
+    s = parse("1,1e400\n2,3\n4,5\n", r);
+    EXPECT_EQ(s.t, (std::vector<double>{2, 4}));
+    EXPECT_NE(r.summary().find("1 row with a number beyond"), std::string::npos) << r.summary();
+    // A one-cell title line is not a header of a two-column file.
+    s = parse("My light curve\n1 2\n3 4\n", r);
+    EXPECT_EQ(s.t, (std::vector<double>{1, 3}));
+    EXPECT_EQ(r.nonNumericRows, 1u);
+}
+
+TEST(TimeSeriesIO, ExportsFromOtherSystemsAreRead)
+{
+    LoadReport r;
+    // A UTF-8 byte order mark before a header or a first row.
+    TimeSeries s = parse("\xEF\xBB\xBFt,y\n1,2\n3,4\n", r);
+    EXPECT_EQ(r.columns, (std::vector<std::string>{"t", "y"}));
+    s = parse("\xEF\xBB\xBF"
+              "1,2\n3,4\n",
+              r);
+    EXPECT_EQ(s.t, (std::vector<double>{1, 3}));
+    // Classic Mac line endings: carriage returns alone.
+    s = parse("t,y\r1,2\r3,4\r", r);
+    EXPECT_EQ(s.y, (std::vector<double>{2, 4}));
+    s = parse("1,2\r\n3,4\r\n", r);
+    EXPECT_EQ(s.y, (std::vector<double>{2, 4}));
+    // Spreadsheets' trailing delimiters are no extra column.
+    s = parse("1;2;\n3;4;\n", r);
+    EXPECT_EQ(s.t, (std::vector<double>{1, 3}));
+    EXPECT_TRUE(s.dy.empty());
+    // Fortran's double-precision exponents.
+    s = parse("1.0D+00 2.5D-01\n2.0d0 3.0D-01\n", r);
+    EXPECT_EQ(s.t, (std::vector<double>{1, 2}));
+    EXPECT_EQ(s.y, (std::vector<double>{0.25, 0.3}));
+    // Quoted cells, with the delimiter inside a quoted name.
+    s = parse("\"time\",\"flux, corrected\"\n\"1\",\"2\"\n\"3\",\"4\"\n", r);
+    EXPECT_EQ(r.columns, (std::vector<std::string>{"time", "flux, corrected"}));
+    EXPECT_EQ(s.y, (std::vector<double>{2, 4}));
+    // A comma inside a tab-separated header does not make the file comma-separated.
+    s = parse("time\tflux (e-, corrected)\n1\t2\n3\t4\n", r);
+    EXPECT_EQ(r.delimiter, "tab");
+    EXPECT_EQ(s.y, (std::vector<double>{2, 4}));
+}
+
+TEST(TimeSeriesIO, Windows1252NamesAreShownAsUtf8)
+{
+    LoadReport r;
+    const TimeSeries s = parse("BJD \x96 2450000;Flu\xDF (\xB5Jy)\n1;2\n3;4\n", r);
+    EXPECT_EQ(r.columns,
+              (std::vector<std::string>{"BJD \xE2\x80\x93 2450000", "Flu\xC3\x9F (\xC2\xB5Jy)"}));
+    EXPECT_EQ(s.y, (std::vector<double>{2, 4}));
+}
+
+TEST(TimeSeriesIO, HeadersWithUnitsChooseTheirColumns)
+{
+    LoadReport r;
+    TimeSeries s = parse("mag [mag]  time [d]  err [mag]\n10 1 0.1\n11 2 0.2\n", r);
+    EXPECT_EQ(r.columns, (std::vector<std::string>{"mag [mag]", "time [d]", "err [mag]"}));
+    EXPECT_EQ(s.t, (std::vector<double>{1, 2}));
+    EXPECT_EQ(s.y, (std::vector<double>{10, 11}));
+    EXPECT_EQ(s.dy, (std::vector<double>{0.1, 0.2}));
+    s = parse("Flux (e/s),BJD_TDB,e_Flux\n5,100.5,0.5\n6,101.5,0.5\n", r);
+    EXPECT_EQ(r.tColumn, 1);
+    EXPECT_EQ(r.yColumn, 0);
+    EXPECT_EQ(r.dyColumn, 2);
+    EXPECT_EQ(s.t, (std::vector<double>{100.5, 101.5}));
+}
+
+TEST(TimeSeriesIO, ANothingUsableMessageSaysWhy)
+{
+    TimeSeries s;
+    LoadReport r;
+    // A third column of zero flags, taken for dy by position.
+    Status st = parseTimeSeries("1 2 0\n3 4 0\n", {}, s, r);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("2 rows with dy <= 0"), std::string::npos) << st.message();
+    st = parseTimeSeries("t,y\n", {}, s, r);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("header but no data"), std::string::npos) << st.message();
+    st = parseTimeSeries(std::string("\xFF\xFE"
+                                     "1\0,\0"
+                                     "2\0\n\0",
+                                     10),
+                         {}, s, r);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("UTF-16"), std::string::npos) << st.message();
+    // A first line of millions of cells is refused before it becomes millions of names.
+    std::string wide;
+    for (int i = 0; i < 2000000; ++i)
+        wide += "x,";
+    st = parseTimeSeries(wide + "\n1,2\n", {}, s, r);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("2000000 cells"), std::string::npos) << st.message();
+}
+
+TEST(TimeSeriesIO, FoldersAreNotFiles)
+{
+    TimeSeries s;
+    LoadReport r;
+    const auto dir = std::filesystem::temp_directory_path() / "warpscope-io-folder";
+    std::filesystem::create_directories(dir);
+    const Status st = loadTimeSeries(dir.string(), {}, s, r);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("is a folder"), std::string::npos) << st.message();
+    const Status device = loadTimeSeries("/dev/null", {}, s, r);
+    ASSERT_FALSE(device.ok());
+    EXPECT_NE(device.message().find("not a regular file"), std::string::npos) << device.message();
+}
+
 } // namespace
 } // namespace warpscope::gpu::test
