@@ -564,11 +564,23 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
         setError(text.join('\n'));
         return std::nullopt;
     }
+    // The manual grid's unit; the automatic grid's note uses it too.
+    const double scale = m_frequencyUnit->currentIndex() == 1 ? 2.0 * std::numbers::pi : 1.0;
     if (m_gridMode->currentIndex() == 0) {
-        o.grid = gpu::autoFrequencyGrid(r.series, m_samplesPerPeak->value(), m_nyquist->value());
+        gpu::AutoGridCap cap;
+        o.grid = gpu::autoFrequencyGrid(r.series, m_samplesPerPeak->value(), m_nyquist->value(),
+                                        std::nullopt, std::nullopt, &cap);
+        if (cap.wanted > 0.0)
+            r.gridNote = tr("The automatic grid would need %1 frequencies, more than the %2 a "
+                            "periodogram may have, so it stops at %3 instead of %4. To reach "
+                            "higher, lower the samples per peak or the Nyquist factor, or set a "
+                            "manual grid.")
+                             .arg(cap.wanted, 0, 'f', 0)
+                             .arg(gpu::kMaxFrequencies)
+                             .arg(o.grid.fmax() * scale, 0, 'g', 6)
+                             .arg(cap.wantedFmax * scale, 0, 'g', 6);
     } else {
         // Angular input is divided by 2 pi: the kernels take ordinary frequency.
-        const double scale = m_frequencyUnit->currentIndex() == 1 ? 2.0 * std::numbers::pi : 1.0;
         bool okMin = false, okMax = false, okCount = false;
         const double fmin = m_fmin->text().toDouble(&okMin) / scale;
         const double fmax = m_fmax->text().toDouble(&okMax) / scale;
@@ -584,30 +596,33 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
                         "whole number of frequencies"));
             return std::nullopt;
         }
-        o.grid =
-            gpu::frequencyGrid(fmin, fmax, static_cast<long long>(std::clamp(count, -1.0, 1e15)),
-                               m_gridMode->currentIndex() == 2);
-        if (o.grid.count > 1 && !(fmax > fmin)) {
-            m_fmax->setStyleSheet(kInvalidInput);
-            setError(tr("The maximum frequency must be above the minimum"));
+        const long long frequencies = static_cast<long long>(std::clamp(count, -1.0, 1e15));
+        const bool logarithmic = m_gridMode->currentIndex() == 2;
+        if (!explainProblems(gpu::validateFrequencyRange(fmin, fmax, frequencies, logarithmic)))
             return std::nullopt;
-        }
+        o.grid = gpu::frequencyGrid(fmin, fmax, frequencies, logarithmic);
     }
-    if (const auto problems = gpu::validatePeriodogram(r.series, o); !problems.empty()) {
-        QStringList text;
-        for (const gpu::PeriodogramProblem& p : problems) {
-            text << QString::fromStdString(p.message);
-            QLineEdit* field = p.input == gpu::PeriodogramInput::Fmin    ? m_fmin
-                               : p.input == gpu::PeriodogramInput::Fmax  ? m_fmax
-                               : p.input == gpu::PeriodogramInput::Count ? m_count
-                                                                         : nullptr;
-            if (field)
-                field->setStyleSheet(kInvalidInput);
-        }
-        setError(text.join('\n'));
+    if (!explainProblems(gpu::validatePeriodogram(r.series, o)))
         return std::nullopt;
-    }
     return r;
+}
+
+bool PeriodogramWorkspace::explainProblems(const std::vector<gpu::PeriodogramProblem>& problems)
+{
+    if (problems.empty())
+        return true;
+    QStringList text;
+    for (const gpu::PeriodogramProblem& p : problems) {
+        text << QString::fromStdString(p.message);
+        QLineEdit* field = p.input == gpu::PeriodogramInput::Fmin    ? m_fmin
+                           : p.input == gpu::PeriodogramInput::Fmax  ? m_fmax
+                           : p.input == gpu::PeriodogramInput::Count ? m_count
+                                                                     : nullptr;
+        if (field)
+            field->setStyleSheet(kInvalidInput);
+    }
+    setError(text.join('\n'));
+    return false;
 }
 
 void PeriodogramWorkspace::schedule()
@@ -626,7 +641,9 @@ void PeriodogramWorkspace::schedule()
 void PeriodogramWorkspace::start(Request request)
 {
     setError(QString());
-    m_status->setText(tr("Computing %1 frequencies…").arg(request.options.grid.count));
+    m_gridNote = request.gridNote;
+    m_status->setText(tr("Computing %1 frequencies…").arg(request.options.grid.count) +
+                      (m_gridNote.isEmpty() ? QString() : " " + m_gridNote));
     m_shownOptions = request.options;
     m_computing = true;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
@@ -698,7 +715,8 @@ void PeriodogramWorkspace::onComputed()
                           .arg(m_spectrum->computeMs(), 0, 'f', 2)
                           .arg(QString::fromStdString(result.device) + ", " +
                                QString::fromStdString(m_spectrum->method()))
-                          .arg(m_view->pathText()));
+                          .arg(m_view->pathText()) +
+                      (m_gridNote.isEmpty() ? QString() : " " + m_gridNote));
     replot();
     showPeaks();
 }
@@ -738,11 +756,24 @@ void PeriodogramWorkspace::showPeaks()
         gpu::TimeSeries used = m_series;
         if (!m_useErrors->isChecked())
             used.dy.clear();
-        const double fap = gpu::falseAlarmProbability(m_peaks[0].power, grid().fmax(), used,
-                                                      m_shownOptions.normalization);
-        m_fap->setText(tr("Highest peak: period %1, false-alarm probability %2 (Baluev 2008)")
-                           .arg(1.0 / m_peaks[0].frequency, 0, 'g', 6)
-                           .arg(fap, 0, 'g', 3));
+        const std::optional<double> fap = gpu::falseAlarmProbability(
+            m_peaks[0].power, grid().fmax(), used, m_shownOptions.normalization);
+        const QString period = QString::number(1.0 / m_peaks[0].frequency, 'g', 6);
+        if (fap)
+            m_fap->setText(tr("Highest peak: period %1, false-alarm probability %2 (Baluev 2008)")
+                               .arg(period)
+                               .arg(*fap, 0, 'g', 3));
+        else if (used.t.size() < gpu::kFalseAlarmMinPoints)
+            m_fap->setText(tr("Highest peak: period %1; too few points (%2) for the false-alarm "
+                              "probability: Baluev's approximation needs at least %3")
+                               .arg(period)
+                               .arg(used.t.size())
+                               .arg(gpu::kFalseAlarmMinPoints));
+        else
+            m_fap->setText(tr("Highest peak: period %1; its false-alarm probability cannot be "
+                              "computed (Baluev's approximation breaks down at power %2)")
+                               .arg(period)
+                               .arg(m_peaks[0].power, 0, 'g', 6));
     }
     if (!m_peaks.empty())
         m_peakTable->setCurrentCell(0, 0);
