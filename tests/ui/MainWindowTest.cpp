@@ -777,6 +777,10 @@ private slots:
             QVERIFY(std::isfinite(p));
         const QString fap = periodogram()->findChild<QLabel*>("falseAlarm")->text();
         QVERIFY2(!fap.contains("nan", Qt::CaseInsensitive), qPrintable(fap));
+        // The folded data, in units of a power of ten the plot can hold.
+        QCPAxis* foldY = periodogram()->foldPlot()->yAxis;
+        QVERIFY2(foldY->label().contains("1e30"), qPrintable(foldY->label()));
+        QVERIFY(foldY->range().lower < -0.5 && foldY->range().upper > 0.5);
     }
 
     // Three rows left once the row with dy = 0 is skipped: too few for Baluev's false-alarm

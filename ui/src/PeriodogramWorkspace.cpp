@@ -31,6 +31,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <numbers>
@@ -801,13 +802,28 @@ void PeriodogramWorkspace::showFold(int peak)
         phase.push_back(cycles - std::floor(cycles));
         value.push_back(used.y[i]);
     }
-    m_fold->graph(0)->setData(phase, value);
     QVector<double> curveX, curveY;
     for (int i = 0; i <= 200; ++i) {
         const double p = i / 200.0;
         curveX.push_back(p);
         curveY.push_back(fit.at(f, t0 + p / f));
     }
+    // QCustomPlot refuses ranges wider than 1e250 or narrower than 1e-280: values near
+    // double's limits are drawn in units of a power of ten, which the axis names.
+    double largest = 0.0;
+    for (const QVector<double>* values : {&value, &curveY})
+        for (const double v : *values)
+            largest = std::max(largest, std::abs(v));
+    const int decade = largest > 1e200 || (largest > 0.0 && largest < 1e-200)
+                           ? int(std::floor(std::log10(largest)))
+                           : 0;
+    // In two factors, each within double's range even where 10^-decade is not.
+    const double half = std::pow(10.0, -(decade / 2)), rest = std::pow(10.0, decade / 2 - decade);
+    for (QVector<double>* values : {&value, &curveY})
+        for (double& v : *values)
+            v = v * half * rest;
+    m_fold->graph(0)->setData(phase, value);
+    m_fold->yAxis->setLabel(decade == 0 ? tr("y") : tr("y (×1e%1)").arg(decade));
     m_fold->graph(1)->setData(curveX, curveY, true);
     m_fold->xAxis->setLabel(tr("phase at period %1").arg(1.0 / f, 0, 'g', 6));
     m_fold->rescaleAxes();
