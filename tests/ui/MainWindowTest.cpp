@@ -808,6 +808,31 @@ private slots:
         QVERIFY2(error.contains("times are equal") && !error.contains('\n'), qPrintable(error));
     }
 
+    // 1000 samples a peak up to 1000 times the Nyquist frequency asks for 2e8 frequencies:
+    // the automatic grid stops at the maximum and the panel says so, and what to change. The
+    // capped computation is cancelled by going back, so the test stays short.
+    void cappedAutomaticGridIsExplained()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        auto* samples = periodogram()->findChild<QDoubleSpinBox*>("samplesPerPeak");
+        auto* nyquist = periodogram()->findChild<QDoubleSpinBox*>("nyquistFactor");
+        auto* status = periodogram()->findChild<QLabel*>("periodogramStatus");
+        samples->setValue(1000.0);
+        nyquist->setValue(1000.0);
+        QTRY_VERIFY2_WITH_TIMEOUT(status->text().contains("would need 200000"),
+                                  qPrintable(status->text()), 30000);
+        QVERIFY2(status->text().contains(QString::number(gpu::kMaxFrequencies)) &&
+                     status->text().contains("samples per peak"),
+                 qPrintable(status->text()));
+        QVERIFY(periodogram()->errorText().isEmpty()); // a note, not an error
+        nyquist->setValue(5.0);
+        samples->setValue(5.0);
+        QVERIFY(waitForPeriodogram());
+        QVERIFY2(!status->text().contains("would need"), qPrintable(status->text()));
+        QCOMPARE(periodogram()->grid().count, 5001);
+    }
+
     // Edit > Undo follows the workspace shown: on the periodogram it takes back the last
     // control change and recomputes; redo brings it back.
     void periodogramChangesUndo()

@@ -93,6 +93,8 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     m_samplesPerPeak = doubleBox(this, 0.1, 1000, 5, 2, tr("Grid points across each peak"));
     m_nyquist = doubleBox(this, 0.01, 1000, 5, 2,
                           tr("Highest frequency as a multiple of the average Nyquist frequency"));
+    m_samplesPerPeak->setObjectName("samplesPerPeak");
+    m_nyquist->setObjectName("nyquistFactor");
     m_fmin = new QLineEdit("0.001", this);
     m_fmax = new QLineEdit("2", this);
     m_count = new QLineEdit("100000", this);
