@@ -288,10 +288,18 @@ ParseResult parseCommandLine(const QStringList& arguments)
         if (spacingOk) {
             const double fmin = parts[0].toDouble(&ok[0]), fmax = parts[1].toDouble(&ok[1]);
             const long long count = parts[2].toLongLong(&ok[2]);
-            if (ok[0] && ok[1] && ok[2] && fmin > 0 && fmax > fmin && count >= 1 &&
-                count <= gpu::kMaxFrequencies)
-                o.frequencies =
-                    std::make_tuple(fmin, fmax, count, parts.size() == 4 && parts[3] == "log");
+            const bool logarithmic = parts.size() == 4 && parts[3] == "log";
+            if (ok[0] && ok[1] && ok[2]) {
+                // The panel's own check, so a grid it would refuse is refused here, at once.
+                QStringList problems;
+                for (const gpu::PeriodogramProblem& problem :
+                     gpu::validateFrequencyRange(fmin, fmax, count, logarithmic))
+                    problems << QString::fromStdString(problem.message);
+                if (!problems.isEmpty())
+                    return fail("--frequencies '" + parser.value(frequencies) +
+                                "': " + problems.join("; "));
+                o.frequencies = std::make_tuple(fmin, fmax, count, logarithmic);
+            }
         }
         if (!o.frequencies)
             return fail("--frequencies needs FMIN,FMAX,M[,log] with 0 < FMIN < FMAX and 1 <= M "

@@ -74,6 +74,24 @@ Status checkPeriodogram(const TimeSeries& series, const PeriodogramOptions& opti
     return Status::success();
 }
 
+Status checkPowers(long long nonFinite, long long unevaluated, const PeriodogramOptions& options)
+{
+    const long long bad = nonFinite - unevaluated;
+    if (bad <= 0)
+        return Status::success();
+    const bool exactFit = options.normalization == Normalization::Model ||
+                          options.normalization == Normalization::Log;
+    return Status::failure(
+        "The periodogram failed: " + std::to_string(bad) + " of its " +
+        std::to_string(options.grid.count - unevaluated) +
+        " powers came out as NaN or infinity, so none is shown. " +
+        (exactFit ? std::string("The ") + normalizationName(options.normalization) +
+                        " power is infinite where the sinusoid fits the data exactly (data "
+                        "without noise): use the standard normalisation"
+                  : std::string("The sums lost all their digits; this is a defect, not a "
+                                "property of the data")));
+}
+
 Status uploadField(const GlBuffer& target, std::span<const float> values)
 {
     if (values.size() < target.layout.elementCount())

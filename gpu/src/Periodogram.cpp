@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <numbers>
 
 namespace warpscope::gpu {
@@ -15,18 +17,27 @@ bool finite(double v)
     return std::isfinite(v);
 }
 
-// Weighted mean and variance of t, with weights dy^-2 (or equal weights).
-double weightedVariance(const TimeSeries& s)
+// The weighted standard deviation of t, with weights dy^-2 (or equal weights). t is taken
+// relative to its smallest value and in units of the baseline, and dy relative to the
+// smallest dy, so that no square overflows.
+double weightedTimeSpread(const TimeSeries& s)
 {
+    const auto [lo, hi] = std::minmax_element(s.t.begin(), s.t.end());
+    const double baseline = *hi - *lo;
+    if (!(baseline > 0.0))
+        return 0.0;
+    const int dyExponent =
+        s.dy.empty() ? 0 : scaleExponent(*std::min_element(s.dy.begin(), s.dy.end()));
     long double sw = 0, st = 0, stt = 0;
     for (std::size_t i = 0; i < s.t.size(); ++i) {
-        const long double w = s.dy.empty() ? 1.0L : 1.0L / ((long double)s.dy[i] * s.dy[i]);
+        const long double w = scaledWeight(s, i, dyExponent);
+        const long double u = (s.t[i] - *lo) / baseline;
         sw += w;
-        st += w * s.t[i];
-        stt += w * s.t[i] * s.t[i];
+        st += w * u;
+        stt += w * u * u;
     }
     const long double mean = st / sw;
-    return double(stt / sw - mean * mean);
+    return baseline * std::sqrt(double(std::max(0.0L, stt / sw - mean * mean)));
 }
 
 // sqrt(2 / n) * Gamma(n / 2) / Gamma((n - 1) / 2)
@@ -75,21 +86,29 @@ std::optional<Normalization> parseNormalization(const std::string& text)
 
 FrequencyGrid autoFrequencyGrid(const TimeSeries& series, double samplesPerPeak,
                                 double nyquistFactor, std::optional<double> minimumFrequency,
-                                std::optional<double> maximumFrequency)
+                                std::optional<double> maximumFrequency, AutoGridCap* cap)
 {
     FrequencyGrid grid;
+    if (cap)
+        *cap = {};
     if (series.t.size() < 2)
         return grid;
     const auto [lo, hi] = std::minmax_element(series.t.begin(), series.t.end());
     const double baseline = *hi - *lo;
-    if (!(baseline > 0.0) || !(samplesPerPeak > 0.0) || !(nyquistFactor > 0.0))
+    if (!(baseline > 0.0) || !std::isfinite(baseline) || !(samplesPerPeak > 0.0) ||
+        !(nyquistFactor > 0.0))
         return grid;
     grid.df = 1.0 / baseline / samplesPerPeak;
     grid.fmin = minimumFrequency.value_or(0.5 * grid.df);
     const double fmax =
         maximumFrequency.value_or(nyquistFactor * 0.5 * double(series.t.size()) / baseline);
-    grid.count = 1 + static_cast<long long>(std::llround((fmax - grid.fmin) / grid.df));
-    grid.count = std::max(grid.count, 1LL);
+    // In double: what a long series asks for may not fit a long long.
+    const double wanted = 1.0 + std::round((fmax - grid.fmin) / grid.df);
+    grid.count = !(wanted >= 1.0)                   ? 1
+                 : wanted > double(kMaxFrequencies) ? kMaxFrequencies
+                                                    : static_cast<long long>(wanted);
+    if (cap && wanted > double(grid.count))
+        *cap = {wanted, fmax};
     return grid;
 }
 
@@ -105,6 +124,128 @@ FrequencyGrid frequencyGrid(double fmin, double fmax, long long count, bool loga
     else
         grid.df = 1.0; // any positive step: one frequency has no neighbour
     return grid;
+}
+
+namespace {
+
+std::string shortNumber(double v)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", v);
+    return text;
+}
+
+// The first frequency and the count: true when both are usable.
+bool checkStart(double fmin, long long count, std::vector<PeriodogramProblem>& problems)
+{
+    const std::size_t before = problems.size();
+    if (!finite(fmin))
+        problems.push_back(
+            {PeriodogramInput::Fmin, "The minimum frequency must be a finite number"});
+    else if (!(fmin > 0.0))
+        problems.push_back({PeriodogramInput::Fmin, "The minimum frequency must be above 0"});
+    if (count < 1 || count > kMaxFrequencies)
+        problems.push_back(
+            {PeriodogramInput::Count,
+             "The number of frequencies must be between 1 and " + std::to_string(kMaxFrequencies)});
+    return problems.size() == before;
+}
+
+// The steps of a grid of two or more frequencies from a usable start: finite, positive, and
+// each frequency far enough from the next that double tells them apart.
+void checkSteps(const FrequencyGrid& g, std::vector<PeriodogramProblem>& problems)
+{
+    const double fmax = g.fmax();
+    if (!finite(g.df) || !finite(fmax)) {
+        problems.push_back(
+            {PeriodogramInput::Fmax, "The maximum frequency must be a finite number"});
+        return;
+    }
+    if (!(g.df > 0.0)) {
+        problems.push_back(
+            {PeriodogramInput::Fmax, "The maximum frequency must be above the minimum"});
+        return;
+    }
+    // Each frequency is rounded to within one unit in the last place of fmax (evenly spaced:
+    // k df and the sum; logarithmic: e^{k df}, whose rounded exponent k df errs by up to
+    // 2^-53 k df relative, and the product). A step of 2^-50 of the frequency, above twice
+    // those errors, keeps neighbours distinct.
+    const double step = g.logarithmic ? fmax * -std::expm1(-g.df) : g.df;
+    const double need =
+        kMinRelativeStep * fmax * (g.logarithmic ? 1.0 + g.df * double(g.count - 1) : 1.0);
+    if (!(step >= need))
+        problems.push_back(
+            {PeriodogramInput::Count,
+             "Consecutive frequencies would be " + shortNumber(step) + " apart near " +
+                 shortNumber(fmax) + ", closer than double precision can tell apart (at least " +
+                 shortNumber(need) + " there): use fewer frequencies or a wider range"});
+}
+
+// Whether the scaled sums can give every power of this normalisation (PeriodogramMoments).
+void checkScale(const TimeSeries& series, const PeriodogramOptions& options,
+                std::vector<PeriodogramProblem>& problems)
+{
+    const PeriodogramMoments m = periodogramMoments(series, options.fitMean || options.centerData);
+    const double yy = double(m.yy);
+    if (!(yy >= std::numeric_limits<double>::min())) {
+        problems.push_back({PeriodogramInput::Data,
+                            "y does not vary where the weights are: the points whose y differ "
+                            "have dy so much larger than the others' that they weigh nothing"});
+        return;
+    }
+    const std::size_t terms = options.fitMean ? 3 : 2;
+    if (series.t.size() <= terms && (options.normalization == Normalization::Model ||
+                                     options.normalization == Normalization::Log)) {
+        problems.push_back(
+            {PeriodogramInput::Data,
+             "With " + std::to_string(series.t.size()) + " points the sinusoid" +
+                 (options.fitMean ? " and its floating mean" : "") +
+                 " fit every point exactly, so the " + normalizationName(options.normalization) +
+                 " powers are infinite: use the standard normalisation, or more points"});
+        return;
+    }
+    if (options.normalization != Normalization::Psd)
+        return;
+    // p <= yy: the fit explains at most all of y's variance, so yy * psdScale bounds the powers.
+    const double largest = yy * m.psdScale;
+    const double decimal = std::log10(double(0.5L * m.wsum) * yy) +
+                           2.0 * (m.yExponent - m.dyExponent) * std::log10(2.0);
+    if (!finite(largest) || !finite(m.psdScale))
+        problems.push_back({PeriodogramInput::Data,
+                            "The psd powers would reach about 1e" +
+                                std::to_string(std::lround(decimal)) +
+                                ", beyond double's largest number (1.8e308): y is too large "
+                                "beside dy. Use the standard, model or log normalisation, which "
+                                "do not depend on the scale of y, or give y in larger units"});
+    else if (!(largest >= std::numeric_limits<double>::min()) ||
+             !(m.psdScale >= std::numeric_limits<double>::min()))
+        problems.push_back({PeriodogramInput::Data,
+                            "The psd powers would be at most about 1e" +
+                                std::to_string(std::lround(decimal)) +
+                                ", below double's smallest normal number (2.2e-308): y is too "
+                                "small beside dy. Use the standard, model or log normalisation, "
+                                "which do not depend on the scale of y, or give y in smaller "
+                                "units"});
+}
+
+} // namespace
+
+std::vector<PeriodogramProblem> validateFrequencyRange(double fmin, double fmax, long long count,
+                                                       bool logarithmic)
+{
+    std::vector<PeriodogramProblem> problems;
+    const bool start = checkStart(fmin, count, problems);
+    if (count < 2)
+        return problems;
+    if (!finite(fmax))
+        problems.push_back(
+            {PeriodogramInput::Fmax, "The maximum frequency must be a finite number"});
+    else if (finite(fmin) && !(fmax > fmin))
+        problems.push_back(
+            {PeriodogramInput::Fmax, "The maximum frequency must be above the minimum"});
+    else if (start)
+        checkSteps(frequencyGrid(fmin, fmax, count, logarithmic), problems);
+    return problems;
 }
 
 std::vector<PeriodogramProblem> validatePeriodogram(const TimeSeries& series,
@@ -125,38 +266,50 @@ std::vector<PeriodogramProblem> validatePeriodogram(const TimeSeries& series,
                            std::all_of(series.dy.begin(), series.dy.end(), finite);
     if (!allFinite)
         problems.push_back({PeriodogramInput::Data, "The data hold NaN or infinite values"});
-    if (std::any_of(series.dy.begin(), series.dy.end(), [](double d) { return !(d > 0.0); }))
+    const bool positiveDy =
+        std::all_of(series.dy.begin(), series.dy.end(), [](double d) { return d > 0.0; });
+    if (!positiveDy)
         problems.push_back(
             {PeriodogramInput::Data, "Every uncertainty dy must be greater than zero"});
     if (n >= 2 && allFinite) {
         const auto [lo, hi] = std::minmax_element(series.t.begin(), series.t.end());
         if (!(*hi > *lo))
-            problems.push_back({PeriodogramInput::Data, "All times are equal"});
+            problems.push_back(
+                {PeriodogramInput::Data, "All " + std::to_string(n) +
+                                             " times are equal (t = " + shortNumber(*lo) +
+                                             "): a periodogram needs samples at different times"});
+        else if (!finite(*hi - *lo))
+            problems.push_back(
+                {PeriodogramInput::Data, "The times span more than double can hold (from " +
+                                             shortNumber(*lo) + " to " + shortNumber(*hi) + ")"});
         const auto [ylo, yhi] = std::minmax_element(series.y.begin(), series.y.end());
         if (!(*yhi > *ylo))
             problems.push_back({PeriodogramInput::Data,
                                 "y does not vary (zero variance): there is nothing to find"});
     }
+    if (problems.empty())
+        checkScale(series, options, problems);
     const FrequencyGrid& g = options.grid;
-    if (!finite(g.fmin) || !(g.fmin > 0.0))
-        problems.push_back({PeriodogramInput::Fmin, "The minimum frequency must be above 0"});
-    if (g.count < 1 || g.count > kMaxFrequencies)
-        problems.push_back(
-            {PeriodogramInput::Count,
-             "The number of frequencies must be between 1 and " + std::to_string(kMaxFrequencies)});
-    else if (g.count > 1 && finite(g.fmin) && g.fmin > 0.0 &&
-             (!finite(g.df) || !(g.df > 0.0) || !finite(g.fmax())))
-        problems.push_back(
-            {PeriodogramInput::Fmax, "The maximum frequency must be above the minimum"});
+    // No frequencies at all is the automatic grid of data without a time span: the data's
+    // problem is the one to fix, and the grid's would only hide it.
+    if (g.count == 0 && !problems.empty())
+        return problems;
+    if (checkStart(g.fmin, g.count, problems) && g.count > 1)
+        checkSteps(g, problems);
     return problems;
 }
 
-double falseAlarmProbability(double z, double fmax, const TimeSeries& series,
-                             Normalization normalization)
+std::optional<double> falseAlarmProbability(double z, double fmax, const TimeSeries& series,
+                                            Normalization normalization)
 {
+    if (series.t.size() < kFalseAlarmMinPoints)
+        return std::nullopt;
     const double n = double(series.t.size());
     const double nh = n - 1.0, nk = n - 3.0;
-    const double w = fmax * std::sqrt(4.0 * std::numbers::pi * weightedVariance(series));
+    const double w = fmax * std::sqrt(4.0 * std::numbers::pi) * weightedTimeSpread(series);
+    // Powers a hair outside their range (rounding at a perfect fit) would make the powers
+    // below NaN.
+    z = normalization == Normalization::Standard ? std::clamp(z, 0.0, 1.0) : std::max(z, 0.0);
     double single = 0.0, tau = 0.0;
     switch (normalization) {
     case Normalization::Psd:
@@ -178,7 +331,10 @@ double falseAlarmProbability(double z, double fmax, const TimeSeries& series,
         break;
     }
     // 1 - (1 - single) exp(-tau), written so small probabilities keep their digits.
-    return std::clamp(-std::expm1(-tau) + single * std::exp(-tau), 0.0, 1.0);
+    const double fap = -std::expm1(-tau) + single * std::exp(-tau);
+    if (std::isnan(fap))
+        return std::nullopt;
+    return std::clamp(fap, 0.0, 1.0);
 }
 
 namespace {
@@ -266,20 +422,27 @@ double SinusoidFit::at(double frequency, double t) const
 
 SinusoidFit fitSinusoid(const TimeSeries& s, double frequency, bool fitMean)
 {
-    // Weighted normal equations for [1, cos, sin] (or [cos, sin] around the mean).
+    // Weighted normal equations for [1, cos, sin] (or [cos, sin] around the mean), with y and
+    // dy scaled as for the periodogram so that no sum overflows; the fit scales back.
+    double largestY = 0.0;
+    for (const double y : s.y)
+        largestY = std::max(largestY, std::abs(y));
+    const int yExponent = scaleExponent(largestY);
+    const int dyExponent =
+        s.dy.empty() ? 0 : scaleExponent(*std::min_element(s.dy.begin(), s.dy.end()));
     double m[3][3] = {}, r[3] = {};
     long double wsum = 0, ysum = 0;
     for (std::size_t i = 0; i < s.t.size(); ++i) {
-        const double w = s.dy.empty() ? 1.0 : 1.0 / (s.dy[i] * s.dy[i]);
+        const double w = double(scaledWeight(s, i, dyExponent));
         wsum += w;
-        ysum += w * s.y[i];
+        ysum += w * scaledValue(s, i, yExponent);
     }
     const double mean = wsum > 0 ? double(ysum / wsum) : 0.0;
     for (std::size_t i = 0; i < s.t.size(); ++i) {
-        const double w = s.dy.empty() ? 1.0 : 1.0 / (s.dy[i] * s.dy[i]);
+        const double w = double(scaledWeight(s, i, dyExponent));
         const double x = 2.0 * std::numbers::pi * frequency * s.t[i];
         const double basis[3] = {1.0, std::cos(x), std::sin(x)};
-        const double y = fitMean ? s.y[i] : s.y[i] - mean;
+        const double y = double(scaledValue(s, i, yExponent)) - (fitMean ? 0.0 : mean);
         for (int a = 0; a < 3; ++a) {
             r[a] += w * basis[a] * y;
             for (int b = 0; b < 3; ++b)
@@ -303,7 +466,7 @@ SinusoidFit fitSinusoid(const TimeSeries& s, double frequency, bool fitMean)
                 pivot = i;
         std::swap(a[c], a[pivot]);
         if (std::abs(a[c][c]) < 1e-300)
-            return SinusoidFit{mean, 0.0, 0.0};
+            return SinusoidFit{std::ldexp(mean, yExponent), 0.0, 0.0};
         for (int i = 0; i < size; ++i) {
             if (i == c)
                 continue;
@@ -315,9 +478,9 @@ SinusoidFit fitSinusoid(const TimeSeries& s, double frequency, bool fitMean)
     double x[3] = {};
     for (int i = 0; i < size; ++i)
         x[i] = a[i][size] / a[i][i];
-    fit.offset = fitMean ? x[0] : mean;
-    fit.a = x[size - 2];
-    fit.b = x[size - 1];
+    fit.offset = std::ldexp(fitMean ? x[0] : mean, yExponent);
+    fit.a = std::ldexp(x[size - 2], yExponent);
+    fit.b = std::ldexp(x[size - 1], yExponent);
     return fit;
 }
 

@@ -9,19 +9,85 @@
 
 namespace warpscope::gpu {
 
+// The sums a periodogram's normalisation needs, with y and dy first scaled by powers of two
+// (exactly: only exponents change) so that the largest |y| and the smallest dy lie in
+// [1, 2). Unscaled, the squares of values near double's limits (y = 1e308, or 1e-300)
+// overflow to infinity or underflow to zero, and every power comes out NaN. The standard,
+// model and log powers do not depend on the scale of y or of dy; psd does, and psdScale
+// carries it back: 2^(2 (yExponent - dyExponent)) sum(scaled dy^-2) / 2.
+struct PeriodogramMoments
+{
+    int yExponent = 0;
+    int dyExponent = 0;
+    long double wsum = 0.0L; // sum of the scaled dy^-2
+    long double mean = 0.0L; // weighted mean of the scaled y
+    long double yy = 0.0L;   // sum w y^2 of the scaled y (w normalised), centred when asked for
+    double psdScale = 0.0;   // infinite or 0 when the psd's scale is beyond double
+};
+
+// The exponent of the largest magnitude, so that dividing by 2^exponent brings it to [1, 2);
+// 0 when there is nothing to scale.
+inline int scaleExponent(double largest)
+{
+    return largest > 0.0 && std::isfinite(largest) ? std::ilogb(largest) : 0;
+}
+
+// Sample i's weight, dy^-2 with dy scaled by 2^-dyExponent. The scaled dy are at least 1, so
+// no weight is above 1; those of dy far above the smallest underflow to 0, which is their
+// share of the sums to double precision anyway.
+inline long double scaledWeight(const TimeSeries& series, std::size_t i, int dyExponent)
+{
+    if (series.dy.empty())
+        return 1.0L;
+    const long double d = std::ldexp(series.dy[i], -dyExponent);
+    return 1.0L / (d * d);
+}
+
+inline long double scaledValue(const TimeSeries& series, std::size_t i, int yExponent)
+{
+    return std::ldexp(series.y[i], -yExponent);
+}
+
+// For a series whose values are finite and whose dy are positive (validatePeriodogram).
+inline PeriodogramMoments periodogramMoments(const TimeSeries& series, bool center)
+{
+    PeriodogramMoments m;
+    const std::size_t n = series.y.size();
+    double largestY = 0.0;
+    for (const double y : series.y)
+        largestY = std::max(largestY, std::abs(y));
+    m.yExponent = scaleExponent(largestY);
+    if (!series.dy.empty())
+        m.dyExponent = scaleExponent(*std::min_element(series.dy.begin(), series.dy.end()));
+    long double wy = 0.0L;
+    for (std::size_t i = 0; i < n; ++i) {
+        const long double w = scaledWeight(series, i, m.dyExponent);
+        m.wsum += w;
+        wy += w * scaledValue(series, i, m.yExponent);
+    }
+    m.mean = wy / m.wsum;
+    for (std::size_t i = 0; i < n; ++i) {
+        const long double y = scaledValue(series, i, m.yExponent) - (center ? m.mean : 0.0L);
+        m.yy += scaledWeight(series, i, m.dyExponent) / m.wsum * y * y;
+    }
+    m.psdScale = std::ldexp(double(0.5L * m.wsum), 2 * (m.yExponent - m.dyExponent));
+    return m;
+}
+
 // A validated series prepared for the kernels, in the compute precision T. Times are shifted
 // to the middle of the baseline (the power does not depend on the time origin, and smaller
-// phases lose less to rounding); weights sum to 1; y is centred when asked for.
+// phases lose less to rounding); weights sum to 1; y is scaled (PeriodogramMoments) and
+// centred when asked for.
 template <typename T> struct PeriodogramPlan
 {
     std::vector<T> t;  // t - t0
     std::vector<T> w;  // dy^-2, normalised
-    std::vector<T> wy; // w * y (y centred)
+    std::vector<T> wy; // w * y (y scaled and centred)
     // Per sample, the rotation from one frequency to the next: cos and sin of 2 pi df t.
     std::vector<T> stepCos, stepSin;
     std::vector<double> tDouble; // t - t0 in double, for exact start phases
     double yy = 0.0;             // sum w y^2
-    double psdScale = 0.0;       // sum(dy^-2) / 2
+    double psdScale = 0.0;       // sum(dy^-2) / 2, with the scale of y and dy
     FrequencyGrid grid;
     int normalization = 0;
     bool fitMean = true;
@@ -43,42 +109,29 @@ PeriodogramPlan<T> makePeriodogramPlan(const TimeSeries& series, const Periodogr
     PeriodogramPlan<T> plan;
     const std::size_t n = series.t.size();
     const auto [lo, hi] = std::minmax_element(series.t.begin(), series.t.end());
-    const double t0 = 0.5 * (*lo + *hi);
-    std::vector<long double> w(n);
-    long double wsum = 0.0L, wdy = 0.0L;
-    for (std::size_t i = 0; i < n; ++i) {
-        const long double d = series.dy.empty() ? 1.0L : (long double)series.dy[i];
-        w[i] = 1.0L / (d * d);
-        wsum += w[i];
-    }
-    wdy = wsum;
-    long double mean = 0.0L;
-    for (std::size_t i = 0; i < n; ++i) {
-        w[i] /= wsum;
-        mean += w[i] * series.y[i];
-    }
+    const double t0 = *lo + 0.5 * (*hi - *lo); // (lo + hi) / 2 could overflow
     const bool center = options.fitMean || options.centerData;
+    const PeriodogramMoments m = periodogramMoments(series, center);
     plan.t.resize(n);
     plan.tDouble.resize(n);
     plan.w.resize(n);
     plan.wy.resize(n);
     plan.stepCos.resize(n);
     plan.stepSin.resize(n);
-    long double yy = 0.0L;
     for (std::size_t i = 0; i < n; ++i) {
-        const long double y = series.y[i] - (center ? mean : 0.0L);
-        yy += w[i] * y * y;
+        const long double y = scaledValue(series, i, m.yExponent) - (center ? m.mean : 0.0L);
+        const long double w = scaledWeight(series, i, m.dyExponent) / m.wsum;
         plan.tDouble[i] = series.t[i] - t0;
         plan.t[i] = T(plan.tDouble[i]);
-        plan.w[i] = T(w[i]);
-        plan.wy[i] = T(w[i] * y);
+        plan.w[i] = T(w);
+        plan.wy[i] = T(w * y);
         double c = 0.0, s = 0.0;
         exactPhase(options.grid.df, plan.tDouble[i], c, s);
         plan.stepCos[i] = T(c);
         plan.stepSin[i] = T(s);
     }
-    plan.yy = double(yy);
-    plan.psdScale = double(0.5L * wdy);
+    plan.yy = double(m.yy);
+    plan.psdScale = m.psdScale;
     plan.grid = options.grid;
     plan.normalization = int(options.normalization);
     plan.fitMean = options.fitMean;

@@ -50,9 +50,14 @@ expect 2 "The number of arrays must be between 1 and 64; it is 65" --lab-arrays 
 expect 2 "--lab-arrays needs a whole number" --lab-arrays many
 expect 2 "--export-trace needs a file name" --export-trace ""
 expect 2 "--series needs a file name" --series ""
-expect 2 "--frequencies needs FMIN,FMAX,M[,log] with 0 < FMIN < FMAX" --frequencies 5,1,10
+expect 2 "The maximum frequency must be above the minimum" --frequencies 5,1,10
+expect 2 "The minimum frequency must be above 0" --frequencies 0,1,10
+expect 2 "The number of frequencies must be between 1 and" --frequencies 0.1,1,0
 expect 2 "--frequencies needs FMIN,FMAX,M" --frequencies 0.1,1
 expect 2 "--frequencies needs FMIN,FMAX,M[,log]" --frequencies 0.1,1,10,cubic
+expect 2 "The maximum frequency must be a finite number" --frequencies 0.1,inf,10
+expect 2 "The minimum frequency must be a finite number" --frequencies nan,1,10
+expect 2 "closer than double precision can tell apart" --frequencies 1,1.0000000000000002,1000
 expect 2 "--method must be auto, direct or matrix, not 'fast'" --method fast
 expect 2 "--device needs a device number such as 0, not 'big'" --device big
 expect 1 "there is no CUDA device 99" --device 99

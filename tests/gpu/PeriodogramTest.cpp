@@ -1,5 +1,6 @@
 #include "warpscope/gpu/Periodogram.h"
 
+#include "BackendInternal.h"
 #include "PeriodogramPlan.h"
 #include "TestSupport.h"
 #include "cpu/CpuBackend.h"
@@ -300,9 +301,10 @@ TEST(Periodogram, BaluevFalseAlarmProbabilityFollowsAstropy)
 {
     for (const auto& row : readCsv(fixtureDir() + "/periodogram/fap.csv")) {
         const double expected = std::stod(row[4]);
-        const double fap = falseAlarmProbability(std::stod(row[2]), std::stod(row[3]),
-                                                 loadSeries(row[0]), *parseNormalization(row[1]));
-        EXPECT_NEAR(fap, expected, 1e-9 + 1e-7 * expected)
+        const std::optional<double> fap = falseAlarmProbability(
+            std::stod(row[2]), std::stod(row[3]), loadSeries(row[0]), *parseNormalization(row[1]));
+        ASSERT_TRUE(fap.has_value()) << row[0];
+        EXPECT_NEAR(*fap, expected, 1e-9 + 1e-7 * expected)
             << row[0] << " " << row[1] << " z " << row[2];
     }
 }
@@ -428,6 +430,202 @@ TEST(Periodogram, BadInputIsExplained)
     EXPECT_FALSE(cpu.computePeriodogram(good, o, std::span<double>(small)).ok());
 }
 
+// Values near the ends of double's range: the sums of squares would overflow (or underflow
+// to zero), yet the periodogram is well defined. The standard, model and log powers do not
+// change when y is scaled, so the reference is the long-double one of y brought near 1; the
+// psd scale needs y and dy scaled together. float64 within 1e-9 everywhere, float32 within
+// 1e-4 norm-wise, as on ordinary data.
+void expectExtremeValuesScaled(Backend& backend, PeriodogramMethod method, Precision precision)
+{
+    std::mt19937 rng(23);
+    const TimeSeries base = randomSeries(rng, 60, true, 0.0);
+    auto expectClose = [&](const TimeSeries& s, const TimeSeries& ref, PeriodogramOptions o,
+                           const std::string& what) {
+        o.method = method;
+        o.precision = precision;
+        EXPECT_TRUE(validatePeriodogram(s, o).empty()) << what;
+        const std::vector<double> p = run(backend, s, o), expected = longDoubleReference(ref, o);
+        if (precision == Precision::Float64)
+            EXPECT_LE(maxRelativeError(p, expected), 1e-9) << what;
+        else
+            EXPECT_LE(normwiseError(p, expected), 1e-4) << what;
+    };
+    for (const double scale : {1e308, 1e-300}) {
+        TimeSeries extreme = base;
+        TimeSeries unit = base;
+        for (std::size_t i = 0; i < base.y.size(); ++i) {
+            unit.y[i] = (base.y[i] - 3.0) / 4.0; // about -1 to 1 around no offset
+            extreme.y[i] = unit.y[i] * scale;
+        }
+        PeriodogramOptions o;
+        o.grid = autoFrequencyGrid(base, 4.0, 2.0);
+        for (const Normalization normalization :
+             {Normalization::Standard, Normalization::Model, Normalization::Log}) {
+            o.normalization = normalization;
+            for (const bool weighted : {false, true}) {
+                TimeSeries s = extreme, ref = unit;
+                if (!weighted) {
+                    s.dy.clear();
+                    ref.dy.clear();
+                }
+                expectClose(s, ref, o,
+                            "y scaled by " + std::to_string(scale) + ", " +
+                                normalizationName(normalization) + (weighted ? ", with dy" : ""));
+            }
+        }
+        // psd: y and dy scaled together keep the powers, which are representable.
+        o.normalization = Normalization::Psd;
+        TimeSeries both = extreme, ref = unit;
+        for (std::size_t i = 0; i < both.dy.size(); ++i) {
+            ref.dy[i] = base.dy[i] / 4.5;
+            both.dy[i] = ref.dy[i] * scale;
+        }
+        expectClose(both, ref, o, "psd, y and dy scaled by " + std::to_string(scale));
+    }
+}
+
+TEST(Periodogram, ExtremeValuesGiveTheScaledPeriodogram)
+{
+    CpuBackend cpu(2);
+    for (const Precision precision : {Precision::Float64, Precision::Float32})
+        expectExtremeValuesScaled(cpu, PeriodogramMethod::Auto, precision);
+}
+
+// The psd powers of y = +-1e308 without dy are about 1e616: refused, saying why, rather than
+// computed as infinity or NaN.
+TEST(Periodogram, UnrepresentablePsdIsRefused)
+{
+    std::mt19937 rng(29);
+    TimeSeries s = randomSeries(rng, 50, false, 0.0);
+    for (double& y : s.y)
+        y = y > 3.0 ? 1e308 : -1e308;
+    PeriodogramOptions o;
+    o.grid = autoFrequencyGrid(s);
+    o.normalization = Normalization::Psd;
+    const auto problems = validatePeriodogram(s, o);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].message.find("psd"), std::string::npos) << problems[0].message;
+    CpuBackend cpu(2);
+    std::vector<double> power(std::size_t(o.grid.count));
+    EXPECT_FALSE(cpu.computePeriodogram(s, o, std::span<double>(power)).ok());
+}
+
+// Baluev's approximation needs more points than the model has terms: with 3 it has no
+// answer (rather than NaN); with 4 and more it gives a probability for any power, including
+// powers a hair outside their range from rounding.
+TEST(Periodogram, FalseAlarmProbabilityIsNeverNaN)
+{
+    const TimeSeries three{{0.0, 1.3, 2.9}, {1.0, -0.5, 0.7}, {}};
+    const TimeSeries four{{0.0, 1.3, 2.9, 3.4}, {1.0, -0.5, 0.7, 0.1}, {0.1, 0.2, 0.1, 0.3}};
+    for (const Normalization normalization :
+         {Normalization::Standard, Normalization::Model, Normalization::Log, Normalization::Psd})
+        for (const double z : {-1e-17, 0.0, 0.3, 0.999, 1.0, 1.0000001, 5.0}) {
+            EXPECT_FALSE(falseAlarmProbability(z, 2.0, three, normalization).has_value());
+            const std::optional<double> fap = falseAlarmProbability(z, 2.0, four, normalization);
+            ASSERT_TRUE(fap.has_value()) << normalizationName(normalization) << " z " << z;
+            EXPECT_TRUE(*fap >= 0.0 && *fap <= 1.0) << *fap;
+        }
+}
+
+// All times equal: one message, about the times (no grid can be made from them).
+TEST(Periodogram, EqualTimesAreOneProblem)
+{
+    const TimeSeries s{{4.0, 4.0, 4.0, 4.0}, {1.0, 2.0, 0.5, 3.0}, {}};
+    PeriodogramOptions o;
+    o.grid = autoFrequencyGrid(s);
+    const auto problems = validatePeriodogram(s, o);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].message.find("times are equal"), std::string::npos)
+        << problems[0].message;
+}
+
+// A long series asks the automatic grid for more frequencies than a periodogram may have: it
+// keeps the resolution (df), stops below the maximum count, and says what it gave up.
+TEST(Periodogram, AutomaticGridIsCapped)
+{
+    SyntheticOptions synthetic;
+    synthetic.points = 20000;
+    synthetic.baseline = 1e7;
+    const TimeSeries s = syntheticSeries(synthetic);
+    const auto [lo, hi] = std::minmax_element(s.t.begin(), s.t.end());
+    AutoGridCap cap;
+    const FrequencyGrid g = autoFrequencyGrid(s, 100.0, 100.0, std::nullopt, std::nullopt, &cap);
+    const double baseline = *hi - *lo;
+    EXPECT_EQ(g.count, kMaxFrequencies);
+    EXPECT_DOUBLE_EQ(g.df, 1.0 / baseline / 100.0);
+    EXPECT_EQ(g.fmin, 0.5 * g.df);
+    // astropy's rule: up to 100 x the average Nyquist frequency, 100 samples a peak.
+    const double fmax = 100.0 * 0.5 * 20000.0 / baseline;
+    EXPECT_DOUBLE_EQ(cap.wantedFmax, fmax);
+    EXPECT_EQ(cap.wanted, 1.0 + std::round((fmax - g.fmin) / g.df));
+    EXPECT_GT(cap.wanted, 9.9e7);
+    // Under the maximum, nothing is left out.
+    EXPECT_EQ(autoFrequencyGrid(s, 5.0, 5.0, std::nullopt, std::nullopt, &cap).count, 250001);
+    EXPECT_EQ(cap.wanted, 0.0);
+    PeriodogramOptions o;
+    o.grid = g;
+    EXPECT_TRUE(validatePeriodogram(s, o).empty());
+}
+
+// Frequencies closer than double can tell apart would repeat in the peak table; infinite
+// ends are not numbers to space a grid between.
+TEST(Periodogram, UnrepresentableGridsAreRefused)
+{
+    const TimeSeries s = syntheticSeries({});
+    auto problem = [&](const FrequencyGrid& grid) {
+        PeriodogramOptions o;
+        o.grid = grid;
+        const auto problems = validatePeriodogram(s, o);
+        return problems.empty() ? std::string() : problems.front().message;
+    };
+    EXPECT_NE(problem(frequencyGrid(1.0, 1.0000000000000002, 1000, false)).find("apart"),
+              std::string::npos);
+    EXPECT_NE(problem(frequencyGrid(1.0, 1.00000001, kMaxFrequencies, true)).find("apart"),
+              std::string::npos);
+    EXPECT_NE(problem(frequencyGrid(0.1, INFINITY, 10, false)).find("finite"), std::string::npos);
+    EXPECT_NE(problem(frequencyGrid(0.1, NAN, 10, true)).find("finite"), std::string::npos);
+    EXPECT_NE(problem(frequencyGrid(INFINITY, 1.0, 10, false)).find("finite"), std::string::npos);
+    // Steps of 1e-15 of the frequency, a few units in its last place, pass.
+    EXPECT_EQ(problem(frequencyGrid(1.0, 1.0 + 1e-9, 1000000, false)), "");
+    EXPECT_EQ(problem(frequencyGrid(1.0, 1.0 + 1e-9, 1000000, true)), "");
+}
+
+// Three points and a floating mean: the fit is exact at every frequency, so the model and
+// log powers are infinite (rounding makes them NaN or noise). Refused, saying why; the
+// standard power (1 everywhere) is still computed.
+TEST(Periodogram, ExactFitsAreRefused)
+{
+    const TimeSeries three{{0.0, 1.3, 2.9}, {1.0, -0.5, 0.7}, {}};
+    CpuBackend cpu(2);
+    PeriodogramOptions o;
+    o.grid = autoFrequencyGrid(three);
+    std::vector<double> power(std::size_t(o.grid.count));
+    for (const Normalization normalization : {Normalization::Model, Normalization::Log}) {
+        o.normalization = normalization;
+        const Status s = cpu.computePeriodogram(three, o, std::span<double>(power));
+        ASSERT_FALSE(s.ok());
+        EXPECT_NE(s.message().find("exactly"), std::string::npos) << s.message();
+    }
+    o.normalization = Normalization::Standard;
+    for (const double p : run(cpu, three, o))
+        EXPECT_NEAR(p, 1.0, 1e-9);
+}
+
+// Powers that come out NaN or infinite are refused, except those a launch leaves out.
+TEST(Periodogram, NonFinitePowersAreRefused)
+{
+    PeriodogramOptions o;
+    o.grid = {0.01, 0.01, 100};
+    EXPECT_TRUE(checkPowers(0, 0, o).ok());
+    EXPECT_TRUE(checkPowers(40, 40, o).ok());
+    const Status s = checkPowers(41, 40, o);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("1 of its 60 powers came out as NaN"), std::string::npos)
+        << s.message();
+    o.normalization = Normalization::Log;
+    EXPECT_NE(checkPowers(1, 0, o).message().find("exactly"), std::string::npos);
+}
+
 TEST(Periodogram, SyntheticSeriesIsRepeatableWithGaps)
 {
     SyntheticOptions o;
@@ -474,7 +672,8 @@ TEST(Periodogram, FindsTheSyntheticSignal)
     const std::vector<Peak> peaks = topPeaks(power, opt.grid, 5);
     ASSERT_FALSE(peaks.empty());
     EXPECT_NEAR(peaks[0].frequency, 1.0 / o.sinusoids[0].period, opt.grid.df);
-    EXPECT_LT(falseAlarmProbability(peaks[0].power, opt.grid.fmax(), s, opt.normalization), 1e-10);
+    EXPECT_LT(falseAlarmProbability(peaks[0].power, opt.grid.fmax(), s, opt.normalization).value(),
+              1e-10);
     const SinusoidFit fit = fitSinusoid(s, peaks[0].frequency, true);
     EXPECT_NEAR(std::hypot(fit.a, fit.b), o.sinusoids[0].amplitude, 0.2);
     EXPECT_NEAR(fit.offset, o.mean, 0.2);
@@ -629,6 +828,17 @@ TEST_F(CudaPeriodogramTest, DirectKernelMatchesLongDouble)
             return std::pair<int, long long>(3 + random % 700, 1000 + trial);
         });
     expectWithinLimits("CUDA periodogram, direct kernel", worst);
+}
+
+// The scaling happens in the plan both backends share; the kernels then see values near 1,
+// in either precision and with either method.
+TEST_F(CudaPeriodogramTest, ExtremeValuesGiveTheScaledPeriodogram)
+{
+    for (const Precision precision : {Precision::Float64, Precision::Float32}) {
+        expectExtremeValuesScaled(*m_cuda, PeriodogramMethod::Direct, precision);
+        if (hasTensorCores())
+            expectExtremeValuesScaled(*m_cuda, PeriodogramMethod::Matrix, precision);
+    }
 }
 
 // Logarithmic grids take the direct kernel's exact path, whichever method is asked for by Auto.

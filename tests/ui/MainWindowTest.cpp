@@ -33,6 +33,8 @@
 #include <QTest>
 #include <QToolTip>
 #include <QUndoStack>
+#include <cmath>
+#include <numbers>
 #include <qcustomplot.h>
 
 using namespace warpscope;
@@ -665,6 +667,14 @@ private slots:
                  qPrintable(periodogram()->errorText()));
         QCOMPARE(periodogram()->spectrum(), kept); // the last good periodogram stays
         fmin->setText("0.01");
+        auto* fmax = periodogram()->findChild<QLineEdit*>("fmax");
+        fmax->setText("inf");
+        QMetaObject::invokeMethod(fmax, "editingFinished");
+        QVERIFY(waitForPeriodogram());
+        QVERIFY(fmax->styleSheet().contains("border"));
+        QVERIFY2(periodogram()->errorText().contains("finite"),
+                 qPrintable(periodogram()->errorText()));
+        fmax->setText("2");
         QMetaObject::invokeMethod(fmin, "editingFinished");
         QVERIFY(waitForPeriodogram());
         QVERIFY(periodogram()->errorText().isEmpty());
@@ -730,6 +740,97 @@ private slots:
         QVERIFY(out.open(QIODevice::ReadOnly));
         QCOMPARE(out.readAll().count('\n'), qsizetype(periodogram()->readPower().size() + 1));
         QVERIFY(!periodogram()->exportCsv("/nonexistent/p.csv").isEmpty());
+    }
+
+    // Writes a t,y[,dy] file into dir and opens it on the periodogram.
+    void openRows(const QTemporaryDir& dir, const QString& name, const QByteArray& text)
+    {
+        const QString path = dir.filePath(name);
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(text);
+        f.close();
+        periodogram()->openFile(path);
+        QVERIFY(waitForPeriodogram());
+    }
+
+    // y = +-1e308: the sums of squares overflow unless y is scaled first. The periodogram is
+    // the same as for +-1, with finite peaks and a false-alarm probability.
+    void periodogramOfHugeValuesIsFinite()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        QTemporaryDir dir;
+        QByteArray rows = "t,y\n";
+        for (int i = 0; i < 200; ++i)
+            rows +=
+                QString("%1,%2\n")
+                    .arg(i * 0.37 + 0.01 * (i % 7), 0, 'g', 10)
+                    .arg(std::sin(i * 0.37 * 2.0 * std::numbers::pi / 5.0) > 0 ? "1e308" : "-1e308")
+                    .toUtf8();
+        openRows(dir, "huge.csv", rows);
+        QVERIFY2(periodogram()->errorText().isEmpty(), qPrintable(periodogram()->errorText()));
+        QVERIFY(periodogram()->spectrum());
+        QVERIFY(!periodogram()->peaks().empty());
+        QVERIFY(std::abs(1.0 / periodogram()->peaks()[0].frequency - 5.0) < 0.05);
+        for (const double p : periodogram()->readPower())
+            QVERIFY(std::isfinite(p));
+        const QString fap = periodogram()->findChild<QLabel*>("falseAlarm")->text();
+        QVERIFY2(!fap.contains("nan", Qt::CaseInsensitive), qPrintable(fap));
+        // The folded data, in units of a power of ten the plot can hold.
+        QCPAxis* foldY = periodogram()->foldPlot()->yAxis;
+        QVERIFY2(foldY->label().contains("1e30"), qPrintable(foldY->label()));
+        QVERIFY(foldY->range().lower < -0.5 && foldY->range().upper > 0.5);
+    }
+
+    // Three rows left once the row with dy = 0 is skipped: too few for Baluev's false-alarm
+    // probability, which the panel says instead of printing nan.
+    void periodogramFalseAlarmIsExplainedForFewPoints()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        QTemporaryDir dir;
+        openRows(dir, "few.csv", "t,y,dy\n0,1,0.1\n1.3,-0.5,0.2\n2,3,0\n2.9,0.7,0.1\n");
+        QCOMPARE(periodogram()->series().t.size(), std::size_t(3));
+        const QString fap = periodogram()->findChild<QLabel*>("falseAlarm")->text();
+        QVERIFY2(!fap.contains("nan", Qt::CaseInsensitive), qPrintable(fap));
+        QVERIFY2(fap.contains("too few points"), qPrintable(fap));
+    }
+
+    // All times equal: one message, about the times, not about the grid made from them.
+    void equalTimesAreExplainedOnce()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        QTemporaryDir dir;
+        openRows(dir, "same.csv", "t,y\n5,1\n5,2\n5,0.5\n5,3\n");
+        const QString error = periodogram()->errorText();
+        QVERIFY2(error.contains("times are equal") && !error.contains('\n'), qPrintable(error));
+    }
+
+    // 1000 samples a peak up to 1000 times the Nyquist frequency asks for 2e8 frequencies:
+    // the automatic grid stops at the maximum and the panel says so, and what to change. The
+    // capped computation is cancelled by going back, so the test stays short.
+    void cappedAutomaticGridIsExplained()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        auto* samples = periodogram()->findChild<QDoubleSpinBox*>("samplesPerPeak");
+        auto* nyquist = periodogram()->findChild<QDoubleSpinBox*>("nyquistFactor");
+        auto* status = periodogram()->findChild<QLabel*>("periodogramStatus");
+        samples->setValue(1000.0);
+        nyquist->setValue(1000.0);
+        QTRY_VERIFY2_WITH_TIMEOUT(status->text().contains("would need 200000"),
+                                  qPrintable(status->text()), 30000);
+        QVERIFY2(status->text().contains(QString::number(gpu::kMaxFrequencies)) &&
+                     status->text().contains("samples per peak"),
+                 qPrintable(status->text()));
+        QVERIFY(periodogram()->errorText().isEmpty()); // a note, not an error
+        nyquist->setValue(5.0);
+        samples->setValue(5.0);
+        QVERIFY(waitForPeriodogram());
+        QVERIFY2(!status->text().contains("would need"), qPrintable(status->text()));
+        QCOMPARE(periodogram()->grid().count, 5001);
     }
 
     // Edit > Undo follows the workspace shown: on the periodogram it takes back the last

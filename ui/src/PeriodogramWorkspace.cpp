@@ -31,6 +31,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <numbers>
@@ -92,6 +93,8 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     m_samplesPerPeak = doubleBox(this, 0.1, 1000, 5, 2, tr("Grid points across each peak"));
     m_nyquist = doubleBox(this, 0.01, 1000, 5, 2,
                           tr("Highest frequency as a multiple of the average Nyquist frequency"));
+    m_samplesPerPeak->setObjectName("samplesPerPeak");
+    m_nyquist->setObjectName("nyquistFactor");
     m_fmin = new QLineEdit("0.001", this);
     m_fmax = new QLineEdit("2", this);
     m_count = new QLineEdit("100000", this);
@@ -564,11 +567,23 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
         setError(text.join('\n'));
         return std::nullopt;
     }
+    // The manual grid's unit; the automatic grid's note uses it too.
+    const double scale = m_frequencyUnit->currentIndex() == 1 ? 2.0 * std::numbers::pi : 1.0;
     if (m_gridMode->currentIndex() == 0) {
-        o.grid = gpu::autoFrequencyGrid(r.series, m_samplesPerPeak->value(), m_nyquist->value());
+        gpu::AutoGridCap cap;
+        o.grid = gpu::autoFrequencyGrid(r.series, m_samplesPerPeak->value(), m_nyquist->value(),
+                                        std::nullopt, std::nullopt, &cap);
+        if (cap.wanted > 0.0)
+            r.gridNote = tr("The automatic grid would need %1 frequencies, more than the %2 a "
+                            "periodogram may have, so it stops at %3 instead of %4. To reach "
+                            "higher, lower the samples per peak or the Nyquist factor, or set a "
+                            "manual grid.")
+                             .arg(cap.wanted, 0, 'f', 0)
+                             .arg(gpu::kMaxFrequencies)
+                             .arg(o.grid.fmax() * scale, 0, 'g', 6)
+                             .arg(cap.wantedFmax * scale, 0, 'g', 6);
     } else {
         // Angular input is divided by 2 pi: the kernels take ordinary frequency.
-        const double scale = m_frequencyUnit->currentIndex() == 1 ? 2.0 * std::numbers::pi : 1.0;
         bool okMin = false, okMax = false, okCount = false;
         const double fmin = m_fmin->text().toDouble(&okMin) / scale;
         const double fmax = m_fmax->text().toDouble(&okMax) / scale;
@@ -584,30 +599,33 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
                         "whole number of frequencies"));
             return std::nullopt;
         }
-        o.grid =
-            gpu::frequencyGrid(fmin, fmax, static_cast<long long>(std::clamp(count, -1.0, 1e15)),
-                               m_gridMode->currentIndex() == 2);
-        if (o.grid.count > 1 && !(fmax > fmin)) {
-            m_fmax->setStyleSheet(kInvalidInput);
-            setError(tr("The maximum frequency must be above the minimum"));
+        const long long frequencies = static_cast<long long>(std::clamp(count, -1.0, 1e15));
+        const bool logarithmic = m_gridMode->currentIndex() == 2;
+        if (!explainProblems(gpu::validateFrequencyRange(fmin, fmax, frequencies, logarithmic)))
             return std::nullopt;
-        }
+        o.grid = gpu::frequencyGrid(fmin, fmax, frequencies, logarithmic);
     }
-    if (const auto problems = gpu::validatePeriodogram(r.series, o); !problems.empty()) {
-        QStringList text;
-        for (const gpu::PeriodogramProblem& p : problems) {
-            text << QString::fromStdString(p.message);
-            QLineEdit* field = p.input == gpu::PeriodogramInput::Fmin    ? m_fmin
-                               : p.input == gpu::PeriodogramInput::Fmax  ? m_fmax
-                               : p.input == gpu::PeriodogramInput::Count ? m_count
-                                                                         : nullptr;
-            if (field)
-                field->setStyleSheet(kInvalidInput);
-        }
-        setError(text.join('\n'));
+    if (!explainProblems(gpu::validatePeriodogram(r.series, o)))
         return std::nullopt;
-    }
     return r;
+}
+
+bool PeriodogramWorkspace::explainProblems(const std::vector<gpu::PeriodogramProblem>& problems)
+{
+    if (problems.empty())
+        return true;
+    QStringList text;
+    for (const gpu::PeriodogramProblem& p : problems) {
+        text << QString::fromStdString(p.message);
+        QLineEdit* field = p.input == gpu::PeriodogramInput::Fmin    ? m_fmin
+                           : p.input == gpu::PeriodogramInput::Fmax  ? m_fmax
+                           : p.input == gpu::PeriodogramInput::Count ? m_count
+                                                                     : nullptr;
+        if (field)
+            field->setStyleSheet(kInvalidInput);
+    }
+    setError(text.join('\n'));
+    return false;
 }
 
 void PeriodogramWorkspace::schedule()
@@ -626,7 +644,9 @@ void PeriodogramWorkspace::schedule()
 void PeriodogramWorkspace::start(Request request)
 {
     setError(QString());
-    m_status->setText(tr("Computing %1 frequencies…").arg(request.options.grid.count));
+    m_gridNote = request.gridNote;
+    m_status->setText(tr("Computing %1 frequencies…").arg(request.options.grid.count) +
+                      (m_gridNote.isEmpty() ? QString() : " " + m_gridNote));
     m_shownOptions = request.options;
     m_computing = true;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
@@ -698,7 +718,8 @@ void PeriodogramWorkspace::onComputed()
                           .arg(m_spectrum->computeMs(), 0, 'f', 2)
                           .arg(QString::fromStdString(result.device) + ", " +
                                QString::fromStdString(m_spectrum->method()))
-                          .arg(m_view->pathText()));
+                          .arg(m_view->pathText()) +
+                      (m_gridNote.isEmpty() ? QString() : " " + m_gridNote));
     replot();
     showPeaks();
 }
@@ -738,11 +759,24 @@ void PeriodogramWorkspace::showPeaks()
         gpu::TimeSeries used = m_series;
         if (!m_useErrors->isChecked())
             used.dy.clear();
-        const double fap = gpu::falseAlarmProbability(m_peaks[0].power, grid().fmax(), used,
-                                                      m_shownOptions.normalization);
-        m_fap->setText(tr("Highest peak: period %1, false-alarm probability %2 (Baluev 2008)")
-                           .arg(1.0 / m_peaks[0].frequency, 0, 'g', 6)
-                           .arg(fap, 0, 'g', 3));
+        const std::optional<double> fap = gpu::falseAlarmProbability(
+            m_peaks[0].power, grid().fmax(), used, m_shownOptions.normalization);
+        const QString period = QString::number(1.0 / m_peaks[0].frequency, 'g', 6);
+        if (fap)
+            m_fap->setText(tr("Highest peak: period %1, false-alarm probability %2 (Baluev 2008)")
+                               .arg(period)
+                               .arg(*fap, 0, 'g', 3));
+        else if (used.t.size() < gpu::kFalseAlarmMinPoints)
+            m_fap->setText(tr("Highest peak: period %1; too few points (%2) for the false-alarm "
+                              "probability: Baluev's approximation needs at least %3")
+                               .arg(period)
+                               .arg(used.t.size())
+                               .arg(gpu::kFalseAlarmMinPoints));
+        else
+            m_fap->setText(tr("Highest peak: period %1; its false-alarm probability cannot be "
+                              "computed (Baluev's approximation breaks down at power %2)")
+                               .arg(period)
+                               .arg(m_peaks[0].power, 0, 'g', 6));
     }
     if (!m_peaks.empty())
         m_peakTable->setCurrentCell(0, 0);
@@ -770,13 +804,28 @@ void PeriodogramWorkspace::showFold(int peak)
         phase.push_back(cycles - std::floor(cycles));
         value.push_back(used.y[i]);
     }
-    m_fold->graph(0)->setData(phase, value);
     QVector<double> curveX, curveY;
     for (int i = 0; i <= 200; ++i) {
         const double p = i / 200.0;
         curveX.push_back(p);
         curveY.push_back(fit.at(f, t0 + p / f));
     }
+    // QCustomPlot refuses ranges wider than 1e250 or narrower than 1e-280: values near
+    // double's limits are drawn in units of a power of ten, which the axis names.
+    double largest = 0.0;
+    for (const QVector<double>* values : {&value, &curveY})
+        for (const double v : *values)
+            largest = std::max(largest, std::abs(v));
+    const int decade = largest > 1e200 || (largest > 0.0 && largest < 1e-200)
+                           ? int(std::floor(std::log10(largest)))
+                           : 0;
+    // In two factors, each within double's range even where 10^-decade is not.
+    const double half = std::pow(10.0, -(decade / 2)), rest = std::pow(10.0, decade / 2 - decade);
+    for (QVector<double>* values : {&value, &curveY})
+        for (double& v : *values)
+            v = v * half * rest;
+    m_fold->graph(0)->setData(phase, value);
+    m_fold->yAxis->setLabel(decade == 0 ? tr("y") : tr("y (×1e%1)").arg(decade));
     m_fold->graph(1)->setData(curveX, curveY, true);
     m_fold->xAxis->setLabel(tr("phase at period %1").arg(1.0 / f, 0, 'g', 6));
     m_fold->rescaleAxes();

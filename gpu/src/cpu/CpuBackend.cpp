@@ -466,7 +466,9 @@ Status CpuBackend::computePeriodogram(const TimeSeries& series, const Periodogra
         return Status::failure("The periodogram was cancelled");
     m_lastMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    return Status::success();
+    const long long nonFinite = std::count_if(power.begin(), power.begin() + covered.grid.count,
+                                              [](double p) { return !std::isfinite(p); });
+    return checkPowers(nonFinite, 0, options);
 }
 
 Status CpuBackend::computeSpectrum(const TimeSeries& series, const PeriodogramOptions& options,

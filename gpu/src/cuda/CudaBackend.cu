@@ -125,6 +125,8 @@ private:
                           PeriodogramMethod method, double* devicePower, std::size_t heldBytes);
     // The method that runs for options (never Auto), or why the requested one cannot.
     Status resolveMethod(const PeriodogramOptions& options, PeriodogramMethod& method) const;
+    // The frequencies the last periodogram's launch left out on purpose (NaN).
+    long long unevaluated(const PeriodogramOptions& options) const;
     // Maps a GL buffer of `bytes` on the backend's stream, runs write(pointer) and unmaps it,
     // even after a failure, each step a span.
     template <typename Write>
@@ -772,7 +774,17 @@ Status CudaBackend::computePeriodogram(const TimeSeries& series, const Periodogr
         !s)
         return s;
     WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
-    return Status::success();
+    const long long nonFinite = std::count_if(power.begin(), power.begin() + options.grid.count,
+                                              [](double p) { return !std::isfinite(p); });
+    return checkPowers(nonFinite, unevaluated(options), options);
+}
+
+long long CudaBackend::unevaluated(const PeriodogramOptions& options) const
+{
+    // The matrix products evaluate every frequency; the direct kernel, what its launch covers.
+    return m_lastMethod == PeriodogramMethod::Matrix
+               ? 0
+               : options.grid.count - coveredFrequencies(options.launch, options.grid.count);
 }
 
 Status CudaBackend::computeSpectrum(const TimeSeries& series, const PeriodogramOptions& options,
@@ -795,6 +807,8 @@ Status CudaBackend::computeSpectrum(const TimeSeries& series, const PeriodogramO
     WS_CUDA_TRY(cudaEventElapsedTime(&ms, m_start, m_stop));
     m_timingPending = false;
     m_lastMs = ms;
+    if (Status s = checkPowers(result->nonFinite(), unevaluated(options), options); !s)
+        return s;
     result->setComputeMs(ms);
     result->setMethod(periodogramMethodName(m_lastMethod));
     spectrum = std::move(result);

@@ -108,12 +108,27 @@ struct PeriodogramOptions
     const std::atomic<bool>* cancel = nullptr;
 };
 
+inline constexpr long long kMaxFrequencies = 1LL << 26;
+
+// What autoFrequencyGrid left out to stay within kMaxFrequencies: the number of frequencies
+// and the highest one astropy's rule asked for (wanted 0: nothing was left out).
+struct AutoGridCap
+{
+    double wanted = 0.0;
+    double wantedFmax = 0.0;
+};
+
 // astropy's autofrequency: df = 1 / (baseline * samplesPerPeak); by default fmin = df / 2
-// and fmax = nyquistFactor * N / (2 * baseline), the average Nyquist frequency scaled.
+// and fmax = nyquistFactor * N / (2 * baseline), the average Nyquist frequency scaled. The
+// grid grows as samplesPerPeak x nyquistFactor x N / 2, so a long series can ask for more
+// than kMaxFrequencies: the grid then keeps df (the resolution that separates peaks) and
+// stops at kMaxFrequencies, below the fmax asked for, and cap (when given) says so.
+// count is 0 when the series has no time span.
 FrequencyGrid autoFrequencyGrid(const TimeSeries& series, double samplesPerPeak = 5.0,
                                 double nyquistFactor = 5.0,
                                 std::optional<double> minimumFrequency = std::nullopt,
-                                std::optional<double> maximumFrequency = std::nullopt);
+                                std::optional<double> maximumFrequency = std::nullopt,
+                                AutoGridCap* cap = nullptr);
 
 // What is wrong with a series or a grid, one message per problem, each naming the input it
 // is about, so a panel can mark it.
@@ -131,16 +146,34 @@ struct PeriodogramProblem
     std::string message;
 };
 
-inline constexpr long long kMaxFrequencies = 1LL << 26;
-
+// Checks the series and the grid. The grid's frequencies must be finite, above 0 and far
+// enough apart that double tells every one from the next (each is at least
+// kMinRelativeStep of the frequency above the one before): a finer grid would repeat
+// frequencies. float32 needs nothing more, since frequencies and phases in cycles are
+// always formed in double, and only the reduced phase is rounded to float32. The values
+// are scaled before they are summed, so any finite y and dy work, except psd powers
+// beyond double's range, which are refused.
 std::vector<PeriodogramProblem> validatePeriodogram(const TimeSeries& series,
                                                     const PeriodogramOptions& options);
 
+// 2^-50: four units in the last place of a double, so that the rounding of fmin + k df (or
+// fmin e^{k df}) never makes neighbours equal.
+inline constexpr double kMinRelativeStep = 0x1.0p-50;
+
+// Checks a grid given by its ends, as a person types it (the panel, --frequencies): finite
+// numbers, 0 < fmin < fmax (fmin alone for one frequency), 1 to kMaxFrequencies frequencies,
+// and a step double can represent. Empty when valid.
+std::vector<PeriodogramProblem> validateFrequencyRange(double fmin, double fmax, long long count,
+                                                       bool logarithmic);
+
 // The probability that noise alone gives a highest peak of at least z anywhere up to fmax:
 // Baluev (2008) eq. 6, the alias-free approximation, as astropy's
-// false_alarm_probability(method="baluev") computes it.
-double falseAlarmProbability(double z, double fmax, const TimeSeries& series,
-                             Normalization normalization);
+// false_alarm_probability(method="baluev") computes it. None for fewer than
+// kFalseAlarmMinPoints points: the approximation needs N - 3 > 0 (the points less the
+// model's three terms), and with N = 3 the sinusoid fits any data exactly.
+inline constexpr std::size_t kFalseAlarmMinPoints = 4;
+std::optional<double> falseAlarmProbability(double z, double fmax, const TimeSeries& series,
+                                            Normalization normalization);
 
 // A synthetic series, the periodogram's default scene: a sum of sinusoids plus Gaussian
 // noise, sampled at random times with gaps. The same options and seed give the same series.

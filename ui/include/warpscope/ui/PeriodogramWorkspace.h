@@ -91,6 +91,7 @@ private:
     {
         gpu::TimeSeries series;
         gpu::PeriodogramOptions options;
+        QString gridNote; // what the automatic grid left out, or empty
     };
     struct Result
     {
@@ -103,6 +104,8 @@ private:
         gpu::Status timeline;
     };
     std::optional<Request> makeRequest();
+    // Shows the problems and marks their fields; true when there are none.
+    bool explainProblems(const std::vector<gpu::PeriodogramProblem>& problems);
     void schedule();
     void start(Request request);
     void onComputed();
@@ -144,6 +147,7 @@ private:
     gpu::TimeSeries m_series;
     std::shared_ptr<const gpu::Spectrum> m_spectrum;
     gpu::PeriodogramOptions m_shownOptions;
+    QString m_gridNote; // the shown (or computing) grid's
     std::vector<gpu::Peak> m_peaks;
 
     // Loading
