@@ -583,6 +583,21 @@ private slots:
         QVERIFY2(kept < 200, qPrintable(QString::number(kept)));
     }
 
+    // Every change is an undo step holding the controls; hours of changes must not pile up.
+    void periodogramUndoIsLimited()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        QSpinBox* points = periodogramPoints();
+        QVERIFY(points);
+        for (int i = 0; i < 1100; ++i)
+            points->setValue(points->value() + (i % 2 ? -1 : 2));
+        QVERIFY(waitForPeriodogram());
+        const QUndoStack* undo = periodogram()->undoStack();
+        QVERIFY2(undo->count() <= 1000, qPrintable(QString::number(undo->count())));
+        QVERIFY(undo->canUndo());
+    }
+
     // The default scene finds the synthetic sinusoid, gives its false-alarm probability and
     // folds the data at it.
     void periodogramFindsTheSyntheticSignal()
