@@ -5,10 +5,6 @@
 namespace warpscope::gpu {
 namespace {
 
-// Beyond this many spans the oldest go even within the kept frames, so a long run of work
-// without frames cannot grow the store without bound.
-constexpr std::size_t kMaxSpans = 1'000'000;
-
 thread_local int t_hostDepth = 0;
 
 } // namespace
@@ -33,7 +29,8 @@ const char* spanKindName(SpanKind kind)
 }
 
 Timeline::Timeline(int keptFrames)
-    : m_zero(std::chrono::steady_clock::now()), m_keptFrames(std::max(1, keptFrames))
+    : m_zero(std::chrono::steady_clock::now()), m_frameBegan(m_zero),
+      m_keptFrames(std::max(1, keptFrames))
 {}
 
 int Timeline::lane(const std::string& name)
@@ -75,18 +72,28 @@ std::string Timeline::gpuTimingNote() const
 
 void Timeline::add(Span span)
 {
+    const auto now = std::chrono::steady_clock::now();
     std::lock_guard lock(m_mutex);
+    if (now - m_frameBegan > kLongestFrame)
+        beginFrameLocked(now);
     span.frame = m_frame;
     m_spans.push_back(std::move(span));
     if (m_spans.size() > kMaxSpans)
-        m_spans.erase(m_spans.begin(), m_spans.begin() + (m_spans.size() - kMaxSpans));
+        m_spans.pop_front();
     ++m_version;
 }
 
 void Timeline::beginFrame()
 {
+    const auto now = std::chrono::steady_clock::now();
     std::lock_guard lock(m_mutex);
+    beginFrameLocked(now);
+}
+
+void Timeline::beginFrameLocked(std::chrono::steady_clock::time_point now)
+{
     ++m_frame;
+    m_frameBegan = now;
     trimLocked();
 }
 
@@ -107,7 +114,8 @@ void Timeline::trimLocked()
 {
     const std::size_t before = m_spans.size();
     const std::uint64_t kept = std::uint64_t(m_keptFrames);
-    std::erase_if(m_spans, [&](const Span& s) { return s.frame + kept <= m_frame; });
+    while (!m_spans.empty() && m_spans.front().frame + kept <= m_frame)
+        m_spans.pop_front();
     if (m_spans.size() != before)
         ++m_version;
 }
@@ -125,7 +133,7 @@ TimelineSnapshot Timeline::snapshot() const
     {
         std::lock_guard lock(m_mutex);
         snap.lanes = m_lanes;
-        snap.spans = m_spans;
+        snap.spans.assign(m_spans.begin(), m_spans.end());
         snap.version = m_version;
     }
     // Device spans arrive a frame late, so the store is only roughly in time order.

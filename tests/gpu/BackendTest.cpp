@@ -128,6 +128,17 @@ protected:
     CpuBackend m_cpu{4};
 };
 
+// The soak program watches device memory through this; the CPU has none of its own.
+TEST_F(CudaBackendTest, ReportsDeviceMemoryInUse)
+{
+    EXPECT_FALSE(m_cpu.deviceMemory().has_value());
+    const auto memory = m_cuda->deviceMemory();
+    ASSERT_TRUE(memory.has_value());
+    EXPECT_GT(memory->totalBytes, 0u);
+    EXPECT_GT(memory->usedBytes, 0u); // this process's context at least
+    EXPECT_LE(memory->usedBytes, memory->totalBytes);
+}
+
 // CPU and CUDA agree within the per-element tolerance of the precision, on random scenes
 // (odd sizes, up to 64 references) and on sizes spanning many blocks.
 TEST_F(CudaBackendTest, AgreesWithCpuOnRandomScenes)

@@ -91,6 +91,38 @@ TEST(Timeline, KeepsOnlyTheLastFrames)
     EXPECT_TRUE(timeline.snapshot().spans.empty());
 }
 
+// The periodogram adds spans without ever beginning a frame; its work is grouped in frames of
+// kLongestFrame, so Keep frames bounds it like the field's.
+TEST(Timeline, WorkWithoutFramesIsTrimmedAsItIsAdded)
+{
+    Timeline timeline(3);
+    const int lane = timeline.lane("periodogram");
+    for (int k = 0; k < 10; ++k) {
+        const double at = timeline.nowUs();
+        timeline.add(Span{lane, SpanKind::Host, "compute " + std::to_string(k), at, at + 1.0});
+        std::this_thread::sleep_for(Timeline::kLongestFrame + std::chrono::milliseconds(20));
+    }
+    const TimelineSnapshot snap = timeline.snapshot();
+    ASSERT_EQ(snap.spans.size(), 3u);
+    EXPECT_EQ(snap.spans[0].name, "compute 7");
+    EXPECT_EQ(snap.spans[2].name, "compute 9");
+}
+
+TEST(Timeline, KeepsAtMostTheMaximumSpansWhateverTheFrames)
+{
+    Timeline timeline(100000);
+    const int lane = timeline.lane("synthetic");
+    const std::size_t extra = 1000;
+    for (std::size_t k = 0; k < Timeline::kMaxSpans + extra; ++k) {
+        timeline.add(Span{lane, SpanKind::Kernel, "k", double(k), double(k) + 0.5});
+        if (k % 100 == 0)
+            timeline.beginFrame();
+    }
+    const TimelineSnapshot snap = timeline.snapshot();
+    ASSERT_EQ(snap.spans.size(), Timeline::kMaxSpans);
+    EXPECT_EQ(snap.spans.front().startUs, double(extra)); // the oldest went
+}
+
 // The CPU backend records each worker's share of a field nested in the whole computation,
 // which happens on the calling thread's lane.
 TEST(Timeline, CpuBackendRecordsWorkersInsideTheField)

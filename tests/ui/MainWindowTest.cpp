@@ -447,6 +447,32 @@ private slots:
         QCOMPARE(timeline->barsDrawn(), 20);
     }
 
+    // Long after start the times need more than six digits; the default labels then read
+    // "2e+06" on every tick of a window a few milliseconds wide.
+    void timelineLabelsLateTimesDistinctly()
+    {
+        ui::TimelinePanel* timeline = m_window->timelinePanel();
+        auto store = m_window->timeline();
+        const int lane = store->lane("synthetic");
+        for (int k = 0; k < 40; ++k) // 2000 s after start, as in a long session
+            store->add(gpu::Span{lane, gpu::SpanKind::Kernel, "k", 2e9 + k * 500.0,
+                                 2e9 + k * 500.0 + 200.0});
+        timeline->refresh();
+        QCustomPlot* plot = timeline->plot();
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        const QVector<double> ticks = plot->xAxis->tickVector();
+        const QVector<QString> labels = plot->xAxis->tickVectorLabels();
+        QVERIFY(ticks.size() >= 3);
+        QCOMPARE(labels.size(), ticks.size());
+        const double step = ticks[1] - ticks[0];
+        for (int i = 0; i < ticks.size(); ++i) {
+            bool ok = false;
+            const double value = plot->locale().toDouble(labels[i], &ok);
+            QVERIFY2(ok && std::abs(value - ticks[i]) < step / 2,
+                     qPrintable(labels[i] + " at " + QString::number(ticks[i], 'f', 3)));
+        }
+    }
+
     void timelineExportsAndExplainsAnUnwritablePath()
     {
         settledImage();
@@ -525,6 +551,53 @@ private slots:
     bool waitForPeriodogram()
     {
         return QTest::qWaitFor([&] { return !periodogram()->busy(); }, 30000);
+    }
+
+    QSpinBox* periodogramPoints() const
+    {
+        for (QSpinBox* box : periodogram()->findChildren<QSpinBox*>())
+            if (box->toolTip().startsWith("Samples in the synthetic series"))
+                return box;
+        return nullptr;
+    }
+
+    // Recomputes the periodogram as a person holding the arrow keys on its Points field does.
+    void recomputePeriodogram(int times)
+    {
+        QSpinBox* points = periodogramPoints();
+        QVERIFY(points);
+        points->setFocus();
+        for (int i = 0; i < times; ++i) {
+            QTest::keyClick(points, i % 2 ? Qt::Key_Down : Qt::Key_Up);
+            QVERIFY(waitForPeriodogram());
+        }
+    }
+
+    // The periodogram never begins a frame (the field, hidden, does not draw), yet its spans
+    // go with the frames kept like the field's.
+    void periodogramWorkKeepsTheTimelineBounded()
+    {
+        m_window->timelinePanel()->setKeptFrames(1);
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        recomputePeriodogram(200); // three spans or more each
+        const std::size_t kept = m_window->timeline()->snapshot().spans.size();
+        QVERIFY2(kept < 200, qPrintable(QString::number(kept)));
+    }
+
+    // Every change is an undo step holding the controls; hours of changes must not pile up.
+    void periodogramUndoIsLimited()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        QSpinBox* points = periodogramPoints();
+        QVERIFY(points);
+        for (int i = 0; i < 1100; ++i)
+            points->setValue(points->value() + (i % 2 ? -1 : 2));
+        QVERIFY(waitForPeriodogram());
+        const QUndoStack* undo = periodogram()->undoStack();
+        QVERIFY2(undo->count() <= 1000, qPrintable(QString::number(undo->count())));
+        QVERIFY(undo->canUndo());
     }
 
     // The default scene finds the synthetic sinusoid, gives its false-alarm probability and

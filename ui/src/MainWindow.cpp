@@ -82,6 +82,9 @@ QString fieldName(gpu::ParamField field)
 
 // Undo merge ids: a parameter's field, or one id per marker drag above this.
 constexpr int kMarkerDragControl = 1000;
+// Each step keeps its parameters or controls twice; without a limit, hours of changes grow
+// memory by kilobytes a step.
+constexpr int kUndoLimit = 1000;
 
 } // namespace
 
@@ -265,6 +268,8 @@ void MainWindow::createMenus()
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     // Undo follows the workspace shown: the map's parameters or the periodogram's controls.
     auto* undoGroup = new QUndoGroup(this);
+    m_undo->setUndoLimit(kUndoLimit);
+    m_periodogram->undoStack()->setUndoLimit(kUndoLimit);
     undoGroup->addStack(m_undo);
     undoGroup->addStack(m_periodogram->undoStack());
     undoGroup->setActiveStack(m_undo);

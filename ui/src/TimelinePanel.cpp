@@ -14,6 +14,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <qcustomplot.h>
 
@@ -31,6 +32,28 @@ QString formatDuration(double us)
         return QStringLiteral("%1 µs").arg(us, 0, 'f', us < 10.0 ? 2 : 1);
     return QStringLiteral("%1 ms").arg(us / 1000.0, 0, 'f', 3);
 }
+
+// Labels times in fixed point, as many decimals as the tick step needs. The default labels
+// keep six significant digits, so once Warpscope has run for 1000 s (1e6 ms) every tick of
+// a window a few milliseconds wide read the same "2e+06".
+class TimeTicker : public QCPAxisTicker
+{
+protected:
+    double getTickStep(const QCPRange& range) override
+    {
+        m_step = QCPAxisTicker::getTickStep(range);
+        return m_step;
+    }
+    QString getTickLabel(double tick, const QLocale& locale, QChar, int) override
+    {
+        const int decimals =
+            m_step > 0.0 ? std::clamp(int(std::ceil(-std::log10(m_step) - 1e-9)), 0, 9) : 0;
+        return locale.toString(tick, 'f', decimals);
+    }
+
+private:
+    double m_step = 1.0;
+};
 
 QString formatBytes(std::uint64_t bytes)
 {
@@ -67,7 +90,9 @@ TimelinePanel::TimelinePanel(std::shared_ptr<gpu::Timeline> timeline, QWidget* p
     m_frames->setObjectName("keptFrames");
     m_frames->setRange(1, 100000);
     m_frames->setValue(m_timeline->keptFrames());
-    m_frames->setToolTip(tr("How many of the last frames the timeline keeps"));
+    m_frames->setToolTip(tr("How many of the last frames the timeline keeps. Work while nothing "
+                            "draws frames, like the periodogram's, counts a frame for each "
+                            "tenth of a second."));
     m_cupti = new QCheckBox(tr("CUPTI"), this);
     m_cupti->setObjectName("cupti");
     m_cupti->setToolTip(tr("Time kernels and copies with CUPTI's activity records (the GPU's "
@@ -109,6 +134,7 @@ TimelinePanel::TimelinePanel(std::shared_ptr<gpu::Timeline> timeline, QWidget* p
     m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
     m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
     m_plot->xAxis->setLabel(tr("time since Warpscope started (ms)"));
+    m_plot->xAxis->setTicker(QSharedPointer<TimeTicker>::create());
     m_plot->yAxis->setRangeReversed(true);
     m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
     m_plot->yAxis->grid()->setVisible(false);

@@ -18,6 +18,7 @@ public:
     DisplayPath displayPath() const override { return DisplayPath::HostCopy; }
     std::string deviceName() const override;
     DeviceInfo deviceInfo() const override { return simulatedHopper(); }
+    std::optional<DeviceMemory> deviceMemory() const override { return std::nullopt; }
     Status checkCapacity(const DistanceParams& params) const override;
     Status computeDistance(const DistanceParams& params, std::span<float> out) override;
     Status computeDistance(const DistanceParams& params, std::span<double> out) override;

@@ -43,6 +43,7 @@ public:
     DisplayPath displayPath() const override { return m_path; }
     std::string deviceName() const override { return m_info.name; }
     DeviceInfo deviceInfo() const override { return m_info; }
+    std::optional<DeviceMemory> deviceMemory() const override;
     Status checkCapacity(const DistanceParams& params) const override;
     Status computeDistance(const DistanceParams& params, std::span<float> out) override
     {
@@ -286,6 +287,17 @@ Status CudaBackend::checkCapacity(const DistanceParams& params) const
                                " MiB of GPU memory; " + std::to_string(freeBytes >> 20) +
                                " MiB are free on " + m_info.name);
     return Status::success();
+}
+
+std::optional<DeviceMemory> CudaBackend::deviceMemory() const
+{
+    std::size_t freeBytes = 0, totalBytes = 0;
+    if (cudaSetDevice(m_device) != cudaSuccess ||
+        cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) {
+        cudaGetLastError();
+        return std::nullopt;
+    }
+    return DeviceMemory{totalBytes - freeBytes, totalBytes};
 }
 
 Status CudaBackend::grow(GrowBuffer& buffer, std::size_t bytes)

@@ -9,6 +9,7 @@
 #include "warpscope/gpu/StreamsLab.h"
 #include "warpscope/gpu/Timeline.h"
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -60,6 +61,13 @@ struct FieldStats
     double max = 0.0;
 };
 
+// The memory of a backend's device: in use (by every context and process on it) and in all.
+struct DeviceMemory
+{
+    std::uint64_t usedBytes = 0;
+    std::uint64_t totalBytes = 0;
+};
+
 class Backend
 {
 public:
@@ -71,6 +79,9 @@ public:
     virtual std::string deviceName() const = 0;
     // The GPU's properties and launch limits; on the CPU, the simulated device's.
     virtual DeviceInfo deviceInfo() const = 0;
+    // The device's memory now, for watching it over a long session; none on the CPU, whose
+    // memory is the process's own, or where the driver cannot say.
+    virtual std::optional<DeviceMemory> deviceMemory() const = 0;
 
     // Checks that a field with these parameters fits the backend's memory.
     virtual Status checkCapacity(const DistanceParams& params) const = 0;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -57,15 +58,27 @@ struct TimelineSnapshot
 };
 
 // Thread-safe store of the spans of the last N frames. Backends and the renderer add spans;
-// panels take snapshots. Adding is a lock and a vector push, cheap enough to stay on.
+// panels take snapshots. Adding is a lock and a push, cheap enough to stay on.
+//
+// A frame begins with beginFrame() (the field view's paint, a streams lab run) or, where
+// nothing begins one (the periodogram computes while the field is hidden), with the first span
+// added after the current frame has lasted kLongestFrame. Either way old frames are trimmed as
+// spans are added, so the store stays bounded whichever workspace is in use.
 class Timeline
 {
 public:
+    // Work that never begins a frame is grouped in frames of at most this long.
+    static constexpr std::chrono::milliseconds kLongestFrame{100};
+    // However many frames are kept, the oldest spans go beyond this many.
+    static constexpr std::size_t kMaxSpans = 200'000;
+
     explicit Timeline(int keptFrames = 120);
 
     // Finds or creates a lane by name, for example "CUDA stream 1 (field)".
     int lane(const std::string& name);
 
+    // Stamps span with the current frame (beginning one first if the current frame has lasted
+    // kLongestFrame) and stores it.
     void add(Span span);
     // Starts a new frame and forgets spans older than the kept frames.
     void beginFrame();
@@ -89,13 +102,16 @@ public:
     double toUs(std::chrono::steady_clock::time_point t) const;
 
 private:
+    void beginFrameLocked(std::chrono::steady_clock::time_point now);
     void trimLocked();
 
     mutable std::mutex m_mutex;
     const std::chrono::steady_clock::time_point m_zero;
     std::vector<std::string> m_lanes;
-    std::vector<Span> m_spans;
+    // In the order added, so frames only grow along it and trimming pops from the front.
+    std::deque<Span> m_spans;
     std::uint64_t m_frame = 0;
+    std::chrono::steady_clock::time_point m_frameBegan;
     std::uint64_t m_version = 0;
     int m_keptFrames;
     GpuTiming m_gpuTiming = GpuTiming::Events;
