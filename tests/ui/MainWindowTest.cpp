@@ -111,6 +111,68 @@ private slots:
         QVERIFY(view()->backendDescription().startsWith("CPU"));
     }
 
+    // A mesh beyond the OpenGL driver's buffer limit fails as the window is first shown,
+    // before anything has been drawn; the map says why instead of "Computing…" for ever, and
+    // after a good field, the old picture is marked as not updated.
+    void aFailureBeforeTheFirstFrameIsNamedOnTheMap()
+    {
+        gpu::DistanceParams huge;
+        huge.nx = huge.ny = 16384;
+        ui::WindowOptions options;
+        options.backend = gpu::BackendKind::Cpu;
+        options.useSettings = false;
+        m_window = std::make_unique<ui::MainWindow>(options);
+        m_window->setParams(huge);
+        m_window->resize(1000, 700);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        QTRY_VERIFY2(view()->failureText().contains("can display at most"),
+                     qPrintable(view()->failureText()));
+
+        // The banner is drawn by the overlay widget, so the grabs include the children.
+        m_window->setParams(gpu::DistanceParams{});
+        settledImage();
+        QVERIFY(view()->failureText().isEmpty());
+        const QImage good = view()->grab().toImage();
+        m_window->setParams(huge);
+        QTRY_VERIFY(!view()->failureText().isEmpty());
+        QTRY_VERIFY2(differingPixels(good, view()->grab().toImage()) > 1000,
+                     "the map does not show that the field was not updated");
+    }
+
+    // Moving the view to another window destroys its GL context and makes a new one; the
+    // field went with the old context and must be computed again, not left blank.
+    void theFieldIsDrawnAgainInANewContext()
+    {
+        QWidget other; // first, so that the view, its child by the end, goes before it
+        ui::FieldView standalone;
+        standalone.setBackendRequest(gpu::BackendKind::Cpu, false);
+        standalone.resize(600, 400);
+        standalone.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&standalone));
+        const auto settled = [&] {
+            return QTest::qWaitFor(
+                [&] {
+                    standalone.update();
+                    return standalone.frameSettled() &&
+                           standalone.shownParams() == standalone.params();
+                },
+                20000);
+        };
+        QVERIFY(settled());
+        const QImage before = standalone.grabFramebuffer();
+        other.resize(600, 400);
+        standalone.setParent(&other);
+        other.show();
+        standalone.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&other));
+        // Each grab paints, which starts the computation if the view knows it must.
+        QVERIFY2(
+            QTest::qWaitFor(
+                [&] { return differingPixels(before, standalone.grabFramebuffer()) == 0; }, 20000),
+            "the field was not computed again in the new context");
+    }
+
     // Opening on the periodogram, before the field has ever been shown: the Device dock,
     // which takes the place of the field's panels, describes the periodogram's device.
     void devicePanelIsFilledWhenOpeningOnThePeriodogram()

@@ -181,6 +181,9 @@ void FieldView::initializeGL()
     }
     m_renderer.setColormap(m_colormap);
     createBackendNow();
+    // A context can be destroyed and made again (the view moved to another window), and the
+    // field went with the old one: compute it again, or the map would wait for ever.
+    m_dirty = true;
 }
 
 void FieldView::setDevice(int index)
