@@ -4,7 +4,8 @@
 #       build-hopper/tests/warpscope_gpu_tests build-hopper/tests/warpscope_render_tests
 # with .device carried. Writes logs, screenshots and traces to $OUT (or ./device-out).
 #
-#   bench/device-proof.sh [field|teaching|timeline|periodogram]...   (default: field timeline)
+#   bench/device-proof.sh [field|teaching|timeline|periodogram|hostile|ui|soak]...
+#   (default: field timeline)
 set -uo pipefail
 out=${OUT:-device-out}; mkdir -p "$out"
 source .device/env.sh
@@ -57,5 +58,25 @@ periodogram)
         --screenshot "$out/periodogram.png"; echo "periodogram screenshot exit $?"
     "$app" --backend cuda --size 1600x1000 --frequencies 0.001,5,100000,log \
         --screenshot "$out/periodogram_log.png"; echo "logarithmic grid screenshot exit $?" ;;
+hostile)
+    # Inputs that once hung, crashed or passed silently: each must end at once with its
+    # message and the right exit status.
+    start=$(date +%s)
+    "$app" --backend cuda --nx 16384 --ny 16384 --screenshot "$out/x.png"
+    echo "mesh beyond the GL limit exit $? after $(($(date +%s) - start)) s (want 1)"
+    "$app" --backend cuda --lab-length 4294967296 --lab-arrays 64 --streams-lab \
+        --screenshot "$out/x.png"; echo "failed streams lab exit $? (want 1)"
+    awk 'BEGIN { for (i = 0; i < 400; i++) { t = i * 0.37 + (i % 7) * 0.05;
+        printf "%.6f,%.17g\n", t, (sin(2 * 3.14159265358979 * t / 5.0) > 0 ? 1e308 : -1e308) } }' \
+        > "$out/huge.csv"
+    "$app" --backend cuda --size 1600x1000 --series "$out/huge.csv" \
+        --screenshot "$out/periodogram_huge.png"; echo "y = +-1e308 exit $? (want 0)"
+    rm -f "$out/huge.csv" "$out/x.png" ;;
+ui)
+    "$DESKTOP_BIN/warpscope_ui_tests" > "$out/ui.log" 2>&1; echo "ui_tests exit $?"
+    grep -E "Totals|FAIL" "$out/ui.log" ;;
+soak)
+    "$DESKTOP_BIN/warpscope-soak" --backend cuda --minutes "${SOAK_MINUTES:-9.5}" 2>&1 |
+        tee "$out/soak.log"; echo "soak exit ${PIPESTATUS[0]}" ;;
 esac
 done
