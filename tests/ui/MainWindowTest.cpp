@@ -866,7 +866,7 @@ private slots:
         f.close();
         periodogram()->openFile(bad);
         QVERIFY(waitForPeriodogram());
-        QVERIFY2(periodogram()->errorText().contains("No row holds numbers"),
+        QVERIFY2(periodogram()->errorText().contains("No row holds usable numbers"),
                  qPrintable(periodogram()->errorText()));
         QCOMPARE(periodogram()->series().t.size(), 200u); // the loaded series stays
         const QString csv = dir.filePath("power.csv");
