@@ -333,10 +333,12 @@ ParseResult parseCommandLine(const QStringList& arguments)
     // Every GPU from compute capability 3.0 on has the same block and grid limits, so a launch
     // beyond them is a bad option before any window opens. What depends on the device (the
     // kernel's registers, the shared memory) is checked once it is known.
-    gpu::DeviceInfo everyGpu = gpu::simulatedHopper();
-    everyGpu.name = "any CUDA GPU";
-    if (const auto errors = gpu::validateLaunch(o.launch, everyGpu); o.teaching && !errors.empty())
-        return fail(QString::fromStdString(errors.front().message));
+    if (o.teaching) {
+        gpu::DeviceInfo everyGpu = gpu::simulatedHopper();
+        everyGpu.name = "any CUDA GPU";
+        if (const auto errors = gpu::validateLaunch(o.launch, everyGpu); !errors.empty())
+            return fail(QString::fromStdString(errors.front().message));
+    }
     if (const auto errors = gpu::validate(p); !errors.empty()) {
         QString message;
         for (const gpu::ParamError& e : errors)

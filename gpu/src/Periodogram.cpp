@@ -26,8 +26,7 @@ double weightedTimeSpread(const TimeSeries& s)
     const double baseline = *hi - *lo;
     if (!(baseline > 0.0))
         return 0.0;
-    const int dyExponent =
-        s.dy.empty() ? 0 : scaleExponent(*std::min_element(s.dy.begin(), s.dy.end()));
+    const int dyExponent = dyScaleExponent(s);
     long double sw = 0, st = 0, stt = 0;
     for (std::size_t i = 0; i < s.t.size(); ++i) {
         const long double w = scaledWeight(s, i, dyExponent);
@@ -424,12 +423,8 @@ SinusoidFit fitSinusoid(const TimeSeries& s, double frequency, bool fitMean)
 {
     // Weighted normal equations for [1, cos, sin] (or [cos, sin] around the mean), with y and
     // dy scaled as for the periodogram so that no sum overflows; the fit scales back.
-    double largestY = 0.0;
-    for (const double y : s.y)
-        largestY = std::max(largestY, std::abs(y));
-    const int yExponent = scaleExponent(largestY);
-    const int dyExponent =
-        s.dy.empty() ? 0 : scaleExponent(*std::min_element(s.dy.begin(), s.dy.end()));
+    const int yExponent = yScaleExponent(s);
+    const int dyExponent = dyScaleExponent(s);
     double m[3][3] = {}, r[3] = {};
     long double wsum = 0, ysum = 0;
     for (std::size_t i = 0; i < s.t.size(); ++i) {

@@ -32,6 +32,21 @@ inline int scaleExponent(double largest)
     return largest > 0.0 && std::isfinite(largest) ? std::ilogb(largest) : 0;
 }
 
+// The exponents that bring the largest |y| and the smallest dy to [1, 2).
+inline int yScaleExponent(const TimeSeries& series)
+{
+    double largest = 0.0;
+    for (const double y : series.y)
+        largest = std::max(largest, std::abs(y));
+    return scaleExponent(largest);
+}
+
+inline int dyScaleExponent(const TimeSeries& series)
+{
+    return series.dy.empty() ? 0
+                             : scaleExponent(*std::min_element(series.dy.begin(), series.dy.end()));
+}
+
 // Sample i's weight, dy^-2 with dy scaled by 2^-dyExponent. The scaled dy are at least 1, so
 // no weight is above 1; those of dy far above the smallest underflow to 0, which is their
 // share of the sums to double precision anyway.
@@ -53,12 +68,8 @@ inline PeriodogramMoments periodogramMoments(const TimeSeries& series, bool cent
 {
     PeriodogramMoments m;
     const std::size_t n = series.y.size();
-    double largestY = 0.0;
-    for (const double y : series.y)
-        largestY = std::max(largestY, std::abs(y));
-    m.yExponent = scaleExponent(largestY);
-    if (!series.dy.empty())
-        m.dyExponent = scaleExponent(*std::min_element(series.dy.begin(), series.dy.end()));
+    m.yExponent = yScaleExponent(series);
+    m.dyExponent = dyScaleExponent(series);
     long double wy = 0.0L;
     for (std::size_t i = 0; i < n; ++i) {
         const long double w = scaledWeight(series, i, m.dyExponent);
