@@ -302,14 +302,8 @@ private:
                 std::printf("  %s: the periodogram is still busy after 60 s\n", clock().c_str());
         };
         wait();
-        QAbstractSpinBox* points = nullptr;
-        QAbstractSpinBox* samplesPerPeak = nullptr;
-        for (QAbstractSpinBox* box : periodogram->findChildren<QAbstractSpinBox*>()) {
-            if (box->toolTip().startsWith("Samples in the synthetic series"))
-                points = box;
-            if (box->toolTip().startsWith("Grid points across each peak"))
-                samplesPerPeak = box;
-        }
+        auto* points = periodogram->findChild<QAbstractSpinBox*>("points");
+        auto* samplesPerPeak = periodogram->findChild<QAbstractSpinBox*>("samplesPerPeak");
         for (int i = 0; i < 20 && points; ++i) {
             points->setFocus();
             QTest::keyClick(points, (i / 5) % 2 ? Qt::Key_Down : Qt::Key_Up);

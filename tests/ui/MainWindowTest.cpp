@@ -615,13 +615,7 @@ private slots:
         return QTest::qWaitFor([&] { return !periodogram()->busy(); }, 30000);
     }
 
-    QSpinBox* periodogramPoints() const
-    {
-        for (QSpinBox* box : periodogram()->findChildren<QSpinBox*>())
-            if (box->toolTip().startsWith("Samples in the synthetic series"))
-                return box;
-        return nullptr;
-    }
+    QSpinBox* periodogramPoints() const { return periodogram()->findChild<QSpinBox*>("points"); }
 
     // Recomputes the periodogram as a person holding the arrow keys on its Points field does.
     void recomputePeriodogram(int times)

@@ -67,6 +67,7 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     m_points->setValue(synthetic.points);
     m_points->setKeyboardTracking(false);
     m_points->setToolTip(tr("Samples in the synthetic series"));
+    m_points->setObjectName("points");
     m_baseline = doubleBox(this, 0.01, 1e9, synthetic.baseline, 2, tr("Time span of the samples"));
     m_noise = doubleBox(this, 0.0, 1e6, synthetic.noise, 3,
                         tr("Standard deviation of the Gaussian noise (also each point's dy)"));
