@@ -37,9 +37,11 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTest>
+#include <QUndoStack>
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <malloc.h>
 #include <optional>
 #include <random>
 #include <string>
@@ -110,6 +112,14 @@ double rssMb()
         if (line.startsWith("VmRSS:"))
             return line.mid(6).trimmed().split(' ').value(0).toDouble() / 1024.0;
     return 0.0;
+}
+
+// What the program holds on the heap, as opposed to what the allocator keeps mapped: when
+// resident memory grows and this does not, the growth is the allocator's, not a leak.
+double heapInUseMb()
+{
+    const struct mallinfo2 info = mallinfo2();
+    return double(info.uordblks + info.hblkhd) / (1024.0 * 1024.0);
 }
 
 double median(std::vector<double> v)
@@ -347,11 +357,15 @@ private:
                 r.deviceMb = double(memory->usedBytes) / (1024.0 * 1024.0);
         const std::vector<double> frames = m_clock->take();
         const std::size_t spans = m_window.timeline()->snapshot().spans.size();
+        int undoSteps = 0;
+        for (const QUndoStack* stack : m_window.findChildren<QUndoStack*>())
+            undoSteps += stack->count();
         const std::string device =
             r.deviceMb ? std::to_string(int(*r.deviceMb + 0.5)) + " MiB" : std::string("n/a");
-        std::printf("%s  RSS %7.1f MiB  GPU memory %s  spans %6zu  field frames %4zu: "
-                    "median %6.1f ms, max %7.1f ms  steps %d\n",
-                    clock().c_str(), r.rssMb, device.c_str(), spans, frames.size(), median(frames),
+        std::printf("%s  RSS %7.1f MiB  heap %6.1f MiB  GPU memory %s  spans %6zu  undo %4d  "
+                    "field frames %4zu: median %6.1f ms, max %7.1f ms  steps %d\n",
+                    clock().c_str(), r.rssMb, heapInUseMb(), device.c_str(), spans, undoSteps,
+                    frames.size(), median(frames),
                     frames.empty() ? 0.0 : *std::max_element(frames.begin(), frames.end()),
                     m_steps);
         std::fflush(stdout);

@@ -61,63 +61,11 @@ Status checkLesson(const DistanceParams& params, const LessonLaunch& lesson,
     return Status::success();
 }
 
-Status checkPeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
-                        std::size_t powerSize, const DeviceInfo& device)
-{
-    if (const auto problems = validatePeriodogram(series, options); !problems.empty())
-        return Status::failure(problems.front().message);
-    if (const auto errors = validatePeriodogramLaunch(options.launch, device); !errors.empty())
-        return Status::failure(errors.front().message);
-    if (powerSize < std::size_t(options.grid.count))
-        return Status::failure("The output holds " + std::to_string(powerSize) +
-                               " values; the grid has " + std::to_string(options.grid.count));
-    return Status::success();
-}
-
-Status checkPowers(long long nonFinite, long long unevaluated, const PeriodogramOptions& options)
-{
-    const long long bad = nonFinite - unevaluated;
-    if (bad <= 0)
-        return Status::success();
-    const bool exactFit = options.normalization == Normalization::Model ||
-                          options.normalization == Normalization::Log;
-    return Status::failure(
-        "The periodogram failed: " + std::to_string(bad) + " of its " +
-        std::to_string(options.grid.count - unevaluated) +
-        " powers came out as NaN or infinity, so none is shown. " +
-        (exactFit ? std::string("The ") + normalizationName(options.normalization) +
-                        " power is infinite where the sinusoid fits the data exactly (data "
-                        "without noise): use the standard normalisation"
-                  : std::string("The sums lost all their digits; this is a defect, not a "
-                                "property of the data")));
-}
-
 Status uploadField(const GlBuffer& target, std::span<const float> values)
 {
     if (values.size() < target.layout.elementCount())
         return Status::failure("The field holds fewer values than its OpenGL buffer needs");
     return uploadToGlBuffer(target.id, values.data(), target.layout.elementCount());
-}
-
-const char* backendKindName(BackendKind kind)
-{
-    switch (kind) {
-    case BackendKind::Cpu:
-        return "cpu";
-    case BackendKind::Cuda:
-        return "cuda";
-    case BackendKind::Auto:
-        break;
-    }
-    return "auto";
-}
-
-std::optional<BackendKind> parseBackendKind(const std::string& text)
-{
-    for (BackendKind kind : {BackendKind::Auto, BackendKind::Cpu, BackendKind::Cuda})
-        if (text == backendKindName(kind))
-            return kind;
-    return std::nullopt;
 }
 
 } // namespace warpscope::gpu

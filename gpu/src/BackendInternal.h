@@ -28,15 +28,6 @@ Status checkHostOutput(const DistanceParams& params, std::size_t outputSize);
 Status checkLesson(const DistanceParams& params, const LessonLaunch& lesson,
                    const DeviceInfo& device, std::size_t fieldSize, std::size_t ownersSize);
 
-// Validates a periodogram and that power can hold its grid.
-Status checkPeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
-                        std::size_t powerSize, const DeviceInfo& device);
-
-// Fails when powers a periodogram evaluated are NaN or infinite: validation scales the data
-// so that they should never be, and such a power drawn or exported would pass for a result.
-// nonFinite counts every such power; unevaluated, the NaN a launch leaves out on purpose.
-Status checkPowers(long long nonFinite, long long unevaluated, const PeriodogramOptions& options);
-
 // Returns null and sets error when the backend cannot be created.
 std::unique_ptr<Backend> makeCudaBackend(int device, DisplayPath path, std::string& error);
 

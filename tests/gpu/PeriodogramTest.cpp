@@ -1,9 +1,9 @@
 #include "warpscope/gpu/Periodogram.h"
 
-#include "BackendInternal.h"
-#include "PeriodogramPlan.h"
 #include "TestSupport.h"
 #include "cpu/CpuBackend.h"
+#include "periodogram/PeriodogramPlan.h"
+#include "periodogram/PeriodogramShared.h"
 
 #include <algorithm>
 #include <cmath>

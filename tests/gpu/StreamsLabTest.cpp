@@ -1,8 +1,8 @@
 #include "warpscope/gpu/StreamsLab.h"
 
-#include "StreamsLabSupport.h"
 #include "TestSupport.h"
 #include "cpu/CpuBackend.h"
+#include "streamslab/StreamsLabShared.h"
 
 #include <algorithm>
 #include <gtest/gtest.h>

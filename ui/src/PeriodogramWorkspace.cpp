@@ -1,7 +1,6 @@
 #include "warpscope/ui/PeriodogramWorkspace.h"
 
 #include "Style.h"
-#include "WorkerBackend.h"
 #include "warpscope/gpu/TraceExport.h"
 #include "warpscope/ui/SpectrumView.h"
 
@@ -55,10 +54,9 @@ QDoubleSpinBox* doubleBox(QWidget* parent, double lo, double hi, double value, i
 
 } // namespace
 
-PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeline,
-                                           gpu::BackendKind backend, QWidget* parent)
-    : QWidget(parent), m_timeline(std::move(timeline)), m_requested(backend),
-      m_undo(new QUndoStack(this))
+PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devices,
+                                           QWidget* parent)
+    : QWidget(parent), m_devices(std::move(devices)), m_undo(new QUndoStack(this))
 {
     setAcceptDrops(true);
     const gpu::SyntheticOptions synthetic;
@@ -246,7 +244,7 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeli
     scroll->setWidgetResizable(true);
     scroll->setMinimumWidth(320);
 
-    m_view = new SpectrumView(backend, m_timeline, this);
+    m_view = new SpectrumView(m_devices->requested(), m_devices->timeline(), this);
     m_view->setObjectName("periodogramView");
     m_fold = new QCustomPlot(this);
     m_fold->setMinimumSize(160, 120); // QCustomPlot warns when laid out at zero size
@@ -654,19 +652,20 @@ void PeriodogramWorkspace::start(Request request)
     request.options.cancel = m_cancel.get();
     m_job.setFuture(QtConcurrent::run([this, request = std::move(request), cancel = m_cancel] {
         Result result;
-        result.status = ensureWorkerBackend(m_backend, m_requested, m_timeline, "periodogram");
+        if (!m_context)
+            result.status = m_devices->open("periodogram", m_context);
         if (!result.status)
             return result;
-        result.device = m_backend->deviceName();
+        result.device = m_context->name();
         const auto t0 = std::chrono::steady_clock::now();
         result.status =
-            m_backend->computeSpectrum(request.series, request.options, result.spectrum);
+            gpu::computeSpectrum(*m_context, request.series, request.options, result.spectrum);
         result.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();
-        result.timeline = m_backend->collectTimeline();
-        result.deviceInfo = m_backend->deviceInfo();
-        result.occupancy = m_backend->periodogramOccupancy(request.options.precision,
-                                                           request.options.launch.blockThreads);
+        result.timeline = m_context->collectTimeline();
+        result.deviceInfo = m_context->info();
+        result.occupancy = gpu::periodogramOccupancy(*m_context, request.options.precision,
+                                                     request.options.launch.blockThreads);
         return result;
     }));
 }

@@ -1,7 +1,6 @@
 #include "warpscope/ui/StreamsLabPanel.h"
 
 #include "Style.h"
-#include "WorkerBackend.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -19,11 +18,10 @@
 
 namespace warpscope::ui {
 
-StreamsLabPanel::StreamsLabPanel(std::shared_ptr<gpu::Timeline> timeline, gpu::BackendKind backend,
-                                 QWidget* parent)
-    : QWidget(parent), m_timeline(std::move(timeline)), m_requested(backend),
-      m_arrays(new QSpinBox(this)), m_length(new QLineEdit(this)), m_streams(new QComboBox(this)),
-      m_memory(new QComboBox(this)), m_ordered(new QCheckBox(tr("Copies in order"), this)),
+StreamsLabPanel::StreamsLabPanel(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent)
+    : QWidget(parent), m_devices(std::move(devices)), m_arrays(new QSpinBox(this)),
+      m_length(new QLineEdit(this)), m_streams(new QComboBox(this)), m_memory(new QComboBox(this)),
+      m_ordered(new QCheckBox(tr("Copies in order"), this)),
       m_run(new QPushButton(tr("&Run"), this)), m_compare(new QPushButton(tr("Run 1 vs &K"), this)),
       m_busy(new QProgressBar(this)), m_result(new QLabel(this))
 {
@@ -194,22 +192,24 @@ void StreamsLabPanel::run(bool compare)
     m_result->setText(tr("Running…"));
     m_job.setFuture(QtConcurrent::run([this, configs = m_submitted] {
         Outcome outcome;
-        outcome.status = ensureWorkerBackend(m_backend, m_requested, m_timeline, "lab");
+        if (!m_context)
+            outcome.status = m_devices->open("lab", m_context);
         if (!outcome.status)
             return outcome;
-        outcome.device = m_backend->deviceName();
-        outcome.cpu = m_backend->kind() == gpu::BackendKind::Cpu;
+        outcome.device = m_context->name();
+        outcome.cpu = !m_context->isCuda();
         for (const gpu::StreamsLabConfig& config : configs) {
-            m_timeline->beginFrame();
+            if (gpu::Timeline* timeline = m_context->timeline())
+                timeline->beginFrame();
             gpu::StreamsLabResult result;
-            outcome.status = m_backend->runStreamsLab(config, result);
+            outcome.status = gpu::runStreamsLab(*m_context, config, result);
             outcome.startUs = result.jobStartUs;
             outcome.endUs = result.jobEndUs;
             if (!outcome.status)
                 break;
             outcome.results.push_back(result);
         }
-        outcome.timeline = m_backend->collectTimeline();
+        outcome.timeline = m_context->collectTimeline();
         return outcome;
     }));
 }

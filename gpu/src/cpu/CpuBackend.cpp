@@ -3,10 +3,9 @@
 #include "BackendInternal.h"
 #include "DistancePlan.h"
 #include "GlUpload.h"
-#include "PeriodogramPlan.h"
-#include "SpectrumSupport.h"
-#include "StreamsLabSupport.h"
-#include "math/LombScargle.h"
+#include "periodogram/LombScargle.h"
+#include "periodogram/PeriodogramPlan.h"
+#include "periodogram/SpectrumSupport.h"
 
 #include <algorithm>
 #include <chrono>
@@ -29,11 +28,24 @@ std::size_t availableHostBytes()
 
 } // namespace
 
-CpuBackend::CpuBackend(unsigned threads) : m_pool(threads) {}
+namespace {
+
+std::unique_ptr<Context> openCpuContext(unsigned threads)
+{
+    std::unique_ptr<Context> context;
+    Context::open({DeviceKind::Cpu, 0}, context, threads); // the CPU is always there
+    return context;
+}
+
+} // namespace
+
+CpuBackend::CpuBackend(unsigned threads)
+    : m_context(openCpuContext(threads)), m_pool(m_context->hostPool())
+{}
 
 std::string CpuBackend::deviceName() const
 {
-    return "CPU, " + std::to_string(m_pool.size()) + " threads";
+    return m_context->name();
 }
 
 Status CpuBackend::checkCapacity(const DistanceParams& params) const
@@ -59,7 +71,7 @@ template <typename T, typename Out> void CpuBackend::run(const DistanceParams& p
     // Column terms once per frame: sin² of half the longitude difference, per reference.
     std::vector<T> colTerms(std::size_t(refs) * nx);
     m_pool.parallelFor(colTerms.size(), [&](std::size_t b, std::size_t e, unsigned w) {
-        const ScopedHostSpan span(m_timeline.get(), workerLane(w), "column terms");
+        const ScopedHostSpan span(timeline(), workerLane(w), "column terms");
         for (std::size_t k = b; k < e; ++k)
             colTerms[k] = planColTerm(plan, int(k % nx), int(k / nx));
     });
@@ -67,7 +79,7 @@ template <typename T, typename Out> void CpuBackend::run(const DistanceParams& p
     std::vector<Out> mins(m_pool.size(), std::numeric_limits<Out>::max());
     std::vector<Out> maxs(m_pool.size(), Out(0));
     m_pool.parallelFor(std::size_t(plan.ny), [&](std::size_t b, std::size_t e, unsigned w) {
-        const ScopedHostSpan span(m_timeline.get(), workerLane(w),
+        const ScopedHostSpan span(timeline(), workerLane(w),
                                   "rows " + std::to_string(b) + "-" + std::to_string(e - 1));
         std::vector<T> best(nx);
         Out lo = mins[w], hi = maxs[w];
@@ -104,7 +116,7 @@ template <typename Out> Status CpuBackend::compute(const DistanceParams& params,
         return s;
     const FieldLayout layout = layoutFor(params);
     const auto start = std::chrono::steady_clock::now();
-    const ScopedHostSpan span(m_timeline.get(), workerLane(0), "distance field");
+    const ScopedHostSpan span(timeline(), workerLane(0), "distance field");
     try {
         if (params.precision == Precision::Float64)
             run<double>(params, out.data());
@@ -144,7 +156,7 @@ Status CpuBackend::fillDistance(const DistanceParams& params, const GlBuffer& ta
     }
     if (Status s = compute(params, std::span<float>(m_staging)); !s)
         return s;
-    const ScopedHostSpan span(m_timeline.get(), workerLane(0), "glBufferSubData");
+    const ScopedHostSpan span(timeline(), workerLane(0), "glBufferSubData");
     return uploadToGlBuffer(target.id, m_staging.data(), m_staging.size());
 }
 
@@ -204,28 +216,15 @@ Status CpuBackend::runLesson(const DistanceParams& params, const LessonLaunch& l
 }
 
 // The kernels' resources as nvcc builds them for sm_90 (ptxas -v), on the simulated device.
-Backend::KernelOccupancy CpuBackend::presetOccupancy(const KernelResources& kernel,
-                                                     long long blockThreads) const
-{
-    KernelOccupancy o;
-    o.resources = kernel;
-    o.theoretical = theoreticalOccupancy(deviceInfo(), kernel, blockThreads);
-    o.suggestedBlock = suggestedBlockThreads(deviceInfo(), kernel);
-    return o;
-}
-
 Backend::KernelOccupancy CpuBackend::lessonOccupancy(Precision precision, long long blockThreads)
 {
     const bool f64 = precision == Precision::Float64;
-    return presetOccupancy({f64 ? 46 : 40, 0, 1024}, blockThreads);
+    return presetOccupancy(deviceInfo(), {f64 ? 46 : 40, 0, 1024}, blockThreads);
 }
 
-Backend::KernelOccupancy CpuBackend::periodogramOccupancy(Precision precision,
-                                                          long long blockThreads)
+KernelOccupancy CpuBackend::periodogramOccupancy(Precision precision, long long blockThreads)
 {
-    const bool f64 = precision == Precision::Float64;
-    return presetOccupancy({f64 ? 128 : 86, f64 ? 10240 : 6144, kPeriodogramMaxBlock},
-                           blockThreads);
+    return gpu::periodogramOccupancy(*m_context, precision, blockThreads);
 }
 
 Status CpuBackend::fillLesson(const DistanceParams& params, const LessonLaunch& lesson,
@@ -293,302 +292,28 @@ Status CpuBackend::timeKernel(const DistanceParams& params, int repetitions, dou
     return Status::success();
 }
 
-namespace {
-
-// The sums of `steps` consecutive frequencies, two at a time per pass over the samples, and
-// each sample's phase advanced as it goes. Compiled for AVX-512, AVX2 + FMA and baseline
-// x86-64, picked at load time; this loop is all of the CPU periodogram's time.
-template <typename T>
-[[gnu::always_inline]] inline void periodogramSteps(const T* w, const T* wy, const T* stepCos,
-                                                    const T* stepSin, T* cx, T* sx, std::size_t n,
-                                                    long long steps, math::LsSums<T>* sums)
-{
-    long long k = 0;
-    for (; k + 1 < steps; k += 2) {
-        T c0 = 0, s0 = 0, cc0 = 0, ss0 = 0, yc0 = 0, ys0 = 0;
-        T c1 = 0, s1 = 0, cc1 = 0, ss1 = 0, yc1 = 0, ys1 = 0;
-#pragma omp simd reduction(+ : c0, s0, cc0, ss0, yc0, ys0, c1, s1, cc1, ss1, yc1, ys1)
-        for (std::size_t i = 0; i < n; ++i) {
-            const T a = stepCos[i], b = stepSin[i], wi = w[i], wyi = wy[i];
-            const T cv = cx[i], sv = sx[i];
-            c0 += wi * cv;
-            s0 += wi * sv;
-            cc0 += wi * (cv * cv - sv * sv);
-            ss0 += wi * (T(2) * cv * sv);
-            yc0 += wyi * cv;
-            ys0 += wyi * sv;
-            const T cn = cv * a - sv * b, sn = sv * a + cv * b;
-            c1 += wi * cn;
-            s1 += wi * sn;
-            cc1 += wi * (cn * cn - sn * sn);
-            ss1 += wi * (T(2) * cn * sn);
-            yc1 += wyi * cn;
-            ys1 += wyi * sn;
-            cx[i] = cn * a - sn * b;
-            sx[i] = sn * a + cn * b;
-        }
-        sums[k] = {c0, s0, cc0, ss0, yc0, ys0};
-        sums[k + 1] = {c1, s1, cc1, ss1, yc1, ys1};
-    }
-    if (k < steps) {
-        T c = 0, s = 0, cc = 0, ss = 0, yc = 0, ys = 0;
-#pragma omp simd reduction(+ : c, s, cc, ss, yc, ys)
-        for (std::size_t i = 0; i < n; ++i) {
-            const T cv = cx[i], sv = sx[i];
-            c += w[i] * cv;
-            s += w[i] * sv;
-            cc += w[i] * (cv * cv - sv * sv);
-            ss += w[i] * (T(2) * cv * sv);
-            yc += wy[i] * cv;
-            ys += wy[i] * sv;
-        }
-        sums[k] = {c, s, cc, ss, yc, ys};
-    }
-}
-
-#define WS_CPU_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-
-WS_CPU_CLONES void periodogramStepsDouble(const double* w, const double* wy, const double* stepCos,
-                                          const double* stepSin, double* cx, double* sx,
-                                          std::size_t n, long long steps,
-                                          math::LsSums<double>* sums)
-{
-    periodogramSteps(w, wy, stepCos, stepSin, cx, sx, n, steps, sums);
-}
-
-WS_CPU_CLONES void periodogramStepsFloat(const float* w, const float* wy, const float* stepCos,
-                                         const float* stepSin, float* cx, float* sx, std::size_t n,
-                                         long long steps, math::LsSums<float>* sums)
-{
-    periodogramSteps(w, wy, stepCos, stepSin, cx, sx, n, steps, sums);
-}
-
-void periodogramStepsFor(const double* w, const double* wy, const double* sc, const double* ss,
-                         double* cx, double* sx, std::size_t n, long long steps,
-                         math::LsSums<double>* sums)
-{
-    periodogramStepsDouble(w, wy, sc, ss, cx, sx, n, steps, sums);
-}
-
-void periodogramStepsFor(const float* w, const float* wy, const float* sc, const float* ss,
-                         float* cx, float* sx, std::size_t n, long long steps,
-                         math::LsSums<float>* sums)
-{
-    periodogramStepsFloat(w, wy, sc, ss, cx, sx, n, steps, sums);
-}
-
-// Frequencies k0 .. k0 + steps with every phase exact: a logarithmic grid has no common step
-// to rotate by. The sums are double in either precision: next to the trigonometry they cost
-// nothing, and one long float sum per frequency loses ten times float32's usual accuracy.
-template <typename T>
-void periodogramExact(const PeriodogramPlan<T>& plan, long long k0, long long steps, double* power)
-{
-    for (long long k = k0; k < k0 + steps; ++k) {
-        const double f = plan.grid.frequency(k);
-        math::LsSums<double> sums;
-        for (std::size_t i = 0; i < plan.t.size(); ++i) {
-            double c = 0.0, s = 0.0;
-            exactPhase(f, plan.tDouble[i], c, s);
-            math::lsAccumulate<double>(sums, plan.w[i], plan.wy[i], T(c), T(s));
-        }
-        power[k] = math::lsPower(sums, plan.yy, plan.psdScale, plan.normalization, plan.fitMean);
-    }
-}
-
-} // namespace
-
-// Frequencies go in chunks: each chunk starts every sample's phase exactly, then steps it
-// from one frequency to the next by a rotation, so the inner loop has no trigonometry. The
-// rotation's rounding grows with the steps, so chunks are short enough to keep it far below
-// the precision's error budget.
-template <typename T>
-void CpuBackend::periodogram(const TimeSeries& series, const PeriodogramOptions& options,
-                             double* power)
-{
-    const PeriodogramPlan<T> plan = makePeriodogramPlan<T>(series, options);
-    const std::size_t n = plan.t.size();
-    const long long count = plan.grid.count;
-    constexpr long long kChunk = sizeof(T) == 8 ? 1024 : 256;
-    const long long chunks = (count + kChunk - 1) / kChunk;
-    m_pool.parallelFor(
-        std::size_t(chunks), [&](std::size_t begin, std::size_t end, unsigned worker) {
-            const ScopedHostSpan span(m_timeline.get(), workerLane(worker),
-                                      "periodogram chunks " + std::to_string(begin) + "-" +
-                                          std::to_string(end - 1));
-            std::vector<T> cosX(n), sinX(n);
-            std::vector<math::LsSums<T>> sums(kChunk);
-            for (std::size_t chunk = begin; chunk < end; ++chunk) {
-                if (options.cancel && options.cancel->load(std::memory_order_relaxed))
-                    return;
-                const long long k0 = (long long)chunk * kChunk;
-                const long long steps = std::min(count - k0, kChunk);
-                if (plan.grid.logarithmic) {
-                    periodogramExact(plan, k0, steps, power);
-                    continue;
-                }
-                const double f0 = plan.grid.frequency(k0);
-                for (std::size_t i = 0; i < n; ++i) {
-                    double c = 0.0, s = 0.0;
-                    exactPhase(f0, plan.tDouble[i], c, s);
-                    cosX[i] = T(c);
-                    sinX[i] = T(s);
-                }
-                periodogramStepsFor(plan.w.data(), plan.wy.data(), plan.stepCos.data(),
-                                    plan.stepSin.data(), cosX.data(), sinX.data(), n, steps,
-                                    sums.data());
-                for (long long k = 0; k < steps; ++k)
-                    power[k0 + k] = math::lsPower(sums[std::size_t(k)], plan.yy, plan.psdScale,
-                                                  plan.normalization, plan.fitMean);
-            }
-        });
-}
-
 Status CpuBackend::computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
                                       std::span<double> power)
 {
-    if (Status s = checkPeriodogram(series, options, power.size(), deviceInfo()); !s)
-        return s;
-    const auto start = std::chrono::steady_clock::now();
-    // The simulated launch evaluates the frequencies its grid covers; the rest stay NaN.
-    PeriodogramOptions covered = options;
-    covered.grid.count = coveredFrequencies(options.launch, options.grid.count);
-    std::fill(power.begin() + covered.grid.count, power.begin() + options.grid.count,
-              std::numeric_limits<double>::quiet_NaN());
-    try {
-        if (options.precision == Precision::Float64)
-            periodogram<double>(series, covered, power.data());
-        else
-            periodogram<float>(series, covered, power.data());
-    } catch (const std::bad_alloc&) {
-        return Status::failure("Out of host memory for the periodogram");
-    }
-    if (options.cancel && options.cancel->load())
-        return Status::failure("The periodogram was cancelled");
-    m_lastMs =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    const long long nonFinite = std::count_if(power.begin(), power.begin() + covered.grid.count,
-                                              [](double p) { return !std::isfinite(p); });
-    return checkPowers(nonFinite, 0, options);
+    return gpu::computePeriodogram(*m_context, series, options, power);
 }
 
 Status CpuBackend::computeSpectrum(const TimeSeries& series, const PeriodogramOptions& options,
                                    std::shared_ptr<const Spectrum>& spectrum)
 {
-    std::vector<double> power;
-    try {
-        power.resize(std::size_t(std::max(0LL, options.grid.count)));
-    } catch (const std::bad_alloc&) {
-        return Status::failure("Out of host memory for the periodogram");
-    }
-    if (Status s = computePeriodogram(series, options, power); !s)
-        return s;
-    try {
-        spectrum = std::make_shared<HostSpectrum>(
-            std::move(power), options.grid, *m_lastMs,
-            options.grid.logarithmic ? "exact phases on the CPU" : "rotation tables on the CPU");
-    } catch (const std::bad_alloc&) {
-        return Status::failure("Out of host memory for the periodogram's peaks");
-    }
-    return Status::success();
+    return gpu::computeSpectrum(*m_context, series, options, spectrum);
 }
 
 Status CpuBackend::fillSpectrum(const Spectrum& spectrum, const SpectrumAxis& axis,
                                 const GlVertexBuffer& target)
 {
-    const ScopedHostSpan span(m_timeline.get(), workerLane(0), "periodogram line");
+    const ScopedHostSpan span(timeline(), workerLane(0), "periodogram line");
     return uploadSpectrum(spectrum, axis, target);
 }
 
 void CpuBackend::setTimeline(std::shared_ptr<Timeline> timeline, const std::string& role)
 {
-    m_timeline = std::move(timeline);
-    m_workerLanes.clear();
-    if (m_timeline)
-        for (unsigned w = 0; w < m_pool.size(); ++w)
-            m_workerLanes.push_back(
-                m_timeline->lane("CPU thread " + std::to_string(w) + ": " + role));
-}
-
-// The same steps as on the GPU, as nested spans: partial sums over blocks of the array, the
-// final sum of the partial sums, then the division.
-void CpuBackend::normaliseArray(const float* in, float* out, std::size_t length, unsigned worker)
-{
-    constexpr std::size_t kBlocks = 64;
-    Timeline* timeline = m_timeline.get();
-    const int lane = workerLane(worker);
-    std::vector<double> partial(kBlocks, 0.0);
-    {
-        const ScopedHostSpan span(timeline, lane, "partial sums");
-        for (std::size_t b = 0; b < kBlocks; ++b)
-            for (std::size_t i = length * b / kBlocks; i < length * (b + 1) / kBlocks; ++i)
-                partial[b] += in[i];
-    }
-    double sum = 0.0;
-    {
-        const ScopedHostSpan span(timeline, lane, "final sum");
-        for (const double p : partial)
-            sum += p;
-    }
-    const ScopedHostSpan span(timeline, lane, "divide");
-    const float divisor = float(sum);
-    for (std::size_t i = 0; i < length; ++i)
-        out[i] = in[i] / divisor;
-}
-
-Status CpuBackend::runStreamsLab(const StreamsLabConfig& config, StreamsLabResult& result)
-{
-    if (const auto problems = validateStreamsLab(config); !problems.empty())
-        return Status::failure(problems.front());
-    if (Status s = checkStreamsLabHostMemory(config); !s)
-        return s;
-    const auto arrays = std::size_t(config.arrays);
-    const auto length = std::size_t(config.length);
-    const bool sameInputs = m_labInputs.size() == arrays && !m_labInputs.empty() &&
-                            m_labInputs.front().size() == length && m_labConfig.seed == config.seed;
-    std::vector<float*> inputs, outputs;
-    try {
-        if (!sameInputs) {
-            m_labInputs.assign(arrays, std::vector<float>(length));
-            m_labOutputs.assign(arrays, std::vector<float>(length));
-        }
-    } catch (const std::bad_alloc&) {
-        m_labInputs.clear();
-        m_labOutputs.clear();
-        return Status::failure("Out of host memory for the streams lab's arrays");
-    }
-    for (std::size_t a = 0; a < arrays; ++a) {
-        inputs.push_back(m_labInputs[a].data());
-        outputs.push_back(m_labOutputs[a].data());
-        std::fill(m_labOutputs[a].begin(), m_labOutputs[a].end(), std::nanf(""));
-    }
-    if (!sameInputs)
-        fillStreamsLabInputs(m_pool, config, inputs);
-    m_labConfig = config;
-
-    // Host memory has no copies and no pinning; streams map to threads: one thread takes
-    // every array in turn, or the arrays are spread over all threads.
-    result = StreamsLabResult{};
-    result.streams = config.multiStream ? int(std::min<std::size_t>(arrays, m_pool.size())) : 1;
-    const auto start = std::chrono::steady_clock::now();
-    auto normaliseRange = [&](std::size_t begin, std::size_t end, unsigned worker) {
-        for (std::size_t a = begin; a < end; ++a) {
-            const ScopedHostSpan span(m_timeline.get(), workerLane(worker),
-                                      "normalise array " + std::to_string(a));
-            normaliseArray(inputs[a], outputs[a], length, worker);
-        }
-    };
-    if (config.multiStream)
-        m_pool.parallelFor(arrays, normaliseRange);
-    else
-        normaliseRange(0, arrays, 0);
-    const auto stop = std::chrono::steady_clock::now();
-    result.totalMs = std::chrono::duration<double, std::milli>(stop - start).count();
-    if (m_timeline) {
-        result.jobStartUs = m_timeline->toUs(start);
-        result.jobEndUs = m_timeline->toUs(stop);
-    }
-    checkStreamsLabOutputs(m_pool, config, inputs, outputs, result);
-    return Status::success();
+    m_context->setTimeline(std::move(timeline), role);
 }
 
 } // namespace warpscope::gpu

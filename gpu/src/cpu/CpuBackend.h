@@ -1,6 +1,6 @@
 #pragma once
 
-#include "cpu/ThreadPool.h"
+#include "runtime/CpuContext.h"
 #include "warpscope/gpu/Backend.h"
 
 #include <vector>
@@ -12,7 +12,7 @@ namespace warpscope::gpu {
 class CpuBackend final : public Backend
 {
 public:
-    explicit CpuBackend(unsigned threads = std::thread::hardware_concurrency());
+    explicit CpuBackend(unsigned threads = 0); // 0: one per core
 
     BackendKind kind() const override { return BackendKind::Cpu; }
     DisplayPath displayPath() const override { return DisplayPath::HostCopy; }
@@ -43,15 +43,15 @@ public:
                       double& medianMs) override;
     void setTimeline(std::shared_ptr<Timeline> timeline, const std::string& role) override;
     Status collectTimeline() override { return Status::success(); }
-    Status runStreamsLab(const StreamsLabConfig& config, StreamsLabResult& result) override;
+    Status runStreamsLab(const StreamsLabConfig& config, StreamsLabResult& result) override
+    {
+        return gpu::runStreamsLab(*m_context, config, result);
+    }
 
 private:
-    KernelOccupancy presetOccupancy(const KernelResources& kernel, long long blockThreads) const;
-    // The lane of pool worker w (0 is the calling thread), or -1 without a timeline.
-    int workerLane(unsigned w) const { return m_timeline ? m_workerLanes[w] : -1; }
-    template <typename T>
-    void periodogram(const TimeSeries& series, const PeriodogramOptions& options, double* power);
-    void normaliseArray(const float* in, float* out, std::size_t length, unsigned worker);
+    CpuBacking& cpu() const { return cpuBacking(*m_context); }
+    int workerLane(unsigned w) const { return cpu().workerLane(w); }
+    Timeline* timeline() const { return m_context->timeline(); }
 
     template <typename Out> Status compute(const DistanceParams& params, std::span<Out> out);
     template <typename T, typename Out> void run(const DistanceParams& params, Out* out);
@@ -59,12 +59,8 @@ private:
     void simulateLesson(const DistanceParams& params, const LessonLaunch& lesson, float* field,
                         std::uint32_t* owners);
 
-    ThreadPool m_pool;
-    std::shared_ptr<Timeline> m_timeline;
-    std::vector<int> m_workerLanes;
-    // The streams lab's arrays, kept while the configuration stays the same.
-    StreamsLabConfig m_labConfig;
-    std::vector<std::vector<float>> m_labInputs, m_labOutputs;
+    std::unique_ptr<Context> m_context;
+    ThreadPool& m_pool;
     std::vector<float> m_staging;
     std::optional<double> m_lastMs;
     std::optional<FieldStats> m_lastStats;

@@ -1,17 +1,12 @@
 #include "BackendInternal.h"
 #include "GlUpload.h"
-#include "PeriodogramPlan.h"
-#include "SpectrumSupport.h"
-#include "StreamsLabSupport.h"
-#include "cuda/CudaCheck.h"
-#include "cuda/CudaSpanRecorder.h"
-#include "cuda/CudaSpectrum.h"
 #include "cuda/DistanceKernel.cuh"
 #include "cuda/LessonKernel.cuh"
-#include "cuda/PeriodogramKernel.cuh"
-#include "cuda/PeriodogramMatrixKernel.cuh"
-#include "cuda/SpectrumKernels.cuh"
-#include "cuda/StreamsLabKernels.cuh"
+#include "periodogram/CudaSpectrum.h"
+#include "periodogram/PeriodogramPlan.h"
+#include "periodogram/SpectrumKernels.cuh"
+#include "periodogram/SpectrumSupport.h"
+#include "runtime/CudaContext.h"
 
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>
@@ -43,7 +38,7 @@ public:
     DisplayPath displayPath() const override { return m_path; }
     std::string deviceName() const override { return m_info.name; }
     DeviceInfo deviceInfo() const override { return m_info; }
-    std::optional<DeviceMemory> deviceMemory() const override;
+    std::optional<DeviceMemory> deviceMemory() const override { return m_context->memory(); }
     Status checkCapacity(const DistanceParams& params) const override;
     Status computeDistance(const DistanceParams& params, std::span<float> out) override
     {
@@ -68,20 +63,23 @@ public:
                         const GlVertexBuffer& target) override;
     KernelOccupancy lessonOccupancy(Precision precision, long long blockThreads) override
     {
-        return kernelOccupancy(lessonKernelSymbol(precision == Precision::Float64), blockThreads);
+        return kernelOccupancy(cuda(), lessonKernelSymbol(precision == Precision::Float64),
+                               blockThreads);
     }
     KernelOccupancy periodogramOccupancy(Precision precision, long long blockThreads) override
     {
-        return kernelOccupancy(periodogramKernelSymbol(precision == Precision::Float64, false),
-                               blockThreads);
+        return gpu::periodogramOccupancy(*m_context, precision, blockThreads);
     }
     Status fillLesson(const DistanceParams& params, const LessonLaunch& lesson,
                       const GlBuffer& field, const GlOwnerBuffer& owners) override;
     Status timeLesson(const DistanceParams& params, const LessonLaunch& lesson, int repetitions,
                       double& medianMs) override;
     void setTimeline(std::shared_ptr<Timeline> timeline, const std::string& role) override;
-    Status collectTimeline() override { return m_recorder.collect(); }
-    Status runStreamsLab(const StreamsLabConfig& config, StreamsLabResult& result) override;
+    Status collectTimeline() override { return m_context->collectTimeline(); }
+    Status runStreamsLab(const StreamsLabConfig& config, StreamsLabResult& result) override
+    {
+        return gpu::runStreamsLab(*m_context, config, result);
+    }
 
 private:
     struct Registration
@@ -108,7 +106,6 @@ private:
     };
     Status grow(GrowBuffer& buffer, std::size_t bytes);
     Status registration(unsigned int buffer, std::size_t bytes, cudaGraphicsResource_t& resource);
-    KernelOccupancy kernelOccupancy(const void* kernel, long long blockThreads);
     // Median time of launch() between the timing events, after one warm-up call.
     template <typename Launch>
     Status medianEventTime(Launch&& launch, int repetitions, double& medianMs);
@@ -116,30 +113,17 @@ private:
     template <typename Op>
     Status recorded(cudaStream_t stream, int lane, SpanKind kind, std::string name,
                     std::uint64_t bytes, Op&& op);
-    // Computes a checked request (checkPeriodogram) into devicePower (device memory; null:
-    // the backend's own buffer) on the backend's stream, without waiting, once the method is
-    // settled and the powers are known to fit beside the series.
-    Status queuePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
-                            double* devicePower, std::size_t heldBytes);
-    template <typename T>
-    Status runPeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
-                          PeriodogramMethod method, double* devicePower, std::size_t heldBytes);
-    // The method that runs for options (never Auto), or why the requested one cannot.
-    Status resolveMethod(const PeriodogramOptions& options, PeriodogramMethod& method) const;
-    // The frequencies the last periodogram's launch left out on purpose (NaN).
-    long long unevaluated(const PeriodogramOptions& options) const;
     // Maps a GL buffer of `bytes` on the backend's stream, runs write(pointer) and unmaps it,
     // even after a failure, each step a span.
     template <typename Write>
     Status writeThroughInterop(unsigned int buffer, std::size_t bytes, Write&& write);
-    // Allocates and fills the streams lab's host arrays, unless the last run's still fit.
-    Status prepareLabHost(const StreamsLabConfig& config);
-    void releaseLabHost();
-    ThreadPool& hostPool();
+    CudaBacking& cuda() { return cudaBacking(*m_context); }
+    CudaSpanRecorder& recorder() { return cuda().recorder(); }
 
+    // The device's stream, recorder and host threads; declared first, so released last.
+    std::unique_ptr<Context> m_context;
     int m_device;
     DisplayPath m_path;
-    PeriodogramMethod m_lastMethod = PeriodogramMethod::Direct; // of the last periodogram
     DeviceInfo m_info;
     cudaStream_t m_stream = nullptr;
     cudaEvent_t m_start = nullptr;
@@ -158,75 +142,15 @@ private:
     GrowBuffer m_field{"the field", false}; // host results and the host-copy display path
     GrowBuffer m_pinned{"the field's copy", true};
     GrowBuffer m_owners{"the thread owners", false};
-    GrowBuffer m_series{"the time series", false};
-    GrowBuffer m_power{"the periodogram", false};
     std::vector<Registration> m_registrations;
-
-    CudaSpanRecorder m_recorder;
-    int m_streamLane = -1;
-    int m_hostLane = -1;
-
-    // The streams lab: its streams, device arrays and host arrays, kept between runs.
-    std::vector<cudaStream_t> m_labStreams;
-    std::vector<int> m_labLanes;
-    int m_labHostLane = -1;
-    GrowBuffer m_labDevice{"the streams lab's arrays", false};
-    GrowBuffer m_labSums{"the streams lab's sums", false};
-    StreamsLabConfig m_labConfig;
-    std::vector<float*> m_labInputs, m_labOutputs;
-    float* m_labPinned = nullptr;
-    std::vector<std::vector<float>> m_labPageable;
-    std::unique_ptr<ThreadPool> m_hostPool; // fills and checks the lab's host arrays
-};
-
-// Events that are destroyed with their owner, for code that can return early.
-struct ScopedEvents
-{
-    std::vector<cudaEvent_t> events;
-    ~ScopedEvents()
-    {
-        for (cudaEvent_t e : events)
-            cudaEventDestroy(e);
-    }
-    Status create(std::size_t count)
-    {
-        while (events.size() < count) {
-            cudaEvent_t e = nullptr;
-            WS_CUDA_TRY(cudaEventCreate(&e));
-            events.push_back(e);
-        }
-        return Status::success();
-    }
 };
 
 Status CudaBackend::initialize()
 {
-    WS_CUDA_TRY(cudaSetDevice(m_device));
-    cudaDeviceProp prop{};
-    WS_CUDA_TRY(cudaGetDeviceProperties(&prop, m_device));
-    m_info.name = prop.name;
-    m_info.ordinal = m_device;
-    m_info.ccMajor = prop.major;
-    m_info.ccMinor = prop.minor;
-    m_info.smCount = prop.multiProcessorCount;
-    m_info.warpSize = prop.warpSize;
-    m_info.maxThreadsPerBlock = prop.maxThreadsPerBlock;
-    m_info.maxBlock = {prop.maxThreadsDim[0], prop.maxThreadsDim[1], prop.maxThreadsDim[2]};
-    m_info.maxGrid = {prop.maxGridSize[0], prop.maxGridSize[1], prop.maxGridSize[2]};
-    m_info.sharedPerBlock = static_cast<long long>(prop.sharedMemPerBlock);
-    m_info.sharedPerBlockOptin = static_cast<long long>(prop.sharedMemPerBlockOptin);
-    m_info.regsPerBlock = prop.regsPerBlock;
-    m_info.maxThreadsPerSm = prop.maxThreadsPerMultiProcessor;
-    m_info.regsPerSm = prop.regsPerMultiprocessor;
-    m_info.maxBlocksPerSm = prop.maxBlocksPerMultiProcessor;
-    m_info.sharedPerSm = static_cast<long long>(prop.sharedMemPerMultiprocessor);
-    m_info.reservedSharedPerBlock = static_cast<long long>(prop.reservedSharedMemPerBlock);
-    m_info.totalMemory = static_cast<long long>(prop.totalGlobalMem);
-    m_info.l2Bytes = prop.l2CacheSize;
-    WS_CUDA_TRY(cudaDeviceGetAttribute(&m_info.clockKHz, cudaDevAttrClockRate, m_device));
-    WS_CUDA_TRY(
-        cudaDeviceGetAttribute(&m_info.memoryClockKHz, cudaDevAttrMemoryClockRate, m_device));
-    WS_CUDA_TRY(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking));
+    if (Status s = Context::open({DeviceKind::Cuda, m_device}, m_context); !s)
+        return s;
+    m_info = m_context->info();
+    m_stream = cuda().stream();
     WS_CUDA_TRY(cudaEventCreate(&m_start));
     WS_CUDA_TRY(cudaEventCreate(&m_stop));
     WS_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&m_pinnedStats), 2 * sizeof(double)));
@@ -245,15 +169,6 @@ CudaBackend::~CudaBackend()
         cudaGraphicsUnregisterResource(r.resource);
     if (m_stream)
         cudaStreamSynchronize(m_stream);
-    for (cudaStream_t stream : m_labStreams) {
-        cudaStreamSynchronize(stream);
-        cudaStreamDestroy(stream);
-    }
-    releaseLabHost();
-    cudaFree(m_series.pointer);
-    cudaFree(m_power.pointer);
-    cudaFree(m_labDevice.pointer);
-    cudaFree(m_labSums.pointer);
     cudaFree(m_field.pointer);
     cudaFree(m_statsState);
     cudaFree(m_lessonKeys);
@@ -265,8 +180,6 @@ CudaBackend::~CudaBackend()
         cudaEventDestroy(m_start);
     if (m_stop)
         cudaEventDestroy(m_stop);
-    if (m_stream)
-        cudaStreamDestroy(m_stream);
 }
 
 Status CudaBackend::checkCapacity(const DistanceParams& params) const
@@ -287,17 +200,6 @@ Status CudaBackend::checkCapacity(const DistanceParams& params) const
                                " MiB of GPU memory; " + std::to_string(freeBytes >> 20) +
                                " MiB are free on " + m_info.name);
     return Status::success();
-}
-
-std::optional<DeviceMemory> CudaBackend::deviceMemory() const
-{
-    std::size_t freeBytes = 0, totalBytes = 0;
-    if (cudaSetDevice(m_device) != cudaSuccess ||
-        cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) {
-        cudaGetLastError();
-        return std::nullopt;
-    }
-    return DeviceMemory{totalBytes - freeBytes, totalBytes};
 }
 
 Status CudaBackend::grow(GrowBuffer& buffer, std::size_t bytes)
@@ -338,14 +240,14 @@ template <typename Out> Status CudaBackend::runTimed(const DistanceParams& param
         return s;
     WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
     const std::string launchText =
-        m_recorder.recording()
+        recorder().recording()
             ? distanceLaunchText(layoutFor(params).pitch, params.ny, int(params.references.size()))
             : std::string();
-    const int token =
-        m_recorder.begin(m_stream, m_streamLane, SpanKind::Kernel, "distance field", 0, launchText);
+    const int token = recorder().begin(m_stream, cuda().streamLane(), SpanKind::Kernel,
+                                       "distance field", 0, launchText);
     if (Status s = launch(params, out); !s)
         return s;
-    m_recorder.end(token, m_stream);
+    recorder().end(token, m_stream);
     WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
     m_timingPending = true;
     return Status::success();
@@ -355,9 +257,9 @@ template <typename Op>
 Status CudaBackend::recorded(cudaStream_t stream, int lane, SpanKind kind, std::string name,
                              std::uint64_t bytes, Op&& op)
 {
-    const int token = m_recorder.begin(stream, lane, kind, std::move(name), bytes);
+    const int token = recorder().begin(stream, lane, kind, std::move(name), bytes);
     Status status = op();
-    m_recorder.end(token, stream);
+    recorder().end(token, stream);
     return status;
 }
 
@@ -365,8 +267,8 @@ Status CudaBackend::queueStatsReadback()
 {
     // From the kernel's state, never from a mapped GL buffer (see DistanceKernel.cuh).
     const Status status = recorded(
-        m_stream, m_streamLane, SpanKind::CopyDeviceToHost, "field min/max", 2 * sizeof(double),
-        [&] {
+        m_stream, cuda().streamLane(), SpanKind::CopyDeviceToHost, "field min/max",
+        2 * sizeof(double), [&] {
             return cudaStatus(cudaMemcpyAsync(m_pinnedStats, &m_statsState->finalMin,
                                               2 * sizeof(double), cudaMemcpyDeviceToHost, m_stream),
                               "Copying the field's min and max");
@@ -390,13 +292,13 @@ Status CudaBackend::computeToHost(const DistanceParams& params, std::span<Out> o
         return s;
     if (Status s = queueStatsReadback(); !s)
         return s;
-    if (Status s =
-            recorded(m_stream, m_streamLane, SpanKind::CopyDeviceToHost, "field to host", bytes,
-                     [&] {
-                         return cudaStatus(cudaMemcpyAsync(out.data(), device, bytes,
-                                                           cudaMemcpyDeviceToHost, m_stream),
-                                           "Copying the field to the host");
-                     });
+    if (Status s = recorded(m_stream, cuda().streamLane(), SpanKind::CopyDeviceToHost,
+                            "field to host", bytes,
+                            [&] {
+                                return cudaStatus(cudaMemcpyAsync(out.data(), device, bytes,
+                                                                  cudaMemcpyDeviceToHost, m_stream),
+                                                  "Copying the field to the host");
+                            });
         !s)
         return s;
     WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
@@ -441,7 +343,7 @@ Status CudaBackend::fillDistance(const DistanceParams& params, const GlBuffer& t
         if (Status s = queueStatsReadback(); !s)
             return s;
         if (Status s =
-                recorded(m_stream, m_streamLane, SpanKind::CopyDeviceToHost, "field to host",
+                recorded(m_stream, cuda().streamLane(), SpanKind::CopyDeviceToHost, "field to host",
                          count * sizeof(float),
                          [&] {
                              return cudaStatus(cudaMemcpyAsync(m_pinned.pointer, m_field.pointer,
@@ -452,7 +354,7 @@ Status CudaBackend::fillDistance(const DistanceParams& params, const GlBuffer& t
             !s)
             return s;
         WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
-        const ScopedHostSpan span(m_recorder.timeline(), m_hostLane, "glBufferSubData");
+        const ScopedHostSpan span(recorder().timeline(), cuda().hostLane(), "glBufferSubData");
         return uploadToGlBuffer(target.id, static_cast<const float*>(m_pinned.pointer), count);
     }
 
@@ -471,9 +373,10 @@ Status CudaBackend::writeThroughInterop(unsigned int buffer, std::size_t bytes, 
     if (Status s = registration(buffer, bytes, resource); !s)
         return s;
     {
-        const ScopedHostSpan span(m_recorder.timeline(), m_hostLane, "cudaGraphicsMapResources");
+        const ScopedHostSpan span(recorder().timeline(), cuda().hostLane(),
+                                  "cudaGraphicsMapResources");
         if (Status s =
-                recorded(m_stream, m_streamLane, SpanKind::Interop, "map GL buffer", 0,
+                recorded(m_stream, cuda().streamLane(), SpanKind::Interop, "map GL buffer", 0,
                          [&] {
                              return cudaStatus(cudaGraphicsMapResources(1, &resource, m_stream),
                                                "cudaGraphicsMapResources");
@@ -494,11 +397,13 @@ Status CudaBackend::writeThroughInterop(unsigned int buffer, std::size_t bytes, 
     // Unmap even after a failure, so GL can use the buffer again.
     Status unmapped;
     {
-        const ScopedHostSpan span(m_recorder.timeline(), m_hostLane, "cudaGraphicsUnmapResources");
-        unmapped = recorded(m_stream, m_streamLane, SpanKind::Interop, "unmap GL buffer", 0, [&] {
-            return cudaStatus(cudaGraphicsUnmapResources(1, &resource, m_stream),
-                              "cudaGraphicsUnmapResources");
-        });
+        const ScopedHostSpan span(recorder().timeline(), cuda().hostLane(),
+                                  "cudaGraphicsUnmapResources");
+        unmapped =
+            recorded(m_stream, cuda().streamLane(), SpanKind::Interop, "unmap GL buffer", 0, [&] {
+                return cudaStatus(cudaGraphicsUnmapResources(1, &resource, m_stream),
+                                  "cudaGraphicsUnmapResources");
+            });
     }
     return status ? unmapped : status;
 }
@@ -510,19 +415,21 @@ Status CudaBackend::fillSpectrum(const Spectrum& spectrum, const SpectrumAxis& a
         return s;
     const auto* resident = dynamic_cast<const CudaSpectrum*>(&spectrum);
     if (m_path != DisplayPath::Interop || !resident || resident->device() != m_device) {
-        const ScopedHostSpan span(m_recorder.timeline(), m_hostLane, "periodogram line upload");
+        const ScopedHostSpan span(recorder().timeline(), cuda().hostLane(),
+                                  "periodogram line upload");
         return uploadSpectrum(spectrum, axis, target);
     }
     WS_CUDA_TRY(cudaSetDevice(m_device));
     const std::size_t bytes = target.floats * sizeof(float);
     return writeThroughInterop(target.id, bytes, [&](void* pointer) {
-        return recorded(m_stream, m_streamLane, SpanKind::Kernel, "periodogram line", 0, [&] {
-            const Status launched = cudaStatus(
-                launchSpectrumColumns(resident->power(), spectrumMapping(spectrum.grid(), axis),
-                                      static_cast<float*>(pointer), m_stream),
-                "Launching the periodogram line kernel");
-            return launched ? resident->markUse(m_stream) : launched;
-        });
+        return recorded(
+            m_stream, cuda().streamLane(), SpanKind::Kernel, "periodogram line", 0, [&] {
+                const Status launched = cudaStatus(
+                    launchSpectrumColumns(resident->power(), spectrumMapping(spectrum.grid(), axis),
+                                          static_cast<float*>(pointer), m_stream),
+                    "Launching the periodogram line kernel");
+                return launched ? resident->markUse(m_stream) : launched;
+            });
     });
 }
 
@@ -628,238 +535,16 @@ Status CudaBackend::medianEventTime(Launch&& launch, int repetitions, double& me
     return Status::success();
 }
 
-template <typename T>
-Status CudaBackend::runPeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
-                                   PeriodogramMethod method, double* devicePower,
-                                   std::size_t heldBytes)
-{
-    const PeriodogramPlan<T> plan = makePeriodogramPlan<T>(series, options);
-    const std::size_t n = plan.t.size();
-    const std::size_t count = std::size_t(options.grid.count);
-    // One upload: t in double, then w, wy and the rotation steps in T.
-    const std::size_t seriesBytes = n * sizeof(double) + 4 * n * sizeof(T);
-    const std::size_t powerBytes = count * sizeof(double);
-    std::size_t freeBytes = 0, totalBytes = 0;
-    WS_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
-    freeBytes += m_series.bytes + heldBytes;
-    if (seriesBytes + powerBytes > freeBytes)
-        return Status::failure("The periodogram needs " +
-                               std::to_string((seriesBytes + powerBytes) >> 20) +
-                               " MiB of GPU memory; " + std::to_string(freeBytes >> 20) +
-                               " MiB are free on " + m_info.name + ". Use fewer frequencies.");
-    if (Status s = grow(m_series, seriesBytes); !s)
-        return s;
-    if (!devicePower) {
-        if (Status s = grow(m_power, powerBytes); !s)
-            return s;
-        devicePower = static_cast<double*>(m_power.pointer);
-    }
-    std::vector<unsigned char> staging(seriesBytes);
-    unsigned char* at = staging.data();
-    auto put = [&at](const void* data, std::size_t bytes) {
-        std::memcpy(at, data, bytes);
-        at += bytes;
-    };
-    put(plan.tDouble.data(), n * sizeof(double));
-    put(plan.w.data(), n * sizeof(T));
-    put(plan.wy.data(), n * sizeof(T));
-    put(plan.stepCos.data(), n * sizeof(T));
-    put(plan.stepSin.data(), n * sizeof(T));
-    auto* device = static_cast<unsigned char*>(m_series.pointer);
-    if (Status s =
-            recorded(m_stream, m_streamLane, SpanKind::CopyHostToDevice, "series in", seriesBytes,
-                     [&] {
-                         return cudaStatus(cudaMemcpyAsync(device, staging.data(), seriesBytes,
-                                                           cudaMemcpyHostToDevice, m_stream),
-                                           "Copying the series to the GPU");
-                     });
-        !s)
-        return s;
-    PeriodogramArgs<T> args{};
-    args.t = reinterpret_cast<const double*>(device);
-    const T* arrays = reinterpret_cast<const T*>(device + n * sizeof(double));
-    args.w = arrays;
-    args.wy = arrays + n;
-    args.stepCos = arrays + 2 * n;
-    args.stepSin = arrays + 3 * n;
-    args.n = int(n);
-    args.fmin = options.grid.fmin;
-    args.df = options.grid.df;
-    args.count = options.grid.count;
-    args.logGrid = options.grid.logarithmic;
-    args.yy = plan.yy;
-    args.psdScale = plan.psdScale;
-    args.normalization = plan.normalization;
-    args.fitMean = plan.fitMean;
-    args.scale = T(1);
-    if constexpr (sizeof(T) == 4)
-        if (method == PeriodogramMethod::Matrix)
-            args.scale = periodogramMatrixScale(plan.w.data(), plan.wy.data(), int(n));
-    WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
-    const bool matrix = method == PeriodogramMethod::Matrix;
-    const int token = m_recorder.begin(m_stream, m_streamLane, SpanKind::Kernel,
-                                       matrix ? "periodogram (tensor cores)" : "periodogram", 0,
-                                       std::to_string(n) + " samples x " + std::to_string(count) +
-                                           " frequencies");
-    // Poison: frequencies a small grid leaves out stay NaN, and so would any not written.
-    WS_CUDA_TRY(cudaMemsetAsync(devicePower, 0xff, powerBytes, m_stream));
-    cudaError_t launched = cudaSuccess;
-    if (matrix) {
-        launched = launchPeriodogramMatrix(args, devicePower, m_stream);
-    } else {
-        const PeriodogramShape shape{int(options.launch.blockThreads), options.launch.gridBlocks,
-                                     options.launch.gridStride};
-        launched = launchPeriodogram(args, shape, devicePower, m_stream);
-    }
-    if (Status s = cudaStatus(launched, "Launching the periodogram kernel"); !s)
-        return s;
-    m_recorder.end(token, m_stream);
-    WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
-    m_timingPending = true;
-    return Status::success();
-}
-
-Status CudaBackend::resolveMethod(const PeriodogramOptions& options,
-                                  PeriodogramMethod& method) const
-{
-    const bool tensor = periodogramMatrixSupported(m_info.ccMajor);
-    const bool float64 = options.precision == Precision::Float64;
-    switch (options.method) {
-    case PeriodogramMethod::Matrix:
-        if (options.grid.logarithmic)
-            return Status::failure("The matrix products need evenly spaced frequencies; a "
-                                   "logarithmic grid runs on the direct kernel (Method: Auto "
-                                   "or Direct)");
-        if (!tensor)
-            return Status::failure("The matrix products need tensor cores with FP64 and FP16 "
-                                   "(compute capability 8.0 or newer); " +
-                                   m_info.name + " has " + std::to_string(m_info.ccMajor) + "." +
-                                   std::to_string(m_info.ccMinor));
-        method = PeriodogramMethod::Matrix;
-        break;
-    case PeriodogramMethod::Direct:
-        method = PeriodogramMethod::Direct;
-        break;
-    default:
-        method = !options.grid.logarithmic &&
-                         periodogramMatrixPreferred(m_info.ccMajor, m_info.ccMinor, float64)
-                     ? PeriodogramMethod::Matrix
-                     : PeriodogramMethod::Direct;
-    }
-    return Status::success();
-}
-
-Status CudaBackend::queuePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
-                                     double* devicePower, std::size_t heldBytes)
-{
-    if (options.cancel && options.cancel->load())
-        return Status::failure("The periodogram was cancelled");
-    WS_CUDA_TRY(cudaSetDevice(m_device));
-    PeriodogramMethod method = PeriodogramMethod::Direct;
-    if (Status s = resolveMethod(options, method); !s)
-        return s;
-    m_lastMethod = method;
-    try {
-        return options.precision == Precision::Float64
-                   ? runPeriodogram<double>(series, options, method, devicePower, heldBytes)
-                   : runPeriodogram<float>(series, options, method, devicePower, heldBytes);
-    } catch (const std::bad_alloc&) {
-        return Status::failure("Out of host memory for the periodogram");
-    }
-}
-
 Status CudaBackend::computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
                                        std::span<double> power)
 {
-    if (Status s = checkPeriodogram(series, options, power.size(), m_info); !s)
-        return s;
-    if (Status s = queuePeriodogram(series, options, nullptr, m_power.bytes); !s)
-        return s;
-    const std::size_t bytes = std::size_t(options.grid.count) * sizeof(double);
-    if (Status s =
-            recorded(m_stream, m_streamLane, SpanKind::CopyDeviceToHost, "power out", bytes,
-                     [&] {
-                         return cudaStatus(cudaMemcpyAsync(power.data(), m_power.pointer, bytes,
-                                                           cudaMemcpyDeviceToHost, m_stream),
-                                           "Copying the periodogram to the host");
-                     });
-        !s)
-        return s;
-    WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
-    const long long nonFinite = std::count_if(power.begin(), power.begin() + options.grid.count,
-                                              [](double p) { return !std::isfinite(p); });
-    return checkPowers(nonFinite, unevaluated(options), options);
-}
-
-long long CudaBackend::unevaluated(const PeriodogramOptions& options) const
-{
-    // The matrix products evaluate every frequency; the direct kernel, what its launch covers.
-    return m_lastMethod == PeriodogramMethod::Matrix
-               ? 0
-               : options.grid.count - coveredFrequencies(options.launch, options.grid.count);
+    return gpu::computePeriodogram(*m_context, series, options, power);
 }
 
 Status CudaBackend::computeSpectrum(const TimeSeries& series, const PeriodogramOptions& options,
                                     std::shared_ptr<const Spectrum>& spectrum)
 {
-    if (Status s = checkPeriodogram(series, options, std::size_t(options.grid.count), m_info); !s)
-        return s;
-    std::shared_ptr<CudaSpectrum> result;
-    if (Status s = CudaSpectrum::create(m_device, options.grid, result); !s)
-        return s;
-    if (Status s = queuePeriodogram(series, options, result->power(), 0); !s)
-        return s;
-    const int token = m_recorder.begin(m_stream, m_streamLane, SpanKind::Kernel, "peak search", 0,
-                                       "top " + std::to_string(kSpectrumMaxPeaks) + " peaks");
-    const Status searched = result->summarize(m_stream);
-    m_recorder.end(token, m_stream);
-    if (!searched)
-        return searched;
-    float ms = 0.0f;
-    WS_CUDA_TRY(cudaEventElapsedTime(&ms, m_start, m_stop));
-    m_timingPending = false;
-    m_lastMs = ms;
-    if (Status s = checkPowers(result->nonFinite(), unevaluated(options), options); !s)
-        return s;
-    result->setComputeMs(ms);
-    result->setMethod(periodogramMethodName(m_lastMethod));
-    spectrum = std::move(result);
-    return Status::success();
-}
-
-// A kernel's resources from the driver, the calculator's occupancy, the occupancy API's,
-// and the block size the API suggests.
-Backend::KernelOccupancy CudaBackend::kernelOccupancy(const void* kernel, long long blockThreads)
-{
-    KernelOccupancy o;
-    cudaSetDevice(m_device);
-    cudaFuncAttributes attributes{};
-    if (cudaFuncGetAttributes(&attributes, kernel) == cudaSuccess) {
-        o.resources.registersPerThread = attributes.numRegs;
-        o.resources.staticSharedBytes = static_cast<long long>(attributes.sharedSizeBytes);
-        o.resources.maxThreadsPerBlock = attributes.maxThreadsPerBlock;
-    }
-    cudaGetLastError();
-    o.theoretical = theoreticalOccupancy(m_info, o.resources, blockThreads);
-    int blocks = 0;
-    if (blockThreads >= 1 && blockThreads <= o.resources.maxThreadsPerBlock &&
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, int(blockThreads), 0) ==
-            cudaSuccess) {
-        Occupancy api;
-        api.activeBlocksPerSm = blocks;
-        const long long warps = (blockThreads + m_info.warpSize - 1) / m_info.warpSize;
-        api.fraction = double(blocks * warps) / double(m_info.maxThreadsPerSm / m_info.warpSize);
-        api.limitedBy = o.theoretical.limitedBy;
-        o.api = api;
-    }
-    cudaGetLastError();
-    int minGrid = 0, suggested = 0;
-    o.suggestedBlock =
-        cudaOccupancyMaxPotentialBlockSize(&minGrid, &suggested, kernel, 0, 0) == cudaSuccess
-            ? suggested
-            : suggestedBlockThreads(m_info, o.resources);
-    cudaGetLastError();
-    return o;
+    return gpu::computeSpectrum(*m_context, series, options, spectrum);
 }
 
 Status CudaBackend::fillLesson(const DistanceParams& params, const LessonLaunch& lesson,
@@ -879,7 +564,7 @@ Status CudaBackend::fillLesson(const DistanceParams& params, const LessonLaunch&
         return s;
     if (Status s = registration(owners.id, ownerBytes, resources[1]); !s)
         return s;
-    if (Status s = recorded(m_stream, m_streamLane, SpanKind::Interop, "map GL buffers", 0,
+    if (Status s = recorded(m_stream, cuda().streamLane(), SpanKind::Interop, "map GL buffers", 0,
                             [&] {
                                 return cudaStatus(cudaGraphicsMapResources(2, resources, m_stream),
                                                   "cudaGraphicsMapResources");
@@ -910,7 +595,7 @@ Status CudaBackend::fillLesson(const DistanceParams& params, const LessonLaunch&
                                    std::to_string(lesson.launch.grid.y) + ", block " +
                                    std::to_string(lesson.launch.block.x) + " x " +
                                    std::to_string(lesson.launch.block.y);
-        const int token = m_recorder.begin(m_stream, m_streamLane, SpanKind::Kernel,
+        const int token = recorder().begin(m_stream, cuda().streamLane(), SpanKind::Kernel,
                                            "teaching kernel", 0, detail);
         status = cudaStatus(params.precision == Precision::Float64
                                 ? launchLesson(makePlan<double>(params), lesson, deviceField,
@@ -918,7 +603,7 @@ Status CudaBackend::fillLesson(const DistanceParams& params, const LessonLaunch&
                                 : launchLesson(makePlan<float>(params), lesson, deviceField,
                                                deviceOwners, m_stream),
                             "Launching the teaching kernel");
-        m_recorder.end(token, m_stream);
+        recorder().end(token, m_stream);
         WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
         m_timingPending = true;
     }
@@ -929,7 +614,7 @@ Status CudaBackend::fillLesson(const DistanceParams& params, const LessonLaunch&
                             "Launching the teaching kernel's min/max");
     // Unmap even after a failure, so GL can use the buffers again.
     const Status unmapped =
-        recorded(m_stream, m_streamLane, SpanKind::Interop, "unmap GL buffers", 0, [&] {
+        recorded(m_stream, cuda().streamLane(), SpanKind::Interop, "unmap GL buffers", 0, [&] {
             return cudaStatus(cudaGraphicsUnmapResources(2, resources, m_stream),
                               "cudaGraphicsUnmapResources");
         });
@@ -967,213 +652,7 @@ Status CudaBackend::timeLesson(const DistanceParams& params, const LessonLaunch&
 
 void CudaBackend::setTimeline(std::shared_ptr<Timeline> timeline, const std::string& role)
 {
-    cudaSetDevice(m_device);
-    if (timeline) {
-        m_streamLane = timeline->lane("CUDA stream: " + role);
-        m_hostLane = timeline->lane("Host: " + role + " thread");
-        m_labHostLane = timeline->lane("Host: lab thread");
-        m_labLanes.clear();
-        for (std::size_t k = 0; k < m_labStreams.size(); ++k)
-            m_labLanes.push_back(timeline->lane("CUDA stream " + std::to_string(k + 1) + ": lab"));
-    }
-    m_recorder.setTimeline(std::move(timeline));
-}
-
-ThreadPool& CudaBackend::hostPool()
-{
-    if (!m_hostPool)
-        m_hostPool = std::make_unique<ThreadPool>();
-    return *m_hostPool;
-}
-
-void CudaBackend::releaseLabHost()
-{
-    cudaFreeHost(m_labPinned);
-    m_labPinned = nullptr;
-    m_labPageable.clear();
-    m_labInputs.clear();
-    m_labOutputs.clear();
-}
-
-Status CudaBackend::prepareLabHost(const StreamsLabConfig& config)
-{
-    const auto arrays = std::size_t(config.arrays);
-    const auto length = std::size_t(config.length);
-    if (m_labInputs.size() == arrays && m_labConfig.length == config.length &&
-        m_labConfig.pinned == config.pinned && m_labConfig.seed == config.seed)
-        return Status::success();
-    releaseLabHost();
-    if (config.pinned) {
-        const std::size_t bytes = 2 * arrays * length * sizeof(float);
-        if (const cudaError_t e = cudaMallocHost(reinterpret_cast<void**>(&m_labPinned), bytes);
-            e != cudaSuccess) {
-            cudaGetLastError();
-            m_labPinned = nullptr;
-            return Status::failure("Could not pin " + std::to_string(bytes >> 20) +
-                                   " MiB of host memory (" + cudaGetErrorString(e) +
-                                   "). Use pageable memory, or fewer or shorter arrays.");
-        }
-        for (std::size_t a = 0; a < arrays; ++a) {
-            m_labInputs.push_back(m_labPinned + a * length);
-            m_labOutputs.push_back(m_labPinned + (arrays + a) * length);
-        }
-    } else {
-        try {
-            m_labPageable.assign(2 * arrays, std::vector<float>(length));
-        } catch (const std::bad_alloc&) {
-            releaseLabHost();
-            return Status::failure("Out of host memory for the streams lab's arrays");
-        }
-        for (std::size_t a = 0; a < arrays; ++a) {
-            m_labInputs.push_back(m_labPageable[a].data());
-            m_labOutputs.push_back(m_labPageable[arrays + a].data());
-        }
-    }
-    fillStreamsLabInputs(hostPool(), config, m_labInputs);
-    m_labConfig = config;
-    return Status::success();
-}
-
-Status CudaBackend::runStreamsLab(const StreamsLabConfig& config, StreamsLabResult& result)
-{
-    if (const auto problems = validateStreamsLab(config); !problems.empty())
-        return Status::failure(problems.front());
-    if (Status s = checkStreamsLabHostMemory(config); !s)
-        return s;
-    WS_CUDA_TRY(cudaSetDevice(m_device));
-    const auto arrays = std::size_t(config.arrays);
-    const auto length = std::size_t(config.length);
-    const std::size_t arrayBytes = length * sizeof(float);
-    // Arrays start 16 bytes apart at least, for the kernels' 16-byte loads.
-    const std::size_t pitch = (length + 3) / 4 * 4;
-    // Four blocks per SM keep enough loads in flight; short arrays need fewer.
-    const int blocks = int(std::clamp<std::size_t>((length / 4 + kLabThreads - 1) / kLabThreads, 1,
-                                                   std::size_t(4 * m_info.smCount)));
-    const std::size_t sumsPerArray = std::size_t(blocks) + 1; // partial sums, then the sum
-    const std::size_t deviceBytes = arrays * pitch * sizeof(float);
-    const std::size_t sumsBytes = arrays * sumsPerArray * sizeof(double);
-
-    std::size_t freeBytes = 0, totalBytes = 0;
-    WS_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
-    freeBytes += m_labDevice.bytes + m_labSums.bytes;
-    if (deviceBytes + sumsBytes > freeBytes)
-        return Status::failure(
-            "The streams lab needs " + std::to_string((deviceBytes + sumsBytes) >> 20) +
-            " MiB of GPU memory; " + std::to_string(freeBytes >> 20) + " MiB are free on " +
-            m_info.name + ". Use fewer or shorter arrays.");
-    if (Status s = grow(m_labDevice, deviceBytes); !s)
-        return s;
-    if (Status s = grow(m_labSums, sumsBytes); !s)
-        return s;
-    if (Status s = prepareLabHost(config); !s)
-        return s;
-
-    WS_CUDA_TRY(loadStreamsLabKernels());
-    const std::size_t streamCount = config.multiStream ? arrays : 1;
-    // Copies in order go through one more stream of their own, back to back.
-    const bool copyStream = config.multiStream && config.orderCopies;
-    const std::size_t totalStreams = streamCount + (copyStream ? 1 : 0);
-    while (m_labStreams.size() < totalStreams) {
-        cudaStream_t stream = nullptr;
-        WS_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-        m_labStreams.push_back(stream);
-        if (Timeline* timeline = m_recorder.timeline())
-            m_labLanes.push_back(
-                timeline->lane("CUDA stream " + std::to_string(m_labStreams.size()) + ": lab"));
-    }
-    // Poison the outputs, so an element that is never copied back fails the check.
-    hostPool().parallelFor(arrays, [&](std::size_t begin, std::size_t end, unsigned) {
-        for (std::size_t a = begin; a < end; ++a)
-            std::fill(m_labOutputs[a], m_labOutputs[a] + length, std::nanf(""));
-    });
-
-    // Event 0 starts the job, 1 ends it, 2 .. 2 + totalStreams let stream 0 wait for the
-    // others, and the rest mark each array's arrival.
-    ScopedEvents events;
-    if (Status s = events.create(2 + totalStreams + arrays); !s)
-        return s;
-    cudaEvent_t* arrived = events.events.data() + 2 + totalStreams;
-    cudaStream_t first = m_labStreams[0];
-    WS_CUDA_TRY(cudaEventRecord(events.events[0], first));
-    for (std::size_t k = 1; k < totalStreams; ++k)
-        WS_CUDA_TRY(cudaStreamWaitEvent(m_labStreams[k], events.events[0]));
-
-    auto* device = static_cast<float*>(m_labDevice.pointer);
-    auto* sums = static_cast<double*>(m_labSums.pointer);
-    for (std::size_t a = 0; a < arrays; ++a) {
-        cudaStream_t stream = m_labStreams[a % streamCount];
-        const int lane = m_recorder.recording() ? m_labLanes[a % streamCount] : -1;
-        float* data = device + a * pitch;
-        double* partial = sums + a * sumsPerArray;
-        const std::string tag = " " + std::to_string(a);
-        // How long the host takes to queue an array's work: a copy from pageable memory, or
-        // a full queue, holds the host here.
-        const ScopedHostSpan queueing(m_recorder.timeline(), m_labHostLane, "queue array" + tag);
-        // In order, each array arrives whole as early as the link allows, and its stream
-        // takes over from there.
-        cudaStream_t inStream = copyStream ? m_labStreams[streamCount] : stream;
-        const int inLane = copyStream && m_recorder.recording() ? m_labLanes[streamCount] : lane;
-        if (Status s =
-                recorded(inStream, inLane, SpanKind::CopyHostToDevice, "copy in" + tag, arrayBytes,
-                         [&] {
-                             return cudaStatus(cudaMemcpyAsync(data, m_labInputs[a], arrayBytes,
-                                                               cudaMemcpyHostToDevice, inStream),
-                                               "Copying an array to the GPU");
-                         });
-            !s)
-            return s;
-        if (copyStream) {
-            WS_CUDA_TRY(cudaEventRecord(arrived[a], inStream));
-            WS_CUDA_TRY(cudaStreamWaitEvent(stream, arrived[a]));
-        }
-        const std::string launch =
-            "grid " + std::to_string(blocks) + ", block " + std::to_string(kLabThreads);
-        int token =
-            m_recorder.begin(stream, lane, SpanKind::Kernel, "partial sums" + tag, 0, launch);
-        if (Status s = cudaStatus(launchPartialSums(data, length, partial, blocks, stream),
-                                  "Launching the partial sums");
-            !s)
-            return s;
-        m_recorder.end(token, stream);
-        token = m_recorder.begin(stream, lane, SpanKind::Kernel, "final sum" + tag, 0,
-                                 "grid 1, block " + std::to_string(kLabThreads));
-        if (Status s = cudaStatus(launchFinalSum(partial, blocks, partial + blocks, stream),
-                                  "Launching the final sum");
-            !s)
-            return s;
-        m_recorder.end(token, stream);
-        token = m_recorder.begin(stream, lane, SpanKind::Kernel, "divide" + tag, 0, launch);
-        if (Status s = cudaStatus(launchDivide(data, length, partial + blocks, blocks, stream),
-                                  "Launching the division");
-            !s)
-            return s;
-        m_recorder.end(token, stream);
-        if (Status s =
-                recorded(stream, lane, SpanKind::CopyDeviceToHost, "copy out" + tag, arrayBytes,
-                         [&] {
-                             return cudaStatus(cudaMemcpyAsync(m_labOutputs[a], data, arrayBytes,
-                                                               cudaMemcpyDeviceToHost, stream),
-                                               "Copying an array back to the host");
-                         });
-            !s)
-            return s;
-    }
-    for (std::size_t k = 1; k < totalStreams; ++k) {
-        WS_CUDA_TRY(cudaEventRecord(events.events[2 + k], m_labStreams[k]));
-        WS_CUDA_TRY(cudaStreamWaitEvent(first, events.events[2 + k]));
-    }
-    WS_CUDA_TRY(cudaEventRecord(events.events[1], first));
-    WS_CUDA_TRY(cudaEventSynchronize(events.events[1]));
-    float ms = 0.0f;
-    WS_CUDA_TRY(cudaEventElapsedTime(&ms, events.events[0], events.events[1]));
-
-    result = StreamsLabResult{};
-    result.totalMs = ms;
-    result.streams = int(totalStreams);
-    result.jobStartUs = m_recorder.hostUs(events.events[0]);
-    result.jobEndUs = m_recorder.hostUs(events.events[1]);
-    checkStreamsLabOutputs(hostPool(), config, m_labInputs, m_labOutputs, result);
-    return Status::success();
+    m_context->setTimeline(std::move(timeline), role);
 }
 
 } // namespace
@@ -1181,23 +660,6 @@ Status CudaBackend::runStreamsLab(const StreamsLabConfig& config, StreamsLabResu
 bool cudaCompiledIn()
 {
     return true;
-}
-
-std::vector<std::string> cudaDeviceNames()
-{
-    std::vector<std::string> names;
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) {
-        cudaGetLastError();
-        return names;
-    }
-    for (int d = 0; d < count; ++d) {
-        cudaDeviceProp prop{};
-        names.push_back(cudaGetDeviceProperties(&prop, d) == cudaSuccess
-                            ? std::string(prop.name)
-                            : "CUDA device " + std::to_string(d));
-    }
-    return names;
 }
 
 CudaProbe probeCuda(bool glContextCurrent, int wantedDevice)

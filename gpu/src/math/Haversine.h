@@ -1,6 +1,6 @@
 #pragma once
 
-#include "math/HostDevice.h"
+#include "runtime/HostDevice.h"
 
 #include <cmath>
 

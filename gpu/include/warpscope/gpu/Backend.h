@@ -1,5 +1,6 @@
 #pragma once
 
+#include "warpscope/gpu/Context.h"
 #include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/gpu/LaunchConfig.h"
 #include "warpscope/gpu/LaunchLesson.h"
@@ -17,13 +18,6 @@
 #include <vector>
 
 namespace warpscope::gpu {
-
-enum class BackendKind
-{
-    Auto,
-    Cpu,
-    Cuda
-};
 
 // How a backend's results reach an OpenGL buffer.
 enum class DisplayPath
@@ -59,13 +53,6 @@ struct FieldStats
 {
     double min = 0.0;
     double max = 0.0;
-};
-
-// The memory of a backend's device: in use (by every context and process on it) and in all.
-struct DeviceMemory
-{
-    std::uint64_t usedBytes = 0;
-    std::uint64_t totalBytes = 0;
 };
 
 class Backend
@@ -110,16 +97,8 @@ public:
     virtual Status runLesson(const DistanceParams& params, const LessonLaunch& lesson,
                              std::span<float> field, std::span<std::uint32_t> owners) = 0;
 
-    // The teaching kernel's occupancy at a block size: its resources (from the driver, or on
-    // the CPU the sm_90 build's), the calculator's figure, the CUDA occupancy API's where
-    // there is a GPU, and the block size it suggests ("auto").
-    struct KernelOccupancy
-    {
-        KernelResources resources;
-        Occupancy theoretical;
-        std::optional<Occupancy> api;
-        long long suggestedBlock = 0;
-    };
+    // The teaching kernel's occupancy at a block size (LaunchConfig.h).
+    using KernelOccupancy = gpu::KernelOccupancy;
     virtual KernelOccupancy lessonOccupancy(Precision precision, long long blockThreads) = 0;
     // The same for the periodogram's direct kernel on an evenly spaced grid.
     virtual KernelOccupancy periodogramOccupancy(Precision precision, long long blockThreads) = 0;
@@ -199,14 +178,7 @@ struct BackendOptions
 // another GPU, and fails (null backend, reason set) when there is no CUDA device.
 BackendSelection createBackend(BackendKind requested, const BackendOptions& options = {});
 
-const char* backendKindName(BackendKind kind);
-// Parses "auto", "cpu" or "cuda".
-std::optional<BackendKind> parseBackendKind(const std::string& text);
-
 // Whether this build contains the CUDA backend.
 bool cudaCompiledIn();
-
-// The names of the CUDA devices, by index (empty without CUDA).
-std::vector<std::string> cudaDeviceNames();
 
 } // namespace warpscope::gpu

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,17 @@ struct Occupancy
     long long activeBlocksPerSm = 0;
     double fraction = 0.0; // active warps / the SM's maximum warps
     std::string limitedBy; // "warps", "blocks", "registers" or "shared memory"
+};
+
+// A kernel's occupancy at a block size: its resources (from the driver, or on the CPU the
+// sm_90 build's), the calculator's figure, the CUDA occupancy API's where there is a GPU,
+// and the block size it suggests ("auto").
+struct KernelOccupancy
+{
+    KernelResources resources;
+    Occupancy theoretical;
+    std::optional<Occupancy> api;
+    long long suggestedBlock = 0;
 };
 
 // The occupancy calculator's arithmetic (allocation units of compute capability 5.0 and

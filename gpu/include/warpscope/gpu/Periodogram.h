@@ -1,5 +1,6 @@
 #pragma once
 
+#include "warpscope/gpu/Context.h"
 #include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/gpu/LaunchConfig.h"
 
@@ -7,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -155,6 +157,17 @@ struct PeriodogramProblem
 // beyond double's range, which are refused.
 std::vector<PeriodogramProblem> validatePeriodogram(const TimeSeries& series,
                                                     const PeriodogramOptions& options);
+
+// Computes the Lomb-Scargle periodogram of series at every frequency of options.grid into
+// power (grid.count values) on context's device, with exact sums (no approximation) in
+// options.precision. Fails, saying why, on an invalid request, on cancellation, and when a
+// power comes out NaN or infinite.
+Status computePeriodogram(Context& context, const TimeSeries& series,
+                          const PeriodogramOptions& options, std::span<double> power);
+
+// The direct kernel's occupancy on context's device at a block size, on an evenly spaced
+// grid (on the CPU, the sm_90 build's on the simulated device).
+KernelOccupancy periodogramOccupancy(Context& context, Precision precision, long long blockThreads);
 
 // 2^-50: four units in the last place of a double, so that the rounding of fmin + k df (or
 // fmin e^{k df}) never makes neighbours equal.

@@ -1,8 +1,10 @@
 #pragma once
 
+#include "warpscope/gpu/Context.h"
 #include "warpscope/gpu/Periodogram.h"
 #include "warpscope/gpu/Status.h"
 
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -73,6 +75,12 @@ protected:
     double m_ms = 0.0;
     std::string m_method;
 };
+
+// Computes the periodogram like computePeriodogram but keeps it where it was computed: in
+// device memory on CUDA, with its peaks and range found there (only they come back).
+Status computeSpectrum(Context& context, const TimeSeries& series,
+                       const PeriodogramOptions& options,
+                       std::shared_ptr<const Spectrum>& spectrum);
 
 // The line for an axis from powers in host memory: the CPU's decimation, and the reference
 // for the device's.

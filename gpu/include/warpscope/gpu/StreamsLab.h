@@ -1,5 +1,8 @@
 #pragma once
 
+#include "warpscope/gpu/Context.h"
+#include "warpscope/gpu/Status.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -48,6 +51,12 @@ struct StreamsLabResult
 
 inline constexpr int kStreamsLabMaxArrays = 64;
 inline constexpr long long kStreamsLabMaxLength = 1LL << 32;
+
+// Runs the lab on context's device and checks its outputs; blocks until done. The spans of
+// the run go to the context's timeline. Fails, with nothing run, when the configuration is
+// invalid or the arrays do not fit in host or device memory. The arrays are kept in the
+// context for the next run with the same sizes.
+Status runStreamsLab(Context& context, const StreamsLabConfig& config, StreamsLabResult& result);
 
 // Problems with the configuration itself, one message per problem (empty when valid).
 // Whether it fits a machine's memory is checked by the backend that runs it.

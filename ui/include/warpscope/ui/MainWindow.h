@@ -1,6 +1,7 @@
 #pragma once
 
 #include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/DistanceParams.h"
 
 #include <QMainWindow>
@@ -54,6 +55,8 @@ public:
     void showPeriodogram(bool show = true);
     bool periodogramShown() const;
     const std::shared_ptr<gpu::Timeline>& timeline() const { return m_timeline; }
+    // The device policy every workspace computes through.
+    const std::shared_ptr<gpu::DevicePool>& devicePool() const { return m_devices; }
     // Brings the Launch tab to the front.
     void showLaunchPanel();
     void showStreamsLab();
@@ -82,6 +85,7 @@ private:
 
     WindowOptions m_options;
     std::shared_ptr<gpu::Timeline> m_timeline;
+    std::shared_ptr<gpu::DevicePool> m_devices;
     FieldView* m_view;
     ParametersPanel* m_panel;
     DevicePanel* m_device;
@@ -95,6 +99,7 @@ private:
     QLabel* m_meshLabel;
     QLabel* m_timeLabel;
     QTimer m_statusTimer;
+    QTimer m_trimTimer;
     gpu::DistanceParams m_committed;
     int m_dragSerial = 0;
 };

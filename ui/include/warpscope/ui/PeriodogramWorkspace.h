@@ -1,6 +1,7 @@
 #pragma once
 
 #include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/Periodogram.h"
 #include "warpscope/gpu/TimeSeriesIO.h"
 
@@ -36,8 +37,8 @@ class PeriodogramWorkspace : public QWidget
     Q_OBJECT
 
 public:
-    PeriodogramWorkspace(std::shared_ptr<gpu::Timeline> timeline, gpu::BackendKind backend,
-                         QWidget* parent = nullptr);
+    explicit PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devices,
+                                  QWidget* parent = nullptr);
     ~PeriodogramWorkspace() override;
 
     // Loads a file in the background with a progress dialog; the old series stays until it
@@ -126,12 +127,11 @@ private:
     void showColumns();
     void exportDialog();
 
-    std::shared_ptr<gpu::Timeline> m_timeline;
-    gpu::BackendKind m_requested;
+    std::shared_ptr<gpu::DevicePool> m_devices;
     QUndoStack* m_undo;
     QVariantMap m_committed; // the controls as the undo stack last saw them
     bool m_applying = false;
-    std::unique_ptr<gpu::Backend> m_backend; // used only by the worker thread
+    std::unique_ptr<gpu::Context> m_context; // opened and used by the worker thread only
     QFutureWatcher<Result> m_job;
     bool m_pending = false;
     // From the start of a job or load until its result is handled on the GUI thread (the

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/StreamsLab.h"
 
 #include <QFutureWatcher>
@@ -21,14 +21,14 @@ namespace warpscope::ui {
 
 // The classic streams lesson, live: normalise K arrays with one stream or K streams, from
 // pinned or pageable memory, and watch the copies and kernels overlap in the timeline. Runs
-// on a worker thread with a backend of its own, so the window keeps answering.
+// on a worker thread with a context of its own, on the device the pool chose, so the window
+// keeps answering.
 class StreamsLabPanel : public QWidget
 {
     Q_OBJECT
 
 public:
-    StreamsLabPanel(std::shared_ptr<gpu::Timeline> timeline, gpu::BackendKind backend,
-                    QWidget* parent = nullptr);
+    explicit StreamsLabPanel(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent = nullptr);
     ~StreamsLabPanel() override;
 
     // The configuration in the fields, or std::nullopt (with the fields marked) when invalid.
@@ -64,11 +64,9 @@ private:
     void onFinished();
     void showError(const QString& text);
 
-    std::shared_ptr<gpu::Timeline> m_timeline;
-    gpu::BackendKind m_requested;
-    // Created by the first run, on the worker thread, and used only there.
-    std::unique_ptr<gpu::Backend> m_backend;
-    std::string m_backendReason;
+    std::shared_ptr<gpu::DevicePool> m_devices;
+    // Opened by the first run, on the worker thread, and used only there.
+    std::unique_ptr<gpu::Context> m_context;
     QFutureWatcher<Outcome> m_job;
     std::vector<gpu::StreamsLabConfig> m_submitted;
     std::pair<double, double> m_lastRunUs{0.0, 0.0};

@@ -1,5 +1,5 @@
-#include "cuda/PeriodogramMatrixKernel.cuh"
-#include "math/LombScargle.h"
+#include "periodogram/LombScargle.h"
+#include "periodogram/PeriodogramMatrixKernel.cuh"
 
 #include <cuda_fp16.h>
 #include <type_traits>

@@ -1,4 +1,4 @@
-#include "cuda/StreamsLabKernels.cuh"
+#include "streamslab/StreamsLabKernels.cuh"
 
 namespace warpscope::gpu {
 namespace {

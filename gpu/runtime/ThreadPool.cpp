@@ -1,4 +1,4 @@
-#include "cpu/ThreadPool.h"
+#include "runtime/ThreadPool.h"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 #include "GlUpload.h"
-#include "SpectrumSupport.h"
+#include "periodogram/SpectrumSupport.h"
 
 #include <algorithm>
 #include <cmath>

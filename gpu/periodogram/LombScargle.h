@@ -1,6 +1,8 @@
 #pragma once
 
-#include "math/HostDevice.h"
+#include "runtime/HostDevice.h"
+
+#include <cmath>
 
 // Lomb-Scargle power at one frequency from weighted sums over the samples, written once for
 // both backends. With weights w (summing to 1), y centred, and phase x = 2 pi f t:

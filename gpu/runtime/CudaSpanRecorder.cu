@@ -1,6 +1,6 @@
-#include "cuda/CudaCheck.h"
-#include "cuda/CudaSpanRecorder.h"
-#include "cuda/CuptiTracer.h"
+#include "runtime/CudaCheck.h"
+#include "runtime/CudaSpanRecorder.h"
+#include "runtime/CuptiTracer.h"
 
 #include <chrono>
 

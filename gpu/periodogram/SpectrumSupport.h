@@ -1,6 +1,6 @@
 #pragma once
 
-#include "math/SpectrumColumns.h"
+#include "periodogram/SpectrumColumns.h"
 #include "warpscope/gpu/Backend.h"
 
 namespace warpscope::gpu {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "cuda/PeriodogramKernel.cuh"
+#include "periodogram/PeriodogramKernel.cuh"
 
 namespace warpscope::gpu {
 

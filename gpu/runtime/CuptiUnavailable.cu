@@ -1,4 +1,4 @@
-#include "cuda/CuptiTracer.h"
+#include "runtime/CuptiTracer.h"
 
 // The build found no CUPTI headers: the CUPTI timing always falls back to events.
 namespace warpscope::gpu {

@@ -1,13 +1,19 @@
 #pragma once
 
-#include "cpu/ThreadPool.h"
+#include "runtime/ThreadPool.h"
+#include "warpscope/gpu/Context.h"
 #include "warpscope/gpu/Status.h"
 #include "warpscope/gpu/StreamsLab.h"
 
 #include <vector>
 
-// Host-side parts of the streams lab that both backends share.
+// The streams lab's implementations on each kind of device, reached through runStreamsLab
+// once the configuration is validated, and the host-side parts they share.
 namespace warpscope::gpu {
+
+Status runStreamsLabCpu(Context& context, const StreamsLabConfig& config, StreamsLabResult& result);
+Status runStreamsLabCuda(Context& context, const StreamsLabConfig& config,
+                         StreamsLabResult& result);
 
 // Fails when the inputs and outputs would not fit in the host's free memory.
 Status checkStreamsLabHostMemory(const StreamsLabConfig& config);

@@ -1,4 +1,5 @@
 #include "BackendInternal.h"
+#include "runtime/ContextBacking.h"
 
 #include <string>
 #include <vector>
@@ -27,6 +28,16 @@ std::unique_ptr<Backend> makeCudaBackend(int, DisplayPath, std::string& error)
 {
     error = "this build has no CUDA backend";
     return nullptr;
+}
+
+int cudaDeviceCount()
+{
+    return 0;
+}
+
+Status makeCudaBacking(int, std::unique_ptr<ContextBacking>&)
+{
+    return Status::failure("This build has no CUDA backend (nvcc was not found when it was built)");
 }
 
 } // namespace warpscope::gpu

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "math/SpectrumColumns.h"
+#include "periodogram/SpectrumColumns.h"
 #include "warpscope/gpu/Spectrum.h"
 
 #include <cstddef>

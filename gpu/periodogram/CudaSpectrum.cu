@@ -1,7 +1,7 @@
-#include "SpectrumSupport.h"
-#include "cuda/CudaCheck.h"
-#include "cuda/CudaSpectrum.h"
-#include "cuda/SpectrumKernels.cuh"
+#include "periodogram/CudaSpectrum.h"
+#include "periodogram/SpectrumKernels.cuh"
+#include "periodogram/SpectrumSupport.h"
+#include "runtime/CudaCheck.h"
 
 #include <algorithm>
 

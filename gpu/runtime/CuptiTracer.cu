@@ -1,4 +1,4 @@
-#include "cuda/CuptiTracer.h"
+#include "runtime/CuptiTracer.h"
 
 #include <cstdlib>
 #include <cuda.h>

@@ -1,4 +1,4 @@
-#include "cuda/SpectrumKernels.cuh"
+#include "periodogram/SpectrumKernels.cuh"
 
 #include <algorithm>
 #include <climits>

@@ -1,5 +1,5 @@
-#include "cuda/PeriodogramKernel.cuh"
-#include "math/LombScargle.h"
+#include "periodogram/LombScargle.h"
+#include "periodogram/PeriodogramKernel.cuh"
 
 namespace warpscope::gpu {
 namespace {

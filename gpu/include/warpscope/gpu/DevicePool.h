@@ -1,0 +1,49 @@
+#pragma once
+
+#include "warpscope/gpu/Context.h"
+#include "warpscope/gpu/Device.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace warpscope::gpu {
+
+// The app's one device policy. Made once from what the person asked for (--backend,
+// --device), it decides the device every part of the app computes on, opens their contexts,
+// and remembers who computes where, for the status bar and the Device panel.
+//
+// Work without a display (the periodogram's sums, the lab, the sweep) runs on the chosen
+// CUDA device, or the first, or the CPU when there is none or the CPU was asked for. The
+// field, which draws through OpenGL, reports the device its display path settled on.
+class DevicePool
+{
+public:
+    // ordinal: a CUDA device index, or -1 for the first.
+    DevicePool(BackendKind requested, int ordinal, std::shared_ptr<Timeline> timeline);
+
+    BackendKind requested() const { return m_requested; }
+    int requestedOrdinal() const { return m_ordinal; }
+    const std::shared_ptr<Timeline>& timeline() const { return m_timeline; }
+
+    // The device for work without a display, or why the request cannot be met.
+    Status computeDevice(Device& device) const;
+    // Opens a context on computeDevice() for role ("periodogram", "lab", ...), recording into
+    // the timeline (record: false keeps a context off it, as a timing sweep wants). Safe from
+    // any thread; the context is then used by the caller's thread only.
+    Status open(const std::string& role, std::unique_ptr<Context>& context, bool record = true);
+    // Notes where role computes, for parts that open their contexts otherwise (the field).
+    void note(const std::string& role, const std::string& where);
+    // Who computes where, one "role: device" per part, in a stable order.
+    std::string summary() const;
+
+private:
+    BackendKind m_requested;
+    int m_ordinal;
+    std::shared_ptr<Timeline> m_timeline;
+    mutable std::mutex m_mutex;
+    std::map<std::string, std::string> m_where;
+};
+
+} // namespace warpscope::gpu

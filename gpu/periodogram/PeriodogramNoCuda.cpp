@@ -1,0 +1,23 @@
+#include "periodogram/PeriodogramShared.h"
+
+namespace warpscope::gpu {
+
+// Builds without nvcc open no CUDA context, so these are never reached.
+Status computePeriodogramCuda(Context&, const TimeSeries&, const PeriodogramOptions&,
+                              std::span<double>)
+{
+    return Status::failure("This build has no CUDA backend");
+}
+
+Status computeSpectrumCuda(Context&, const TimeSeries&, const PeriodogramOptions&,
+                           std::shared_ptr<const Spectrum>&)
+{
+    return Status::failure("This build has no CUDA backend");
+}
+
+KernelOccupancy periodogramOccupancyCuda(Context&, Precision, long long)
+{
+    return {};
+}
+
+} // namespace warpscope::gpu

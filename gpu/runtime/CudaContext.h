@@ -1,0 +1,103 @@
+#pragma once
+
+// For the slices' CUDA implementations only (compiled by nvcc): a CUDA context's stream,
+// span recorder and device memory.
+#include "runtime/ContextBacking.h"
+#include "runtime/CudaCheck.h"
+#include "runtime/CudaSpanRecorder.h"
+#include "runtime/ThreadPool.h"
+
+#include <cuda_runtime.h>
+#include <memory>
+#include <string>
+
+namespace warpscope::gpu {
+
+class CudaBacking final : public ContextBacking
+{
+public:
+    explicit CudaBacking(int ordinal) : m_ordinal(ordinal) {}
+    ~CudaBacking() override;
+    Status initialize();
+
+    const DeviceInfo& info() const override { return m_info; }
+    std::string name() const override { return m_info.name; }
+    std::optional<DeviceMemory> memory() const override;
+    void setTimeline(const std::shared_ptr<Timeline>& timeline, const std::string& role) override;
+    Status collectTimeline() override { return m_recorder.collect(); }
+    ThreadPool& hostPool() override;
+    void finish() override;
+
+    int ordinal() const { return m_ordinal; }
+    // Makes this device current on the calling thread; every entry point calls it first.
+    Status activate() const { return cudaStatus(cudaSetDevice(m_ordinal), "Choosing the GPU"); }
+    // The context's stream: work on it runs in order, asynchronously to the host.
+    cudaStream_t stream() const { return m_stream; }
+    CudaSpanRecorder& recorder() { return m_recorder; }
+    // The lanes of the stream and of the host thread that queues its work (-1: not recording).
+    int streamLane() const { return m_streamLane; }
+    int hostLane() const { return m_hostLane; }
+
+    // Runs op, which queues work on stream, as one span of the timeline, which ends however
+    // op returns.
+    template <typename Op>
+    Status recorded(cudaStream_t stream, int lane, SpanKind kind, std::string name,
+                    std::uint64_t bytes, Op&& op)
+    {
+        const int token = m_recorder.begin(stream, lane, kind, std::move(name), bytes);
+        Status status = op();
+        m_recorder.end(token, stream);
+        return status;
+    }
+
+private:
+    int m_ordinal;
+    DeviceInfo m_info;
+    cudaStream_t m_stream = nullptr;
+    CudaSpanRecorder m_recorder;
+    int m_streamLane = -1;
+    int m_hostLane = -1;
+    std::unique_ptr<ThreadPool> m_hostPool; // made when host-side work first needs it
+};
+
+// The CUDA side of a context that runs on a CUDA device.
+CudaBacking& cudaBacking(Context& context);
+
+// A kernel's resources from the driver, the calculator's occupancy, the occupancy API's,
+// and the block size the API suggests.
+KernelOccupancy kernelOccupancy(const CudaBacking& cuda, const void* kernel,
+                                long long blockThreads);
+
+// Device or pinned host memory that only grows, reused from call to call, and freed with
+// its owner.
+class CudaBuffer
+{
+public:
+    CudaBuffer(const char* what, bool pinned) : m_what(what), m_pinned(pinned) {}
+    ~CudaBuffer();
+    CudaBuffer(const CudaBuffer&) = delete;
+    CudaBuffer& operator=(const CudaBuffer&) = delete;
+
+    // Makes room for bytes, after waiting for stream (the old memory may still be in use).
+    // Fails with a message that names what the memory is for.
+    Status grow(std::size_t bytes, cudaStream_t stream);
+    void* get() const { return m_pointer; }
+    template <typename T> T* as() const { return static_cast<T*>(m_pointer); }
+    std::size_t bytes() const { return m_bytes; }
+
+private:
+    const char* m_what;
+    bool m_pinned;
+    void* m_pointer = nullptr;
+    std::size_t m_bytes = 0;
+};
+
+// Events that are destroyed with their owner, for code that can return early.
+struct ScopedEvents
+{
+    std::vector<cudaEvent_t> events;
+    ~ScopedEvents();
+    Status create(std::size_t count);
+};
+
+} // namespace warpscope::gpu

@@ -1,0 +1,58 @@
+#include "warpscope/gpu/DevicePool.h"
+
+#include "runtime/ContextBacking.h"
+
+namespace warpscope::gpu {
+
+DevicePool::DevicePool(BackendKind requested, int ordinal, std::shared_ptr<Timeline> timeline)
+    : m_requested(requested), m_ordinal(ordinal), m_timeline(std::move(timeline))
+{}
+
+Status DevicePool::computeDevice(Device& device) const
+{
+    const int count = cudaDeviceCount();
+    if (m_requested == BackendKind::Cpu || (m_requested == BackendKind::Auto && count == 0)) {
+        device = {DeviceKind::Cpu, 0};
+        return Status::success();
+    }
+    const int ordinal = m_ordinal < 0 ? 0 : m_ordinal;
+    if (ordinal >= count)
+        return Status::failure(count == 0
+                                   ? std::string("The CUDA backend was requested, but "
+                                                 "there is no CUDA device")
+                                   : "There is no CUDA device " + std::to_string(ordinal) +
+                                         " (this machine has " + std::to_string(count) + ")");
+    device = {DeviceKind::Cuda, ordinal};
+    return Status::success();
+}
+
+Status DevicePool::open(const std::string& role, std::unique_ptr<Context>& context, bool record)
+{
+    Device device;
+    if (Status s = computeDevice(device); !s)
+        return s;
+    if (Status s = Context::open(device, context); !s)
+        return s;
+    if (record && m_timeline)
+        context->setTimeline(m_timeline, role);
+    note(role, deviceLabel(device) + (device.kind == DeviceKind::Cuda ? " (" + context->name() + ")"
+                                                                      : std::string()));
+    return Status::success();
+}
+
+void DevicePool::note(const std::string& role, const std::string& where)
+{
+    std::lock_guard lock(m_mutex);
+    m_where[role] = where;
+}
+
+std::string DevicePool::summary() const
+{
+    std::lock_guard lock(m_mutex);
+    std::string text;
+    for (const auto& [role, where] : m_where)
+        text += (text.empty() ? "" : " · ") + role + ": " + where;
+    return text;
+}
+
+} // namespace warpscope::gpu

@@ -1,0 +1,234 @@
+#include "runtime/CudaContext.h"
+#include "streamslab/StreamsLabKernels.cuh"
+#include "streamslab/StreamsLabShared.h"
+
+#include <algorithm>
+#include <cmath>
+#include <new>
+#include <vector>
+
+namespace warpscope::gpu {
+namespace {
+
+// The lab's streams, device arrays and host arrays, kept between runs.
+class CudaLabState : public SliceState
+{
+public:
+    explicit CudaLabState(Context& context) : m_cuda(cudaBacking(context)) {}
+    ~CudaLabState() override
+    {
+        cudaSetDevice(m_cuda.ordinal());
+        for (cudaStream_t stream : streams) {
+            cudaStreamSynchronize(stream);
+            cudaStreamDestroy(stream);
+        }
+        releaseHost();
+    }
+
+    // Allocates and fills the host arrays, unless the last run's still fit.
+    Status prepareHost(const StreamsLabConfig& config);
+    void releaseHost()
+    {
+        cudaFreeHost(pinned);
+        pinned = nullptr;
+        pageable.clear();
+        inputs.clear();
+        outputs.clear();
+    }
+
+    CudaBacking& m_cuda;
+    std::vector<cudaStream_t> streams;
+    CudaBuffer device{"the streams lab's arrays", false};
+    CudaBuffer sums{"the streams lab's sums", false};
+    StreamsLabConfig config;
+    std::vector<float*> inputs, outputs;
+    float* pinned = nullptr;
+    std::vector<std::vector<float>> pageable;
+};
+
+Status CudaLabState::prepareHost(const StreamsLabConfig& wanted)
+{
+    const auto arrays = std::size_t(wanted.arrays);
+    const auto length = std::size_t(wanted.length);
+    if (inputs.size() == arrays && config.length == wanted.length &&
+        config.pinned == wanted.pinned && config.seed == wanted.seed)
+        return Status::success();
+    releaseHost();
+    if (wanted.pinned) {
+        const std::size_t bytes = 2 * arrays * length * sizeof(float);
+        if (const cudaError_t e = cudaMallocHost(reinterpret_cast<void**>(&pinned), bytes);
+            e != cudaSuccess) {
+            cudaGetLastError();
+            pinned = nullptr;
+            return Status::failure("Could not pin " + std::to_string(bytes >> 20) +
+                                   " MiB of host memory (" + cudaGetErrorString(e) +
+                                   "). Use pageable memory, or fewer or shorter arrays.");
+        }
+        for (std::size_t a = 0; a < arrays; ++a) {
+            inputs.push_back(pinned + a * length);
+            outputs.push_back(pinned + (arrays + a) * length);
+        }
+    } else {
+        try {
+            pageable.assign(2 * arrays, std::vector<float>(length));
+        } catch (const std::bad_alloc&) {
+            releaseHost();
+            return Status::failure("Out of host memory for the streams lab's arrays");
+        }
+        for (std::size_t a = 0; a < arrays; ++a) {
+            inputs.push_back(pageable[a].data());
+            outputs.push_back(pageable[arrays + a].data());
+        }
+    }
+    fillStreamsLabInputs(m_cuda.hostPool(), wanted, inputs);
+    config = wanted;
+    return Status::success();
+}
+
+} // namespace
+
+Status runStreamsLabCuda(Context& context, const StreamsLabConfig& config, StreamsLabResult& result)
+{
+    CudaBacking& cuda = cudaBacking(context);
+    if (Status s = cuda.activate(); !s)
+        return s;
+    CudaLabState& state = context.state<CudaLabState>();
+    CudaSpanRecorder& recorder = cuda.recorder();
+    Timeline* timeline = recorder.timeline();
+    const auto arrays = std::size_t(config.arrays);
+    const auto length = std::size_t(config.length);
+    const std::size_t arrayBytes = length * sizeof(float);
+    // Arrays start 16 bytes apart at least, for the kernels' 16-byte loads.
+    const std::size_t pitch = (length + 3) / 4 * 4;
+    // Four blocks per SM keep enough loads in flight; short arrays need fewer.
+    const int blocks = int(std::clamp<std::size_t>((length / 4 + kLabThreads - 1) / kLabThreads, 1,
+                                                   std::size_t(4 * cuda.info().smCount)));
+    const std::size_t sumsPerArray = std::size_t(blocks) + 1; // partial sums, then the sum
+    const std::size_t deviceBytes = arrays * pitch * sizeof(float);
+    const std::size_t sumsBytes = arrays * sumsPerArray * sizeof(double);
+
+    std::size_t freeBytes = 0, totalBytes = 0;
+    WS_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
+    freeBytes += state.device.bytes() + state.sums.bytes();
+    if (deviceBytes + sumsBytes > freeBytes)
+        return Status::failure(
+            "The streams lab needs " + std::to_string((deviceBytes + sumsBytes) >> 20) +
+            " MiB of GPU memory; " + std::to_string(freeBytes >> 20) + " MiB are free on " +
+            cuda.name() + ". Use fewer or shorter arrays.");
+    if (Status s = state.device.grow(deviceBytes, cuda.stream()); !s)
+        return s;
+    if (Status s = state.sums.grow(sumsBytes, cuda.stream()); !s)
+        return s;
+    if (Status s = state.prepareHost(config); !s)
+        return s;
+
+    WS_CUDA_TRY(loadStreamsLabKernels());
+    const std::size_t streamCount = config.multiStream ? arrays : 1;
+    // Copies in order go through one more stream of their own, back to back.
+    const bool copyStream = config.multiStream && config.orderCopies;
+    const std::size_t totalStreams = streamCount + (copyStream ? 1 : 0);
+    while (state.streams.size() < totalStreams) {
+        cudaStream_t stream = nullptr;
+        WS_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        state.streams.push_back(stream);
+    }
+    std::vector<int> lanes(totalStreams, -1);
+    const int hostLane = timeline ? timeline->lane("Host: lab thread") : -1;
+    if (recorder.recording())
+        for (std::size_t k = 0; k < totalStreams; ++k)
+            lanes[k] = timeline->lane("CUDA stream " + std::to_string(k + 1) + ": lab");
+    // Poison the outputs, so an element that is never copied back fails the check.
+    cuda.hostPool().parallelFor(arrays, [&](std::size_t begin, std::size_t end, unsigned) {
+        for (std::size_t a = begin; a < end; ++a)
+            std::fill(state.outputs[a], state.outputs[a] + length, std::nanf(""));
+    });
+
+    // Event 0 starts the job, 1 ends it, 2 .. 2 + totalStreams let stream 0 wait for the
+    // others, and the rest mark each array's arrival.
+    ScopedEvents events;
+    if (Status s = events.create(2 + totalStreams + arrays); !s)
+        return s;
+    cudaEvent_t* arrived = events.events.data() + 2 + totalStreams;
+    cudaStream_t first = state.streams[0];
+    WS_CUDA_TRY(cudaEventRecord(events.events[0], first));
+    for (std::size_t k = 1; k < totalStreams; ++k)
+        WS_CUDA_TRY(cudaStreamWaitEvent(state.streams[k], events.events[0]));
+
+    auto* device = state.device.as<float>();
+    auto* sums = state.sums.as<double>();
+    for (std::size_t a = 0; a < arrays; ++a) {
+        cudaStream_t stream = state.streams[a % streamCount];
+        const int lane = lanes[a % streamCount];
+        float* data = device + a * pitch;
+        double* partial = sums + a * sumsPerArray;
+        const std::string tag = " " + std::to_string(a);
+        // How long the host takes to queue an array's work: a copy from pageable memory, or
+        // a full queue, holds the host here.
+        const ScopedHostSpan queueing(timeline, hostLane, "queue array" + tag);
+        // In order, each array arrives whole as early as the link allows, and its stream
+        // takes over from there.
+        cudaStream_t inStream = copyStream ? state.streams[streamCount] : stream;
+        const int inLane = copyStream ? lanes[streamCount] : lane;
+        if (Status s = cuda.recorded(
+                inStream, inLane, SpanKind::CopyHostToDevice, "copy in" + tag, arrayBytes,
+                [&] {
+                    return cudaStatus(cudaMemcpyAsync(data, state.inputs[a], arrayBytes,
+                                                      cudaMemcpyHostToDevice, inStream),
+                                      "Copying an array to the GPU");
+                });
+            !s)
+            return s;
+        if (copyStream) {
+            WS_CUDA_TRY(cudaEventRecord(arrived[a], inStream));
+            WS_CUDA_TRY(cudaStreamWaitEvent(stream, arrived[a]));
+        }
+        const std::string launch =
+            "grid " + std::to_string(blocks) + ", block " + std::to_string(kLabThreads);
+        int token = recorder.begin(stream, lane, SpanKind::Kernel, "partial sums" + tag, 0, launch);
+        Status launched = cudaStatus(launchPartialSums(data, length, partial, blocks, stream),
+                                     "Launching the partial sums");
+        recorder.end(token, stream);
+        if (!launched)
+            return launched;
+        token = recorder.begin(stream, lane, SpanKind::Kernel, "final sum" + tag, 0,
+                               "grid 1, block " + std::to_string(kLabThreads));
+        launched = cudaStatus(launchFinalSum(partial, blocks, partial + blocks, stream),
+                              "Launching the final sum");
+        recorder.end(token, stream);
+        if (!launched)
+            return launched;
+        token = recorder.begin(stream, lane, SpanKind::Kernel, "divide" + tag, 0, launch);
+        launched = cudaStatus(launchDivide(data, length, partial + blocks, blocks, stream),
+                              "Launching the division");
+        recorder.end(token, stream);
+        if (!launched)
+            return launched;
+        if (Status s = cuda.recorded(
+                stream, lane, SpanKind::CopyDeviceToHost, "copy out" + tag, arrayBytes,
+                [&] {
+                    return cudaStatus(cudaMemcpyAsync(state.outputs[a], data, arrayBytes,
+                                                      cudaMemcpyDeviceToHost, stream),
+                                      "Copying an array back to the host");
+                });
+            !s)
+            return s;
+    }
+    for (std::size_t k = 1; k < totalStreams; ++k) {
+        WS_CUDA_TRY(cudaEventRecord(events.events[2 + k], state.streams[k]));
+        WS_CUDA_TRY(cudaStreamWaitEvent(first, events.events[2 + k]));
+    }
+    WS_CUDA_TRY(cudaEventRecord(events.events[1], first));
+    WS_CUDA_TRY(cudaEventSynchronize(events.events[1]));
+    float ms = 0.0f;
+    WS_CUDA_TRY(cudaEventElapsedTime(&ms, events.events[0], events.events[1]));
+
+    result = StreamsLabResult{};
+    result.totalMs = ms;
+    result.streams = int(totalStreams);
+    result.jobStartUs = recorder.hostUs(events.events[0]);
+    result.jobEndUs = recorder.hostUs(events.events[1]);
+    checkStreamsLabOutputs(cuda.hostPool(), config, state.inputs, state.outputs, result);
+    return Status::success();
+}
+
+} // namespace warpscope::gpu
