@@ -1,6 +1,6 @@
 #include "CommandLine.h"
 
-#include "warpscope/ui/Colormap.h"
+#include "warpscope/render/Colormap.h"
 
 #include <QCommandLineParser>
 #include <QRegularExpression>

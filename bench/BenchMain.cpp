@@ -18,8 +18,8 @@
 #include "PeriodogramBench.h"
 #include "warpscope/gpu/Backend.h"
 #include "warpscope/gpu/TraceExport.h"
-#include "warpscope/ui/FieldRenderer.h"
-#include "warpscope/ui/HeadlessGl.h"
+#include "warpscope/render/FieldRenderer.h"
+#include "warpscope/render/HeadlessGl.h"
 
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>

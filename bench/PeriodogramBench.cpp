@@ -3,8 +3,8 @@
 #include "PeriodogramBench.h"
 
 #include "warpscope/gpu/Backend.h"
-#include "warpscope/ui/HeadlessGl.h"
-#include "warpscope/ui/SpectrumRenderer.h"
+#include "warpscope/render/HeadlessGl.h"
+#include "warpscope/render/SpectrumRenderer.h"
 
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>

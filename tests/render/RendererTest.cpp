@@ -1,7 +1,7 @@
 #include "warpscope/gpu/Backend.h"
-#include "warpscope/ui/FieldRenderer.h"
-#include "warpscope/ui/HeadlessGl.h"
-#include "warpscope/ui/SpectrumRenderer.h"
+#include "warpscope/render/FieldRenderer.h"
+#include "warpscope/render/HeadlessGl.h"
+#include "warpscope/render/SpectrumRenderer.h"
 
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>

@@ -1,6 +1,6 @@
 #include "warpscope/ui/ParametersPanel.h"
 
-#include "warpscope/ui/Colormap.h"
+#include "warpscope/render/Colormap.h"
 #include "warpscope/ui/NumberField.h"
 
 #include <QComboBox>

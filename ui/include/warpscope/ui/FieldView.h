@@ -2,8 +2,8 @@
 
 #include "warpscope/gpu/Backend.h"
 #include "warpscope/gpu/DistanceParams.h"
-#include "warpscope/ui/FieldRenderer.h"
-#include "warpscope/ui/GlSpanTimer.h"
+#include "warpscope/render/FieldRenderer.h"
+#include "warpscope/render/GlSpanTimer.h"
 
 #include <QFutureWatcher>
 #include <QImage>

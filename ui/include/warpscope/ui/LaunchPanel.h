@@ -2,7 +2,7 @@
 
 #include "warpscope/gpu/Backend.h"
 #include "warpscope/gpu/LaunchLesson.h"
-#include "warpscope/ui/FieldRenderer.h"
+#include "warpscope/render/FieldRenderer.h"
 
 #include <QWidget>
 #include <array>

@@ -2,7 +2,7 @@
 
 #include "warpscope/gpu/Backend.h"
 #include "warpscope/gpu/Spectrum.h"
-#include "warpscope/ui/SpectrumRenderer.h"
+#include "warpscope/render/SpectrumRenderer.h"
 
 #include <QOpenGLWidget>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "warpscope/ui/FieldRenderer.h"
+#include "warpscope/render/FieldRenderer.h"
 
 #include "GlProgram.h"
 

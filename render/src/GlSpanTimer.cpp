@@ -1,4 +1,4 @@
-#include "warpscope/ui/GlSpanTimer.h"
+#include "warpscope/render/GlSpanTimer.h"
 
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>

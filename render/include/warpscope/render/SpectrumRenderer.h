@@ -1,7 +1,7 @@
 #pragma once
 
 #include "warpscope/gpu/Backend.h"
-#include "warpscope/ui/FieldRenderer.h"
+#include "warpscope/render/FieldRenderer.h"
 
 #include <array>
 

@@ -1,4 +1,4 @@
-#include "warpscope/ui/Colormap.h"
+#include "warpscope/render/Colormap.h"
 
 #include "Resources.h"
 

@@ -2,7 +2,7 @@
 
 #include "warpscope/gpu/Backend.h"
 #include "warpscope/gpu/Status.h"
-#include "warpscope/ui/Colormap.h"
+#include "warpscope/render/Colormap.h"
 
 #include <cstdint>
 #include <span>

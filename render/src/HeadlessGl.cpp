@@ -1,4 +1,4 @@
-#include "warpscope/ui/HeadlessGl.h"
+#include "warpscope/render/HeadlessGl.h"
 
 #include <EGL/egl.h>
 #include <EGL/eglext.h>

@@ -1,4 +1,4 @@
-#include "warpscope/ui/SpectrumRenderer.h"
+#include "warpscope/render/SpectrumRenderer.h"
 
 #include "GlProgram.h"
 
