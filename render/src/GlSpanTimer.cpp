@@ -4,7 +4,7 @@
 #include <GL/gl.h>
 #include <GL/glext.h>
 
-namespace warpscope::ui {
+namespace warpscope::render {
 namespace {
 
 // The GPU's clock and the host's drift apart; a fresh reading every few seconds keeps them
@@ -110,4 +110,4 @@ void GlSpanTimer::release()
     m_calibratedFor = nullptr;
 }
 
-} // namespace warpscope::ui
+} // namespace warpscope::render
