@@ -1,6 +1,6 @@
 #include "CommandLine.h"
 
-#include "warpscope/ui/Colormap.h"
+#include "warpscope/render/Colormap.h"
 
 #include <QCommandLineParser>
 #include <QRegularExpression>
@@ -219,7 +219,7 @@ ParseResult parseCommandLine(const QStringList& arguments)
     }
     if (parser.isSet(colormap)) {
         o.colormap = parser.value(colormap);
-        if (!ui::loadColormap(o.colormap.toStdString()))
+        if (!render::loadColormap(o.colormap.toStdString()))
             return fail("unknown colormap '" + o.colormap + "'");
     }
     const auto parseDims = [&](const QCommandLineOption& option, gpu::Dim3& dims) {

@@ -29,7 +29,7 @@ struct AppOptions
     gpu::LaunchConfig launch;
     bool gridGiven = false; // else the grid is fitted to the mesh
     bool gridStride = false;
-    int overlay = 0; // ui::Overlay
+    int overlay = 0; // render::Overlay
     // The streams lab, run once the window is up when asked for.
     bool streamsLab = false;
     gpu::StreamsLabConfig lab;

@@ -172,7 +172,7 @@ int main(int argc, char** argv)
         window.setColormap(options.colormap);
     if (options.teaching) {
         window.launchPanel()->chooseTeaching(options.launch, options.gridStride,
-                                             ui::Overlay(options.overlay));
+                                             render::Overlay(options.overlay));
         window.showLaunchPanel();
     }
     if (screenshot)

@@ -18,8 +18,8 @@
 #include "PeriodogramBench.h"
 #include "warpscope/gpu/Backend.h"
 #include "warpscope/gpu/TraceExport.h"
-#include "warpscope/ui/FieldRenderer.h"
-#include "warpscope/ui/HeadlessGl.h"
+#include "warpscope/render/FieldRenderer.h"
+#include "warpscope/render/HeadlessGl.h"
 
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>
@@ -93,11 +93,11 @@ bool timeRuns(int frames, const std::function<bool(int)>& body, FrameStats& out)
 
 // Fills the field (the reference moves a little each run, as while dragging) and, with
 // draw, draws it into the offscreen view.
-bool timeFrames(gpu::Backend& backend, ui::FieldRenderer& renderer, ui::HeadlessGl& gl,
-                const ui::FieldSurface& surface, gpu::DistanceParams p, int frames, FrameStats& out,
-                bool draw = true)
+bool timeFrames(gpu::Backend& backend, render::FieldRenderer& renderer, render::HeadlessGl& gl,
+                const render::FieldSurface& surface, gpu::DistanceParams p, int frames,
+                FrameStats& out, bool draw = true)
 {
-    const ui::GeoRect mesh{p.lonMin, p.latMin, p.lonMax, p.latMax};
+    const render::GeoRect mesh{p.lonMin, p.latMin, p.lonMax, p.latMax};
     const double lon0 = p.references[0].lon;
     return timeRuns(
         frames,
@@ -116,10 +116,11 @@ bool timeFrames(gpu::Backend& backend, ui::FieldRenderer& renderer, ui::Headless
         out);
 }
 
-FrameStats timeDrawOnly(ui::FieldRenderer& renderer, ui::HeadlessGl& gl,
-                        const ui::FieldSurface& surface, const gpu::DistanceParams& p, int frames)
+FrameStats timeDrawOnly(render::FieldRenderer& renderer, render::HeadlessGl& gl,
+                        const render::FieldSurface& surface, const gpu::DistanceParams& p,
+                        int frames)
 {
-    const ui::GeoRect mesh{p.lonMin, p.latMin, p.lonMax, p.latMax};
+    const render::GeoRect mesh{p.lonMin, p.latMin, p.lonMax, p.latMax};
     FrameStats out;
     timeRuns(
         frames,
@@ -141,12 +142,12 @@ void printFrame(const char* name, const FrameStats& s)
 int runDistance(const Options& o)
 {
     std::string error;
-    auto gl = ui::HeadlessGl::create(o.viewWidth, o.viewHeight, error);
+    auto gl = render::HeadlessGl::create(o.viewWidth, o.viewHeight, error);
     if (!gl) {
         std::fprintf(stderr, "warpscope-bench: %s\n", error.c_str());
         return 1;
     }
-    ui::FieldRenderer renderer;
+    render::FieldRenderer renderer;
     if (gpu::Status s = renderer.initialize(); !s) {
         std::fprintf(stderr, "warpscope-bench: %s\n", s.message().c_str());
         return 1;
@@ -158,7 +159,7 @@ int runDistance(const Options& o)
                 o.size, o.size, o.refs, o.viewWidth, o.viewHeight, o.frames);
 
     const gpu::DistanceParams p = scene(o.size, o.refs, gpu::Precision::Float32);
-    ui::FieldSurface surface;
+    render::FieldSurface surface;
     if (gpu::Status s = renderer.createSurface(gpu::layoutFor(p), surface); !s) {
         std::fprintf(stderr, "warpscope-bench: %s\n", s.message().c_str());
         return 1;

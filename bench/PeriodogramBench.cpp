@@ -3,8 +3,8 @@
 #include "PeriodogramBench.h"
 
 #include "warpscope/gpu/Backend.h"
-#include "warpscope/ui/HeadlessGl.h"
-#include "warpscope/ui/SpectrumRenderer.h"
+#include "warpscope/render/HeadlessGl.h"
+#include "warpscope/render/SpectrumRenderer.h"
 
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>
@@ -141,7 +141,7 @@ double scipySeconds(int n, const gpu::PeriodogramOptions& o)
 // The plot's line for a spectrum of 2^24 frequencies, as a zoom or pan redraws it: the vertex
 // buffer refilled for a slightly moved axis and drawn, wall clock up to glFinish, median of
 // `runs` after a warm-up. Through interop where the backend has it, else through the host.
-void timeSpectrumLine(gpu::Backend& computing, gpu::Backend& drawing, ui::HeadlessGl& gl,
+void timeSpectrumLine(gpu::Backend& computing, gpu::Backend& drawing, render::HeadlessGl& gl,
                       const char* label, int runs)
 {
     gpu::TimeSeries s = syntheticSeries(256);
@@ -151,7 +151,7 @@ void timeSpectrumLine(gpu::Backend& computing, gpu::Backend& drawing, ui::Headle
         std::printf("  %-34s %s\n", label, st.message().c_str());
         return;
     }
-    ui::SpectrumRenderer renderer;
+    render::SpectrumRenderer renderer;
     const int columns = gl.width();
     if (!renderer.initialize() || !renderer.reserve(columns)) {
         std::printf("  %-34s no renderer\n", label);
@@ -186,7 +186,7 @@ void timeSpectrumLine(gpu::Backend& computing, gpu::Backend& drawing, ui::Headle
 void runSpectrumLineBench(int runs)
 {
     std::string error;
-    auto gl = ui::HeadlessGl::create(1600, 600, error);
+    auto gl = render::HeadlessGl::create(1600, 600, error);
     if (!gl) {
         std::printf("\nSpectrum line: no headless OpenGL (%s)\n", error.c_str());
         return;

@@ -1,7 +1,7 @@
 #include "warpscope/gpu/Backend.h"
-#include "warpscope/ui/FieldRenderer.h"
-#include "warpscope/ui/HeadlessGl.h"
-#include "warpscope/ui/SpectrumRenderer.h"
+#include "warpscope/render/FieldRenderer.h"
+#include "warpscope/render/HeadlessGl.h"
+#include "warpscope/render/SpectrumRenderer.h"
 
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>
@@ -21,7 +21,7 @@ protected:
     void SetUp() override
     {
         std::string error;
-        m_gl = ui::HeadlessGl::create(320, 200, error);
+        m_gl = render::HeadlessGl::create(320, 200, error);
         if (!m_gl)
             GTEST_SKIP() << "no headless OpenGL: " << error;
         ASSERT_TRUE(m_renderer.initialize().ok());
@@ -35,7 +35,7 @@ protected:
         m_renderer.release();
     }
 
-    std::vector<float> readBuffer(const ui::FieldSurface& surface)
+    std::vector<float> readBuffer(const render::FieldSurface& surface)
     {
         std::vector<float> values(surface.layout.elementCount());
         glBindBuffer(GL_COPY_READ_BUFFER, surface.buffer);
@@ -46,7 +46,7 @@ protected:
     }
 
     // Fills the surface with NaN so unwritten elements show.
-    void poison(const ui::FieldSurface& surface)
+    void poison(const render::FieldSurface& surface)
     {
         std::vector<float> nan(surface.layout.elementCount(), std::nanf(""));
         glBindBuffer(GL_COPY_WRITE_BUFFER, surface.buffer);
@@ -60,7 +60,7 @@ protected:
         m_gl->bindFramebuffer();
         glClearColor(0, 0, 0, 1);
         glClear(GL_COLOR_BUFFER_BIT);
-        const ui::GeoRect mesh{p.lonMin, p.latMin, p.lonMax, p.latMax};
+        const render::GeoRect mesh{p.lonMin, p.latMin, p.lonMax, p.latMax};
         m_renderer.draw(m_surface, mesh, mesh, {0, 0, m_gl->width(), m_gl->height()}, {0, 0, 0});
         return m_gl->readPixels();
     }
@@ -90,9 +90,9 @@ protected:
         }
     }
 
-    std::unique_ptr<ui::HeadlessGl> m_gl;
-    ui::FieldRenderer m_renderer;
-    ui::FieldSurface m_surface;
+    std::unique_ptr<render::HeadlessGl> m_gl;
+    render::FieldRenderer m_renderer;
+    render::FieldSurface m_surface;
 };
 
 TEST_F(RendererTest, CpuBackendFillsTheGlBufferWithGlBufferSubData)
@@ -130,7 +130,7 @@ TEST_F(RendererTest, DrawnPixelsFollowTheField)
 TEST_F(RendererTest, OversizedMeshIsRefusedWithAMessage)
 {
     const gpu::FieldLayout huge = gpu::FieldLayout::forMesh(gpu::kMaxMeshAxis, gpu::kMaxMeshAxis);
-    ui::FieldSurface surface;
+    render::FieldSurface surface;
     const gpu::Status s = m_renderer.createSurface(huge, surface);
     if (m_renderer.maxTextureBufferTexels() >= static_cast<long long>(huge.elementCount()))
         GTEST_SKIP() << "this driver can address the largest mesh";
@@ -142,15 +142,15 @@ TEST_F(RendererTest, OversizedMeshIsRefusedWithAMessage)
 // The teaching kernel's field and owner record, filled into GL buffers by a backend, match
 // the host path: the same nodes reached, blocks and threads word for word, SM ids in range,
 // distances within float32 rounding, and the stats slots the range of the nodes reached.
-void expectLessonInGlMatchesHost(gpu::Backend& backend, ui::FieldRenderer& renderer,
-                                 ui::FieldSurface& surface, const gpu::DistanceParams& p,
+void expectLessonInGlMatchesHost(gpu::Backend& backend, render::FieldRenderer& renderer,
+                                 render::FieldSurface& surface, const gpu::DistanceParams& p,
                                  const gpu::LessonLaunch& lesson)
 {
     const gpu::FieldLayout layout = gpu::layoutFor(p);
     const std::size_t nodes = std::size_t(p.nx) * std::size_t(p.ny);
     renderer.destroySurface(surface);
     ASSERT_TRUE(renderer.createSurface(layout, surface).ok());
-    ui::OwnerSurface owners;
+    render::OwnerSurface owners;
     ASSERT_TRUE(renderer.allocateOwners(nodes, owners).ok());
     // Zero words: a node left unwritten would read as block 0, thread 0, and be caught.
     const std::vector<std::uint32_t> zeros(2 * nodes, 0u);
@@ -268,7 +268,7 @@ TEST_F(RendererTest, CudaHostCopyFillsTheGlBuffer)
 // The periodogram's line, computed by one backend and written by another into the renderer's
 // vertex buffer: poisoned first, then every float must equal the spectrum's own decimation,
 // and the drawn line shows.
-void expectSpectrumLineInGl(gpu::Backend& computing, gpu::Backend& backend, ui::HeadlessGl& gl)
+void expectSpectrumLineInGl(gpu::Backend& computing, gpu::Backend& backend, render::HeadlessGl& gl)
 {
     const gpu::TimeSeries series = gpu::syntheticSeries({});
     gpu::PeriodogramOptions options;
@@ -278,7 +278,7 @@ void expectSpectrumLineInGl(gpu::Backend& computing, gpu::Backend& backend, ui::
     std::shared_ptr<const gpu::Spectrum> spectrum;
     const gpu::Status computed = computing.computeSpectrum(series, options, spectrum);
     ASSERT_TRUE(computed.ok()) << computed.message();
-    ui::SpectrumRenderer renderer;
+    render::SpectrumRenderer renderer;
     ASSERT_TRUE(renderer.initialize().ok());
     for (const int columns : {gl.width(), 77, gl.width()}) {
         ASSERT_TRUE(renderer.reserve(columns).ok());

@@ -320,13 +320,13 @@ private slots:
         const QImage teaching = settledImage();
         QVERIFY(differingPixels(fast, teaching) < fast.width() * fast.height() / 50);
         auto* overlay = launch->findChild<QComboBox*>("overlay");
-        overlay->setCurrentIndex(int(ui::Overlay::Block));
+        overlay->setCurrentIndex(int(render::Overlay::Block));
         view()->update();
         QTest::qWait(50);
         const QImage blocks = settledImage();
         QVERIFY2(differingPixels(teaching, blocks) > teaching.width() * teaching.height() / 4,
                  "colouring by block must change the picture");
-        overlay->setCurrentIndex(int(ui::Overlay::Sm));
+        overlay->setCurrentIndex(int(render::Overlay::Sm));
         view()->update();
         QTest::qWait(50);
         QVERIFY(differingPixels(blocks, settledImage()) > 1000);

@@ -24,7 +24,7 @@ constexpr int kColorbarWidth = 104;
 constexpr double kDegree = 0.017453292519943295;
 const QColor kBackground(38, 40, 46);
 
-GeoRect meshRect(const gpu::DistanceParams& p)
+render::GeoRect meshRect(const gpu::DistanceParams& p)
 {
     return {p.lonMin, p.latMin, p.lonMax, p.latMax};
 }
@@ -124,7 +124,7 @@ void FieldView::setParams(const gpu::DistanceParams& params)
     update();
 }
 
-void FieldView::setLesson(const std::optional<gpu::LessonLaunch>& lesson, Overlay overlay)
+void FieldView::setLesson(const std::optional<gpu::LessonLaunch>& lesson, render::Overlay overlay)
 {
     const bool rerun = lesson.has_value() != m_lesson.has_value() ||
                        (lesson && (lesson->launch != m_lesson->launch ||
@@ -138,7 +138,7 @@ void FieldView::setLesson(const std::optional<gpu::LessonLaunch>& lesson, Overla
 
 void FieldView::setColormap(const QString& name)
 {
-    const auto map = loadColormap(name.toStdString());
+    const auto map = render::loadColormap(name.toStdString());
     if (!map)
         return;
     m_colormap = *map;
@@ -243,7 +243,7 @@ void FieldView::releaseGl()
     m_backend.reset();
 }
 
-bool FieldView::prepareSurface(const gpu::FieldLayout& layout, FieldSurface& target)
+bool FieldView::prepareSurface(const gpu::FieldLayout& layout, render::FieldSurface& target)
 {
     target = m_surface;
     if (m_surface.valid() && m_surface.layout == layout)
@@ -255,7 +255,7 @@ bool FieldView::prepareSurface(const gpu::FieldLayout& layout, FieldSurface& tar
     return true;
 }
 
-void FieldView::dropSurface(FieldSurface& surface)
+void FieldView::dropSurface(render::FieldSurface& surface)
 {
     if (m_backend)
         m_backend->forgetGlBuffer(surface.buffer);
@@ -271,7 +271,7 @@ void FieldView::fail(const QString& message)
     update();
 }
 
-void FieldView::showSurface(const FieldSurface& target, const gpu::DistanceParams& params)
+void FieldView::showSurface(const render::FieldSurface& target, const gpu::DistanceParams& params)
 {
     m_failure.clear();
     if (m_surface.valid() && target.buffer != m_surface.buffer)
@@ -312,7 +312,7 @@ void FieldView::compute()
         startHostJob(params);
         return;
     }
-    FieldSurface target;
+    render::FieldSurface target;
     if (!prepareSurface(gpu::layoutFor(params), target))
         return;
     if (gpu::Status s = m_backend->fillDistance(params, target.glBuffer()); !s) {
@@ -334,7 +334,7 @@ void FieldView::computeLesson(const gpu::DistanceParams& params)
     const gpu::FieldLayout layout = gpu::layoutFor(params);
     if (!m_hostJobs) {
         // CUDA writes the field and the owner record straight into their GL buffers.
-        FieldSurface target;
+        render::FieldSurface target;
         if (!prepareSurface(layout, target))
             return;
         const std::size_t nodes = std::size_t(params.nx) * std::size_t(params.ny);
@@ -369,7 +369,7 @@ void FieldView::computeLesson(const gpu::DistanceParams& params)
     // The colour scale spans the nodes that were computed.
     const auto [lo, hi] = gpu::writeLessonStats(field.data(), params.nx, params.ny, layout.pitch,
                                                 layout.statsOffset());
-    FieldSurface target;
+    render::FieldSurface target;
     if (!prepareSurface(layout, target))
         return;
     gpu::Status s = gpu::uploadField(target.glBuffer(), field);
@@ -459,7 +459,7 @@ void FieldView::presentHostField(HostField field)
         fail(QString::fromStdString(field.status.message()));
         return;
     }
-    FieldSurface target;
+    render::FieldSurface target;
     if (!prepareSurface(gpu::layoutFor(field.params), target))
         return;
     if (gpu::Status s = gpu::uploadField(target.glBuffer(), field.values); !s) {
@@ -562,8 +562,9 @@ void FieldView::paintGL()
     if (m_surface.valid()) {
         const QRect area = mapArea();
         const qreal dpr = devicePixelRatioF();
-        const Viewport viewport{int(area.left() * dpr), int((height() - area.bottom() - 1) * dpr),
-                                int(area.width() * dpr), int(area.height() * dpr)};
+        const render::Viewport viewport{int(area.left() * dpr),
+                                        int((height() - area.bottom() - 1) * dpr),
+                                        int(area.width() * dpr), int(area.height() * dpr)};
         if (m_timeline)
             m_drawTimer.begin();
         m_renderer.draw(

@@ -121,9 +121,9 @@ bool LaunchPanel::teachingChosen() const
     return m_kernel->currentIndex() == 1;
 }
 
-Overlay LaunchPanel::overlay() const
+render::Overlay LaunchPanel::overlay() const
 {
-    return Overlay(m_overlay->currentIndex());
+    return render::Overlay(m_overlay->currentIndex());
 }
 
 void LaunchPanel::fitGrid(int nx, int ny)
@@ -216,7 +216,8 @@ void LaunchPanel::revalidate()
     emit changed();
 }
 
-void LaunchPanel::chooseTeaching(const gpu::LaunchConfig& launch, bool gridStride, Overlay overlay)
+void LaunchPanel::chooseTeaching(const gpu::LaunchConfig& launch, bool gridStride,
+                                 render::Overlay overlay)
 {
     const long long values[] = {launch.block.x, launch.block.y, launch.block.z,
                                 launch.grid.x,  launch.grid.y,  launch.grid.z};

@@ -1,6 +1,6 @@
 #include "warpscope/ui/ParametersPanel.h"
 
-#include "warpscope/ui/Colormap.h"
+#include "warpscope/render/Colormap.h"
 #include "warpscope/ui/NumberField.h"
 
 #include <QComboBox>
@@ -110,7 +110,7 @@ ParametersPanel::ParametersPanel(QWidget* parent)
     m_radius->setSuffix(" km");
     m_radius->setToolTip(tr("Sphere radius; the default %1 km is the IUGG mean Earth radius")
                              .arg(gpu::kDefaultRadiusKm));
-    for (const std::string& name : colormapNames())
+    for (const std::string& name : render::colormapNames())
         m_colormap->addItem(QString::fromStdString(name));
     m_colormap->setToolTip(tr("Perceptually uniform colormaps (turbo is a rainbow for contrast)"));
     computeForm->addRow(tr("Precision"), m_precision);

@@ -262,9 +262,9 @@ void SpectrumView::paintGL()
         if (m_filledAxis) {
             const auto [bottom, top] = yRange();
             const int fbHeight = int(std::lround(height() * ratio));
-            const Viewport viewport{int(std::lround(plot.left() * ratio)),
-                                    fbHeight - int(std::lround(plot.bottom() * ratio)),
-                                    axis.columns, int(std::lround(plot.height() * ratio))};
+            const render::Viewport viewport{int(std::lround(plot.left() * ratio)),
+                                            fbHeight - int(std::lround(plot.bottom() * ratio)),
+                                            axis.columns, int(std::lround(plot.height() * ratio))};
             m_renderer.draw(
                 axis.columns, bottom, top, viewport,
                 {float(kLine.redF()), float(kLine.greenF()), float(kLine.blueF()), 1.0f});

@@ -2,8 +2,8 @@
 
 #include "warpscope/gpu/Backend.h"
 #include "warpscope/gpu/DistanceParams.h"
-#include "warpscope/ui/FieldRenderer.h"
-#include "warpscope/ui/GlSpanTimer.h"
+#include "warpscope/render/FieldRenderer.h"
+#include "warpscope/render/GlSpanTimer.h"
 
 #include <QFutureWatcher>
 #include <QImage>
@@ -53,7 +53,7 @@ public:
     }
     // Runs the teaching kernel with this launch instead of the optimised one (std::nullopt
     // goes back), and colours nodes by overlay. The launch must be valid for deviceInfo().
-    void setLesson(const std::optional<gpu::LessonLaunch>& lesson, Overlay overlay);
+    void setLesson(const std::optional<gpu::LessonLaunch>& lesson, render::Overlay overlay);
     bool lessonActive() const { return m_lesson.has_value(); }
     const std::optional<gpu::LessonLaunch>& lesson() const { return m_lesson; }
 
@@ -121,10 +121,10 @@ private:
     void presentHostField(HostField field);
     // Makes target hold a surface for layout: the current one, or a new one so that the
     // current picture survives a failure. Returns false (and reports) when it cannot.
-    bool prepareSurface(const gpu::FieldLayout& layout, FieldSurface& target);
+    bool prepareSurface(const gpu::FieldLayout& layout, render::FieldSurface& target);
     void fail(const QString& message);
-    void showSurface(const FieldSurface& target, const gpu::DistanceParams& params);
-    void dropSurface(FieldSurface& surface);
+    void showSurface(const render::FieldSurface& target, const gpu::DistanceParams& params);
+    void dropSurface(render::FieldSurface& surface);
     void releaseGl();
     void createBackendNow();
     void pollStats();
@@ -142,11 +142,11 @@ private:
     std::unique_ptr<gpu::Backend> m_backend;
     QString m_backendDescription;
     std::shared_ptr<gpu::Timeline> m_timeline;
-    GlSpanTimer m_drawTimer;
+    render::GlSpanTimer m_drawTimer;
     int m_drawLane = -1;
     Annotations* m_annotations;
-    FieldRenderer m_renderer;
-    FieldSurface m_surface;
+    render::FieldRenderer m_renderer;
+    render::FieldSurface m_surface;
     // Why the requested field is not shown; empty once a field for the parameters is shown.
     QString m_failure;
     // CPU backend only: the backend is used from the worker thread while a job runs.
@@ -158,17 +158,17 @@ private:
 
     // Teaching kernel: its launch, the overlay, and what it recorded (kept for the hover).
     std::optional<gpu::LessonLaunch> m_lesson;
-    Overlay m_overlayMode = Overlay::Distance;
-    OwnerSurface m_owners;
+    render::Overlay m_overlayMode = render::Overlay::Distance;
+    render::OwnerSurface m_owners;
     std::vector<std::uint32_t> m_ownerWords;
 
     gpu::DistanceParams m_params;
     gpu::DistanceParams m_shown;
     bool m_dirty = true;
-    GeoRect m_view;
+    render::GeoRect m_view;
     bool m_viewFitted = false;
 
-    Colormap m_colormap;
+    render::Colormap m_colormap;
     QImage m_colorbar;
     std::optional<gpu::FieldStats> m_stats;
     bool m_statsPending = false;

@@ -2,7 +2,7 @@
 
 #include "warpscope/gpu/Backend.h"
 #include "warpscope/gpu/LaunchLesson.h"
-#include "warpscope/ui/FieldRenderer.h"
+#include "warpscope/render/FieldRenderer.h"
 
 #include <QWidget>
 #include <array>
@@ -30,7 +30,7 @@ public:
     // The teaching launch when it is chosen and valid for the device, else std::nullopt.
     std::optional<gpu::LessonLaunch> lesson() const;
     bool teachingChosen() const;
-    Overlay overlay() const;
+    render::Overlay overlay() const;
     // Sets the grid to the fewest blocks that cover an nx x ny mesh.
     void fitGrid(int nx, int ny);
     // The mesh size "Fit grid to mesh" uses.
@@ -40,7 +40,7 @@ public:
         m_ny = ny;
     }
     // Chooses the teaching kernel with this launch and overlay (for the command line).
-    void chooseTeaching(const gpu::LaunchConfig& launch, bool gridStride, Overlay overlay);
+    void chooseTeaching(const gpu::LaunchConfig& launch, bool gridStride, render::Overlay overlay);
     QString errorText() const;
     QLineEdit* field(const char* name) const;
     // Where the occupancy of the teaching kernel at a block size comes from (the view's

@@ -2,7 +2,7 @@
 
 #include "warpscope/gpu/Backend.h"
 #include "warpscope/gpu/Spectrum.h"
-#include "warpscope/ui/SpectrumRenderer.h"
+#include "warpscope/render/SpectrumRenderer.h"
 
 #include <QOpenGLWidget>
 #include <memory>
@@ -81,7 +81,7 @@ private:
     gpu::BackendKind m_requested;
     std::shared_ptr<gpu::Timeline> m_timeline;
     std::unique_ptr<gpu::Backend> m_backend; // created with the GL context
-    SpectrumRenderer m_renderer;
+    render::SpectrumRenderer m_renderer;
     std::shared_ptr<const gpu::Spectrum> m_spectrum;
     // The axis the vertex buffer holds the current spectrum's line for; reset by a new
     // spectrum, so a refill happens only when the spectrum or the axis changes.

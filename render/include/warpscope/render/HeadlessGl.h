@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace warpscope::ui {
+namespace warpscope::render {
 
 // An OpenGL 3.3 core context with no window, made with EGL on a GPU device
 // (EGL_PLATFORM_DEVICE_EXT with a pbuffer), falling back to Mesa's surfaceless platform.
@@ -35,4 +35,4 @@ private:
     int m_width = 0, m_height = 0;
 };
 
-} // namespace warpscope::ui
+} // namespace warpscope::render

@@ -6,7 +6,7 @@
 #include <GL/gl.h>
 #include <GL/glext.h>
 
-namespace warpscope::ui {
+namespace warpscope::render {
 namespace {
 
 gpu::Status compile(GLenum type, std::string_view name, GLuint& shader)
@@ -74,4 +74,4 @@ std::string glErrorText(unsigned int error)
     }
 }
 
-} // namespace warpscope::ui
+} // namespace warpscope::render

@@ -1,4 +1,4 @@
-#include "warpscope/ui/SpectrumRenderer.h"
+#include "warpscope/render/SpectrumRenderer.h"
 
 #include "GlProgram.h"
 
@@ -6,7 +6,7 @@
 #include <GL/gl.h>
 #include <GL/glext.h>
 
-namespace warpscope::ui {
+namespace warpscope::render {
 
 gpu::Status SpectrumRenderer::initialize()
 {
@@ -91,4 +91,4 @@ void SpectrumRenderer::draw(int columns, double yMin, double yMax, const Viewpor
     glDisable(GL_BLEND);
 }
 
-} // namespace warpscope::ui
+} // namespace warpscope::render

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace warpscope::ui {
+namespace warpscope::render {
 
 // Compiles and links the embedded shaders (resources/shaders) into program.
 gpu::Status buildProgram(std::string_view vertexFile, std::string_view fragmentFile,
@@ -14,4 +14,4 @@ gpu::Status buildProgram(std::string_view vertexFile, std::string_view fragmentF
 // A GL error code in words.
 std::string glErrorText(unsigned int error);
 
-} // namespace warpscope::ui
+} // namespace warpscope::render

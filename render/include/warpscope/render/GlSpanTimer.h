@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace warpscope::ui {
+namespace warpscope::render {
 
 // Times GL work with timestamp queries (GL 3.3 core) and records it as spans of a timeline.
 // Results are read a frame or more later, once available, so the draw never waits. GPU
@@ -43,4 +43,4 @@ private:
     double m_calibratedAtUs = 0.0;
 };
 
-} // namespace warpscope::ui
+} // namespace warpscope::render

@@ -1,4 +1,4 @@
-#include "warpscope/ui/HeadlessGl.h"
+#include "warpscope/render/HeadlessGl.h"
 
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -6,7 +6,7 @@
 #include <GL/gl.h>
 #include <GL/glext.h>
 
-namespace warpscope::ui {
+namespace warpscope::render {
 namespace {
 
 #ifndef EGL_PLATFORM_SURFACELESS_MESA
@@ -141,4 +141,4 @@ std::vector<std::uint8_t> HeadlessGl::readPixels()
     return pixels;
 }
 
-} // namespace warpscope::ui
+} // namespace warpscope::render

@@ -1,4 +1,4 @@
-#include "warpscope/ui/FieldRenderer.h"
+#include "warpscope/render/FieldRenderer.h"
 
 #include "GlProgram.h"
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace warpscope::ui {
+namespace warpscope::render {
 namespace {
 
 // A buffer object of `bytes` (filled from data, if given) and a buffer texture that reads it
@@ -241,4 +241,4 @@ void FieldRenderer::draw(const FieldSurface& surface, const GeoRect& mesh, const
     glUseProgram(0);
 }
 
-} // namespace warpscope::ui
+} // namespace warpscope::render

@@ -1,11 +1,11 @@
 #pragma once
 
 #include "warpscope/gpu/Backend.h"
-#include "warpscope/ui/FieldRenderer.h"
+#include "warpscope/render/FieldRenderer.h"
 
 #include <array>
 
-namespace warpscope::ui {
+namespace warpscope::render {
 
 // Draws a periodogram's line (gpu/Spectrum.h) from a GL vertex buffer that a backend fills:
 // two vertices per pixel column. Plain OpenGL 3.3 core and no Qt, like FieldRenderer, so it
@@ -41,4 +41,4 @@ private:
     int m_locColumns = -1, m_locYRange = -1, m_locColor = -1;
 };
 
-} // namespace warpscope::ui
+} // namespace warpscope::render

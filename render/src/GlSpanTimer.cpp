@@ -1,10 +1,10 @@
-#include "warpscope/ui/GlSpanTimer.h"
+#include "warpscope/render/GlSpanTimer.h"
 
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>
 #include <GL/glext.h>
 
-namespace warpscope::ui {
+namespace warpscope::render {
 namespace {
 
 // The GPU's clock and the host's drift apart; a fresh reading every few seconds keeps them
@@ -110,4 +110,4 @@ void GlSpanTimer::release()
     m_calibratedFor = nullptr;
 }
 
-} // namespace warpscope::ui
+} // namespace warpscope::render

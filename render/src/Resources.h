@@ -2,9 +2,9 @@
 
 #include <string_view>
 
-namespace warpscope::ui {
+namespace warpscope::render {
 
 // Contents of a file embedded from resources/ (shaders, colormaps), empty if unknown.
 std::string_view embeddedResource(std::string_view fileName);
 
-} // namespace warpscope::ui
+} // namespace warpscope::render

@@ -2,12 +2,12 @@
 
 #include "warpscope/gpu/Backend.h"
 #include "warpscope/gpu/Status.h"
-#include "warpscope/ui/Colormap.h"
+#include "warpscope/render/Colormap.h"
 
 #include <cstdint>
 #include <span>
 
-namespace warpscope::ui {
+namespace warpscope::render {
 
 // A GL buffer a backend fills, and the buffer texture the shader reads it through.
 struct FieldSurface
@@ -102,4 +102,4 @@ private:
     int m_locOwners = -1, m_locOverlay = -1, m_locLesson = -1;
 };
 
-} // namespace warpscope::ui
+} // namespace warpscope::render

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace warpscope::ui {
+namespace warpscope::render {
 
 // A perceptual colour table of 256 sRGB entries (resources/colormaps).
 struct Colormap
@@ -18,4 +18,4 @@ struct Colormap
 std::vector<std::string> colormapNames();
 std::optional<Colormap> loadColormap(std::string_view name);
 
-} // namespace warpscope::ui
+} // namespace warpscope::render

@@ -1,4 +1,4 @@
-#include "warpscope/ui/Colormap.h"
+#include "warpscope/render/Colormap.h"
 
 #include "Resources.h"
 
@@ -11,7 +11,7 @@ extern const std::pair<std::string_view, std::string_view> kEmbedded[];
 extern const int kEmbeddedCount;
 } // namespace warpscope::resources
 
-namespace warpscope::ui {
+namespace warpscope::render {
 namespace {
 
 std::string_view embedded(std::string_view fileName)
@@ -58,4 +58,4 @@ std::optional<Colormap> loadColormap(std::string_view name)
     return map;
 }
 
-} // namespace warpscope::ui
+} // namespace warpscope::render
