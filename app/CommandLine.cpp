@@ -1,6 +1,7 @@
 #include "CommandLine.h"
 
 #include "warpscope/render/Colormap.h"
+#include "warpscope/scene/SceneFile.h"
 
 #include <QCommandLineParser>
 #include <QRegularExpression>
@@ -115,7 +116,13 @@ ParseResult parseCommandLine(const QStringList& arguments)
                                     "The CUDA device the field computes on (default: "
                                     "the one the display runs on).",
                                     "N");
-    parser.addOptions({periodogram, series, frequencies, method, sweep, device, cupti});
+    const QCommandLineOption sceneFile(
+        "scene",
+        "Open a scene file (File > Save Scene...): the mesh, colormap, launch, streams lab, "
+        "periodogram and workspace it holds replace saved settings. The other options given "
+        "with it, before or after, override its values.",
+        "FILE");
+    parser.addOptions({sceneFile, periodogram, series, frequencies, method, sweep, device, cupti});
     parser.addOptions({help,      version,    backend,     noInterop,  screenshot, size,
                        latMin,    latMax,     lonMin,      lonMax,     nx,         ny,
                        ref,       precision,  units,       radius,     colormap,   reset,
@@ -134,6 +141,28 @@ ParseResult parseCommandLine(const QStringList& arguments)
         return fail("unexpected argument '" + parser.positionalArguments().front() + "'");
 
     AppOptions o;
+    o.launch.block = {16, 16, 1};
+    if (parser.isSet(sceneFile)) {
+        const QString path = parser.value(sceneFile);
+        if (path.isEmpty())
+            return fail("--scene needs a file name");
+        const scene::SceneRead read = scene::loadScene(path);
+        if (!read.scene)
+            return fail(read.error);
+        const scene::FieldScene& field = read.scene->field;
+        if (!render::loadColormap(field.colormap.toStdString()))
+            return fail(path + ": field.colormap: unknown colormap '" + field.colormap + "'");
+        o.scene = read.scene;
+        o.sceneWarnings = read.warnings;
+        o.sceneGiven = true;
+        o.params = field.params;
+        o.teaching = field.lesson.teaching;
+        o.launch = field.lesson.launch;
+        o.gridGiven = !field.lesson.gridFitted;
+        o.gridStride = field.lesson.gridStride;
+        o.overlay = int(field.lesson.overlay);
+        o.lab = read.scene->lab.config();
+    }
     const auto kind = gpu::parseBackendKind(parser.value(backend).toStdString());
     if (!kind)
         return fail("--backend must be auto, cpu or cuda, not '" + parser.value(backend) + "'");
@@ -232,13 +261,12 @@ ParseResult parseCommandLine(const QStringList& arguments)
             dims = {v[0], v[1], v[2]};
         return ok;
     };
-    o.launch.block = {16, 16, 1};
     if (parser.isSet(block) && !parseDims(block, o.launch.block))
         return fail("--block needs X,Y,Z such as 16,16,1, not '" + parser.value(block) + "'");
     if (parser.isSet(grid) && !parseDims(grid, o.launch.grid))
         return fail("--grid needs X,Y,Z such as 63,63,1, not '" + parser.value(grid) + "'");
-    o.gridGiven = parser.isSet(grid);
-    o.gridStride = parser.isSet(gridStride);
+    o.gridGiven = o.gridGiven || parser.isSet(grid);
+    o.gridStride = o.gridStride || parser.isSet(gridStride);
     if (parser.isSet(overlay)) {
         const QStringList modes = {"distance", "block", "thread", "warp", "sm"};
         o.overlay = int(modes.indexOf(parser.value(overlay)));
@@ -266,7 +294,8 @@ ParseResult parseCommandLine(const QStringList& arguments)
             return fail("--lab-streams must be 1 or k, not '" + parser.value(labStreams) + "'");
         o.lab.multiStream = v == "k";
     }
-    o.lab.pinned = !parser.isSet(labPageable);
+    if (parser.isSet(labPageable))
+        o.lab.pinned = false;
     if (const auto problems = gpu::validateStreamsLab(o.lab); !problems.empty())
         return fail(QString::fromStdString(problems.front()));
     o.sweep = parser.isSet(sweep);
@@ -279,7 +308,8 @@ ParseResult parseCommandLine(const QStringList& arguments)
     }
     o.series = parser.value(series);
     o.periodogram = parser.isSet(periodogram) || parser.isSet(series) ||
-                    parser.isSet(frequencies) || parser.isSet(method);
+                    parser.isSet(frequencies) || parser.isSet(method) ||
+                    (o.scene && o.scene->workspace == scene::Workspace::Periodogram);
     if (parser.isSet(frequencies)) {
         const QStringList parts = parser.value(frequencies).split(',');
         bool ok[3] = {false, false, false};
@@ -324,7 +354,8 @@ ParseResult parseCommandLine(const QStringList& arguments)
     o.cupti = parser.isSet(cupti);
     if (parser.isSet(exportTrace) && o.exportTrace.isEmpty())
         return fail("--export-trace needs a file name");
-    o.teaching = parser.isSet(overlay) || parser.isSet(block) || parser.isSet(grid) || o.gridStride;
+    o.teaching = o.teaching || parser.isSet(overlay) || parser.isSet(block) || parser.isSet(grid) ||
+                 parser.isSet(gridStride);
     if (o.launch.block.x < 1 || o.launch.block.y < 1 || o.launch.block.z < 1)
         return fail("--block dimensions must be at least 1");
     if (!o.gridGiven) // cover the mesh

@@ -4,6 +4,7 @@
 #include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/gpu/LaunchConfig.h"
 #include "warpscope/gpu/StreamsLab.h"
+#include "warpscope/scene/Scene.h"
 
 #include <QSize>
 #include <QString>
@@ -15,6 +16,10 @@ namespace warpscope::app {
 
 struct AppOptions
 {
+    // A scene file (--scene), applied first; the options below start from its values, so
+    // the ones given override it.
+    std::optional<scene::Scene> scene;
+    QStringList sceneWarnings; // its keys that were ignored
     gpu::DistanceParams params;
     bool sceneGiven = false; // some scene option was given; it overrides saved settings
     QString colormap;

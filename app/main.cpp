@@ -166,6 +166,10 @@ int main(int argc, char** argv)
         QSettings().clear();
     else if (windowOptions.useSettings)
         notice = window.restoreSettings();
+    if (options.scene)
+        window.applyScene(*options.scene);
+    for (const QString& warning : options.sceneWarnings)
+        std::fprintf(stderr, "warpscope: warning: %s\n", qPrintable(warning));
     if (options.sceneGiven || screenshot)
         window.setParams(options.params);
     if (!options.colormap.isEmpty())

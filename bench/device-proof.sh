@@ -4,7 +4,7 @@
 #       build-hopper/tests/warpscope_gpu_tests build-hopper/tests/warpscope_render_tests
 # with .device carried. Writes logs, screenshots and traces to $OUT (or ./device-out).
 #
-#   bench/device-proof.sh [field|teaching|timeline|periodogram|hostile|ui|soak]...
+#   bench/device-proof.sh [field|teaching|timeline|periodogram|hostile|ui|soak|parity]...
 #   (default: field timeline)
 set -uo pipefail
 out=${OUT:-device-out}; mkdir -p "$out"
@@ -57,6 +57,18 @@ timeline)
         --export-trace "$out/streams_lab_trace.json"; echo "streams lab exit $?"
     "$app" --backend cuda --size 1600x1000 --streams-lab --lab-streams 1 \
         --screenshot "$out/streams_lab_1.png"; echo "one-stream lab exit $?" ;;
+parity)
+    # This build's benchmarks against a build from before a restructuring, bundled as
+    # warpscope-bench-before, in one call and alternating, so both see the same machine.
+    for run in 1 2; do
+        for bench in "$DESKTOP_BIN/warpscope-bench-before" "$DESKTOP_BIN/warpscope-bench"; do
+            echo "== $(basename "$bench"), round $run"
+            "$bench" distance --size 4096 --frames 300
+            "$bench" distance --size 8192 --refs 16 --frames 100
+            "$bench" periodogram --runs 10
+            "$bench" streams --runs 30
+        done
+    done 2>&1 | tee -a "$out/parity.log" | grep -E "^==|frame|kernel|median|float|streams|N=" ;;
 periodogram)
     "$DESKTOP_BIN/warpscope-bench" periodogram --runs 10 2>&1 | tee -a "$out/bench.log"
     "$app" --backend cuda --size 1600x1000 --frequencies 0.001,5,1048576 \

@@ -41,16 +41,6 @@ float streamsLabInput(std::uint32_t seed, int array, std::uint64_t index)
     return 0.5f + float(z >> 40) * (1.0f / 16777216.0f);
 }
 
-Status runStreamsLab(Context& context, const StreamsLabConfig& config, StreamsLabResult& result)
-{
-    if (const auto problems = validateStreamsLab(config); !problems.empty())
-        return Status::failure(problems.front());
-    if (Status s = checkStreamsLabHostMemory(config); !s)
-        return s;
-    return context.isCuda() ? runStreamsLabCuda(context, config, result)
-                            : runStreamsLabCpu(context, config, result);
-}
-
 Status checkStreamsLabHostMemory(const StreamsLabConfig& config)
 {
     const std::uint64_t needed = streamsLabHostBytes(config);

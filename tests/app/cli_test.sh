@@ -61,6 +61,44 @@ expect 2 "closer than double precision can tell apart" --frequencies 1,1.0000000
 expect 2 "--method must be auto, direct or matrix, not 'fast'" --method fast
 expect 2 "--device needs a device number such as 0, not 'big'" --device big
 expect 1 "there is no CUDA device 99" --device 99
+# Scene files: a missing, unreadable or invalid one is a bad option; the options given with a
+# good one override its values, whichever comes first.
+scenes=$(mktemp -d)
+trap 'rm -rf "$scenes"' EXIT
+scene() { # file field-json
+    printf '{"format": "warpscope-scene", "version": 1, "field": %s}\n' "$2" >"$scenes/$1"
+}
+expect 2 "$scenes/none.json: no such file" --scene "$scenes/none.json"
+expect 2 "--scene needs a file name" --scene ""
+expect 2 "$scenes: is a folder, not a scene file" --scene "$scenes"
+scene bad.json '{"nx": "many"}'
+expect 2 "bad.json: field.nx: expected a whole number" --scene "$scenes/bad.json"
+scene range.json '{"latMin": 95}'
+expect 2 "range.json: field: Minimum latitude must lie in [-90, 90], not 95" \
+    --scene "$scenes/range.json"
+scene colour.json '{"colormap": "jet"}'
+expect 2 "colour.json: field.colormap: unknown colormap 'jet'" --scene "$scenes/colour.json"
+printf '{"format": "warpscope-scene", "version": 1, "fiel' >"$scenes/cut.json"
+expect 2 "cut.json: is not valid JSON" --scene "$scenes/cut.json"
+head -c 2048 /dev/urandom >"$scenes/noise.json"
+expect 2 "noise.json: is not" --scene "$scenes/noise.json"
+scene good.json '{"latMin": -5, "latMax": 10, "nx": 64, "ny": 48, "colormap": "magma"}'
+expect 2 "Maximum latitude (10) must be greater than the minimum (20)" \
+    --scene "$scenes/good.json" --lat-min 20
+expect 2 "Maximum latitude (10) must be greater than the minimum (20)" \
+    --lat-min 20 --scene "$scenes/good.json"
+# With a display, the good scene opens and renders.
+if [ -n "${DISPLAY:-}" ]; then
+    out=$("$app" --scene "$scenes/good.json" --backend cpu --size 640x480 \
+        --screenshot "$scenes/shot.png" 2>&1)
+    rc=$?
+    if [ "$rc" != 0 ] || ! grep -qF "Saved $scenes/shot.png" <<<"$out"; then
+        echo "FAIL: warpscope --scene good.json --screenshot -> exit $rc, output: $out"
+        fails=$((fails + 1))
+    else
+        echo "ok: warpscope --scene good.json --screenshot -> 0"
+    fi
+fi
 if ! command -v nvidia-smi >/dev/null 2>&1; then
     expect 1 "The CUDA backend was requested, but" --backend cuda
 fi

@@ -1,5 +1,6 @@
 #include "warpscope/ui/MainWindow.h"
 
+#include "warpscope/scene/FieldScene.h"
 #include "warpscope/ui/DevicePanel.h"
 #include "warpscope/ui/FieldView.h"
 #include "warpscope/ui/LaunchPanel.h"
@@ -998,6 +999,96 @@ private slots:
         m_window->showPeriodogram();
         normalization->setCurrentIndex(before);
         QVERIFY(waitForPeriodogram());
+    }
+
+    // A scene saved through the window comes back whole after everything has changed: the
+    // field's mesh, colormap and launch, the periodogram's controls, the lab and the workspace
+    // shown, as one undo step on each workspace's stack. A bad file changes nothing.
+    void sceneFilesRestoreEveryWorkspace()
+    {
+        settledImage();
+        QTemporaryDir dir;
+        const QString path = dir.filePath("scene.json");
+        gpu::DistanceParams saved;
+        saved.latMin = 10.0;
+        saved.latMax = 12.5;
+        saved.nx = 300;
+        saved.ny = 200;
+        saved.references = {{11.0, 100.0}, {10.5, 99.5}};
+        saved.precision = gpu::Precision::Float64;
+        m_window->setParams(saved);
+        m_window->setColormap("magma");
+        m_window->launchPanel()->chooseTeaching({{32, 8, 1}, {5, 6, 1}, 0}, true,
+                                                render::Overlay::Warp);
+        auto* normalization = periodogram()->findChild<QComboBox*>("normalization");
+        auto* fmax = periodogram()->findChild<QLineEdit*>("fmax");
+        normalization->setCurrentIndex(2);
+        periodogramPoints()->setValue(777);
+        fmax->setText("3.5");
+        emit fmax->editingFinished();
+        m_window->streamsLabPanel()->arraysField()->setValue(5);
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        QCOMPARE(m_window->saveScene(path), QString());
+
+        m_window->showPeriodogram(false);
+        m_window->setParams(gpu::DistanceParams{});
+        m_window->setColormap("viridis");
+        m_window->launchPanel()->setSettings(scene::LessonScene{});
+        normalization->setCurrentIndex(0);
+        periodogramPoints()->setValue(400);
+        fmax->setText("2");
+        emit fmax->editingFinished();
+        m_window->streamsLabPanel()->arraysField()->setValue(9);
+        m_window->undoStack()->clear();
+
+        QCOMPARE(m_window->openScene(path), QString());
+        QVERIFY(m_window->periodogramShown());
+        QCOMPARE(panel()->params(), saved);
+        QCOMPARE(view()->params(), saved);
+        QCOMPARE(spin("latMax")->value(), 12.5);
+        QCOMPARE(view()->colormapName(), QString("magma"));
+        const ui::LaunchPanel* launch = m_window->launchPanel();
+        QVERIFY(launch->teachingChosen());
+        QCOMPARE(launch->field("blockx")->text(), QString("32"));
+        QCOMPARE(launch->field("blocky")->text(), QString("8"));
+        QCOMPARE(launch->field("gridx")->text(), QString("5"));
+        QCOMPARE(launch->field("gridy")->text(), QString("6"));
+        QCOMPARE(launch->overlay(), render::Overlay::Warp);
+        QVERIFY(launch->settings()->gridStride);
+        QCOMPARE(normalization->currentIndex(), 2);
+        QCOMPARE(periodogramPoints()->value(), 777);
+        QCOMPARE(fmax->text(), QString("3.5"));
+        QCOMPARE(m_window->streamsLabPanel()->arraysField()->value(), 5);
+        QVERIFY(waitForPeriodogram());
+
+        // A bad file is refused, named, and leaves the scene as it was.
+        const QString bad = dir.filePath("bad.json");
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"format": "warpscope-scene", "version": 1, "field": {"nx": "many"}})");
+        f.close();
+        const QString error = m_window->openScene(bad);
+        QVERIFY2(error.contains("bad.json: field.nx: expected a whole number"), qPrintable(error));
+        QCOMPARE(panel()->params(), saved);
+        QCOMPARE(normalization->currentIndex(), 2);
+
+        // Opening was one step on each stack.
+        QCOMPARE(periodogram()->undoStack()->undoText(), QString("Open scene"));
+        periodogram()->undoStack()->undo();
+        QCOMPARE(normalization->currentIndex(), 0);
+        QCOMPARE(periodogramPoints()->value(), 400);
+        QVERIFY(waitForPeriodogram());
+        QCOMPARE(m_window->undoStack()->undoText(), QString("Open scene"));
+        m_window->undoStack()->undo();
+        QCOMPARE(panel()->params(), gpu::DistanceParams{});
+
+        // A field that holds no number is named, and nothing is written.
+        launch->field("blockx")->setText("lots");
+        const QString refused = m_window->saveScene(dir.filePath("refused.json"));
+        QVERIFY2(refused.contains("not saved") && refused.contains("'lots' is not a whole number"),
+                 qPrintable(refused));
+        QVERIFY(!QFile::exists(dir.filePath("refused.json")));
     }
 
     // A logarithmic axis chosen before any periodogram has arrived: a positive placeholder

@@ -15,6 +15,9 @@ namespace warpscope::ui {
 namespace {
 
 const char* const kAxes[] = {"x", "y", "z"};
+// A scene's overlay is the panel's overlay index.
+static_assert(int(render::Overlay::Distance) == int(scene::LessonOverlay::Distance) &&
+              int(render::Overlay::Sm) == int(scene::LessonOverlay::Sm));
 
 } // namespace
 
@@ -219,14 +222,38 @@ void LaunchPanel::revalidate()
 void LaunchPanel::chooseTeaching(const gpu::LaunchConfig& launch, bool gridStride,
                                  render::Overlay overlay)
 {
-    const long long values[] = {launch.block.x, launch.block.y, launch.block.z,
-                                launch.grid.x,  launch.grid.y,  launch.grid.z};
+    setSettings({true, launch, false, gridStride, scene::LessonOverlay(overlay)});
+}
+
+std::optional<scene::LessonScene> LaunchPanel::settings(QString* problem) const
+{
+    QStringList problems;
+    const auto launch = readLaunch(problems);
+    if (!launch) {
+        if (problem)
+            *problem = tr("The launch: %1").arg(problems.join("; "));
+        return std::nullopt;
+    }
+    scene::LessonScene lesson;
+    lesson.teaching = teachingChosen();
+    lesson.launch = *launch;
+    lesson.gridFitted = scene::lessonGrid(lesson, m_nx, m_ny) == launch->grid;
+    lesson.gridStride = m_gridStride->isChecked();
+    lesson.overlay = scene::LessonOverlay(m_overlay->currentIndex());
+    return lesson;
+}
+
+void LaunchPanel::setSettings(const scene::LessonScene& lesson)
+{
+    const gpu::Dim3 grid = scene::lessonGrid(lesson, m_nx, m_ny);
+    const gpu::Dim3& block = lesson.launch.block;
+    const long long values[] = {block.x, block.y, block.z, grid.x, grid.y, grid.z};
     QLineEdit* edits[] = {m_block[0], m_block[1], m_block[2], m_grid[0], m_grid[1], m_grid[2]};
     for (int k = 0; k < 6; ++k)
         edits[k]->setText(QString::number(values[k]));
-    m_gridStride->setChecked(gridStride);
-    m_overlay->setCurrentIndex(int(overlay));
-    m_kernel->setCurrentIndex(1);
+    m_gridStride->setChecked(lesson.gridStride);
+    m_overlay->setCurrentIndex(int(lesson.overlay));
+    m_kernel->setCurrentIndex(lesson.teaching ? 1 : 0);
     revalidate();
 }
 

@@ -1,5 +1,7 @@
 #include "warpscope/ui/MainWindow.h"
 
+#include "warpscope/render/Colormap.h"
+#include "warpscope/scene/SceneFile.h"
 #include "warpscope/ui/DevicePanel.h"
 #include "warpscope/ui/FieldView.h"
 #include "warpscope/ui/LaunchPanel.h"
@@ -260,6 +262,27 @@ void MainWindow::createMenus()
         m_periodogram->openFile(path);
     });
     openSeries->setShortcut(QKeySequence::Open);
+    QAction* openSceneAction = file->addAction(tr("Open S&cene…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open scene"), QString(), tr("Warpscope scenes (*.json);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        if (const QString error = openScene(path); !error.isEmpty())
+            QMessageBox::warning(this, tr("Open Scene"), error);
+    });
+    openSceneAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    QAction* saveSceneAction = file->addAction(tr("Save Sc&ene…"), this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Save scene"), "scene.warpscope.json",
+                                         tr("Warpscope scenes (*.json);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        if (const QString error = saveScene(path); !error.isEmpty())
+            QMessageBox::warning(this, tr("Save Scene"), error);
+        else
+            statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+    });
+    saveSceneAction->setShortcut(QKeySequence::SaveAs);
     file->addAction(tr("Export &Trace…"), this, [this] {
         const QString path = QFileDialog::getSaveFileName(
             this, tr("Export trace"), "warpscope-trace.json", tr("Chrome trace (*.json)"));
@@ -381,6 +404,68 @@ void MainWindow::applyParams(const gpu::DistanceParams& params)
     m_panel->showErrors({});
     m_view->setParams(params);
     updatePrecisionHint(params);
+}
+
+std::optional<scene::Scene> MainWindow::currentScene(QString* problem)
+{
+    scene::Scene s;
+    s.field.params = m_committed; // the mesh shown; the panel may hold a value it refused
+    s.field.colormap = m_view->colormapName();
+    const auto lesson = m_launch->settings(problem);
+    const auto periodogram = m_periodogram->currentScene(problem);
+    if (!lesson || !periodogram)
+        return std::nullopt;
+    s.field.lesson = *lesson;
+    s.periodogram = *periodogram;
+    const auto lab = m_lab->config();
+    if (!lab) {
+        if (problem)
+            *problem = tr("The streams lab: %1").arg(m_lab->resultText());
+        return std::nullopt;
+    }
+    s.lab = scene::LabScene::from(*lab);
+    s.workspace = periodogramShown() ? scene::Workspace::Periodogram : scene::Workspace::Field;
+    return s;
+}
+
+void MainWindow::applyScene(const scene::Scene& s)
+{
+    setColormap(s.field.colormap);
+    // The mesh first: a fitted launch grid fits the new mesh.
+    if (s.field.params == m_committed)
+        applyParams(s.field.params); // no step, but a value the panel refused goes
+    else
+        commit(s.field.params, -1, tr("Open scene"));
+    m_launch->setSettings(s.field.lesson);
+    m_periodogram->applyScene(s.periodogram, tr("Open scene"));
+    m_lab->setConfig(s.lab.config());
+    showPeriodogram(s.workspace == scene::Workspace::Periodogram);
+}
+
+QString MainWindow::saveScene(const QString& path)
+{
+    QString problem;
+    const auto s = currentScene(&problem);
+    if (!s)
+        return tr("%1: not saved. %2").arg(path, problem);
+    return scene::saveScene(*s, path);
+}
+
+QString MainWindow::openScene(const QString& path)
+{
+    const scene::SceneRead read = scene::loadScene(path);
+    if (!read.scene)
+        return read.error;
+    // The scene checks the name's form; only the renderer knows its colormaps.
+    if (!render::loadColormap(read.scene->field.colormap.toStdString()))
+        return tr("%1: field.colormap: unknown colormap '%2'")
+            .arg(path, read.scene->field.colormap);
+    applyScene(*read.scene);
+    statusBar()->showMessage(read.warnings.isEmpty()
+                                 ? tr("Opened %1").arg(path)
+                                 : tr("Opened %1; %2").arg(path, read.warnings.join("; ")),
+                             10000);
+    return {};
 }
 
 void MainWindow::commit(const gpu::DistanceParams& params, int mergeId, const QString& text)

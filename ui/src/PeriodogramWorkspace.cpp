@@ -2,6 +2,7 @@
 
 #include "Style.h"
 #include "warpscope/gpu/TraceExport.h"
+#include "warpscope/scene/SceneFile.h"
 #include "warpscope/ui/SpectrumView.h"
 
 #include <QCheckBox>
@@ -14,6 +15,7 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMimeData>
@@ -36,6 +38,7 @@
 #include <numbers>
 #include <qcustomplot.h>
 #include <tuple>
+#include <type_traits>
 
 namespace warpscope::ui {
 namespace {
@@ -61,21 +64,23 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     setAcceptDrops(true);
     const gpu::SyntheticOptions synthetic;
     m_points = new QSpinBox(this);
-    m_points->setRange(3, 10'000'000);
+    m_points->setRange(scene::kMinPoints, scene::kMaxPoints);
     m_points->setValue(synthetic.points);
     m_points->setKeyboardTracking(false);
     m_points->setToolTip(tr("Samples in the synthetic series"));
     m_points->setObjectName("points");
-    m_baseline = doubleBox(this, 0.01, 1e9, synthetic.baseline, 2, tr("Time span of the samples"));
-    m_noise = doubleBox(this, 0.0, 1e6, synthetic.noise, 3,
+    m_baseline = doubleBox(this, scene::kMinBaseline, scene::kMaxBaseline, synthetic.baseline, 2,
+                           tr("Time span of the samples"));
+    m_noise = doubleBox(this, 0.0, scene::kMaxNoise, synthetic.noise, 3,
                         tr("Standard deviation of the Gaussian noise (also each point's dy)"));
-    m_period = doubleBox(this, 1e-6, 1e9, synthetic.sinusoids[0].period, 4,
-                         tr("Period of the main sinusoid (a second at 2.9 with half its "
-                            "amplitude is always added)"));
-    m_amplitude = doubleBox(this, 0.0, 1e6, synthetic.sinusoids[0].amplitude, 3,
+    m_period =
+        doubleBox(this, scene::kMinPeriod, scene::kMaxPeriod, synthetic.sinusoids[0].period, 4,
+                  tr("Period of the main sinusoid (a second at 2.9 with half its "
+                     "amplitude is always added)"));
+    m_amplitude = doubleBox(this, 0.0, scene::kMaxAmplitude, synthetic.sinusoids[0].amplitude, 3,
                             tr("Amplitude of the main sinusoid"));
     m_seed = new QSpinBox(this);
-    m_seed->setRange(0, 1'000'000);
+    m_seed->setRange(0, scene::kMaxSeed);
     m_seed->setValue(int(synthetic.seed));
     m_seed->setToolTip(tr("Random seed: sampling times, gaps and noise"));
     m_seed->setKeyboardTracking(false);
@@ -89,8 +94,9 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
            "Logarithmic: each frequency a constant ratio above the one before, for periods\n"
            "over several decades; CUDA computes it with the direct kernel (the matrix\n"
            "products need even spacing)."));
-    m_samplesPerPeak = doubleBox(this, 0.1, 1000, 5, 2, tr("Grid points across each peak"));
-    m_nyquist = doubleBox(this, 0.01, 1000, 5, 2,
+    m_samplesPerPeak = doubleBox(this, scene::kMinSamplesPerPeak, scene::kMaxSamplesPerPeak, 5, 2,
+                                 tr("Grid points across each peak"));
+    m_nyquist = doubleBox(this, scene::kMinNyquistFactor, scene::kMaxNyquistFactor, 5, 2,
                           tr("Highest frequency as a multiple of the average Nyquist frequency"));
     m_samplesPerPeak->setObjectName("samplesPerPeak");
     m_nyquist->setObjectName("nyquistFactor");
@@ -399,7 +405,7 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
         connect(box, &QCheckBox::toggled, this, &PeriodogramWorkspace::recordUndo);
     for (QLineEdit* edit : findChildren<QLineEdit*>())
         connect(edit, &QLineEdit::editingFinished, this, &PeriodogramWorkspace::recordUndo);
-    m_committed = this->controls();
+    m_committed = readControls(m_committed);
 }
 
 // The first computation waits until the workspace is first shown, so the distance field
@@ -935,73 +941,98 @@ void PeriodogramWorkspace::exportDialog()
         emit message(tr("Saved %1").arg(path));
 }
 
-QVariantMap PeriodogramWorkspace::controls() const
+scene::PeriodogramScene PeriodogramWorkspace::readControls(const scene::PeriodogramScene& fallback,
+                                                           QStringList* unparsed) const
 {
-    return {{"points", m_points->value()},
-            {"baseline", m_baseline->value()},
-            {"noise", m_noise->value()},
-            {"period", m_period->value()},
-            {"amplitude", m_amplitude->value()},
-            {"seed", m_seed->value()},
-            {"gridMode", m_gridMode->currentIndex()},
-            {"samplesPerPeak", m_samplesPerPeak->value()},
-            {"nyquistFactor", m_nyquist->value()},
-            {"fmin", m_fmin->text()},
-            {"fmax", m_fmax->text()},
-            {"count", m_count->text()},
-            {"unit", m_frequencyUnit->currentIndex()},
-            {"xAxis", m_xAxis->currentIndex()},
-            {"logX", m_logX->isChecked()},
-            {"normalization", m_normalization->currentIndex()},
-            {"fitMean", m_fitMean->isChecked()},
-            {"center", m_center->isChecked()},
-            {"weights", m_useErrors->isChecked()},
-            {"precision", m_precision->currentIndex()},
-            {"method", m_method->currentIndex()},
-            {"peaks", m_peakCount->value()},
-            {"blockThreads", m_blockThreads->text()},
-            {"gridBlocks", m_gridBlocks->text()},
-            {"gridStride", m_gridStride->isChecked()}};
+    scene::PeriodogramScene c = fallback;
+    c.points = m_points->value();
+    c.baseline = m_baseline->value();
+    c.noise = m_noise->value();
+    c.period = m_period->value();
+    c.amplitude = m_amplitude->value();
+    c.seed = m_seed->value();
+    c.gridMode = scene::GridMode(m_gridMode->currentIndex());
+    c.samplesPerPeak = m_samplesPerPeak->value();
+    c.nyquistFactor = m_nyquist->value();
+    const auto number = [unparsed](const QLineEdit* edit, const char* name, auto& target) {
+        bool ok = false;
+        const double v = edit->text().trimmed().toDouble(&ok);
+        using Target = std::remove_reference_t<decltype(target)>;
+        // Whole numbers as makeRequest() reads them, within what a double holds exactly.
+        if constexpr (std::is_integral_v<Target>)
+            ok = ok && v == std::floor(v) && std::abs(v) <= 0x1p53;
+        if (ok)
+            target = static_cast<Target>(v);
+        else if (unparsed)
+            *unparsed << QString::fromLatin1(name);
+    };
+    number(m_fmin, "minimum frequency", c.fmin);
+    number(m_fmax, "maximum frequency", c.fmax);
+    number(m_count, "number of frequencies", c.count);
+    number(m_blockThreads, "threads per block", c.blockThreads);
+    number(m_gridBlocks, "blocks", c.gridBlocks);
+    c.unit = scene::FrequencyUnit(m_frequencyUnit->currentIndex());
+    c.xAxis = scene::FrequencyAxis(m_xAxis->currentIndex());
+    c.logX = m_logX->isChecked();
+    c.normalization = gpu::Normalization(m_normalization->currentIndex());
+    c.fitMean = m_fitMean->isChecked();
+    c.center = m_center->isChecked();
+    c.useErrors = m_useErrors->isChecked();
+    c.precision =
+        m_precision->currentIndex() == 0 ? gpu::Precision::Float64 : gpu::Precision::Float32;
+    c.method = gpu::PeriodogramMethod(m_method->currentIndex());
+    c.peaks = m_peakCount->value();
+    c.gridStride = m_gridStride->isChecked();
+    return c;
+}
+
+std::optional<scene::PeriodogramScene> PeriodogramWorkspace::currentScene(QString* problem) const
+{
+    QStringList unparsed;
+    const scene::PeriodogramScene c = readControls(m_committed, &unparsed);
+    if (unparsed.isEmpty())
+        return c;
+    if (problem)
+        *problem = tr("The periodogram's %1 must be numbers").arg(unparsed.join(", "));
+    return std::nullopt;
 }
 
 // Sets the controls quietly: the caller recomputes once with all of them.
-void PeriodogramWorkspace::setControls(const QVariantMap& c)
+void PeriodogramWorkspace::setControls(const scene::PeriodogramScene& c)
 {
     const QList<QWidget*> children = findChildren<QWidget*>();
     std::vector<std::unique_ptr<QSignalBlocker>> quiet;
     for (QWidget* w : children)
         quiet.push_back(std::make_unique<QSignalBlocker>(w));
-    auto index = [&](QComboBox* box, const char* key) {
-        const int i = c.value(key, box->currentIndex()).toInt();
-        if (i >= 0 && i < box->count())
-            box->setCurrentIndex(i);
+    const auto text = [](double v) {
+        return QString::number(v, 'g', QLocale::FloatingPointShortest);
     };
-    m_points->setValue(c.value("points", m_points->value()).toInt());
-    m_baseline->setValue(c.value("baseline", m_baseline->value()).toDouble());
-    m_noise->setValue(c.value("noise", m_noise->value()).toDouble());
-    m_period->setValue(c.value("period", m_period->value()).toDouble());
-    m_amplitude->setValue(c.value("amplitude", m_amplitude->value()).toDouble());
-    m_seed->setValue(c.value("seed", m_seed->value()).toInt());
-    index(m_gridMode, "gridMode");
-    m_samplesPerPeak->setValue(c.value("samplesPerPeak", m_samplesPerPeak->value()).toDouble());
-    m_nyquist->setValue(c.value("nyquistFactor", m_nyquist->value()).toDouble());
-    m_fmin->setText(c.value("fmin", m_fmin->text()).toString());
-    m_fmax->setText(c.value("fmax", m_fmax->text()).toString());
-    m_count->setText(c.value("count", m_count->text()).toString());
-    index(m_frequencyUnit, "unit");
-    index(m_xAxis, "xAxis");
-    m_logX->setChecked(c.value("logX", m_logX->isChecked()).toBool());
-    index(m_normalization, "normalization");
-    m_fitMean->setChecked(c.value("fitMean", m_fitMean->isChecked()).toBool());
-    m_center->setChecked(c.value("center", m_center->isChecked()).toBool());
-    m_useErrors->setChecked(c.value("weights", m_useErrors->isChecked()).toBool());
-    index(m_precision, "precision");
-    index(m_method, "method");
-    m_peakCount->setValue(c.value("peaks", m_peakCount->value()).toInt());
-    m_blockThreads->setText(c.value("blockThreads", m_blockThreads->text()).toString());
-    m_gridBlocks->setText(c.value("gridBlocks", m_gridBlocks->text()).toString());
-    m_gridStride->setChecked(c.value("gridStride", m_gridStride->isChecked()).toBool());
-    const bool manual = m_gridMode->currentIndex() != 0;
+    m_points->setValue(c.points);
+    m_baseline->setValue(c.baseline);
+    m_noise->setValue(c.noise);
+    m_period->setValue(c.period);
+    m_amplitude->setValue(c.amplitude);
+    m_seed->setValue(c.seed);
+    m_gridMode->setCurrentIndex(int(c.gridMode));
+    m_samplesPerPeak->setValue(c.samplesPerPeak);
+    m_nyquist->setValue(c.nyquistFactor);
+    m_fmin->setText(text(c.fmin));
+    m_fmax->setText(text(c.fmax));
+    m_count->setText(QString::number(c.count));
+    m_frequencyUnit->setCurrentIndex(int(c.unit));
+    m_xAxis->setCurrentIndex(int(c.xAxis));
+    m_logX->setChecked(c.logX);
+    m_normalization->setCurrentIndex(int(c.normalization));
+    m_fitMean->setChecked(c.fitMean);
+    m_center->setChecked(c.center);
+    m_useErrors->setChecked(c.useErrors);
+    m_precision->setCurrentIndex(c.precision == gpu::Precision::Float64 ? 0 : 1);
+    m_method->setCurrentIndex(int(c.method));
+    m_peakCount->setValue(c.peaks);
+    m_blockThreads->setText(QString::number(c.blockThreads));
+    m_gridBlocks->setText(QString::number(c.gridBlocks));
+    m_gridStride->setChecked(c.gridStride);
+    const bool manual = c.gridMode != scene::GridMode::Automatic;
     m_samplesPerPeak->setEnabled(!manual);
     m_nyquist->setEnabled(!manual);
     for (QLineEdit* e : {m_fmin, m_fmax, m_count})
@@ -1010,67 +1041,75 @@ void PeriodogramWorkspace::setControls(const QVariantMap& c)
 
 void PeriodogramWorkspace::saveSettings(QSettings& s) const
 {
-    const QVariantMap c = controls();
-    for (auto it = c.begin(); it != c.end(); ++it)
-        s.setValue("periodogram/" + it.key(), it.value());
+    const QJsonDocument controls(scene::toJson(readControls(m_committed)));
+    s.setValue("periodogram/scene", QString::fromUtf8(controls.toJson(QJsonDocument::Compact)));
 }
 
 void PeriodogramWorkspace::restoreSettings(const QSettings& s)
 {
-    // Values arrive quietly: the first showing computes with all of them at once.
-    QVariantMap c = controls();
-    for (auto it = c.begin(); it != c.end(); ++it)
-        it.value() = s.value("periodogram/" + it.key(), it.value());
-    setControls(c);
-    m_committed = controls();
+    // Values arrive quietly: the first showing computes with all of them at once. Settings
+    // that no longer read as a scene (edited by hand, or from an older version) leave the
+    // defaults.
+    const QJsonDocument saved =
+        QJsonDocument::fromJson(s.value("periodogram/scene").toString().toUtf8());
+    if (const auto controls = scene::periodogramFromJson(saved.object()))
+        setControls(*controls);
+    m_committed = readControls(m_committed);
 }
 
 // One change of the controls, undone and redone as a whole.
 class PeriodogramWorkspace::ControlsCommand : public QUndoCommand
 {
 public:
-    ControlsCommand(PeriodogramWorkspace* workspace, QVariantMap before, QVariantMap after,
-                    const QString& text)
+    // shown: the controls already hold after, so pushing the command need not set them.
+    ControlsCommand(PeriodogramWorkspace* workspace, scene::PeriodogramScene before,
+                    scene::PeriodogramScene after, const QString& text, bool shown)
         : QUndoCommand(text), m_workspace(workspace), m_before(std::move(before)),
-          m_after(std::move(after))
+          m_after(std::move(after)), m_skipRedo(shown)
     {}
     void undo() override { m_workspace->applyControls(m_before); }
     void redo() override
     {
-        if (m_pushed) // pushing it: the controls already hold the change
+        if (!m_skipRedo)
             m_workspace->applyControls(m_after);
-        m_pushed = true;
+        m_skipRedo = false;
     }
 
 private:
     PeriodogramWorkspace* m_workspace;
-    QVariantMap m_before, m_after;
-    bool m_pushed = false;
+    scene::PeriodogramScene m_before, m_after;
+    bool m_skipRedo;
 };
 
 void PeriodogramWorkspace::recordUndo()
 {
     if (m_applying)
         return;
-    const QVariantMap now = controls();
+    const scene::PeriodogramScene now = readControls(m_committed);
     if (now == m_committed)
         return;
-    QStringList changed;
-    for (auto it = now.begin(); it != now.end(); ++it)
-        if (m_committed.value(it.key()) != it.value())
-            changed << it.key();
-    m_undo->push(
-        new ControlsCommand(this, m_committed, now, tr("Change %1").arg(changed.join(", "))));
+    const QString changed = scene::differingKeys(m_committed, now).join(", ");
+    m_undo->push(new ControlsCommand(this, m_committed, now, tr("Change %1").arg(changed), true));
     m_committed = now;
 }
 
-void PeriodogramWorkspace::applyControls(const QVariantMap& c)
+void PeriodogramWorkspace::applyScene(const scene::PeriodogramScene& controls, const QString& text)
+{
+    if (controls == m_committed)
+        applyControls(controls); // no step, but typed text that did not parse goes
+    else
+        m_undo->push(new ControlsCommand(this, m_committed, controls, text, false));
+}
+
+void PeriodogramWorkspace::applyControls(const scene::PeriodogramScene& c)
 {
     m_applying = true;
     setControls(c);
-    m_committed = controls();
+    m_committed = readControls(c);
     m_applying = false;
     replot();
+    if (m_series.t.empty() && !m_loading)
+        return; // never shown: the first showing computes
     if (m_source.isEmpty())
         useSynthetic(); // the synthetic series follows its controls, and recomputes
     else

@@ -3,6 +3,7 @@
 #include "warpscope/gpu/Backend.h"
 #include "warpscope/gpu/LaunchLesson.h"
 #include "warpscope/render/FieldRenderer.h"
+#include "warpscope/scene/FieldScene.h"
 
 #include <QWidget>
 #include <array>
@@ -41,6 +42,11 @@ public:
     }
     // Chooses the teaching kernel with this launch and overlay (for the command line).
     void chooseTeaching(const gpu::LaunchConfig& launch, bool gridStride, render::Overlay overlay);
+    // The fields as a lesson scene, its grid marked fitted when it is the one that fits the
+    // mesh; std::nullopt, with the reason in problem, while a field is not a whole number.
+    std::optional<scene::LessonScene> settings(QString* problem = nullptr) const;
+    // Sets every field from a lesson scene; a fitted grid fits the mesh size.
+    void setSettings(const scene::LessonScene& lesson);
     QString errorText() const;
     QLineEdit* field(const char* name) const;
     // Where the occupancy of the teaching kernel at a block size comes from (the view's

@@ -3,9 +3,11 @@
 #include "warpscope/gpu/Backend.h"
 #include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/DistanceParams.h"
+#include "warpscope/scene/Scene.h"
 
 #include <QMainWindow>
 #include <QTimer>
+#include <optional>
 
 class QLabel;
 class QTabWidget;
@@ -67,6 +69,17 @@ public:
 
     // Applies parameters to the panel and the view; used by undo and redo.
     void applyParams(const gpu::DistanceParams& params);
+
+    // What every workspace shows; std::nullopt, with the reason in problem, while a field
+    // holds text that is not a number.
+    std::optional<scene::Scene> currentScene(QString* problem = nullptr);
+    // Sets every workspace to a scene: the field's mesh and the periodogram's controls as
+    // one undo step each.
+    void applyScene(const scene::Scene& scene);
+    // Scene files, without the dialogs of File > Save Scene… and Open Scene…. Each returns
+    // an error message naming the file, or an empty string.
+    QString saveScene(const QString& path);
+    QString openScene(const QString& path);
 
 protected:
     void closeEvent(QCloseEvent* event) override;

@@ -4,9 +4,9 @@
 #include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/Periodogram.h"
 #include "warpscope/gpu/TimeSeriesIO.h"
+#include "warpscope/scene/PeriodogramScene.h"
 
 #include <QFutureWatcher>
-#include <QVariantMap>
 #include <QWidget>
 #include <atomic>
 #include <memory>
@@ -76,6 +76,11 @@ public:
     void restoreSettings(const QSettings& settings);
     // Every change of the controls, for Edit > Undo while the workspace is shown.
     QUndoStack* undoStack() const { return m_undo; }
+    // The controls as a scene; std::nullopt, with the reason in problem, while a typed
+    // number does not parse.
+    std::optional<scene::PeriodogramScene> currentScene(QString* problem = nullptr) const;
+    // Sets every control to a scene as one undo step, named text, and recomputes.
+    void applyScene(const scene::PeriodogramScene& controls, const QString& text);
 
 signals:
     void message(const QString& text);
@@ -118,18 +123,21 @@ private:
     void setError(const QString& text);
     void load(const QString& path, const gpu::ColumnChoice& columns);
     class ControlsCommand;
-    QVariantMap controls() const;
-    void setControls(const QVariantMap& controls);
+    // The controls' values. A typed number that does not parse keeps fallback's value and is
+    // named in unparsed.
+    scene::PeriodogramScene readControls(const scene::PeriodogramScene& fallback,
+                                         QStringList* unparsed = nullptr) const;
+    void setControls(const scene::PeriodogramScene& controls);
     // Pushes the controls' change since the last one onto the undo stack.
     void recordUndo();
     // Sets the controls (undo and redo) and recomputes.
-    void applyControls(const QVariantMap& controls);
+    void applyControls(const scene::PeriodogramScene& controls);
     void showColumns();
     void exportDialog();
 
     std::shared_ptr<gpu::DevicePool> m_devices;
     QUndoStack* m_undo;
-    QVariantMap m_committed; // the controls as the undo stack last saw them
+    scene::PeriodogramScene m_committed; // the controls as the undo stack last saw them
     bool m_applying = false;
     std::unique_ptr<gpu::Context> m_context; // opened and used by the worker thread only
     QFutureWatcher<Result> m_job;

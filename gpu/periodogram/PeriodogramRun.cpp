@@ -1,0 +1,68 @@
+// The periodogram's entry points: each request is validated here, once, then computed by the
+// implementation for the context's device.
+#include "periodogram/PeriodogramShared.h"
+
+#include <string>
+
+namespace warpscope::gpu {
+
+Status checkPeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
+                        std::size_t powerSize, const DeviceInfo& device)
+{
+    if (const auto problems = validatePeriodogram(series, options); !problems.empty())
+        return Status::failure(problems.front().message);
+    if (const auto errors = validatePeriodogramLaunch(options.launch, device); !errors.empty())
+        return Status::failure(errors.front().message);
+    if (powerSize < std::size_t(options.grid.count))
+        return Status::failure("The output holds " + std::to_string(powerSize) +
+                               " values; the grid has " + std::to_string(options.grid.count));
+    return Status::success();
+}
+
+Status checkPowers(long long nonFinite, long long unevaluated, const PeriodogramOptions& options)
+{
+    const long long bad = nonFinite - unevaluated;
+    if (bad <= 0)
+        return Status::success();
+    const bool exactFit = options.normalization == Normalization::Model ||
+                          options.normalization == Normalization::Log;
+    return Status::failure(
+        "The periodogram failed: " + std::to_string(bad) + " of its " +
+        std::to_string(options.grid.count - unevaluated) +
+        " powers came out as NaN or infinity, so none is shown. " +
+        (exactFit ? std::string("The ") + normalizationName(options.normalization) +
+                        " power is infinite where the sinusoid fits the data exactly (data "
+                        "without noise): use the standard normalisation"
+                  : std::string("The sums lost all their digits; this is a defect, not a "
+                                "property of the data")));
+}
+
+Status computePeriodogram(Context& context, const TimeSeries& series,
+                          const PeriodogramOptions& options, std::span<double> power)
+{
+    if (Status s = checkPeriodogram(series, options, power.size(), context.info()); !s)
+        return s;
+    if (context.isCuda())
+        return computePeriodogramCuda(context, series, options, power);
+    double ms = 0.0;
+    return computePeriodogramCpu(context, series, options, power, ms);
+}
+
+Status computeSpectrum(Context& context, const TimeSeries& series,
+                       const PeriodogramOptions& options, std::shared_ptr<const Spectrum>& spectrum)
+{
+    if (Status s =
+            checkPeriodogram(series, options, std::size_t(options.grid.count), context.info());
+        !s)
+        return s;
+    return context.isCuda() ? computeSpectrumCuda(context, series, options, spectrum)
+                            : computeSpectrumCpu(context, series, options, spectrum);
+}
+
+KernelOccupancy periodogramOccupancy(Context& context, Precision precision, long long blockThreads)
+{
+    return context.isCuda() ? periodogramOccupancyCuda(context, precision, blockThreads)
+                            : periodogramOccupancyCpu(context, precision, blockThreads);
+}
+
+} // namespace warpscope::gpu

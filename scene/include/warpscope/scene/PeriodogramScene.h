@@ -1,0 +1,84 @@
+#pragma once
+
+#include "warpscope/gpu/DistanceParams.h"
+#include "warpscope/gpu/Periodogram.h"
+#include "warpscope/gpu/Spectrum.h"
+#include "warpscope/gpu/Status.h"
+
+namespace warpscope::scene {
+
+enum class GridMode
+{
+    Automatic, // astropy's autofrequency
+    Linear,    // fmin to fmax, evenly spaced
+    Logarithmic
+};
+
+// The unit of the manual grid and of the frequency axis.
+enum class FrequencyUnit
+{
+    Ordinary, // cycles per unit time
+    Angular   // radians per unit time
+};
+
+enum class FrequencyAxis
+{
+    Frequency,
+    Period
+};
+
+// What the synthetic series' and the controls' fields accept; the workspace's fields take
+// their ranges from here, so that a scene that passes validate() shows as it was saved.
+inline constexpr int kMinPoints = 3, kMaxPoints = 10'000'000;
+inline constexpr double kMinBaseline = 0.01, kMaxBaseline = 1e9;
+inline constexpr double kMaxNoise = 1e6, kMaxAmplitude = 1e6;
+inline constexpr double kMinPeriod = 1e-6, kMaxPeriod = 1e9;
+inline constexpr int kMaxSeed = 1'000'000;
+inline constexpr double kMinSamplesPerPeak = 0.1, kMaxSamplesPerPeak = 1000.0;
+inline constexpr double kMinNyquistFactor = 0.01, kMaxNyquistFactor = 1000.0;
+
+// The periodogram workspace's controls: the synthetic series, the frequency grid, the options
+// of the computation, its launch, and how the result is shown.
+struct PeriodogramScene
+{
+    // The synthetic series (the main sinusoid; the second, at period 2.9, is always added).
+    int points = gpu::SyntheticOptions{}.points;
+    double baseline = gpu::SyntheticOptions{}.baseline;
+    double noise = gpu::SyntheticOptions{}.noise;
+    double period = 7.3;
+    double amplitude = 1.0;
+    int seed = 1;
+    // The frequency grid; fmin and fmax are in unit.
+    GridMode gridMode = GridMode::Automatic;
+    double samplesPerPeak = 5.0;
+    double nyquistFactor = 5.0;
+    double fmin = 0.001;
+    double fmax = 2.0;
+    long long count = 100'000;
+    FrequencyUnit unit = FrequencyUnit::Ordinary;
+    FrequencyAxis xAxis = FrequencyAxis::Frequency;
+    bool logX = false;
+    // The computation.
+    gpu::Normalization normalization = gpu::Normalization::Standard;
+    bool fitMean = true;
+    bool center = true;
+    bool useErrors = true; // weights from dy
+    gpu::Precision precision = gpu::Precision::Float64;
+    gpu::PeriodogramMethod method = gpu::PeriodogramMethod::Auto;
+    int peaks = 10;
+    // The direct kernel's launch (gpu::PeriodogramLaunch).
+    long long blockThreads = gpu::PeriodogramLaunch{}.blockThreads;
+    long long gridBlocks = gpu::PeriodogramLaunch{}.gridBlocks; // 0: enough to cover
+    bool gridStride = gpu::PeriodogramLaunch{}.gridStride;
+
+    gpu::PeriodogramLaunch launch() const { return {blockThreads, gridBlocks, gridStride}; }
+    bool operator==(const PeriodogramScene&) const = default;
+};
+
+// The ranges above, gpu::validateFrequencyRange on the manual grid (in ordinary frequency,
+// whatever the grid mode, so that switching to it later works), and
+// gpu::validatePeriodogramLaunch against the limits every CUDA GPU shares; every problem in
+// one message.
+gpu::Status validate(const PeriodogramScene& periodogram);
+
+} // namespace warpscope::scene

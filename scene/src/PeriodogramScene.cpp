@@ -1,0 +1,53 @@
+#include "warpscope/scene/PeriodogramScene.h"
+
+#include "AnyGpu.h"
+
+#include <QStringList>
+#include <cmath>
+#include <numbers>
+
+namespace warpscope::scene {
+namespace {
+
+// The wording of gpu::validate's range messages, for the controls gpu/ has no validator for.
+void checkRange(QStringList& problems, const char* what, double v, double lo, double hi)
+{
+    if (!std::isfinite(v))
+        problems << QStringLiteral("%1 must be a finite number, not %2").arg(what).arg(v);
+    else if (v < lo || v > hi)
+        problems << QStringLiteral("%1 must lie in [%2, %3], not %4")
+                        .arg(what)
+                        .arg(lo, 0, 'g', 17)
+                        .arg(hi, 0, 'g', 17)
+                        .arg(v, 0, 'g', 17);
+}
+
+} // namespace
+
+gpu::Status validate(const PeriodogramScene& p)
+{
+    QStringList problems;
+    checkRange(problems, "Points", p.points, kMinPoints, kMaxPoints);
+    checkRange(problems, "Baseline", p.baseline, kMinBaseline, kMaxBaseline);
+    checkRange(problems, "Noise", p.noise, 0.0, kMaxNoise);
+    checkRange(problems, "Period", p.period, kMinPeriod, kMaxPeriod);
+    checkRange(problems, "Amplitude", p.amplitude, 0.0, kMaxAmplitude);
+    checkRange(problems, "Seed", p.seed, 0, kMaxSeed);
+    checkRange(problems, "Samples per peak", p.samplesPerPeak, kMinSamplesPerPeak,
+               kMaxSamplesPerPeak);
+    checkRange(problems, "Nyquist factor", p.nyquistFactor, kMinNyquistFactor, kMaxNyquistFactor);
+    checkRange(problems, "Peaks", p.peaks, 1, gpu::kSpectrumMaxPeaks);
+    // The kernels take ordinary frequency; angular input is divided by 2 pi, as the workspace
+    // does before it checks the same range.
+    const double scale = p.unit == FrequencyUnit::Angular ? 2.0 * std::numbers::pi : 1.0;
+    for (const gpu::PeriodogramProblem& problem : gpu::validateFrequencyRange(
+             p.fmin / scale, p.fmax / scale, p.count, p.gridMode == GridMode::Logarithmic))
+        problems << QString::fromStdString(problem.message);
+    for (const gpu::LaunchError& e : gpu::validatePeriodogramLaunch(p.launch(), anyGpu()))
+        problems << QString::fromStdString(e.message);
+    if (problems.isEmpty())
+        return gpu::Status::success();
+    return gpu::Status::failure(problems.join("; ").toStdString());
+}
+
+} // namespace warpscope::scene

@@ -1,0 +1,529 @@
+#include "warpscope/scene/SceneFile.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonParseError>
+#include <QSaveFile>
+#include <QSet>
+#include <array>
+#include <cmath>
+#include <limits>
+
+namespace warpscope::scene {
+namespace {
+
+// The names each enumeration has in a file, in the enumeration's order.
+constexpr std::array kWorkspaces{"field", "periodogram"};
+constexpr std::array kPrecisions{"float32", "float64"};
+constexpr std::array kUnits{"km", "mi", "nmi"};
+constexpr std::array kOverlays{"distance", "block", "thread", "warp", "sm"};
+constexpr std::array kGridModes{"automatic", "linear", "logarithmic"};
+constexpr std::array kFrequencyUnits{"ordinary", "angular"};
+constexpr std::array kAxes{"frequency", "period"};
+constexpr std::array kNormalizations{"standard", "model", "log", "psd"};
+constexpr std::array kMethods{"auto", "direct", "matrix"};
+
+// Whole numbers beyond 2^53 cannot be told apart in a JSON number (a double).
+constexpr double kMaxExactWhole = 9007199254740992.0;
+
+template <typename E, std::size_t N>
+QString nameOf(E value, const std::array<const char*, N>& names)
+{
+    const auto i = std::size_t(value);
+    return QString::fromLatin1(i < N ? names[i] : names[0]);
+}
+
+QString describe(const QJsonValue& v)
+{
+    switch (v.type()) {
+    case QJsonValue::Null:
+        return QStringLiteral("null");
+    case QJsonValue::Bool:
+        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    case QJsonValue::Double:
+        return QStringLiteral("the number %1").arg(v.toDouble(), 0, 'g', 17);
+    case QJsonValue::String:
+        return QStringLiteral("the text \"%1\"").arg(v.toString().left(40));
+    case QJsonValue::Array:
+        return QStringLiteral("an array");
+    case QJsonValue::Object:
+        return QStringLiteral("an object");
+    case QJsonValue::Undefined:
+        break;
+    }
+    return QStringLiteral("nothing");
+}
+
+// Collects the first error and every warning of one read, each naming the source and key.
+class Reader
+{
+public:
+    explicit Reader(QString source) : m_source(std::move(source)) {}
+
+    bool failed() const { return !m_error.isEmpty(); }
+    void fail(const QString& key, const QString& problem)
+    {
+        if (!failed())
+            m_error = prefix() + (key.isEmpty() ? QString() : key + ": ") + problem;
+    }
+    void warn(const QString& key, const QString& problem)
+    {
+        m_warnings << prefix() + key + ": " + problem;
+    }
+    const QString& error() const { return m_error; }
+    const QStringList& warnings() const { return m_warnings; }
+
+private:
+    QString prefix() const { return m_source.isEmpty() ? QString() : m_source + ": "; }
+
+    QString m_source;
+    QString m_error;
+    QStringList m_warnings;
+};
+
+// One JSON object of a scene. Each read names the key it knows; on finish(), the keys that
+// no read asked for are reported as unknown. Reads do nothing once the reader has failed.
+class Section
+{
+public:
+    Section(Reader& reader, QJsonObject object, QString path)
+        : m_reader(reader), m_object(std::move(object)), m_path(std::move(path))
+    {}
+
+    void number(const char* key, double& out)
+    {
+        const QJsonValue v = take(key);
+        if (v.isUndefined())
+            return;
+        if (!v.isDouble())
+            return fail(key, "expected a number, found " + describe(v));
+        const double d = v.toDouble();
+        if (!std::isfinite(d))
+            return fail(key, "expected a finite number, found " + describe(v));
+        out = d;
+    }
+
+    template <typename T> void whole(const char* key, T& out)
+    {
+        const QJsonValue v = take(key);
+        if (v.isUndefined())
+            return;
+        const double lo = std::max(double(std::numeric_limits<T>::min()), -kMaxExactWhole);
+        const double hi = std::min(double(std::numeric_limits<T>::max()), kMaxExactWhole);
+        const double d = v.toDouble();
+        if (!v.isDouble() || !std::isfinite(d) || d != std::floor(d) || d < lo || d > hi)
+            return fail(key, QStringLiteral("expected a whole number from %1 to %2, found %3")
+                                 .arg(lo, 0, 'g', 17)
+                                 .arg(hi, 0, 'g', 17)
+                                 .arg(describe(v)));
+        out = static_cast<T>(d);
+    }
+
+    void flag(const char* key, bool& out)
+    {
+        const QJsonValue v = take(key);
+        if (v.isUndefined())
+            return;
+        if (!v.isBool())
+            return fail(key, "expected true or false, found " + describe(v));
+        out = v.toBool();
+    }
+
+    void text(const char* key, QString& out)
+    {
+        const QJsonValue v = take(key);
+        if (v.isUndefined())
+            return;
+        if (!v.isString())
+            return fail(key, "expected text, found " + describe(v));
+        out = v.toString();
+    }
+
+    template <typename E, std::size_t N>
+    void choice(const char* key, E& out, const std::array<const char*, N>& names)
+    {
+        const QJsonValue v = take(key);
+        if (v.isUndefined())
+            return;
+        QStringList allowed;
+        for (std::size_t i = 0; i < N; ++i) {
+            if (v.isString() && v.toString() == QLatin1String(names[i])) {
+                out = E(i);
+                return;
+            }
+            allowed << QStringLiteral("\"%1\"").arg(names[i]);
+        }
+        fail(key, "expected one of " + allowed.join(", ") + ", found " + describe(v));
+    }
+
+    void dims(const char* key, gpu::Dim3& out)
+    {
+        const QJsonValue v = take(key);
+        if (v.isUndefined())
+            return;
+        const QJsonArray a = v.toArray();
+        if (!v.isArray() || a.size() != 3)
+            return fail(
+                key, "expected an array of three whole numbers [x, y, z], found " +
+                         (v.isArray() ? QStringLiteral("%1 values").arg(a.size()) : describe(v)));
+        Section items(m_reader, QJsonObject{{"x", a[0]}, {"y", a[1]}, {"z", a[2]}}, path(key));
+        gpu::Dim3 d;
+        items.whole("x", d.x);
+        items.whole("y", d.y);
+        items.whole("z", d.z);
+        if (!m_reader.failed())
+            out = d;
+    }
+
+    // A nested object: empty (and, when present but not an object, the read failed) if absent.
+    std::optional<QJsonObject> object(const char* key)
+    {
+        const QJsonValue v = take(key);
+        if (v.isUndefined())
+            return std::nullopt;
+        if (!v.isObject()) {
+            fail(key, "expected an object, found " + describe(v));
+            return std::nullopt;
+        }
+        return v.toObject();
+    }
+
+    std::optional<QJsonArray> array(const char* key)
+    {
+        const QJsonValue v = take(key);
+        if (v.isUndefined())
+            return std::nullopt;
+        if (!v.isArray()) {
+            fail(key, "expected an array, found " + describe(v));
+            return std::nullopt;
+        }
+        return v.toArray();
+    }
+
+    QString path(const QString& key) const { return m_path.isEmpty() ? key : m_path + "." + key; }
+
+    void finish()
+    {
+        if (m_reader.failed())
+            return;
+        for (auto it = m_object.begin(); it != m_object.end(); ++it)
+            if (!m_known.contains(it.key()))
+                m_reader.warn(path(it.key()), QStringLiteral("unknown key, ignored"));
+    }
+
+private:
+    QJsonValue take(const char* key)
+    {
+        m_known.insert(QLatin1String(key));
+        if (m_reader.failed())
+            return QJsonValue(QJsonValue::Undefined);
+        return m_object.value(QLatin1String(key));
+    }
+    void fail(const char* key, const QString& problem) { m_reader.fail(path(key), problem); }
+
+    Reader& m_reader;
+    QJsonObject m_object;
+    QString m_path;
+    QSet<QString> m_known;
+};
+
+QJsonArray toJson(const gpu::Dim3& d)
+{
+    return {qint64(d.x), qint64(d.y), qint64(d.z)};
+}
+
+QJsonObject toJson(const FieldScene& f)
+{
+    const gpu::DistanceParams& p = f.params;
+    QJsonArray references;
+    for (const gpu::GeoPoint& r : p.references)
+        references.append(QJsonObject{{"lat", r.lat}, {"lon", r.lon}});
+    const LessonScene& l = f.lesson;
+    const QJsonObject lesson{
+        {"teaching", l.teaching},        {"block", toJson(l.launch.block)},
+        {"grid", toJson(l.launch.grid)}, {"gridFitted", l.gridFitted},
+        {"gridStride", l.gridStride},    {"overlay", nameOf(l.overlay, kOverlays)}};
+    return {{"latMin", p.latMin},
+            {"latMax", p.latMax},
+            {"lonMin", p.lonMin},
+            {"lonMax", p.lonMax},
+            {"nx", p.nx},
+            {"ny", p.ny},
+            {"references", references},
+            {"precision", nameOf(p.precision, kPrecisions)},
+            {"unit", nameOf(p.unit, kUnits)},
+            {"radiusKm", p.radiusKm},
+            {"colormap", f.colormap},
+            {"lesson", lesson}};
+}
+
+QJsonObject toJson(const LabScene& l)
+{
+    return {{"arrays", l.arrays}, {"length", qint64(l.length)},   {"multiStream", l.multiStream},
+            {"pinned", l.pinned}, {"orderCopies", l.orderCopies}, {"seed", qint64(l.seed)}};
+}
+
+void readField(Section& s, Reader& reader, FieldScene& f)
+{
+    gpu::DistanceParams& p = f.params;
+    s.number("latMin", p.latMin);
+    s.number("latMax", p.latMax);
+    s.number("lonMin", p.lonMin);
+    s.number("lonMax", p.lonMax);
+    s.whole("nx", p.nx);
+    s.whole("ny", p.ny);
+    if (const auto references = s.array("references")) {
+        p.references.clear();
+        for (qsizetype i = 0; i < references->size() && !reader.failed(); ++i) {
+            const QString path = s.path(QStringLiteral("references[%1]").arg(i));
+            const QJsonValue v = references->at(i);
+            if (!v.isObject()) {
+                reader.fail(path, "expected an object {\"lat\": ..., \"lon\": ...}, found " +
+                                      describe(v));
+                break;
+            }
+            Section point(reader, v.toObject(), path);
+            gpu::GeoPoint r{NAN, NAN};
+            point.number("lat", r.lat);
+            point.number("lon", r.lon);
+            if (!reader.failed() && (std::isnan(r.lat) || std::isnan(r.lon)))
+                reader.fail(path, "needs both \"lat\" and \"lon\"");
+            point.finish();
+            p.references.push_back(r);
+        }
+    }
+    s.choice("precision", p.precision, kPrecisions);
+    s.choice("unit", p.unit, kUnits);
+    s.number("radiusKm", p.radiusKm);
+    s.text("colormap", f.colormap);
+    if (const auto object = s.object("lesson")) {
+        Section lesson(reader, *object, s.path("lesson"));
+        LessonScene& l = f.lesson;
+        lesson.flag("teaching", l.teaching);
+        lesson.dims("block", l.launch.block);
+        lesson.dims("grid", l.launch.grid);
+        lesson.flag("gridFitted", l.gridFitted);
+        lesson.flag("gridStride", l.gridStride);
+        lesson.choice("overlay", l.overlay, kOverlays);
+        lesson.finish();
+    }
+}
+
+void readPeriodogram(Section& s, PeriodogramScene& p)
+{
+    s.whole("points", p.points);
+    s.number("baseline", p.baseline);
+    s.number("noise", p.noise);
+    s.number("period", p.period);
+    s.number("amplitude", p.amplitude);
+    s.whole("seed", p.seed);
+    s.choice("gridMode", p.gridMode, kGridModes);
+    s.number("samplesPerPeak", p.samplesPerPeak);
+    s.number("nyquistFactor", p.nyquistFactor);
+    s.number("fmin", p.fmin);
+    s.number("fmax", p.fmax);
+    s.whole("count", p.count);
+    s.choice("unit", p.unit, kFrequencyUnits);
+    s.choice("xAxis", p.xAxis, kAxes);
+    s.flag("logX", p.logX);
+    s.choice("normalization", p.normalization, kNormalizations);
+    s.flag("fitMean", p.fitMean);
+    s.flag("center", p.center);
+    s.flag("weights", p.useErrors);
+    s.choice("precision", p.precision, kPrecisions);
+    s.choice("method", p.method, kMethods);
+    s.whole("peaks", p.peaks);
+    s.whole("blockThreads", p.blockThreads);
+    s.whole("gridBlocks", p.gridBlocks);
+    s.flag("gridStride", p.gridStride);
+}
+
+void readLab(Section& s, LabScene& l)
+{
+    s.whole("arrays", l.arrays);
+    s.whole("length", l.length);
+    s.flag("multiStream", l.multiStream);
+    s.flag("pinned", l.pinned);
+    s.flag("orderCopies", l.orderCopies);
+    s.whole("seed", l.seed);
+}
+
+// Reads one section of a scene into part (left at its defaults when the section is absent)
+// and validates it.
+template <typename Part, typename Read>
+void readSection(Section& top, Reader& reader, const char* key, Part& part, Read read)
+{
+    if (const auto object = top.object(key)) {
+        Section section(reader, *object, QLatin1String(key));
+        read(section, part);
+        section.finish();
+    }
+    if (reader.failed())
+        return;
+    if (const gpu::Status status = validate(part); !status)
+        reader.fail(QLatin1String(key), QString::fromStdString(status.message()));
+}
+
+} // namespace
+
+QJsonObject toJson(const PeriodogramScene& p)
+{
+    return {{"points", p.points},
+            {"baseline", p.baseline},
+            {"noise", p.noise},
+            {"period", p.period},
+            {"amplitude", p.amplitude},
+            {"seed", p.seed},
+            {"gridMode", nameOf(p.gridMode, kGridModes)},
+            {"samplesPerPeak", p.samplesPerPeak},
+            {"nyquistFactor", p.nyquistFactor},
+            {"fmin", p.fmin},
+            {"fmax", p.fmax},
+            {"count", qint64(p.count)},
+            {"unit", nameOf(p.unit, kFrequencyUnits)},
+            {"xAxis", nameOf(p.xAxis, kAxes)},
+            {"logX", p.logX},
+            {"normalization", nameOf(p.normalization, kNormalizations)},
+            {"fitMean", p.fitMean},
+            {"center", p.center},
+            {"weights", p.useErrors},
+            {"precision", nameOf(p.precision, kPrecisions)},
+            {"method", nameOf(p.method, kMethods)},
+            {"peaks", p.peaks},
+            {"blockThreads", qint64(p.blockThreads)},
+            {"gridBlocks", qint64(p.gridBlocks)},
+            {"gridStride", p.gridStride}};
+}
+
+std::optional<PeriodogramScene> periodogramFromJson(const QJsonObject& object, QString* error)
+{
+    Reader reader{QString()};
+    PeriodogramScene p;
+    Section top(reader, QJsonObject{{"periodogram", object}}, QString());
+    readSection(top, reader, "periodogram", p, readPeriodogram);
+    if (error)
+        *error = reader.error();
+    if (reader.failed())
+        return std::nullopt;
+    return p;
+}
+
+QStringList differingKeys(const PeriodogramScene& a, const PeriodogramScene& b)
+{
+    const QJsonObject ja = toJson(a), jb = toJson(b);
+    QStringList keys;
+    for (auto it = ja.begin(); it != ja.end(); ++it)
+        if (jb.value(it.key()) != it.value())
+            keys << it.key();
+    return keys;
+}
+
+QByteArray sceneToJson(const Scene& scene)
+{
+    const QJsonObject root{{"format", kSceneFormat},
+                           {"version", kSceneVersion},
+                           {"workspace", nameOf(scene.workspace, kWorkspaces)},
+                           {"field", toJson(scene.field)},
+                           {"periodogram", toJson(scene.periodogram)},
+                           {"lab", toJson(scene.lab)}};
+    return QJsonDocument(root).toJson(QJsonDocument::Indented);
+}
+
+SceneRead parseScene(const QByteArray& bytes, const QString& source)
+{
+    Reader reader(source);
+    const auto result = [&reader](std::optional<Scene> scene) {
+        if (reader.failed())
+            scene.reset();
+        return SceneRead{std::move(scene), reader.error(), reader.warnings()};
+    };
+    if (bytes.size() > kMaxSceneFileBytes) {
+        reader.fail({}, QStringLiteral("is larger than %1 MiB, too large for a scene file")
+                            .arg(kMaxSceneFileBytes >> 20));
+        return result(std::nullopt);
+    }
+    if (bytes.contains('\0')) {
+        reader.fail({}, QStringLiteral("is not a scene file (it holds binary data)"));
+        return result(std::nullopt);
+    }
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(bytes, &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        reader.fail({}, QStringLiteral("is not valid JSON: %1 at byte %2")
+                            .arg(parseError.errorString())
+                            .arg(parseError.offset));
+        return result(std::nullopt);
+    }
+    if (!document.isObject()) {
+        reader.fail({}, QStringLiteral("is not a scene file: the top level must be a JSON object"));
+        return result(std::nullopt);
+    }
+    const QJsonObject root = document.object();
+    if (root.value("format") != QJsonValue(kSceneFormat)) {
+        reader.fail("format", QStringLiteral("expected \"%1\", found %2; this is not a scene file")
+                                  .arg(kSceneFormat, describe(root.value("format"))));
+        return result(std::nullopt);
+    }
+    Section top(reader, root, QString());
+    QString format;
+    top.text("format", format);
+    int version = 0;
+    top.whole("version", version);
+    if (!reader.failed() && version != kSceneVersion)
+        reader.fail("version", version > kSceneVersion
+                                   ? QStringLiteral("version %1 is newer than this Warpscope "
+                                                    "reads (%2)")
+                                         .arg(version)
+                                         .arg(kSceneVersion)
+                                   : QStringLiteral("expected %1, found %2")
+                                         .arg(kSceneVersion)
+                                         .arg(root.contains("version") ? QString::number(version)
+                                                                       : "nothing"));
+    Scene scene;
+    top.choice("workspace", scene.workspace, kWorkspaces);
+    readSection(top, reader, "field", scene.field,
+                [&reader](Section& s, FieldScene& f) { readField(s, reader, f); });
+    readSection(top, reader, "periodogram", scene.periodogram, readPeriodogram);
+    readSection(top, reader, "lab", scene.lab, readLab);
+    top.finish();
+    return result(std::move(scene));
+}
+
+SceneRead loadScene(const QString& path)
+{
+    const QFileInfo info(path);
+    const auto refuse = [&path](const QString& why) {
+        return SceneRead{std::nullopt, path + ": " + why, {}};
+    };
+    if (!info.exists())
+        return refuse(QStringLiteral("no such file"));
+    if (info.isDir())
+        return refuse(QStringLiteral("is a folder, not a scene file"));
+    if (!info.isFile())
+        return refuse(QStringLiteral("is not a regular file"));
+    if (info.size() > kMaxSceneFileBytes)
+        return refuse(QStringLiteral("is larger than %1 MiB, too large for a scene file")
+                          .arg(kMaxSceneFileBytes >> 20));
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return refuse(QStringLiteral("cannot be read: %1").arg(file.errorString()));
+    // One byte more than the limit, in case the file grew since it was measured.
+    return parseScene(file.read(kMaxSceneFileBytes + 1), path);
+}
+
+QString saveScene(const Scene& scene, const QString& path)
+{
+    if (const gpu::Status status = validate(scene); !status)
+        return path + ": " + QString::fromStdString(status.message());
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return path + ": cannot be written: " + file.errorString();
+    const QByteArray json = sceneToJson(scene);
+    if (file.write(json) != json.size() || !file.commit())
+        return path + ": cannot be written: " + file.errorString();
+    return {};
+}
+
+} // namespace warpscope::scene

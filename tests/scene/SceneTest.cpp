@@ -1,0 +1,324 @@
+#include "warpscope/scene/SceneFile.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <gtest/gtest.h>
+
+using namespace warpscope;
+using scene::parseScene;
+
+namespace {
+
+// Every value differs from its default.
+scene::Scene unusualScene()
+{
+    scene::Scene s;
+    gpu::DistanceParams& p = s.field.params;
+    p.latMin = -12.345678901234567;
+    p.latMax = 45.5;
+    p.lonMin = -170.25;
+    p.lonMax = 120.125;
+    p.nx = 321;
+    p.ny = 123;
+    p.references = {{1.5, 2.5}, {-3.0, 40.0}, {89.999, -179.5}};
+    p.precision = gpu::Precision::Float64;
+    p.unit = gpu::DistanceUnit::NauticalMiles;
+    p.radiusKm = 3389.5;
+    s.field.colormap = "magma";
+    s.field.lesson = {true, {{32, 8, 1}, {7, 9, 1}, 0}, false, true, scene::LessonOverlay::Warp};
+    scene::PeriodogramScene& g = s.periodogram;
+    g.points = 1234;
+    g.baseline = 55.5;
+    g.noise = 0.125;
+    g.period = 3.25;
+    g.amplitude = 2.5;
+    g.seed = 42;
+    g.gridMode = scene::GridMode::Logarithmic;
+    g.samplesPerPeak = 7.5;
+    g.nyquistFactor = 2.25;
+    g.fmin = 0.01;
+    g.fmax = 3.5;
+    g.count = 30000;
+    g.unit = scene::FrequencyUnit::Angular;
+    g.xAxis = scene::FrequencyAxis::Period;
+    g.logX = true;
+    g.normalization = gpu::Normalization::Psd;
+    g.fitMean = false;
+    g.center = false;
+    g.useErrors = false;
+    g.precision = gpu::Precision::Float32;
+    g.method = gpu::PeriodogramMethod::Matrix;
+    g.peaks = 17;
+    g.blockThreads = 256;
+    g.gridBlocks = 12;
+    g.gridStride = true;
+    s.lab = {7, 123456, false, false, true, 99};
+    s.workspace = scene::Workspace::Periodogram;
+    return s;
+}
+
+// A default scene file's text with one key of a section ("field", "lesson", "periodogram" or
+// "lab") given as raw JSON, which may be anything, valid or not.
+QByteArray withValue(const char* section, const char* key, const QByteArray& json)
+{
+    QJsonObject root = QJsonDocument::fromJson(scene::sceneToJson(scene::Scene{})).object();
+    const bool lesson = QByteArray(section) == "lesson";
+    QJsonObject field = root["field"].toObject();
+    QJsonObject part = lesson ? field["lesson"].toObject() : root[section].toObject();
+    part.remove(key); // JSON objects may repeat a key, and Qt keeps the last
+    if (lesson)
+        field["lesson"] = part;
+    root[lesson ? "field" : section] = lesson ? field : part;
+    QByteArray text = QJsonDocument(root).toJson();
+    const QByteArray marker = QByteArray("\"") + section + "\": {";
+    const qsizetype at = text.indexOf(marker);
+    EXPECT_GE(at, 0);
+    text.insert(at + marker.size(), QByteArray("\"") + key + "\": " + json + ",");
+    return text;
+}
+
+std::string errorOf(const QByteArray& bytes)
+{
+    const scene::SceneRead read = parseScene(bytes, "scene.json");
+    EXPECT_FALSE(read.scene.has_value());
+    return read.error.toStdString();
+}
+
+#define EXPECT_CONTAINS(text, part)                                                                \
+    EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
+
+} // namespace
+
+TEST(Scene, DefaultsAreValid)
+{
+    EXPECT_TRUE(scene::validate(scene::Scene{}).ok()) << scene::validate(scene::Scene{}).message();
+    EXPECT_TRUE(scene::validate(unusualScene()).ok()) << scene::validate(unusualScene()).message();
+}
+
+TEST(Scene, RoundTripKeepsEveryValue)
+{
+    const scene::Scene original = unusualScene();
+    const scene::SceneRead read = parseScene(scene::sceneToJson(original), "scene.json");
+    ASSERT_TRUE(read.scene) << read.error.toStdString();
+    EXPECT_TRUE(read.warnings.isEmpty());
+    EXPECT_EQ(*read.scene, original);
+    EXPECT_EQ(read.scene->field.params.latMin, -12.345678901234567); // to the last bit
+}
+
+TEST(Scene, SavedFileLoadsBack)
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("a.warpscope.json");
+    ASSERT_EQ(scene::saveScene(unusualScene(), path), QString());
+    const scene::SceneRead read = scene::loadScene(path);
+    ASSERT_TRUE(read.scene) << read.error.toStdString();
+    EXPECT_EQ(*read.scene, unusualScene());
+    // Saving again replaces it whole.
+    ASSERT_EQ(scene::saveScene(scene::Scene{}, path), QString());
+    EXPECT_EQ(*scene::loadScene(path).scene, scene::Scene{});
+}
+
+TEST(Scene, SavingRefusesAnInvalidSceneAndAnUnwritablePlace)
+{
+    scene::Scene bad;
+    bad.field.params.nx = 1;
+    QTemporaryDir dir;
+    EXPECT_CONTAINS(scene::saveScene(bad, dir.filePath("bad.json")).toStdString(),
+                    "Columns (nx) must be between 2 and 16384, not 1");
+    EXPECT_FALSE(QFile::exists(dir.filePath("bad.json")));
+    EXPECT_CONTAINS(
+        scene::saveScene(scene::Scene{}, dir.filePath("no/such/folder/a.json")).toStdString(),
+        "cannot be written");
+}
+
+TEST(Scene, MissingSectionsAndKeysKeepTheirDefaults)
+{
+    const scene::SceneRead read =
+        parseScene(R"({"format": "warpscope-scene", "version": 1, "field": {"nx": 500}})", "s");
+    ASSERT_TRUE(read.scene) << read.error.toStdString();
+    scene::Scene expected;
+    expected.field.params.nx = 500;
+    EXPECT_EQ(*read.scene, expected);
+    EXPECT_TRUE(read.warnings.isEmpty());
+}
+
+TEST(Scene, UnknownKeysAreWarnedAboutAndIgnored)
+{
+    QByteArray text = withValue("lesson", "colour", "\"red\"");
+    text.replace("\"version\": 1", "\"version\": 1, \"extra\": [1]");
+    const scene::SceneRead read = parseScene(text, "scene.json");
+    ASSERT_TRUE(read.scene) << read.error.toStdString();
+    EXPECT_EQ(*read.scene, scene::Scene{});
+    ASSERT_EQ(read.warnings.size(), 2);
+    EXPECT_CONTAINS(read.warnings.join('\n').toStdString(),
+                    "scene.json: field.lesson.colour: unknown key, ignored");
+    EXPECT_CONTAINS(read.warnings.join('\n').toStdString(), "scene.json: extra: unknown key");
+}
+
+TEST(Scene, WrongTypesNameTheFileAndTheKey)
+{
+    EXPECT_CONTAINS(errorOf(withValue("field", "nx", "\"many\"")),
+                    "scene.json: field.nx: expected a whole number");
+    EXPECT_CONTAINS(errorOf(withValue("field", "latMin", "true")),
+                    "scene.json: field.latMin: expected a number, found true");
+    EXPECT_CONTAINS(errorOf(withValue("periodogram", "logX", "1")),
+                    "periodogram.logX: expected true or false, found the number 1");
+    EXPECT_CONTAINS(errorOf(withValue("periodogram", "normalization", "\"loud\"")),
+                    "periodogram.normalization: expected one of \"standard\", \"model\"");
+    EXPECT_CONTAINS(errorOf(withValue("lab", "length", "2.5")),
+                    "lab.length: expected a whole number");
+    EXPECT_CONTAINS(errorOf(withValue("lesson", "block", "[16, 16]")),
+                    "field.lesson.block: expected an array of three whole numbers");
+    EXPECT_CONTAINS(errorOf(withValue("lesson", "grid", "[1, \"x\", 1]")),
+                    "field.lesson.grid.y: expected a whole number");
+    EXPECT_CONTAINS(errorOf(withValue("field", "references", "[{\"lat\": 1}]")),
+                    "field.references[0]: needs both \"lat\" and \"lon\"");
+    EXPECT_CONTAINS(errorOf(withValue("field", "references", "[7]")),
+                    "field.references[0]: expected an object");
+    EXPECT_CONTAINS(errorOf(withValue("field", "colormap", "null")),
+                    "field.colormap: expected text, found null");
+    EXPECT_CONTAINS(errorOf(R"({"format": "warpscope-scene", "version": 1, "lab": [1]})"),
+                    "scene.json: lab: expected an object, found an array");
+    EXPECT_CONTAINS(errorOf(R"({"format": "warpscope-scene", "version": 1, "workspace": 1})"),
+                    "workspace: expected one of \"field\", \"periodogram\"");
+}
+
+TEST(Scene, NonFiniteAndHugeNumbersAreRefused)
+{
+    // JSON has no NaN or infinity, and Qt's parser refuses a number that overflows to one.
+    EXPECT_CONTAINS(errorOf(withValue("field", "latMin", "NaN")), "is not valid JSON");
+    EXPECT_CONTAINS(errorOf(withValue("field", "latMin", "1e999")),
+                    "scene.json: is not valid JSON: illegal number");
+    EXPECT_CONTAINS(errorOf(withValue("field", "nx", "1e300")),
+                    "field.nx: expected a whole number from -2147483648 to 2147483647");
+    EXPECT_CONTAINS(errorOf(withValue("periodogram", "count", "1e30")),
+                    "periodogram.count: expected a whole number");
+    EXPECT_CONTAINS(errorOf(withValue("lab", "seed", "-1")), "lab.seed: expected a whole number");
+    EXPECT_CONTAINS(errorOf(withValue("lesson", "block", "[1e300, 1, 1]")),
+                    "field.lesson.block.x: expected a whole number");
+}
+
+TEST(Scene, TheTopLevelMustBeASceneOfThisVersion)
+{
+    EXPECT_CONTAINS(errorOf("[1, 2, 3]"), "scene.json: is not a scene file: the top level must");
+    EXPECT_CONTAINS(errorOf("\"text\""), "scene.json: is not");
+    EXPECT_CONTAINS(errorOf(""), "scene.json: is not valid JSON");
+    EXPECT_CONTAINS(errorOf(R"({"version": 1})"),
+                    "scene.json: format: expected \"warpscope-scene\"");
+    EXPECT_CONTAINS(errorOf(R"({"format": "warpscope-scene"})"),
+                    "scene.json: version: expected 1, found nothing");
+    EXPECT_CONTAINS(errorOf(R"({"format": "warpscope-scene", "version": 2})"),
+                    "version 2 is newer than this Warpscope reads (1)");
+    EXPECT_CONTAINS(errorOf(R"({"format": "warpscope-scene", "version": "1"})"),
+                    "version: expected a whole number");
+}
+
+TEST(Scene, TruncatedAndBinaryFilesAreRefused)
+{
+    const QByteArray whole = scene::sceneToJson(unusualScene());
+    for (qsizetype n : {qsizetype(1), whole.size() / 3, whole.size() / 2, whole.size() - 2})
+        EXPECT_CONTAINS(errorOf(whole.left(n)), "scene.json: is not valid JSON");
+    QByteArray binary(4096, '\0');
+    for (int i = 0; i < binary.size(); ++i)
+        binary[i] = char((i * 131) % 256);
+    EXPECT_CONTAINS(errorOf(binary), "scene.json: is not a scene file (it holds binary data)");
+    EXPECT_CONTAINS(errorOf("{\"format\": \"warpscope-scene\", \xff\xfe}"), "is not valid JSON");
+}
+
+TEST(Scene, FilesThatAreNotScenesAreRefused)
+{
+    QTemporaryDir dir;
+    EXPECT_CONTAINS(scene::loadScene(dir.filePath("none.json")).error.toStdString(),
+                    "none.json: no such file");
+    EXPECT_CONTAINS(scene::loadScene(dir.path()).error.toStdString(),
+                    "is a folder, not a scene file");
+    const QString big = dir.filePath("big.json");
+    QFile f(big);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    ASSERT_TRUE(f.resize(scene::kMaxSceneFileBytes + 1));
+    f.close();
+    const scene::SceneRead read = scene::loadScene(big);
+    EXPECT_FALSE(read.scene);
+    EXPECT_CONTAINS(read.error.toStdString(), "big.json: is larger than 16 MiB");
+    EXPECT_CONTAINS(errorOf(QByteArray(scene::kMaxSceneFileBytes + 1, ' ')), "larger than 16 MiB");
+    if (QFile::exists("/dev/null"))
+        EXPECT_CONTAINS(scene::loadScene("/dev/null").error.toStdString(), "is not a regular file");
+}
+
+TEST(Scene, ValidationUsesTheComputeLayersMessages)
+{
+    scene::Scene s;
+    s.field.params.latMin = 95;
+    EXPECT_CONTAINS(scene::validate(s).message(),
+                    "field: Minimum latitude must lie in [-90, 90], not 95");
+    EXPECT_CONTAINS(errorOf(withValue("field", "latMin", "95")),
+                    "scene.json: field: Minimum latitude must lie in [-90, 90], not 95");
+    s = {};
+    s.field.params.references.assign(65, {0.0, 0.0});
+    EXPECT_CONTAINS(scene::validate(s).message(), "At most 64 reference points are supported");
+    s = {};
+    s.field.lesson.launch.block = {64, 32, 1};
+    EXPECT_CONTAINS(scene::validate(s).message(), "exceed the limit of 1024 on any CUDA GPU");
+    s = {};
+    s.field.lesson.gridFitted = false;
+    s.field.lesson.launch.grid = {0, 4, 1};
+    EXPECT_CONTAINS(scene::validate(s).message(), "must be at least 1, not 0");
+    s = {};
+    s.field.colormap = "../../etc/passwd";
+    EXPECT_CONTAINS(scene::validate(s).message(), "The colormap must be named");
+    s = {};
+    s.periodogram.fmin = 5;
+    s.periodogram.fmax = 1;
+    EXPECT_CONTAINS(scene::validate(s).message(),
+                    "periodogram: The maximum frequency must be above the minimum");
+    s = {};
+    s.periodogram.count = 0;
+    EXPECT_CONTAINS(scene::validate(s).message(), "The number of frequencies must be between 1");
+    s = {};
+    s.periodogram.blockThreads = 1024;
+    EXPECT_CONTAINS(scene::validate(s).message(), "The periodogram kernel runs at most 512");
+    s = {};
+    s.periodogram.points = 2;
+    EXPECT_CONTAINS(scene::validate(s).message(), "Points must lie in [3, 10000000], not 2");
+    s = {};
+    s.periodogram.peaks = 21;
+    EXPECT_CONTAINS(scene::validate(s).message(), "Peaks must lie in [1, 20], not 21");
+    s = {};
+    s.lab.arrays = 65;
+    EXPECT_CONTAINS(scene::validate(s).message(),
+                    "lab: The number of arrays must be between 1 and 64; it is 65");
+    s = {};
+    s.lab.length = 0;
+    EXPECT_CONTAINS(scene::validate(s).message(), "The array length must be between 1 and");
+}
+
+TEST(Scene, TheFittedGridCoversTheMesh)
+{
+    scene::LessonScene lesson;
+    lesson.launch.block = {32, 8, 1};
+    EXPECT_EQ(scene::lessonGrid(lesson, 1000, 1000), (gpu::Dim3{32, 125, 1}));
+    lesson.gridFitted = false;
+    lesson.launch.grid = {2, 3, 1};
+    EXPECT_EQ(scene::lessonGrid(lesson, 1000, 1000), (gpu::Dim3{2, 3, 1}));
+}
+
+TEST(Scene, APeriodogramSectionStandsAlone)
+{
+    const scene::PeriodogramScene p = unusualScene().periodogram;
+    const auto back = scene::periodogramFromJson(scene::toJson(p));
+    ASSERT_TRUE(back);
+    EXPECT_EQ(*back, p);
+    QString error;
+    QJsonObject bad = scene::toJson(p);
+    bad["points"] = "many";
+    EXPECT_FALSE(scene::periodogramFromJson(bad, &error));
+    EXPECT_CONTAINS(error.toStdString(), "periodogram.points: expected a whole number");
+    scene::PeriodogramScene other = p;
+    other.normalization = gpu::Normalization::Log;
+    other.peaks = 3;
+    EXPECT_EQ(scene::differingKeys(p, other), (QStringList{"normalization", "peaks"}));
+    EXPECT_TRUE(scene::differingKeys(p, p).isEmpty());
+}
