@@ -63,14 +63,16 @@ struct Timing
     double kernelMs = 0, callMs = 0;
 };
 
-bool timePeriodogram(gpu::Backend& backend, int n, const gpu::PeriodogramOptions& o, int runs,
+bool timePeriodogram(gpu::Context& context, int n, const gpu::PeriodogramOptions& o, int runs,
                      Timing& out)
 {
     const gpu::TimeSeries s = syntheticSeries(n);
     std::vector<double> power(std::size_t(o.grid.count));
     std::vector<double> kernel, call;
+    double kernelMs = 0.0;
     const auto compute = [&] {
-        const gpu::Status st = backend.computePeriodogram(s, o, std::span<double>(power));
+        const gpu::Status st =
+            gpu::computePeriodogram(context, s, o, std::span<double>(power), &kernelMs);
         if (!st)
             std::fprintf(stderr, "warpscope-bench: %s\n", st.message().c_str());
         return st.ok();
@@ -90,10 +92,7 @@ bool timePeriodogram(gpu::Backend& backend, int n, const gpu::PeriodogramOptions
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                 .count();
         call.push_back(ms);
-        std::optional<double> kms;
-        while (!(kms = backend.lastKernelMs()))
-            ;
-        kernel.push_back(*kms);
+        kernel.push_back(kernelMs);
     }
     out = {median(kernel), median(call)};
     return true;
@@ -210,8 +209,9 @@ void runSpectrumLineBench(int runs)
 
 int runPeriodogramBench(int runs)
 {
-    auto cpu = gpu::createBackend(gpu::BackendKind::Cpu);
-    auto cuda = gpu::createBackend(gpu::BackendKind::Cuda);
+    std::unique_ptr<gpu::Context> cpu, cuda;
+    gpu::Context::open({gpu::DeviceKind::Cpu, 0}, cpu); // the CPU is always there
+    const gpu::Status cudaOpened = gpu::Context::open({gpu::DeviceKind::Cuda, 0}, cuda);
     std::printf(
         "Lomb-Scargle periodogram, exact sums; medians of %d runs after 200 ms of warm-up runs.\n"
         "kernel: CUDA events around the kernel (the CPU's clock on the CPU); call: the "
@@ -224,9 +224,9 @@ int runPeriodogramBench(int runs)
         gpu::Precision precision;
         bool fitMean;
     };
-    if (cuda.backend) {
-        std::printf("%s\n", cuda.reason.c_str());
-        const bool tensor = cuda.backend->deviceInfo().ccMajor >= 8;
+    if (cuda) {
+        std::printf("CUDA on %s\n", cuda->name().c_str());
+        const bool tensor = cuda->info().ccMajor >= 8;
         // The direct kernel and the matrix products side by side, each case in one run.
         for (const Case& c : {Case{1024, 1 << 20, gpu::Precision::Float64, true},
                               Case{1024, 1 << 20, gpu::Precision::Float64, false},
@@ -237,11 +237,11 @@ int runPeriodogramBench(int runs)
             const bool matrix = tensor;
             Timing direct, products;
             if (!timePeriodogram(
-                    *cuda.backend, c.n,
+                    *cuda, c.n,
                     options(c.m, c.precision, c.fitMean, gpu::PeriodogramMethod::Direct), runs,
                     direct) ||
                 (matrix && !timePeriodogram(
-                               *cuda.backend, c.n,
+                               *cuda, c.n,
                                options(c.m, c.precision, c.fitMean, gpu::PeriodogramMethod::Matrix),
                                runs, products)))
                 return 1;
@@ -266,23 +266,22 @@ int runPeriodogramBench(int runs)
             gpu::PeriodogramOptions o = options(1 << 20, precision);
             o.grid = gpu::frequencyGrid(o.grid.fmin, o.grid.fmax(), o.grid.count, true);
             Timing log;
-            if (!timePeriodogram(*cuda.backend, 1024, o, runs, log))
+            if (!timePeriodogram(*cuda, 1024, o, runs, log))
                 return 1;
             std::printf("  N   1024  M 2^20 %-7s floating mean  logarithmic grid, direct kernel "
                         "%8.3f ms\n",
                         gpu::precisionName(precision), log.kernelMs);
         }
     } else {
-        std::printf("CUDA: %s\n", cuda.reason.c_str());
+        std::printf("CUDA: %s\n", cudaOpened.message().c_str());
     }
-    std::printf("\n%s\n", cpu.backend->deviceName().c_str());
+    std::printf("\n%s\n", cpu->name().c_str());
     const int n = 1024;
     const long long m = 1 << 16;
     Timing classic, floating, single;
-    if (!timePeriodogram(*cpu.backend, n, options(m, gpu::Precision::Float64, false), runs,
-                         classic) ||
-        !timePeriodogram(*cpu.backend, n, options(m, gpu::Precision::Float64), runs, floating) ||
-        !timePeriodogram(*cpu.backend, n, options(m, gpu::Precision::Float32), runs, single))
+    if (!timePeriodogram(*cpu, n, options(m, gpu::Precision::Float64, false), runs, classic) ||
+        !timePeriodogram(*cpu, n, options(m, gpu::Precision::Float64), runs, floating) ||
+        !timePeriodogram(*cpu, n, options(m, gpu::Precision::Float32), runs, single))
         return 1;
     std::printf("  N %6d  M 2^16 float64  classic (SciPy's)  %9.3f ms\n", n, classic.kernelMs);
     std::printf("  N %6d  M 2^16 float64  floating mean      %9.3f ms\n", n, floating.kernelMs);

@@ -60,15 +60,20 @@ timeline)
 parity)
     # This build's benchmarks against a build from before a restructuring, bundled as
     # warpscope-bench-before, in one call and alternating, so both see the same machine.
-    for run in 1 2; do
+    # PARITY picks the benchmarks and ROUNDS their repeats (a call has ten minutes).
+    for run in $(seq "${ROUNDS:-2}"); do
         for bench in "$DESKTOP_BIN/warpscope-bench-before" "$DESKTOP_BIN/warpscope-bench"; do
-            echo "== $(basename "$bench"), round $run"
-            "$bench" distance --size 4096 --frames 300
-            "$bench" distance --size 8192 --refs 16 --frames 100
-            "$bench" periodogram --runs 10
-            "$bench" streams --runs 30
+            for what in ${PARITY:-distance distance16 periodogram streams}; do
+                echo "== $(basename "$bench"), round $run, $what"
+                case $what in
+                distance) stdbuf -oL "$bench" distance --size 4096 --frames 300 ;;
+                distance16) stdbuf -oL "$bench" distance --size 8192 --refs 16 --frames 100 ;;
+                periodogram) stdbuf -oL "$bench" periodogram --runs 10 ;;
+                streams) stdbuf -oL "$bench" streams --runs 30 ;;
+                esac
+            done
         done
-    done 2>&1 | tee -a "$out/parity.log" | grep -E "^==|frame|kernel|median|float|streams|N=" ;;
+    done 2>&1 | tee -a "$out/parity.log" | grep -E "^==|frame \(|matrix|streams  " ;;
 periodogram)
     "$DESKTOP_BIN/warpscope-bench" periodogram --runs 10 2>&1 | tee -a "$out/bench.log"
     "$app" --backend cuda --size 1600x1000 --frequencies 0.001,5,1048576 \
@@ -93,7 +98,8 @@ ui)
     "$DESKTOP_BIN/warpscope_ui_tests" > "$out/ui.log" 2>&1; echo "ui_tests exit $?"
     grep -E "Totals|FAIL" "$out/ui.log" ;;
 soak)
-    "$DESKTOP_BIN/warpscope-soak" --backend cuda --minutes "${SOAK_MINUTES:-9.5}" 2>&1 |
+    "$DESKTOP_BIN/warpscope-soak" --backend cuda --minutes "${SOAK_MINUTES:-9.5}" \
+        --warmup-minutes "${SOAK_WARMUP:-3}" 2>&1 |
         tee "$out/soak.log"; echo "soak exit ${PIPESTATUS[0]}" ;;
 esac
 done

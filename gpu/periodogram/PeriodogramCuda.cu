@@ -111,23 +111,24 @@ Status runPeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, const Time
             args.scale = periodogramMatrixScale(plan.w.data(), plan.wy.data(), int(n));
     WS_CUDA_TRY(cudaEventRecord(state.start, stream));
     const bool matrix = method == PeriodogramMethod::Matrix;
-    const int token = cuda.recorder().begin(
-        stream, cuda.streamLane(), SpanKind::Kernel,
-        matrix ? "periodogram (tensor cores)" : "periodogram", 0,
-        std::to_string(n) + " samples x " + std::to_string(count) + " frequencies");
-    // Poison: frequencies a small grid leaves out stay NaN, and so would any not written.
-    WS_CUDA_TRY(cudaMemsetAsync(devicePower, 0xff, powerBytes, stream));
-    cudaError_t launched = cudaSuccess;
-    if (matrix) {
-        launched = launchPeriodogramMatrix(args, devicePower, stream);
-    } else {
-        const PeriodogramShape shape{int(options.launch.blockThreads), options.launch.gridBlocks,
-                                     options.launch.gridStride};
-        launched = launchPeriodogram(args, shape, devicePower, stream);
+    {
+        const SpanScope span(cuda.recorder(), stream, cuda.streamLane(), SpanKind::Kernel,
+                             matrix ? "periodogram (tensor cores)" : "periodogram", 0,
+                             std::to_string(n) + " samples x " + std::to_string(count) +
+                                 " frequencies");
+        // Poison: frequencies a small grid leaves out stay NaN, and so would any not written.
+        WS_CUDA_TRY(cudaMemsetAsync(devicePower, 0xff, powerBytes, stream));
+        cudaError_t launched = cudaSuccess;
+        if (matrix) {
+            launched = launchPeriodogramMatrix(args, devicePower, stream);
+        } else {
+            const PeriodogramShape shape{int(options.launch.blockThreads),
+                                         options.launch.gridBlocks, options.launch.gridStride};
+            launched = launchPeriodogram(args, shape, devicePower, stream);
+        }
+        if (Status s = cudaStatus(launched, "Launching the periodogram kernel"); !s)
+            return s;
     }
-    cuda.recorder().end(token, stream);
-    if (Status s = cudaStatus(launched, "Launching the periodogram kernel"); !s)
-        return s;
     WS_CUDA_TRY(cudaEventRecord(state.stop, stream));
     return Status::success();
 }
@@ -203,7 +204,8 @@ long long unevaluated(const CudaPeriodogramState& state, const PeriodogramOption
 } // namespace
 
 Status computePeriodogramCuda(Context& context, const TimeSeries& series,
-                              const PeriodogramOptions& options, std::span<double> power)
+                              const PeriodogramOptions& options, std::span<double> power,
+                              double& kernelMs)
 {
     CudaBacking& cuda = cudaBacking(context);
     CudaPeriodogramState& state = context.state<CudaPeriodogramState>();
@@ -221,6 +223,9 @@ Status computePeriodogramCuda(Context& context, const TimeSeries& series,
         !s)
         return s;
     WS_CUDA_TRY(cudaStreamSynchronize(stream));
+    float ms = 0.0f;
+    WS_CUDA_TRY(cudaEventElapsedTime(&ms, state.start, state.stop));
+    kernelMs = ms;
     const long long nonFinite = std::count_if(power.begin(), power.begin() + options.grid.count,
                                               [](double p) { return !std::isfinite(p); });
     return checkPowers(nonFinite, unevaluated(state, options), options);

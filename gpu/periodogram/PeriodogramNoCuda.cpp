@@ -4,7 +4,7 @@ namespace warpscope::gpu {
 
 // Builds without nvcc open no CUDA context, so these are never reached.
 Status computePeriodogramCuda(Context&, const TimeSeries&, const PeriodogramOptions&,
-                              std::span<double>)
+                              std::span<double>, double&)
 {
     return Status::failure("This build has no CUDA backend");
 }

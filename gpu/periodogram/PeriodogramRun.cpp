@@ -38,14 +38,18 @@ Status checkPowers(long long nonFinite, long long unevaluated, const Periodogram
 }
 
 Status computePeriodogram(Context& context, const TimeSeries& series,
-                          const PeriodogramOptions& options, std::span<double> power)
+                          const PeriodogramOptions& options, std::span<double> power,
+                          double* kernelMs)
 {
     if (Status s = checkPeriodogram(series, options, power.size(), context.info()); !s)
         return s;
-    if (context.isCuda())
-        return computePeriodogramCuda(context, series, options, power);
     double ms = 0.0;
-    return computePeriodogramCpu(context, series, options, power, ms);
+    const Status status = context.isCuda()
+                              ? computePeriodogramCuda(context, series, options, power, ms)
+                              : computePeriodogramCpu(context, series, options, power, ms);
+    if (status && kernelMs)
+        *kernelMs = ms;
+    return status;
 }
 
 Status computeSpectrum(Context& context, const TimeSeries& series,

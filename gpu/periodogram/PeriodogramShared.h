@@ -30,7 +30,8 @@ KernelOccupancy periodogramOccupancyCpu(Context& context, Precision precision,
                                         long long blockThreads);
 
 Status computePeriodogramCuda(Context& context, const TimeSeries& series,
-                              const PeriodogramOptions& options, std::span<double> power);
+                              const PeriodogramOptions& options, std::span<double> power,
+                              double& kernelMs);
 Status computeSpectrumCuda(Context& context, const TimeSeries& series,
                            const PeriodogramOptions& options,
                            std::shared_ptr<const Spectrum>& spectrum);

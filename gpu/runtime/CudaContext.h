@@ -44,10 +44,8 @@ public:
     Status recorded(cudaStream_t stream, int lane, SpanKind kind, std::string name,
                     std::uint64_t bytes, Op&& op)
     {
-        const int token = m_recorder.begin(stream, lane, kind, std::move(name), bytes);
-        Status status = op();
-        m_recorder.end(token, stream);
-        return status;
+        const SpanScope span(m_recorder, stream, lane, kind, std::move(name), bytes);
+        return op();
     }
 
 private:

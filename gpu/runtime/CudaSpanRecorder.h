@@ -76,4 +76,24 @@ private:
     std::map<cudaStream_t, bool> m_routed;
 };
 
+// One span on a stream, ended when the scope closes however it closes: a span begun and never
+// ended would hold back every later span of the recorder, which are resolved in order.
+class SpanScope
+{
+public:
+    SpanScope(CudaSpanRecorder& recorder, cudaStream_t stream, int lane, SpanKind kind,
+              std::string name, std::uint64_t bytes = 0, std::string detail = {})
+        : m_recorder(recorder), m_stream(stream),
+          m_token(recorder.begin(stream, lane, kind, std::move(name), bytes, std::move(detail)))
+    {}
+    ~SpanScope() { m_recorder.end(m_token, m_stream); }
+    SpanScope(const SpanScope&) = delete;
+    SpanScope& operator=(const SpanScope&) = delete;
+
+private:
+    CudaSpanRecorder& m_recorder;
+    cudaStream_t m_stream;
+    int m_token;
+};
+
 } // namespace warpscope::gpu

@@ -8,14 +8,36 @@ DevicePool::DevicePool(BackendKind requested, int ordinal, std::shared_ptr<Timel
     : m_requested(requested), m_ordinal(ordinal), m_timeline(std::move(timeline))
 {}
 
+int DevicePool::requestedOrdinal() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_ordinal;
+}
+
+void DevicePool::setOrdinal(int ordinal)
+{
+    std::lock_guard lock(m_mutex);
+    if (ordinal == m_ordinal)
+        return;
+    m_ordinal = ordinal;
+    ++m_generation;
+}
+
+std::uint64_t DevicePool::generation() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_generation;
+}
+
 Status DevicePool::computeDevice(Device& device) const
 {
     const int count = cudaDeviceCount();
+    const int requested = requestedOrdinal();
     if (m_requested == BackendKind::Cpu || (m_requested == BackendKind::Auto && count == 0)) {
         device = {DeviceKind::Cpu, 0};
         return Status::success();
     }
-    const int ordinal = m_ordinal < 0 ? 0 : m_ordinal;
+    const int ordinal = requested < 0 ? 0 : requested;
     if (ordinal >= count)
         return Status::failure(count == 0
                                    ? std::string("The CUDA backend was requested, but "

@@ -189,8 +189,9 @@ private slots:
         QVERIFY(waitForPeriodogram());
         QVERIFY(m_window->devicePanel()->isVisible());
         QVERIFY2(!m_window->devicePanel()->value("Device").isEmpty(), "the Device dock is empty");
+        // Every row is shown (the line saying who computes where waits for its first report).
         for (const QLabel* label : m_window->devicePanel()->findChildren<QLabel*>())
-            QVERIFY2(label->isVisible(), qPrintable(label->text()));
+            QVERIFY2(label->isVisible() || label->text().isEmpty(), qPrintable(label->text()));
         // The field's status (its backend has not started) waits for the field.
         auto* backend = m_window->findChild<QLabel*>("backendLabel");
         QVERIFY(!backend->isVisible());
@@ -581,6 +582,27 @@ private slots:
         for (const gpu::Span& s : timeline->shown().spans)
             arrays += s.name.rfind("normalise array", 0) == 0;
         QCOMPARE(arrays, 8); // 4 arrays, twice
+    }
+
+    // One device policy: what the window was asked for (here the CPU) reaches the periodogram
+    // and the lab, and the Device panel says who computes where.
+    void theDeviceChoiceReachesThePeriodogramAndTheLab()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        m_window->showStreamsLab();
+        ui::StreamsLabPanel* lab = m_window->streamsLabPanel();
+        lab->lengthField()->setText("100000");
+        lab->arraysField()->setValue(2);
+        QSignalSpy finished(lab, &ui::StreamsLabPanel::finished);
+        QTest::mouseClick(lab->findChild<QPushButton*>("labRun"), Qt::LeftButton);
+        QVERIFY(finished.wait(30000));
+        QVERIFY2(lab->resultText().contains("CPU"), qPrintable(lab->resultText()));
+        m_window->showDevicePanel();
+        QTRY_VERIFY(m_window->devicePanel()->use().contains("lab: CPU"));
+        const QString use = m_window->devicePanel()->use();
+        QVERIFY2(use.contains("periodogram: CPU"), qPrintable(use));
+        QVERIFY2(use.contains("field: CPU"), qPrintable(use));
     }
 
     void badStreamsLabSizesAreExplainedAtTheField()

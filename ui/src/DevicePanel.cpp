@@ -23,14 +23,20 @@ QString dims(const gpu::Dim3& d)
 } // namespace
 
 DevicePanel::DevicePanel(QWidget* parent)
-    : QWidget(parent), m_chooser(new QComboBox(this)), m_form(new QFormLayout)
+    : QWidget(parent), m_chooser(new QComboBox(this)), m_where(new QLabel(this)),
+      m_form(new QFormLayout)
 {
     m_chooser->setObjectName("deviceChooser");
-    m_chooser->setToolTip(tr("The GPU the distance field computes on. A GPU that does not run "
-                             "the display\ncomputes through host copies instead of interop."));
+    m_chooser->setToolTip(tr("The GPU every workspace computes on. A GPU that does not run the "
+                             "display\ndraws the field through host copies instead of interop."));
     m_chooser->hide();
+    m_where->setObjectName("deviceUse");
+    m_where->setWordWrap(true);
+    m_where->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_where->hide();
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_chooser);
+    layout->addWidget(m_where);
     layout->addLayout(m_form);
     layout->addStretch(1);
     m_form->addRow(new QLabel(tr("Starting…"), this));
@@ -46,6 +52,17 @@ void DevicePanel::setDevices(const std::vector<std::string>& names, int current)
     if (current >= 0 && current < m_chooser->count())
         m_chooser->setCurrentIndex(current);
     m_chooser->setVisible(names.size() > 1);
+}
+
+void DevicePanel::setUse(const QString& text)
+{
+    m_where->setText(text);
+    m_where->setVisible(!text.isEmpty());
+}
+
+QString DevicePanel::use() const
+{
+    return m_where->text();
 }
 
 void DevicePanel::setDevice(const gpu::DeviceInfo& d)

@@ -94,9 +94,9 @@ constexpr int kUndoLimit = 1000;
 MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     : QMainWindow(parent), m_options(options), m_timeline(std::make_shared<gpu::Timeline>()),
       m_devices(std::make_shared<gpu::DevicePool>(options.backend, options.device, m_timeline)),
-      m_view(new FieldView(this)), m_panel(new ParametersPanel(this)),
-      m_device(new DevicePanel(this)), m_launch(new LaunchPanel(this)),
-      m_timelinePanel(new TimelinePanel(m_timeline, this)),
+      m_multiGpu(gpu::cudaDeviceNames().size() > 1), m_view(new FieldView(this)),
+      m_panel(new ParametersPanel(this)), m_device(new DevicePanel(this)),
+      m_launch(new LaunchPanel(this)), m_timelinePanel(new TimelinePanel(m_timeline, this)),
       m_lab(new StreamsLabPanel(m_devices, this)),
       m_periodogram(new PeriodogramWorkspace(m_devices, this)), m_workspaces(new QTabWidget(this)),
       m_undo(new QUndoStack(this)), m_backendLabel(new QLabel(this)), m_meshLabel(new QLabel(this)),
@@ -175,6 +175,8 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
         [this](long long threads) { return m_view->lessonOccupancy(threads); });
     connect(m_launch, &LaunchPanel::sweepRequested, this, &MainWindow::startSweep);
     connect(m_device, &DevicePanel::deviceChosen, m_view, &FieldView::setDevice);
+    connect(m_device, &DevicePanel::deviceChosen, this,
+            [this](int index) { m_devices->setOrdinal(index); });
     connect(m_launch, &LaunchPanel::changed, this, [this] {
         // An invalid launch leaves the last valid one in place; the panel says why.
         if (!m_launch->teachingChosen())
@@ -208,6 +210,11 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     });
     connect(m_view, &FieldView::backendReady, this,
             [this](const QString& description, const QString& device) {
+                const int ordinal = m_view->deviceInfo().ordinal;
+                m_devices->note(
+                    "field",
+                    (ordinal >= 0 ? tr("GPU %1: %2").arg(ordinal).arg(description) : description)
+                        .toStdString());
                 m_backendLabel->setText(description);
                 m_device->setDevice(m_view->deviceInfo());
                 m_device->setDevices(gpu::cudaDeviceNames(), m_view->deviceInfo().ordinal);
@@ -541,6 +548,12 @@ void MainWindow::refreshStatus()
         m_timelinePanel->setProblem(problem);
     if (const auto ms = m_view->lastKernelMs())
         m_timeLabel->setText(tr("kernel %1 ms").arg(*ms, 0, 'f', *ms < 1 ? 3 : 1));
+    // With several GPUs the parts of the app may compute on different ones: say which.
+    const QString where = QString::fromStdString(m_devices->summary());
+    m_backendLabel->setToolTip(where);
+    m_device->setUse(where);
+    if (m_multiGpu && !where.isEmpty())
+        m_backendLabel->setText(where);
 }
 
 void MainWindow::saveScreenshot()

@@ -658,8 +658,12 @@ void PeriodogramWorkspace::start(Request request)
     request.options.cancel = m_cancel.get();
     m_job.setFuture(QtConcurrent::run([this, request = std::move(request), cancel = m_cancel] {
         Result result;
-        if (!m_context)
+        // A device chosen since the last job takes over from this one.
+        if (!m_context || m_contextGeneration != m_devices->generation()) {
+            m_contextGeneration = m_devices->generation();
+            m_context.reset();
             result.status = m_devices->open("periodogram", m_context);
+        }
         if (!result.status)
             return result;
         result.device = m_context->name();

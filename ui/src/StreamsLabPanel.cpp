@@ -192,8 +192,12 @@ void StreamsLabPanel::run(bool compare)
     m_result->setText(tr("Running…"));
     m_job.setFuture(QtConcurrent::run([this, configs = m_submitted] {
         Outcome outcome;
-        if (!m_context)
+        // A device chosen since the last run takes over from the next one.
+        if (!m_context || m_contextGeneration != m_devices->generation()) {
+            m_contextGeneration = m_devices->generation();
+            m_context.reset();
             outcome.status = m_devices->open("lab", m_context);
+        }
         if (!outcome.status)
             return outcome;
         outcome.device = m_context->name();

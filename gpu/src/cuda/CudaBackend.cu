@@ -243,11 +243,12 @@ template <typename Out> Status CudaBackend::runTimed(const DistanceParams& param
         recorder().recording()
             ? distanceLaunchText(layoutFor(params).pitch, params.ny, int(params.references.size()))
             : std::string();
-    const int token = recorder().begin(m_stream, cuda().streamLane(), SpanKind::Kernel,
-                                       "distance field", 0, launchText);
-    if (Status s = launch(params, out); !s)
-        return s;
-    recorder().end(token, m_stream);
+    {
+        const SpanScope span(recorder(), m_stream, cuda().streamLane(), SpanKind::Kernel,
+                             "distance field", 0, launchText);
+        if (Status s = launch(params, out); !s)
+            return s;
+    }
     WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
     m_timingPending = true;
     return Status::success();
@@ -257,10 +258,8 @@ template <typename Op>
 Status CudaBackend::recorded(cudaStream_t stream, int lane, SpanKind kind, std::string name,
                              std::uint64_t bytes, Op&& op)
 {
-    const int token = recorder().begin(stream, lane, kind, std::move(name), bytes);
-    Status status = op();
-    recorder().end(token, stream);
-    return status;
+    const SpanScope span(recorder(), stream, lane, kind, std::move(name), bytes);
+    return op();
 }
 
 Status CudaBackend::queueStatsReadback()
@@ -589,24 +588,25 @@ Status CudaBackend::fillLesson(const DistanceParams& params, const LessonLaunch&
     if (status)
         status = cudaStatus(cudaMemsetAsync(deviceOwners, 0xff, ownerBytes, m_stream),
                             "Clearing the owner record");
+    if (status)
+        status = cudaStatus(cudaEventRecord(m_start, m_stream), "Starting the kernel's timer");
     if (status) {
-        WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
         const std::string detail = "grid " + std::to_string(lesson.launch.grid.x) + " x " +
                                    std::to_string(lesson.launch.grid.y) + ", block " +
                                    std::to_string(lesson.launch.block.x) + " x " +
                                    std::to_string(lesson.launch.block.y);
-        const int token = recorder().begin(m_stream, cuda().streamLane(), SpanKind::Kernel,
-                                           "teaching kernel", 0, detail);
+        const SpanScope span(recorder(), m_stream, cuda().streamLane(), SpanKind::Kernel,
+                             "teaching kernel", 0, detail);
         status = cudaStatus(params.precision == Precision::Float64
                                 ? launchLesson(makePlan<double>(params), lesson, deviceField,
                                                deviceOwners, m_stream)
                                 : launchLesson(makePlan<float>(params), lesson, deviceField,
                                                deviceOwners, m_stream),
                             "Launching the teaching kernel");
-        recorder().end(token, m_stream);
-        WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
-        m_timingPending = true;
     }
+    if (status)
+        status = cudaStatus(cudaEventRecord(m_stop, m_stream), "Stopping the kernel's timer");
+    m_timingPending = status.ok();
     if (status)
         status = cudaStatus(launchLessonStats(deviceField, params.nx, params.ny, layout.pitch,
                                               layout.statsOffset(), m_lessonKeys, m_statsState,

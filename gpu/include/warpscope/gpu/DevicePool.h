@@ -3,6 +3,7 @@
 #include "warpscope/gpu/Context.h"
 #include "warpscope/gpu/Device.h"
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,7 +25,11 @@ public:
     DevicePool(BackendKind requested, int ordinal, std::shared_ptr<Timeline> timeline);
 
     BackendKind requested() const { return m_requested; }
-    int requestedOrdinal() const { return m_ordinal; }
+    int requestedOrdinal() const;
+    // A person chose another CUDA device (the Device panel): contexts opened from now on are
+    // on it, and generation() moves on, so parts holding a context open a new one.
+    void setOrdinal(int ordinal);
+    std::uint64_t generation() const;
     const std::shared_ptr<Timeline>& timeline() const { return m_timeline; }
 
     // The device for work without a display, or why the request cannot be met.
@@ -41,6 +46,7 @@ public:
 private:
     BackendKind m_requested;
     int m_ordinal;
+    std::uint64_t m_generation = 0;
     std::shared_ptr<Timeline> m_timeline;
     mutable std::mutex m_mutex;
     std::map<std::string, std::string> m_where;

@@ -160,10 +160,12 @@ std::vector<PeriodogramProblem> validatePeriodogram(const TimeSeries& series,
 
 // Computes the Lomb-Scargle periodogram of series at every frequency of options.grid into
 // power (grid.count values) on context's device, with exact sums (no approximation) in
-// options.precision. Fails, saying why, on an invalid request, on cancellation, and when a
-// power comes out NaN or infinite.
+// options.precision, and returns when the powers are there. kernelMs, when given, receives the
+// computation's own time (CUDA events around the kernel; the CPU's clock). Fails, saying why,
+// on an invalid request, on cancellation, and when a power comes out NaN or infinite.
 Status computePeriodogram(Context& context, const TimeSeries& series,
-                          const PeriodogramOptions& options, std::span<double> power);
+                          const PeriodogramOptions& options, std::span<double> power,
+                          double* kernelMs = nullptr);
 
 // The direct kernel's occupancy on context's device at a block size, on an evenly spaced
 // grid (on the CPU, the sm_90 build's on the simulated device).

@@ -8,6 +8,7 @@
 
 class QComboBox;
 class QFormLayout;
+class QLabel;
 
 namespace warpscope::ui {
 
@@ -23,6 +24,9 @@ public:
     // Offers a choice of GPU when there are several; hidden otherwise.
     void setDevices(const std::vector<std::string>& names, int current);
     QComboBox* chooser() const { return m_chooser; }
+    // Which device each part of the app computes on, one "part: device" each.
+    void setUse(const QString& text);
+    QString use() const;
     // The value shown for a row label, for tests; empty when there is no such row.
     QString value(const QString& label) const;
 
@@ -31,6 +35,7 @@ signals:
 
 private:
     QComboBox* m_chooser;
+    QLabel* m_where;
     QFormLayout* m_form;
 };
 

@@ -99,6 +99,7 @@ private:
     WindowOptions m_options;
     std::shared_ptr<gpu::Timeline> m_timeline;
     std::shared_ptr<gpu::DevicePool> m_devices;
+    bool m_multiGpu; // the status bar then says which GPU computes what
     FieldView* m_view;
     ParametersPanel* m_panel;
     DevicePanel* m_device;

@@ -140,6 +140,7 @@ private:
     scene::PeriodogramScene m_committed; // the controls as the undo stack last saw them
     bool m_applying = false;
     std::unique_ptr<gpu::Context> m_context; // opened and used by the worker thread only
+    std::uint64_t m_contextGeneration = 0;   // the pool's generation it was opened in
     QFutureWatcher<Result> m_job;
     bool m_pending = false;
     // From the start of a job or load until its result is handled on the GUI thread (the

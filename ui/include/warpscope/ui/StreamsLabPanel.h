@@ -67,6 +67,7 @@ private:
     std::shared_ptr<gpu::DevicePool> m_devices;
     // Opened by the first run, on the worker thread, and used only there.
     std::unique_ptr<gpu::Context> m_context;
+    std::uint64_t m_contextGeneration = 0; // the pool's generation it was opened in
     QFutureWatcher<Outcome> m_job;
     std::vector<gpu::StreamsLabConfig> m_submitted;
     std::pair<double, double> m_lastRunUs{0.0, 0.0};
