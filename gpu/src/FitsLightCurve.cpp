@@ -155,8 +155,11 @@ void readTimeSystem(fitsfile* file, const std::string& timeUnit, LoadReport& rep
     }
 }
 
+// memoryBytes: the size of a file read from memory, where cfitsio reads past the end of a
+// truncated file as zeros instead of failing as it does for files on disk.
 Status readLightCurve(fitsfile* file, const std::string& source, const ColumnChoice& choice,
-                      TimeSeries& series, LoadReport& report, const LoadProgress& progress)
+                      TimeSeries& series, LoadReport& report, const LoadProgress& progress,
+                      std::optional<std::size_t> memoryBytes)
 {
     auto fail = [&](const std::string& why) { return Status::failure(source + ": " + why); };
     int status = 0, hdus = 0;
@@ -234,6 +237,17 @@ Status readLightCurve(fitsfile* file, const std::string& source, const ColumnCho
                 return fail(table + "'s " + why);
     if (rowCount <= 0)
         return fail("the table " + table + " has no rows");
+    if (memoryBytes) {
+        long long headerStart = 0, dataStart = 0, dataEnd = 0, rowBytes = 0;
+        if (fits_get_hduaddrll(file, &headerStart, &dataStart, &dataEnd, &status) ||
+            fits_read_key(file, TLONGLONG, "NAXIS1", &rowBytes, nullptr, &status))
+            return fail(table + " cannot be read (" + fitsError(status) + ")");
+        const long long held = std::max(0LL, (long long)*memoryBytes - dataStart);
+        if (rowBytes > 0 && rowCount > held / rowBytes)
+            return fail("the table " + table + " has " + std::to_string(rowCount) +
+                        " rows but the data end after " + std::to_string(held / rowBytes) +
+                        "; the file is truncated");
+    }
 
     std::array<char, FLEN_VALUE> timeUnit{};
     {
@@ -311,12 +325,13 @@ Status readLightCurve(fitsfile* file, const std::string& source, const ColumnCho
 // What both entry points do before and after reading: start empty, refuse date formats
 // (FITS times are numbers), and leave nothing half filled on failure.
 Status readChecked(fitsfile* file, const std::string& source, const ColumnChoice& choice,
-                   TimeSeries& series, LoadReport& report, const LoadProgress& progress)
+                   TimeSeries& series, LoadReport& report, const LoadProgress& progress,
+                   std::optional<std::size_t> memoryBytes)
 {
     if (choice.timeFormat == TimeFormat::IsoDate || choice.timeFormat == TimeFormat::YyyyMmDd)
         return Status::failure(source + ": FITS light curves hold times as numbers, not as " +
                                timeFormatName(choice.timeFormat) + " dates");
-    Status status = readLightCurve(file, source, choice, series, report, progress);
+    Status status = readLightCurve(file, source, choice, series, report, progress, memoryBytes);
     if (!status.ok())
         series = TimeSeries{};
     return status;
@@ -338,7 +353,7 @@ Status loadFitsLightCurve(const std::string& path, const ColumnChoice& columns, 
                                ")");
     }
     const FitsFile file(raw);
-    return readChecked(file.get(), path, columns, series, report, progress);
+    return readChecked(file.get(), path, columns, series, report, progress, std::nullopt);
 }
 
 Status parseFitsLightCurve(std::string_view bytes, const ColumnChoice& columns, TimeSeries& series,
@@ -356,7 +371,8 @@ Status parseFitsLightCurve(std::string_view bytes, const ColumnChoice& columns, 
                                fitsError(status) + ")");
     }
     const FitsFile file(raw);
-    return readChecked(file.get(), "The FITS data", columns, series, report, progress);
+    return readChecked(file.get(), "The FITS data", columns, series, report, progress,
+                       bytes.size());
 }
 
 } // namespace warpscope::gpu
