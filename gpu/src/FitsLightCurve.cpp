@@ -3,12 +3,16 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fitsio.h>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <vector>
+#include <zlib.h>
 
 namespace warpscope::gpu {
 namespace {
@@ -19,6 +23,10 @@ using detail::plural;
 // a header that promises more rows than the file holds fails at the first missing chunk
 // instead of allocating for all of them.
 constexpr long long kChunkRows = 1 << 16;
+// FITS files are made of blocks of this many bytes, and headers of cards of 80.
+constexpr std::size_t kFitsBlock = 2880, kCardBytes = 80;
+// Larger files (after decompression) are refused rather than read into memory.
+constexpr std::size_t kMaxFileBytes = std::size_t(4) << 30;
 // TESS and Kepler's reference Julian dates for BTJD and BKJD.
 constexpr double kTessBjdRef = 2457000.0, kKeplerBjdRef = 2454833.0;
 
@@ -101,6 +109,54 @@ std::string columnProblem(fitsfile* file, int column, const std::string& name)
     return {};
 }
 
+// cfitsio 4.2 copies a value into a 70-byte field with strcpy, one byte past its end when
+// an unquoted value fills all 70 columns of its card (found by FitsFuzz). Such a card is
+// not valid FITS, so files that hold one are refused before cfitsio reads them. Data that
+// happens to look like such a card is as unlikely as it would be unusual.
+// Returns the card's offset.
+std::optional<std::size_t> overfullCard(std::string_view bytes)
+{
+    for (std::size_t at = 0; at + kCardBytes <= bytes.size(); at += kCardBytes) {
+        const std::string_view card = bytes.substr(at, kCardBytes);
+        if (card.substr(8, 2) != "= ")
+            continue;
+        const bool keyword = std::all_of(card.begin(), card.begin() + 8, [](char c) {
+            return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+                   c == ' ';
+        });
+        if (keyword && card.substr(10).find_first_of(" '") == std::string_view::npos)
+            return at;
+    }
+    return std::nullopt;
+}
+
+// The whole file, decompressed when gzip compressed it (zlib reads other files as they are).
+Status readWholeFile(const std::string& path, std::string& bytes)
+{
+    gzFile in = gzopen(path.c_str(), "rb");
+    if (!in)
+        return Status::failure("Cannot open " + path + ": " + std::strerror(errno));
+    std::vector<char> chunk(std::size_t(1) << 16);
+    for (;;) {
+        const int n = gzread(in, chunk.data(), unsigned(chunk.size()));
+        if (n < 0) {
+            int code = 0;
+            const std::string why = gzerror(in, &code);
+            gzclose(in);
+            return Status::failure(path + " cannot be read (" + why + ")");
+        }
+        if (n == 0)
+            break;
+        if (bytes.size() + std::size_t(n) > kMaxFileBytes) {
+            gzclose(in);
+            return Status::failure(path + " holds more than 4 GiB");
+        }
+        bytes.append(chunk.data(), std::size_t(n));
+    }
+    gzclose(in);
+    return Status::success();
+}
+
 // The time scale the header gives, with what gave it, for LoadReport::timeLabel.
 void readTimeSystem(fitsfile* file, const std::string& timeUnit, LoadReport& report)
 {
@@ -155,11 +211,11 @@ void readTimeSystem(fitsfile* file, const std::string& timeUnit, LoadReport& rep
     }
 }
 
-// memoryBytes: the size of a file read from memory, where cfitsio reads past the end of a
-// truncated file as zeros instead of failing as it does for files on disk.
+// fileBytes: the file's size; rows past it would read as the zeros that its copy in memory
+// is padded with.
 Status readLightCurve(fitsfile* file, const std::string& source, const ColumnChoice& choice,
                       TimeSeries& series, LoadReport& report, const LoadProgress& progress,
-                      std::optional<std::size_t> memoryBytes)
+                      std::size_t fileBytes)
 {
     auto fail = [&](const std::string& why) { return Status::failure(source + ": " + why); };
     int status = 0, hdus = 0;
@@ -237,12 +293,12 @@ Status readLightCurve(fitsfile* file, const std::string& source, const ColumnCho
                 return fail(table + "'s " + why);
     if (rowCount <= 0)
         return fail("the table " + table + " has no rows");
-    if (memoryBytes) {
+    {
         long long headerStart = 0, dataStart = 0, dataEnd = 0, rowBytes = 0;
         if (fits_get_hduaddrll(file, &headerStart, &dataStart, &dataEnd, &status) ||
             fits_read_key(file, TLONGLONG, "NAXIS1", &rowBytes, nullptr, &status))
             return fail(table + " cannot be read (" + fitsError(status) + ")");
-        const long long held = std::max(0LL, (long long)*memoryBytes - dataStart);
+        const long long held = std::max(0LL, (long long)fileBytes - dataStart);
         if (rowBytes > 0 && rowCount > held / rowBytes)
             return fail("the table " + table + " has " + std::to_string(rowCount) +
                         " rows but the data end after " + std::to_string(held / rowBytes) +
@@ -322,19 +378,43 @@ Status readLightCurve(fitsfile* file, const std::string& source, const ColumnCho
     return Status::success();
 }
 
-// What both entry points do before and after reading: start empty, refuse date formats
-// (FITS times are numbers), and leave nothing half filled on failure.
-Status readChecked(fitsfile* file, const std::string& source, const ColumnChoice& choice,
-                   TimeSeries& series, LoadReport& report, const LoadProgress& progress,
-                   std::optional<std::size_t> memoryBytes)
+// Opens the bytes of a whole FITS file with cfitsio and reads the light curve; source
+// names the file in messages.
+Status readBytes(std::string_view bytes, const std::string& source, const ColumnChoice& choice,
+                 TimeSeries& series, LoadReport& report, const LoadProgress& progress)
 {
+    series = TimeSeries{};
+    report = LoadReport{};
     if (choice.timeFormat == TimeFormat::IsoDate || choice.timeFormat == TimeFormat::YyyyMmDd)
         return Status::failure(source + ": FITS light curves hold times as numbers, not as " +
                                timeFormatName(choice.timeFormat) + " dates");
-    Status status = readLightCurve(file, source, choice, series, report, progress, memoryBytes);
-    if (!status.ok())
+    if (const std::optional<std::size_t> at = overfullCard(bytes)) {
+        std::string keyword(bytes.substr(*at, 8));
+        keyword.erase(keyword.find_last_not_of(' ') + 1);
+        return Status::failure(source + ": the header card " + keyword + " (card " +
+                               std::to_string(*at / kCardBytes + 1) +
+                               " of the file) has an unquoted value that fills all 70 "
+                               "columns, which is not valid FITS");
+    }
+    // cfitsio reads memory in whole FITS blocks, past the end of a buffer of any other
+    // size, so the bytes are copied into whole blocks; zeros fill the last, as they would
+    // in a file cut short. Opened read-only, cfitsio neither writes to it nor grows it.
+    std::vector<char> blocks(
+        std::max<std::size_t>(1, (bytes.size() + kFitsBlock - 1) / kFitsBlock) * kFitsBlock);
+    std::copy(bytes.begin(), bytes.end(), blocks.begin());
+    void* data = blocks.data();
+    std::size_t size = blocks.size();
+    fitsfile* raw = nullptr;
+    int status = 0;
+    if (fits_open_memfile(&raw, "memory", READONLY, &data, &size, 0, nullptr, &status))
+        return Status::failure(source + " is not a FITS file that can be read (" +
+                               fitsError(status) + ")");
+    const FitsFile file(raw);
+    Status result =
+        readLightCurve(file.get(), source, choice, series, report, progress, bytes.size());
+    if (!result.ok())
         series = TimeSeries{};
-    return status;
+    return result;
 }
 
 } // namespace
@@ -344,35 +424,19 @@ Status loadFitsLightCurve(const std::string& path, const ColumnChoice& columns, 
 {
     series = TimeSeries{};
     report = LoadReport{};
-    // The disk-file opener reads the name as a path only: cfitsio's extended syntax
-    // ("file.fits[1]", "-", "mem://") would otherwise turn names into filters or other files.
-    fitsfile* raw = nullptr;
-    int status = 0;
-    if (fits_open_diskfile(&raw, path.c_str(), READONLY, &status)) {
-        return Status::failure(path + " is not a FITS file that can be read (" + fitsError(status) +
-                               ")");
-    }
-    const FitsFile file(raw);
-    return readChecked(file.get(), path, columns, series, report, progress, std::nullopt);
+    // Read here rather than by cfitsio, so that the headers are checked first and the name
+    // is only a path: cfitsio's extended syntax ("file.fits[1]", "-", "mem://") would
+    // otherwise turn names into filters or other files.
+    std::string bytes;
+    if (Status status = readWholeFile(path, bytes); !status.ok())
+        return status;
+    return readBytes(bytes, path, columns, series, report, progress);
 }
 
 Status parseFitsLightCurve(std::string_view bytes, const ColumnChoice& columns, TimeSeries& series,
                            LoadReport& report, const LoadProgress& progress)
 {
-    series = TimeSeries{};
-    report = LoadReport{};
-    // Opened read-only, cfitsio neither writes to the buffer nor grows it.
-    void* data = const_cast<char*>(bytes.data());
-    std::size_t size = bytes.size();
-    fitsfile* raw = nullptr;
-    int status = 0;
-    if (fits_open_memfile(&raw, "memory", READONLY, &data, &size, 0, nullptr, &status)) {
-        return Status::failure("The data are not a FITS file that can be read (" +
-                               fitsError(status) + ")");
-    }
-    const FitsFile file(raw);
-    return readChecked(file.get(), "The FITS data", columns, series, report, progress,
-                       bytes.size());
+    return readBytes(bytes, "The FITS data", columns, series, report, progress);
 }
 
 } // namespace warpscope::gpu
