@@ -109,22 +109,27 @@ std::string columnProblem(fitsfile* file, int column, const std::string& name)
     return {};
 }
 
-// cfitsio 4.2 copies a value into a 70-byte field with strcpy, one byte past its end when
-// an unquoted value fills all 70 columns of its card (found by FitsFuzz). Such a card is
-// not valid FITS, so files that hold one are refused before cfitsio reads them. Data that
-// happens to look like such a card is as unlikely as it would be unusual.
-// Returns the card's offset.
+// cfitsio 4.2 copies a keyword's value into a 70-byte field with strcpy, past its end when
+// an unquoted value is longer (found by FitsFuzz: "TTYPE1  =" and 71 characters). No value
+// in valid FITS is: a quoted string holds at most 68 characters, and numbers far fewer. So
+// files with one are refused before cfitsio reads them. Data laid out as such a card is as
+// unlikely as it would be unusual. Returns the card's offset.
 std::optional<std::size_t> overfullCard(std::string_view bytes)
 {
+    constexpr std::size_t kMaxValue = 68;
     for (std::size_t at = 0; at + kCardBytes <= bytes.size(); at += kCardBytes) {
         const std::string_view card = bytes.substr(at, kCardBytes);
-        if (card.substr(8, 2) != "= ")
+        if (card[8] != '=')
             continue;
         const bool keyword = std::all_of(card.begin(), card.begin() + 8, [](char c) {
-            return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-                   c == ' ';
+            return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                   c == '-' || c == '_' || c == ' ';
         });
-        if (keyword && card.substr(10).find_first_of(" '") == std::string_view::npos)
+        std::string_view value = card.substr(9);
+        value.remove_prefix(std::min(value.size(), value.find_first_not_of(' ')));
+        value = value.substr(0, value.find('/'));
+        value.remove_suffix(value.size() - std::min(value.size(), value.find_last_not_of(' ') + 1));
+        if (keyword && !value.starts_with('\'') && value.size() > kMaxValue)
             return at;
     }
     return std::nullopt;
@@ -393,8 +398,8 @@ Status readBytes(std::string_view bytes, const std::string& source, const Column
         keyword.erase(keyword.find_last_not_of(' ') + 1);
         return Status::failure(source + ": the header card " + keyword + " (card " +
                                std::to_string(*at / kCardBytes + 1) +
-                               " of the file) has an unquoted value that fills all 70 "
-                               "columns, which is not valid FITS");
+                               " of the file) has an unquoted value of more than 68 "
+                               "characters, which is not valid FITS");
     }
     // cfitsio reads memory in whole FITS blocks, past the end of a buffer of any other
     // size, so the bytes are copied into whole blocks; zeros fill the last, as they would
