@@ -110,7 +110,7 @@ std::string columnProblem(fitsfile* file, int column, const std::string& name)
 }
 
 // cfitsio 4.2 copies a keyword's value into a 70-byte field with strcpy, past its end when
-// an unquoted value is longer (found by FitsFuzz: "TTYPE1  =" and 71 characters). No value
+// an unquoted value is longer (found by FitsFuzz: "TTYPE1 =" and 71 characters). No value
 // in valid FITS is: a quoted string holds at most 68 characters, and numbers far fewer. So
 // files with one are refused before cfitsio reads them. Data laid out as such a card is as
 // unlikely as it would be unusual. Returns the card's offset.
@@ -119,13 +119,15 @@ std::optional<std::size_t> overfullCard(std::string_view bytes)
     constexpr std::size_t kMaxValue = 68;
     for (std::size_t at = 0; at + kCardBytes <= bytes.size(); at += kCardBytes) {
         const std::string_view card = bytes.substr(at, kCardBytes);
-        if (card[8] != '=')
+        // cfitsio ends a keyword at the first '=', wherever it is.
+        const std::size_t equals = card.find('=');
+        if (equals == std::string_view::npos)
             continue;
-        const bool keyword = std::all_of(card.begin(), card.begin() + 8, [](char c) {
+        const bool keyword = std::all_of(card.begin(), card.begin() + equals, [](char c) {
             return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
                    c == '-' || c == '_' || c == ' ';
         });
-        std::string_view value = card.substr(9);
+        std::string_view value = card.substr(equals + 1);
         value.remove_prefix(std::min(value.size(), value.find_first_not_of(' ')));
         value = value.substr(0, value.find('/'));
         value.remove_suffix(value.size() - std::min(value.size(), value.find_last_not_of(' ') + 1));
