@@ -52,7 +52,7 @@ struct ColumnChoice
 // What loading found, for the person who loaded the file.
 struct LoadReport
 {
-    std::string delimiter;            // "comma", "tab", "semicolon" or "whitespace"
+    std::string delimiter;            // "comma", "tab", "semicolon" or "whitespace"; "" for FITS
     bool decimalComma = false;        // the numbers are written 2459000,5
     std::vector<std::string> columns; // the header's names, or "column 1", ...
     int tColumn = 0, yColumn = 1, dyColumn = -1;
@@ -61,7 +61,7 @@ struct LoadReport
     std::size_t outOfRangeRows = 0;    // skipped: a number beyond the range of a double
     std::size_t nonFiniteRows = 0;     // skipped: NaN or infinite t, y or dy
     std::size_t nonPositiveErrors = 0; // skipped: dy <= 0
-    std::size_t invalidDates = 0;      // skipped: a date that does not exist, as 2021-02-30
+    std::size_t invalidDates = 0;      // skipped: in a date column, 2021-02-30 or not a date
     std::size_t flaggedRows = 0;       // skipped: a FITS row whose QUALITY flags are set
     std::size_t duplicateTimes = 0;    // kept: rows whose time equals the previous row's
     bool sorted = false;               // the rows were out of time order and have been sorted
