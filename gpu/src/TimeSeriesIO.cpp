@@ -1,5 +1,7 @@
 #include "warpscope/gpu/TimeSeriesIO.h"
 
+#include "TimeSeriesLoad.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -13,6 +15,8 @@
 
 namespace warpscope::gpu {
 namespace {
+
+using detail::plural;
 
 // Lines between progress reports.
 constexpr std::size_t kProgressLines = 1 << 16;
@@ -57,6 +61,173 @@ std::string_view unquote(std::string_view s)
     if (s.size() >= 2 && s.front() == '"' && s.back() == '"')
         return trim(s.substr(1, s.size() - 2));
     return s;
+}
+
+// Calendar dates ----------------------------------------------------------------------
+
+// MJD of 1970-01-01, the epoch of daysFromCivil.
+constexpr double kMjdOfUnixEpoch = 40587.0;
+// Decimal years are told from other numbers only by the column's name, and then only when
+// the values are calendar years; JD is recognised by its values in this range too (from
+// about the year 1311 to 2406), where no other time scale in use falls.
+constexpr double kMinDecimalYear = 1000.0, kMaxDecimalYear = 3000.0;
+constexpr double kMinJd = 2.2e6, kMaxJd = 2.6e6;
+
+bool isLeapYear(int y)
+{
+    return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+int daysInMonth(int y, int m)
+{
+    static constexpr int kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    return m == 2 && isLeapYear(y) ? 29 : kDays[m - 1];
+}
+
+// Days from 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's
+// days_from_civil), which ERFA, and so astropy, also use before 1582.
+long long daysFromCivil(int y, int m, int d)
+{
+    y -= m <= 2;
+    const long long era = (y >= 0 ? y : y - 399) / 400;
+    const long long yoe = y - era * 400;
+    const long long doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    const long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+enum class DateError
+{
+    None,
+    Malformed,
+    Month,
+    Day,
+    TimeOfDay
+};
+
+struct Date
+{
+    int year = 0, month = 0, day = 0;
+    DateError error = DateError::None;
+};
+
+// The digits s[at, at + n) as a number, or -1 when they are not all digits.
+int digits(std::string_view s, std::size_t at, std::size_t n)
+{
+    if (at + n > s.size())
+        return -1;
+    int v = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+        if (!isDigit(s[i]))
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+// Starts with the digits and dashes of YYYY-MM-DD.
+bool startsAsIsoDate(std::string_view s)
+{
+    return s.size() >= 10 && digits(s, 0, 4) >= 0 && s[4] == '-' && digits(s, 5, 2) >= 0 &&
+           s[7] == '-' && digits(s, 8, 2) >= 0;
+}
+
+bool looksLikeYyyyMmDd(std::string_view s)
+{
+    s = unquote(trim(s));
+    return s.size() == 8 && digits(s, 0, 8) >= 0;
+}
+
+Date checkDate(int y, int m, int d)
+{
+    Date date{y, m, d};
+    if (y < 1)
+        date.error = DateError::Malformed;
+    else if (m < 1 || m > 12)
+        date.error = DateError::Month;
+    else if (d < 1 || d > daysInMonth(y, m))
+        date.error = DateError::Day;
+    return date;
+}
+
+// YYYY-MM-DD, optionally followed by T (or a blank) and hh:mm, hh:mm:ss or hh:mm:ss.fff,
+// and then Z or an offset from UTC (+01:00, -0500). Without a zone the time is UTC. Days
+// are 86400 s long: a leap second (23:59:60) is refused rather than placed.
+Date parseIsoDate(std::string_view s, double& mjd)
+{
+    s = unquote(trim(s));
+    if (!startsAsIsoDate(s))
+        return {0, 0, 0, DateError::Malformed};
+    Date date = checkDate(digits(s, 0, 4), digits(s, 5, 2), digits(s, 8, 2));
+    if (date.error != DateError::None)
+        return date;
+    double seconds = 0;
+    std::size_t i = 10;
+    if (i < s.size() && (s[i] == 'T' || s[i] == 't' || s[i] == ' ')) {
+        const int hours = digits(s, i + 1, 2), minutes = digits(s, i + 4, 2);
+        if (hours < 0 || minutes < 0 || s[i + 3] != ':')
+            return {date.year, date.month, date.day, DateError::Malformed};
+        i += 6;
+        double secondsOfMinute = 0;
+        if (i < s.size() && s[i] == ':') {
+            std::size_t end = i + 1;
+            while (end < s.size() && (isDigit(s[end]) || s[end] == '.'))
+                ++end;
+            const auto [stop, error] =
+                std::from_chars(s.data() + i + 1, s.data() + end, secondsOfMinute);
+            if (digits(s, i + 1, 2) < 0 || error != std::errc() || stop != s.data() + end)
+                return {date.year, date.month, date.day, DateError::Malformed};
+            i = end;
+        }
+        if (hours > 23 || minutes > 59 || !(secondsOfMinute < 60.0))
+            return {date.year, date.month, date.day, DateError::TimeOfDay};
+        seconds = hours * 3600.0 + minutes * 60.0 + secondsOfMinute;
+        if (i < s.size() && (s[i] == 'Z' || s[i] == 'z')) {
+            ++i;
+        } else if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+            const int sign = s[i] == '+' ? 1 : -1;
+            const int offsetHours = digits(s, i + 1, 2);
+            std::size_t at = i + 3;
+            if (at < s.size() && s[at] == ':')
+                ++at;
+            const int offsetMinutes = digits(s, at, 2);
+            if (offsetHours < 0 || offsetMinutes < 0)
+                return {date.year, date.month, date.day, DateError::Malformed};
+            if (offsetHours > 23 || offsetMinutes > 59)
+                return {date.year, date.month, date.day, DateError::TimeOfDay};
+            seconds -= sign * (offsetHours * 3600.0 + offsetMinutes * 60.0);
+            i = at + 2;
+        }
+    }
+    if (i != s.size())
+        return {date.year, date.month, date.day, DateError::Malformed};
+    mjd = double(daysFromCivil(date.year, date.month, date.day)) + kMjdOfUnixEpoch +
+          seconds / 86400.0;
+    return date;
+}
+
+Date parseYyyyMmDd(std::string_view s, double& mjd)
+{
+    s = unquote(trim(s));
+    if (!looksLikeYyyyMmDd(s))
+        return {0, 0, 0, DateError::Malformed};
+    const Date date = checkDate(digits(s, 0, 4), digits(s, 4, 2), digits(s, 6, 2));
+    if (date.error == DateError::None)
+        mjd = double(daysFromCivil(date.year, date.month, date.day)) + kMjdOfUnixEpoch;
+    return date;
+}
+
+// A cell written as an ISO 8601 date, valid or not: what chooses the format, so that
+// 2021-02-30 among good dates is a bad date rather than text.
+bool looksLikeIsoDate(std::string_view s)
+{
+    double unused = 0;
+    return parseIsoDate(s, unused).error != DateError::Malformed;
+}
+
+bool isDateFormat(TimeFormat f)
+{
+    return f == TimeFormat::IsoDate || f == TimeFormat::YyyyMmDd;
 }
 
 // The line's content without its comment and surrounding blanks.
@@ -175,7 +346,8 @@ std::size_t skipQuoted(std::string_view line, std::size_t i)
 }
 
 // At most `limit` cells; quoted cells may hold the delimiter. Empty cells at the end, from
-// spreadsheets' trailing delimiters, are no column.
+// spreadsheets' trailing delimiters, are no column. Between blanks, a date followed by a
+// time of day ("1958-03-29 12:00:00") is one cell, as ISO 8601 allows it to be written.
 void split(std::string_view line, Delimiter d, std::vector<std::string_view>& fields,
            std::size_t limit = std::numeric_limits<std::size_t>::max())
 {
@@ -191,6 +363,16 @@ void split(std::string_view line, Delimiter d, std::vector<std::string_view>& fi
             i = skipQuoted(line, i);
             while (i < line.size() && !isBlank(line[i]))
                 ++i;
+            if (i - start == 10 && startsAsIsoDate(line.substr(start, 10))) {
+                std::size_t next = i;
+                while (next < line.size() && isBlank(line[next]))
+                    ++next;
+                if (digits(line, next, 2) >= 0 && next + 2 < line.size() && line[next + 2] == ':') {
+                    i = next;
+                    while (i < line.size() && !isBlank(line[i]))
+                        ++i;
+                }
+            }
             fields.push_back(line.substr(start, i - start));
         }
         return;
@@ -215,7 +397,8 @@ enum class Number
 {
     Ok,
     NotANumber,
-    OutOfRange
+    OutOfRange,
+    NotADate // a time cell in a column of dates
 };
 
 // std::from_chars is locale-independent. With decimalComma, "2459000,5" is read and a cell
@@ -291,6 +474,43 @@ std::string notANumber(std::string_view cell, const Format& format)
     return why;
 }
 
+// A cell that holds a value: a number, or a date that the time column may hold.
+bool isValue(std::string_view cell, bool decimalComma, std::string& buffer)
+{
+    double unused = 0;
+    return parseNumber(cell, decimalComma, buffer, unused) != Number::NotANumber ||
+           looksLikeIsoDate(cell);
+}
+
+// Why a time cell is not a date, quoted for the person.
+std::string notADate(std::string_view cell, TimeFormat format)
+{
+    cell = unquote(trim(cell));
+    std::string why = "\"";
+    why += printable(cell, kQuotedBytes);
+    why += "\" is not a date";
+    double unused = 0;
+    const Date date =
+        format == TimeFormat::IsoDate ? parseIsoDate(cell, unused) : parseYyyyMmDd(cell, unused);
+    switch (date.error) {
+    case DateError::Month:
+        return why + " (months run from 01 to 12)";
+    case DateError::Day:
+        return why + " (" + std::to_string(date.year) + "-" + (date.month < 10 ? "0" : "") +
+               std::to_string(date.month) + " has " +
+               std::to_string(daysInMonth(date.year, date.month)) + " days)";
+    case DateError::TimeOfDay:
+        return why + " (the time of day or its offset from UTC is out of range)";
+    case DateError::Malformed:
+    case DateError::None:
+        break;
+    }
+    return why + (format == TimeFormat::IsoDate
+                      ? " (dates are read as 1958-03-29, 1958-03-29T12:00:00 or "
+                        "1958-03-29T12:00:00Z)"
+                      : " (dates are read as YYYYMMDD, 19580329)");
+}
+
 // How well a format reads the sample: lines it reads whole (at least two numbers and no
 // other text), then numbers read in lines of at least two.
 struct Score
@@ -317,10 +537,8 @@ Format chooseFormat(const std::vector<std::string_view>& sample,
             split(line, format.delimiter, fields, kMaxColumns + 1);
             std::size_t filled = 0, numbers = 0;
             for (std::string_view f : fields) {
-                double unused = 0;
                 filled += !f.empty();
-                numbers += !f.empty() && parseNumber(f, format.decimalComma, buffer, unused) !=
-                                             Number::NotANumber;
+                numbers += !f.empty() && isValue(f, format.decimalComma, buffer);
             }
             if (numbers >= 2) {
                 score.numbers += numbers;
@@ -390,6 +608,103 @@ int findColumn(const std::vector<std::string>& keys, std::initializer_list<const
     return -1;
 }
 
+// The unit written after a column name, "time [d]" -> "d", lower case; "" when none is.
+std::string nameUnit(std::string_view name)
+{
+    name = unquote(trim(name));
+    if (name.empty() || (name.back() != ')' && name.back() != ']'))
+        return {};
+    const auto at = name.rfind(name.back() == ')' ? '(' : '[');
+    if (at == std::string_view::npos || at == 0)
+        return {};
+    std::string out(trim(name.substr(at + 1, name.size() - at - 2)));
+    for (char& c : out)
+        c = toLower(c);
+    return out;
+}
+
+// `word` starts s and is not the start of a longer word: "bjd_tdb" and "bjd-2450000" are
+// BJD, "jdate" is not JD.
+bool startsWord(std::string_view s, std::string_view word)
+{
+    return s.starts_with(word) && (s.size() == word.size() || !(toLower(s[word.size()]) >= 'a' &&
+                                                                toLower(s[word.size()]) <= 'z'));
+}
+
+// The time scale a name or unit says, as "BTJD", "mjd" or "BJD - 2450000"; Number when it
+// says none.
+TimeFormat scaleOfName(std::string_view n)
+{
+    static constexpr std::pair<const char*, TimeFormat> kScales[] = {
+        {"btjd", TimeFormat::Btjd}, {"bkjd", TimeFormat::Bkjd}, {"bjd", TimeFormat::Bjd},
+        {"hjd", TimeFormat::Hjd},   {"mjd", TimeFormat::Mjd},   {"jd", TimeFormat::Jd}};
+    for (const auto& [word, format] : kScales)
+        if (startsWord(n, word))
+            return format;
+    return TimeFormat::Number;
+}
+
+bool isYearName(std::string_view n)
+{
+    for (const char* w : {"year", "years", "yr", "decimal_year", "decimal year", "decimal_date",
+                          "decimal date", "date"})
+        if (n == w)
+            return true;
+    return false;
+}
+
+TimeUnit unitOfName(std::string_view unit)
+{
+    for (const char* w : {"d", "day", "days"})
+        if (unit == w)
+            return TimeUnit::Day;
+    for (const char* w : {"yr", "year", "years", "a"})
+        if (unit == w)
+            return TimeUnit::Year;
+    return TimeUnit::Unknown;
+}
+
+// The time column's format, from its name (a header's, "" without one) and the cells of the
+// sampled rows. Dates are recognised by their shape; decimal years only by a name, since
+// numbers from 1000 to 3000 are as often something else; JD by its values.
+TimeFormat detectTimeFormat(std::string_view name, const std::vector<std::string_view>& cells,
+                            bool decimalComma, std::string& buffer)
+{
+    std::size_t filled = 0, isoDates = 0, eightDigits = 0, validEightDigits = 0, numbers = 0;
+    std::size_t years = 0, jds = 0;
+    for (std::string_view cell : cells) {
+        if (trim(cell).empty())
+            continue;
+        ++filled;
+        double v = 0;
+        isoDates += looksLikeIsoDate(cell);
+        if (looksLikeYyyyMmDd(cell)) {
+            ++eightDigits;
+            validEightDigits += parseYyyyMmDd(cell, v).error == DateError::None;
+        }
+        if (parseNumber(cell, decimalComma, buffer, v) == Number::Ok) {
+            ++numbers;
+            years += v >= kMinDecimalYear && v <= kMaxDecimalYear;
+            jds += v >= kMinJd && v <= kMaxJd;
+        }
+    }
+    if (filled == 0)
+        return TimeFormat::Number;
+    if (2 * isoDates >= filled)
+        return TimeFormat::IsoDate;
+    const std::string key = nameKey(name), unit = nameUnit(name);
+    for (const std::string& n : {key, unit})
+        if (const TimeFormat scale = scaleOfName(n); scale != TimeFormat::Number)
+            return scale;
+    if (eightDigits == filled && 2 * validEightDigits > filled)
+        return TimeFormat::YyyyMmDd;
+    if ((isYearName(key) || unitOfName(unit) == TimeUnit::Year) && numbers > 0 && years == numbers)
+        return TimeFormat::DecimalYear;
+    if (numbers > 0 && jds == numbers && (unit.empty() || unitOfName(unit) == TimeUnit::Day))
+        return TimeFormat::Jd;
+    return TimeFormat::Number;
+}
+
 int findErrorColumn(const std::vector<std::string>& keys)
 {
     if (int i = findColumn(keys, {"dy", "err", "error", "sigma", "e", "uncertainty"}, {}); i >= 0)
@@ -417,13 +732,42 @@ void joinUnits(std::string_view line, std::vector<std::string_view>& fields)
     fields.swap(joined);
 }
 
+const char* encodingProblem(std::string_view text)
+{
+    if (text.starts_with("\xFF\xFE") || text.starts_with("\xFE\xFF"))
+        return "The file is UTF-16 or UTF-32 text; save it as UTF-8 or ASCII to load it";
+    return nullptr;
+}
+
+// FITS files by name, or by the first card that every FITS file starts with: ".lc" is
+// also used for text light curves, so such a file is FITS only when it starts as one.
+bool isFitsFile(const std::string& path, std::ifstream& in)
+{
+    std::string name = std::filesystem::path(path).filename().string();
+    for (char& c : name)
+        c = toLower(c);
+    for (const char* extension : {".fits", ".fit", ".fts", ".fits.gz", ".fit.gz", ".fts.gz"})
+        if (name.ends_with(extension))
+            return true;
+    char start[9] = {};
+    in.seekg(0);
+    in.read(start, sizeof start);
+    const bool fits = in.gcount() == sizeof start && std::string_view(start, 9) == "SIMPLE  =";
+    in.clear();
+    in.seekg(0, std::ios::end);
+    return fits;
+}
+
+} // namespace
+
+namespace detail {
+
 std::string plural(std::size_t n, const char* one, const char* many)
 {
     return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-// The skipped rows' counts and the first one's cause, "" when none was skipped.
-std::string skipped(const LoadReport& r)
+std::string skippedRows(const LoadReport& r)
 {
     std::string s;
     auto add = [&s](std::string part) { s += (s.empty() ? "" : "; ") + part; };
@@ -436,26 +780,110 @@ std::string skipped(const LoadReport& r)
         add(plural(r.nonFiniteRows, "row", "rows") + " with NaN or infinity skipped");
     if (r.nonPositiveErrors)
         add(plural(r.nonPositiveErrors, "row", "rows") + " with dy <= 0 skipped");
+    if (r.invalidDates)
+        add(plural(r.invalidDates, "row", "rows") + " with an invalid date skipped");
+    if (r.flaggedRows)
+        add(plural(r.flaggedRows, "row", "rows") + " with QUALITY flags skipped");
     if (!r.firstSkipped.empty())
         add("first skipped: " + r.firstSkipped);
     return s;
 }
 
-const char* encodingProblem(std::string_view text)
+std::string timeLabel(TimeFormat format, TimeUnit unit)
 {
-    if (text.starts_with("\xFF\xFE") || text.starts_with("\xFE\xFF"))
-        return "The file is UTF-16 or UTF-32 text; save it as UTF-8 or ASCII to load it";
-    return nullptr;
+    switch (format) {
+    case TimeFormat::IsoDate:
+        return "days (MJD from ISO 8601 dates)";
+    case TimeFormat::YyyyMmDd:
+        return "days (MJD from YYYYMMDD dates)";
+    case TimeFormat::DecimalYear:
+        return "years";
+    case TimeFormat::Jd:
+        return "days (JD)";
+    case TimeFormat::Mjd:
+        return "days (MJD)";
+    case TimeFormat::Hjd:
+        return "days (HJD)";
+    case TimeFormat::Bjd:
+        return "days (BJD)";
+    case TimeFormat::Btjd:
+        return "days (BTJD = BJD - 2457000)";
+    case TimeFormat::Bkjd:
+        return "days (BKJD = BJD - 2454833)";
+    case TimeFormat::Auto:
+    case TimeFormat::Number:
+        break;
+    }
+    return unit == TimeUnit::Day ? "days" : unit == TimeUnit::Year ? "years" : "";
 }
 
-} // namespace
+void orderByTime(TimeSeries& series, LoadReport& report)
+{
+    report.rows = series.t.size();
+    if (!std::is_sorted(series.t.begin(), series.t.end())) {
+        std::vector<std::size_t> order(report.rows);
+        std::iota(order.begin(), order.end(), std::size_t(0));
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return series.t[a] < series.t[b]; });
+        auto permute = [&](std::vector<double>& v) {
+            if (v.empty())
+                return;
+            std::vector<double> out(v.size());
+            for (std::size_t i = 0; i < order.size(); ++i)
+                out[i] = v[order[i]];
+            v.swap(out);
+        };
+        permute(series.t);
+        permute(series.y);
+        permute(series.dy);
+        report.sorted = true;
+    }
+    for (std::size_t i = 1; i < report.rows; ++i)
+        report.duplicateTimes += series.t[i] == series.t[i - 1];
+}
+
+} // namespace detail
+
+using detail::skippedRows;
+
+const char* timeFormatName(TimeFormat format)
+{
+    switch (format) {
+    case TimeFormat::Auto:
+        return "automatic";
+    case TimeFormat::Number:
+        return "number";
+    case TimeFormat::IsoDate:
+        return "ISO 8601 date";
+    case TimeFormat::YyyyMmDd:
+        return "YYYYMMDD";
+    case TimeFormat::DecimalYear:
+        return "decimal year";
+    case TimeFormat::Jd:
+        return "JD";
+    case TimeFormat::Mjd:
+        return "MJD";
+    case TimeFormat::Hjd:
+        return "HJD";
+    case TimeFormat::Bjd:
+        return "BJD";
+    case TimeFormat::Btjd:
+        return "BTJD";
+    case TimeFormat::Bkjd:
+        break;
+    }
+    return "BKJD";
+}
 
 std::string LoadReport::summary() const
 {
     std::string s = plural(rows, "row", "rows");
     if (decimalComma)
         s += "; numbers with decimal commas";
-    if (const std::string skips = skipped(*this); !skips.empty())
+    // Dates are shown as the days they became, so the line says so.
+    if (isDateFormat(timeFormat))
+        s += "; t in " + timeLabel;
+    if (const std::string skips = skippedRows(*this); !skips.empty())
         s += "; " + skips;
     if (sorted)
         s += "; sorted by time";
@@ -494,8 +922,8 @@ Status parseTimeSeries(std::string_view text, const ColumnChoice& choice, TimeSe
     report.delimiter = delimiterName(format.delimiter);
     report.decimalComma = format.decimalComma;
 
-    // The first line is a header when it holds two or more cells and no number; a title
-    // line of one cell is skipped as a non-numeric row.
+    // The first line is a header when it holds two or more cells and no number or date; a
+    // title line of one cell is skipped as a non-numeric row.
     split(sample.front(), format.delimiter, fields);
     if (fields.size() > kMaxColumns)
         return Status::failure("The first line has " + std::to_string(fields.size()) +
@@ -503,8 +931,7 @@ Status parseTimeSeries(std::string_view text, const ColumnChoice& choice, TimeSe
                                " columns are read");
     bool header =
         fields.size() >= 2 && std::none_of(fields.begin(), fields.end(), [&](std::string_view f) {
-            double unused = 0;
-            return parseNumber(f, format.decimalComma, buffer, unused) != Number::NotANumber;
+            return isValue(f, format.decimalComma, buffer);
         });
     std::vector<std::string_view> names;
     if (header) {
@@ -550,8 +977,12 @@ Status parseTimeSeries(std::string_view text, const ColumnChoice& choice, TimeSe
         std::vector<std::string> keys;
         for (std::string_view n : names)
             keys.push_back(nameKey(n));
-        if (int i = findColumn(keys, {"t", "time", "mjd", "jd", "bjd", "hjd", "date", "x"},
-                               {"time", "mjd", "jd", "bjd", "hjd"});
+        // "decimal date" before "year": NOAA's monthly CO2 has both, and the first is the time.
+        if (int i = findColumn(keys,
+                               {"t", "time", "mjd", "jd", "bjd", "btjd", "bkjd", "hjd", "date",
+                                "datetime", "decimal_date", "decimal date", "decimal_year",
+                                "decimal year", "year", "x"},
+                               {"time", "mjd", "jd", "bjd", "btjd", "bkjd", "hjd", "date"});
             i >= 0) {
             tCol = i;
             named = true;
@@ -579,6 +1010,27 @@ Status parseTimeSeries(std::string_view text, const ColumnChoice& choice, TimeSe
     report.yColumn = yCol;
     report.dyColumn = dyCol;
 
+    if (choice.timeFormat != TimeFormat::Auto) {
+        report.timeFormat = choice.timeFormat;
+    } else {
+        std::vector<std::string_view> timeCells;
+        for (std::size_t i = header ? 1 : 0; i < sample.size(); ++i) {
+            split(sample[i], format.delimiter, fields, std::size_t(tCol) + 1);
+            if (std::size_t(tCol) < fields.size())
+                timeCells.push_back(fields[std::size_t(tCol)]);
+        }
+        report.timeFormat = detectTimeFormat(
+            std::size_t(tCol) < names.size() ? names[std::size_t(tCol)] : std::string_view{},
+            timeCells, format.decimalComma, buffer);
+    }
+    report.timeUnit = report.timeFormat == TimeFormat::DecimalYear ? TimeUnit::Year
+                      : report.timeFormat != TimeFormat::Number    ? TimeUnit::Day
+                      : std::size_t(tCol) < names.size()
+                          ? unitOfName(nameUnit(names[std::size_t(tCol)]))
+                          : TimeUnit::Unknown;
+    report.timeLabel = detail::timeLabel(report.timeFormat, report.timeUnit);
+    const bool dates = isDateFormat(report.timeFormat);
+
     const int chosen[3] = {tCol, yCol, dyCol};
     const std::size_t needed = std::size_t(std::max({tCol, yCol, dyCol})) + 1;
     std::size_t lineNumber = 0;
@@ -598,21 +1050,29 @@ Status parseTimeSeries(std::string_view text, const ColumnChoice& choice, TimeSe
             if (chosen[k] < 0)
                 continue;
             const auto column = std::size_t(chosen[k]);
-            const Number n =
-                column < fields.size()
-                    ? parseNumber(fields[column], format.decimalComma, buffer, values[k])
-                    : Number::NotANumber;
+            Number n = Number::NotANumber;
+            if (column < fields.size() && k == 0 && dates)
+                n = (report.timeFormat == TimeFormat::IsoDate
+                         ? parseIsoDate(fields[column], values[k])
+                         : parseYyyyMmDd(fields[column], values[k]))
+                                .error == DateError::None
+                        ? Number::Ok
+                        : Number::NotADate;
+            else if (column < fields.size())
+                n = parseNumber(fields[column], format.decimalComma, buffer, values[k]);
             if (n == Number::Ok || (n == Number::OutOfRange && worst == Number::OutOfRange))
                 continue;
             worst = n;
             badColumn = column;
-            if (n == Number::NotANumber)
+            if (n != Number::OutOfRange)
                 break;
         }
         const auto [t, y, dy] = values;
         const bool finite = std::isfinite(t) && std::isfinite(y) && std::isfinite(dy);
         if (worst == Number::NotANumber) {
             ++report.nonNumericRows;
+        } else if (worst == Number::NotADate) {
+            ++report.invalidDates;
         } else if (worst == Number::OutOfRange) {
             ++report.outOfRangeRows;
         } else if (!finite) {
@@ -631,10 +1091,14 @@ Status parseTimeSeries(std::string_view text, const ColumnChoice& choice, TimeSe
         // Only the first skipped row's cause is written out, so large files stay fast.
         const std::string where = "line " + std::to_string(lineNumber);
         const std::string cell = where + ", column " + std::to_string(badColumn + 1);
-        if (worst == Number::NotANumber)
-            report.firstSkipped = badColumn < fields.size()
-                                      ? cell + ": " + notANumber(fields[badColumn], format)
-                                      : cell + " is missing";
+        if (worst == Number::NotANumber && badColumn >= fields.size())
+            report.firstSkipped = cell + " is missing";
+        else if (worst == Number::NotANumber && unquote(fields[badColumn]).empty())
+            report.firstSkipped = cell + " is empty";
+        else if (worst == Number::NotANumber)
+            report.firstSkipped = cell + ": " + notANumber(fields[badColumn], format);
+        else if (worst == Number::NotADate)
+            report.firstSkipped = cell + ": " + notADate(fields[badColumn], report.timeFormat);
         else if (worst == Number::OutOfRange)
             report.firstSkipped = cell + ": \"" +
                                   printable(unquote(fields[badColumn]), kQuotedBytes) +
@@ -654,28 +1118,9 @@ Status parseTimeSeries(std::string_view text, const ColumnChoice& choice, TimeSe
         if (dyCol >= 0)
             columnsUsed += " with " + std::to_string(dyCol + 1) + " (dy)";
         return Status::failure("No row holds usable numbers in " + columnsUsed + ": " +
-                               skipped(report));
+                               skippedRows(report));
     }
-    if (!std::is_sorted(series.t.begin(), series.t.end())) {
-        std::vector<std::size_t> order(report.rows);
-        std::iota(order.begin(), order.end(), std::size_t(0));
-        std::stable_sort(order.begin(), order.end(),
-                         [&](std::size_t a, std::size_t b) { return series.t[a] < series.t[b]; });
-        auto permute = [&](std::vector<double>& v) {
-            if (v.empty())
-                return;
-            std::vector<double> out(v.size());
-            for (std::size_t i = 0; i < order.size(); ++i)
-                out[i] = v[order[i]];
-            v.swap(out);
-        };
-        permute(series.t);
-        permute(series.y);
-        permute(series.dy);
-        report.sorted = true;
-    }
-    for (std::size_t i = 1; i < report.rows; ++i)
-        report.duplicateTimes += series.t[i] == series.t[i - 1];
+    detail::orderByTime(series, report);
     return Status::success();
 }
 
@@ -693,6 +1138,8 @@ Status loadTimeSeries(const std::string& path, const ColumnChoice& columns, Time
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in)
         return Status::failure("Cannot open " + path + ": " + std::strerror(errno));
+    if (isFitsFile(path, in))
+        return loadFitsLightCurve(path, columns, series, report, progress);
     const std::streamoff size = in.tellg();
     if (size < 0)
         return Status::failure("Cannot read " + path);

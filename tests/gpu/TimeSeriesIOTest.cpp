@@ -1,7 +1,9 @@
 #include "warpscope/gpu/TimeSeriesIO.h"
 
 #include "TestSupport.h"
+#include "cpu/CpuBackend.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <gtest/gtest.h>
 
@@ -342,6 +344,221 @@ TEST(TimeSeriesIO, FoldersAreNotFiles)
     const Status device = loadTimeSeries("/dev/null", {}, s, r);
     ASSERT_FALSE(device.ok());
     EXPECT_NE(device.message().find("not a regular file"), std::string::npos) << device.message();
+}
+
+// The numbers of a fixture's CSV column, below its header.
+std::vector<double> fixtureColumn(const std::string& name, std::size_t column)
+{
+    std::ifstream in(fixtureDir() + "/" + name);
+    EXPECT_TRUE(in) << name;
+    std::string line;
+    std::getline(in, line);
+    std::vector<double> values;
+    while (std::getline(in, line)) {
+        std::stringstream cells(line);
+        std::string cell;
+        for (std::size_t i = 0; i <= column; ++i)
+            std::getline(cells, cell, ',');
+        values.push_back(std::stod(cell));
+    }
+    return values;
+}
+
+// astropy.time's MJD and JD of each date (tests/fixtures/generate_dates.py). 1e-9 day
+// (86 us) is a few units in the last place of a JD near 2.4e6; the loader's MJD is the
+// day count plus the seconds over 86400, as astropy's for days without a leap second.
+TEST(TimeSeriesIO, IsoDatesBecomeTheMjdsOfAstropy)
+{
+    TimeSeries s;
+    LoadReport r;
+    ASSERT_TRUE(loadTimeSeries(fixtureDir() + "/dates/iso_dates.csv", {}, s, r).ok());
+    const std::vector<double> mjd = fixtureColumn("dates/iso_dates_expected.csv", 0);
+    const std::vector<double> jd = fixtureColumn("dates/iso_dates_expected.csv", 1);
+    ASSERT_EQ(s.t.size(), mjd.size());
+    for (std::size_t i = 0; i < mjd.size(); ++i) {
+        EXPECT_NEAR(s.t[i], mjd[i], 1e-9) << "row " << i;
+        EXPECT_NEAR(s.t[i] + 2400000.5, jd[i], 1e-9) << "row " << i;
+        EXPECT_EQ(s.y[i], double(i)); // in the file's order: the dates are in time order
+    }
+    EXPECT_EQ(r.timeFormat, TimeFormat::IsoDate);
+    EXPECT_EQ(r.timeUnit, TimeUnit::Day);
+    EXPECT_EQ(r.timeLabel, "days (MJD from ISO 8601 dates)");
+    EXPECT_EQ(r.summary(),
+              std::to_string(mjd.size()) + " rows; t in days (MJD from ISO 8601 dates)");
+}
+
+TEST(TimeSeriesIO, WeeklyYyyyMmDdDatesShowTheirYearlyCycle)
+{
+    TimeSeries s;
+    LoadReport r;
+    ASSERT_TRUE(loadTimeSeries(fixtureDir() + "/dates/weekly_yyyymmdd.csv", {}, s, r).ok());
+    EXPECT_EQ(r.timeFormat, TimeFormat::YyyyMmDd);
+    EXPECT_EQ(r.timeLabel, "days (MJD from YYYYMMDD dates)");
+    const std::vector<double> mjd = fixtureColumn("dates/weekly_yyyymmdd_expected.csv", 0);
+    ASSERT_EQ(s.t, mjd); // whole days: exact
+    // The sinusoid's period, 365.25 days, is where the periodogram peaks, to within one step
+    // of a grid of a tenth of the inverse baseline.
+    PeriodogramOptions o;
+    const double baseline = s.t.back() - s.t.front();
+    o.grid = frequencyGrid(0.1 / baseline, 0.05, 20000, false);
+    std::vector<double> power(std::size_t(o.grid.count));
+    CpuBackend cpu(1);
+    ASSERT_TRUE(cpu.computePeriodogram(s, o, std::span<double>(power)).ok());
+    const auto peak = std::max_element(power.begin(), power.end()) - power.begin();
+    EXPECT_NEAR(o.grid.frequency(peak), 1.0 / 365.25, o.grid.df);
+    EXPECT_GT(power[std::size_t(peak)], 0.99); // a sinusoid without noise
+}
+
+TEST(TimeSeriesIO, DatesThatDoNotExistAreSkippedWithTheirCause)
+{
+    LoadReport r;
+    TimeSeries s = parse("date,value\n"
+                         "1958-03-29,1\n"
+                         "2021-02-30,2\n"
+                         "1958-13-01,3\n"
+                         "2016-12-31T23:59:60Z,4\n"
+                         "2021-03-01T24:00:00,5\n"
+                         "1958-04-05,6\n",
+                         r);
+    EXPECT_EQ(s.y, (std::vector<double>{1, 6}));
+    EXPECT_EQ(r.invalidDates, 4u);
+    EXPECT_EQ(r.firstSkipped,
+              "line 3, column 1: \"2021-02-30\" is not a date (2021-02 has 28 days)");
+    EXPECT_NE(r.summary().find("4 rows with an invalid date skipped"), std::string::npos)
+        << r.summary();
+    s = parse("date,value\n1958-13-01,1\n1958-04-05,2\n", r);
+    EXPECT_EQ(r.firstSkipped,
+              "line 2, column 1: \"1958-13-01\" is not a date (months run from 01 to 12)");
+    s = parse("date,value\n1958-04-05,1\n1958-04-06 noon,2\n", r);
+    EXPECT_NE(r.firstSkipped.find("\"1958-04-06 noon\" is not a date (dates are read as"),
+              std::string::npos)
+        << r.firstSkipped;
+
+    // Eight-digit numbers are dates when most of those at the top are.
+    s = parse("19580329,1\n00000000,2\n19580405,3\n19580431,4\n19580412,5\n", r);
+    EXPECT_EQ(r.timeFormat, TimeFormat::YyyyMmDd);
+    EXPECT_EQ(s.y, (std::vector<double>{1, 3, 5}));
+    EXPECT_EQ(r.invalidDates, 2u);
+    EXPECT_EQ(r.firstSkipped, "line 2, column 1: \"00000000\" is not a date (dates are read as "
+                              "YYYYMMDD, 19580329)");
+}
+
+TEST(TimeSeriesIO, EmptyCellsAreSkippedAndNamed)
+{
+    LoadReport r;
+    const TimeSeries s = parse("date,co2,sigma\n1958-03-29,,0.5\n1958-04-05,316,0.5\n", r);
+    EXPECT_EQ(s.y, (std::vector<double>{316}));
+    EXPECT_EQ(r.nonNumericRows, 1u);
+    EXPECT_EQ(r.firstSkipped, "line 2, column 2 is empty");
+}
+
+TEST(TimeSeriesIO, DateTimesAreReadInEveryIsoSpelling)
+{
+    LoadReport r;
+    // Between blanks, a date and its time of day are one cell; offsets from UTC are applied.
+    TimeSeries s = parse("1958-03-29 12:00:00 1.5\n"
+                         "1958-03-30T06:00:00+06:00 2.5\n"
+                         "1958-03-30T18:30-0530 3.5\n"
+                         "\"1958-03-31T00:00:00.000z\" 4.5\n",
+                         r);
+    EXPECT_EQ(r.delimiter, "whitespace");
+    EXPECT_EQ(r.timeFormat, TimeFormat::IsoDate);
+    // 1958-03-29 is MJD 36291 (JD 2436291.5).
+    EXPECT_EQ(s.t, (std::vector<double>{36291.5, 36292.0, 36293.0, 36293.0}));
+    s = parse("date;value\n2024-02-29;1,5\n2024-03-01;2,5\n", r);
+    EXPECT_TRUE(r.decimalComma);
+    EXPECT_EQ(s.t, (std::vector<double>{60369, 60370}));
+}
+
+TEST(TimeSeriesIO, DecimalYearsAreKnownOnlyByTheirColumnName)
+{
+    LoadReport r;
+    // NOAA's monthly Mauna Loa CO2: the decimal date is the time, not the year.
+    TimeSeries s = parse("year,month,decimal date,value\n"
+                         "1958,3,1958.2027,315.70\n"
+                         "1958,4,1958.2877,317.45\n",
+                         r);
+    EXPECT_EQ(r.tColumn, 2);
+    EXPECT_EQ(r.timeFormat, TimeFormat::DecimalYear);
+    EXPECT_EQ(r.timeUnit, TimeUnit::Year);
+    EXPECT_EQ(r.timeLabel, "years");
+    EXPECT_EQ(s.t, (std::vector<double>{1958.2027, 1958.2877}));
+    EXPECT_EQ(r.summary(), "2 rows"); // the file's own numbers: nothing to say
+    s = parse("year,value\n1958,1\n1959,2\n", r);
+    EXPECT_EQ(r.timeFormat, TimeFormat::DecimalYear);
+    // Numbers that could be years are numbers without a name that says so.
+    s = parse("t,y\n1958.2,1\n1959.3,2\n", r);
+    EXPECT_EQ(r.timeFormat, TimeFormat::Number);
+    EXPECT_EQ(r.timeUnit, TimeUnit::Unknown);
+    EXPECT_EQ(r.timeLabel, "");
+    s = parse("1958.2,1\n1959.3,2\n", r);
+    EXPECT_EQ(r.timeFormat, TimeFormat::Number);
+    // A year column outside the calendar's range is not one of decimal years.
+    s = parse("year,value\n0.5,1\n1.5,2\n", r);
+    EXPECT_EQ(r.timeFormat, TimeFormat::Number);
+}
+
+TEST(TimeSeriesIO, JulianDateScalesAreNamedByHeaderOrValue)
+{
+    const std::pair<const char*, TimeFormat> cases[] = {
+        {"t,y\n2459000.5,1\n2459001.5,2\n", TimeFormat::Jd},
+        {"2459000.5 1\n2459001.5 2\n", TimeFormat::Jd},
+        {"mjd,flux\n59000.5,1\n59001.5,2\n", TimeFormat::Mjd},
+        {"BJD_TDB,flux\n2459000.5,1\n2459001.5,2\n", TimeFormat::Bjd},
+        {"bjd-2450000,flux\n9000.5,1\n9001.5,2\n", TimeFormat::Bjd},
+        {"btjd,flux\n1325.5,1\n1326.5,2\n", TimeFormat::Btjd},
+        {"time (BKJD),flux\n131.5,1\n132.5,2\n", TimeFormat::Bkjd},
+        {"HJD-2450000,mag\n9000.5,1\n9001.5,2\n", TimeFormat::Hjd},
+        {"time [MJD],flux\n59000.5,1\n59001.5,2\n", TimeFormat::Mjd},
+    };
+    for (const auto& [text, format] : cases) {
+        LoadReport r;
+        parse(text, r);
+        EXPECT_EQ(r.timeFormat, format) << text;
+        EXPECT_EQ(r.timeUnit, TimeUnit::Day) << text;
+    }
+    LoadReport r;
+    parse("t,y\n2459000.5,1\n2459001.5,2\n", r);
+    EXPECT_EQ(r.timeLabel, "days (JD)");
+    parse("btjd,flux\n1325.5,1\n1326.5,2\n", r);
+    EXPECT_EQ(r.timeLabel, "days (BTJD = BJD - 2457000)");
+    // A unit in the header names the unit of plain numbers.
+    parse("time [d],flux\n0.5,1\n1.5,2\n", r);
+    EXPECT_EQ(r.timeFormat, TimeFormat::Number);
+    EXPECT_EQ(r.timeUnit, TimeUnit::Day);
+    EXPECT_EQ(r.timeLabel, "days");
+    parse("t (yr),flux\n0.5,1\n1.5,2\n", r);
+    EXPECT_EQ(r.timeUnit, TimeUnit::Year);
+    // Seconds near 2.4e6 are not JDs.
+    parse("time [s],flux\n2459000.5,1\n2459001.5,2\n", r);
+    EXPECT_EQ(r.timeFormat, TimeFormat::Number);
+}
+
+TEST(TimeSeriesIO, TheTimeFormatCanBeChosen)
+{
+    LoadReport r;
+    ColumnChoice c;
+    c.timeFormat = TimeFormat::DecimalYear;
+    TimeSeries s = parse("1958.2,1\n1959.3,2\n", r, c);
+    EXPECT_EQ(r.timeFormat, TimeFormat::DecimalYear);
+    EXPECT_EQ(r.timeUnit, TimeUnit::Year);
+    c.timeFormat = TimeFormat::Number;
+    s = parse("t,y\n2459000.5,1\n2459001.5,2\n", r, c);
+    EXPECT_EQ(r.timeFormat, TimeFormat::Number);
+    EXPECT_EQ(r.timeLabel, "");
+    // Eight-digit counters read as dates only when asked to.
+    s = parse("t,y\n10000001,1\n10000002,2\n", r);
+    EXPECT_EQ(r.timeFormat, TimeFormat::Number);
+    c.timeFormat = TimeFormat::YyyyMmDd;
+    s = parse("t,y\n20000101,1\n20000102,2\n", r, c);
+    EXPECT_EQ(s.t, (std::vector<double>{51544, 51545}));
+    c.timeFormat = TimeFormat::IsoDate;
+    TimeSeries out;
+    const Status st = parseTimeSeries("1,2\n3,4\n", c, out, r);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("2 rows with an invalid date skipped"), std::string::npos)
+        << st.message();
+    EXPECT_STREQ(timeFormatName(TimeFormat::Btjd), "BTJD");
 }
 
 } // namespace
