@@ -47,20 +47,6 @@ Status checkHostOutput(const DistanceParams& params, std::size_t outputSize)
     return Status::success();
 }
 
-Status checkLesson(const DistanceParams& params, const LessonLaunch& lesson,
-                   const DeviceInfo& device, std::size_t fieldSize, std::size_t ownersSize)
-{
-    if (Status s = checkHostOutput(params, fieldSize); !s)
-        return s;
-    if (const auto errors = validateLaunch(lesson.launch, device); !errors.empty())
-        return Status::failure(errors.front().message);
-    const std::size_t nodes = std::size_t(params.nx) * std::size_t(params.ny);
-    if (ownersSize < 2 * nodes)
-        return Status::failure("The owner output holds " + std::to_string(ownersSize) +
-                               " words; the mesh needs " + std::to_string(2 * nodes));
-    return Status::success();
-}
-
 Status uploadField(const GlBuffer& target, std::span<const float> values)
 {
     if (values.size() < target.layout.elementCount())

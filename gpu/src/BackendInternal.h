@@ -24,10 +24,6 @@ CudaProbe probeCuda(bool glContextCurrent, int wantedDevice);
 // Validates parameters and that a host output of outputSize values can hold their field.
 Status checkHostOutput(const DistanceParams& params, std::size_t outputSize);
 
-// Validates a teaching launch against a device and the sizes of its host outputs.
-Status checkLesson(const DistanceParams& params, const LessonLaunch& lesson,
-                   const DeviceInfo& device, std::size_t fieldSize, std::size_t ownersSize);
-
 // Returns null and sets error when the backend cannot be created.
 std::unique_ptr<Backend> makeCudaBackend(int device, DisplayPath path, std::string& error);
 

@@ -362,7 +362,7 @@ bool MainWindow::periodogramShown() const
 
 SweepDialog* MainWindow::startSweep()
 {
-    auto* dialog = new SweepDialog(m_committed, m_options.backend, this);
+    auto* dialog = new SweepDialog(m_committed, m_devices, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->show();
     dialog->start();

@@ -1,7 +1,5 @@
 #include "warpscope/ui/SweepDialog.h"
 
-#include "WorkerBackend.h"
-
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
@@ -20,11 +18,11 @@ constexpr int kRepetitions = 20;
 
 } // namespace
 
-SweepDialog::SweepDialog(const gpu::DistanceParams& params, gpu::BackendKind backend,
-                         QWidget* parent)
-    : QDialog(parent), m_params(params), m_requested(backend), m_plot(new QCustomPlot(this)),
-      m_progress(new QProgressBar(this)), m_cancelButton(new QPushButton(tr("Cancel"), this)),
-      m_result(new QLabel(this))
+SweepDialog::SweepDialog(const gpu::DistanceParams& params,
+                         std::shared_ptr<gpu::DevicePool> devices, QWidget* parent)
+    : QDialog(parent), m_params(params), m_devices(std::move(devices)),
+      m_plot(new QCustomPlot(this)), m_progress(new QProgressBar(this)),
+      m_cancelButton(new QPushButton(tr("Cancel"), this)), m_result(new QLabel(this))
 {
     setWindowTitle(tr("Block-size sweep of the teaching kernel"));
     resize(900, 600);
@@ -90,19 +88,20 @@ void SweepDialog::start()
     m_job.setFuture(QtConcurrent::run(
         [this, params = m_params, cancel = m_cancel, done = m_done, incoming = m_incoming] {
             Outcome outcome;
-            outcome.status = ensureWorkerBackend(m_backend, m_requested, nullptr, "sweep");
+            // Timing only: its launches stay off the timeline.
+            outcome.status = m_devices->open("sweep", m_context, /*record=*/false);
             if (!outcome.status)
                 return outcome;
-            outcome.device = m_backend->deviceName();
+            outcome.device = m_context->name();
             for (long long threads = kWarp; threads <= kLargest && !*cancel; threads += kWarp) {
                 gpu::LessonLaunch lesson;
                 lesson.launch.block = {threads, 1, 1};
                 lesson.launch.grid = {(params.nx + threads - 1) / threads, params.ny, 1};
                 double ms = 0.0;
-                outcome.status = m_backend->timeLesson(params, lesson, kRepetitions, ms);
+                outcome.status = gpu::timeLesson(*m_context, params, lesson, kRepetitions, ms);
                 if (!outcome.status)
                     return outcome;
-                const auto occupancy = m_backend->lessonOccupancy(params.precision, threads);
+                const auto occupancy = gpu::lessonOccupancy(*m_context, params.precision, threads);
                 incoming->push_back({threads, ms, occupancy.theoretical.fraction});
                 ++*done;
             }

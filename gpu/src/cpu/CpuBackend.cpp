@@ -162,64 +162,20 @@ Status CpuBackend::fillDistance(const DistanceParams& params, const GlBuffer& ta
 
 // Executes the teaching kernel block by block, each thread with the indices it would have on
 // a GPU. Blocks whose threads cannot reach a node return at once there, so they are skipped.
-template <typename T>
-void CpuBackend::simulateLesson(const DistanceParams& params, const LessonLaunch& lesson,
-                                float* field, std::uint32_t* owners)
-{
-    const DistancePlan<T> plan = makePlan<T>(params);
-    const FieldLayout layout = layoutFor(params);
-    const Dim3& b = lesson.launch.block;
-    const Dim3& g = lesson.launch.grid;
-    const long long nx = params.nx, ny = params.ny;
-    const long long activeX = std::min(g.x, (nx + b.x - 1) / b.x);
-    const long long activeY = std::min(g.y, (ny + b.y - 1) / b.y);
-    const int smCount = std::max(1, simulatedHopper().smCount);
-    m_pool.parallelFor(
-        std::size_t(activeX * activeY), [&](std::size_t begin, std::size_t end, unsigned) {
-            for (std::size_t k = begin; k < end; ++k) {
-                const long long bx = k % activeX, by = k / activeX;
-                const auto block = static_cast<std::uint32_t>(by * g.x + bx);
-                const std::uint32_t sm = block % std::uint32_t(smCount);
-                for (long long ty = 0; ty < b.y; ++ty)
-                    for (long long tx = 0; tx < b.x; ++tx) {
-                        const auto thread = static_cast<std::uint32_t>(ty * b.x + tx);
-                        const long long strideY = lesson.gridStride ? g.y * b.y : ny;
-                        const long long strideX = lesson.gridStride ? g.x * b.x : nx;
-                        for (long long row = by * b.y + ty; row < ny; row += strideY)
-                            for (long long col = bx * b.x + tx; col < nx; col += strideX) {
-                                field[layout.index(int(row), int(col))] =
-                                    float(planNodeDistance(plan, int(row), int(col)));
-                                std::uint32_t* owner = owners + 2 * (row * nx + col);
-                                owner[0] = block;
-                                owner[1] = thread | (sm << 16);
-                            }
-                    }
-            }
-        });
-}
 
 Status CpuBackend::runLesson(const DistanceParams& params, const LessonLaunch& lesson,
                              std::span<float> field, std::span<std::uint32_t> owners)
 {
-    if (Status s = checkLesson(params, lesson, deviceInfo(), field.size(), owners.size()); !s)
-        return s;
-    std::fill(owners.begin(), owners.begin() + 2 * std::size_t(params.nx) * params.ny, kUncovered);
-    const auto start = std::chrono::steady_clock::now();
-    if (params.precision == Precision::Float64)
-        simulateLesson<double>(params, lesson, field.data(), owners.data());
-    else
-        simulateLesson<float>(params, lesson, field.data(), owners.data());
-    const std::chrono::duration<double, std::milli> elapsed =
-        std::chrono::steady_clock::now() - start;
-    m_lastMs = elapsed.count();
-    return Status::success();
+    double ms = 0.0;
+    const Status status = gpu::runLesson(*m_context, params, lesson, field, owners, &ms);
+    if (status)
+        m_lastMs = ms;
+    return status;
 }
 
-// The kernels' resources as nvcc builds them for sm_90 (ptxas -v), on the simulated device.
-Backend::KernelOccupancy CpuBackend::lessonOccupancy(Precision precision, long long blockThreads)
+KernelOccupancy CpuBackend::lessonOccupancy(Precision precision, long long blockThreads)
 {
-    const bool f64 = precision == Precision::Float64;
-    return presetOccupancy(deviceInfo(), {f64 ? 46 : 40, 0, 1024}, blockThreads);
+    return gpu::lessonOccupancy(*m_context, precision, blockThreads);
 }
 
 KernelOccupancy CpuBackend::periodogramOccupancy(Precision precision, long long blockThreads)
@@ -254,23 +210,7 @@ Status CpuBackend::fillLesson(const DistanceParams& params, const LessonLaunch& 
 Status CpuBackend::timeLesson(const DistanceParams& params, const LessonLaunch& lesson,
                               int repetitions, double& medianMs)
 {
-    std::vector<float> field;
-    std::vector<std::uint32_t> owners;
-    try {
-        field.resize(layoutFor(params).elementCount());
-        owners.resize(2 * std::size_t(params.nx) * std::size_t(params.ny));
-    } catch (const std::bad_alloc&) {
-        return Status::failure("Out of host memory for the teaching kernel");
-    }
-    std::vector<double> times;
-    for (int k = 0; k < std::max(1, repetitions); ++k) {
-        if (Status s = runLesson(params, lesson, field, owners); !s)
-            return s;
-        times.push_back(*m_lastMs);
-    }
-    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-    medianMs = times[times.size() / 2];
-    return Status::success();
+    return gpu::timeLesson(*m_context, params, lesson, repetitions, medianMs);
 }
 
 Status CpuBackend::timeKernel(const DistanceParams& params, int repetitions, double& medianMs)

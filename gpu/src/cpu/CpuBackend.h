@@ -55,9 +55,6 @@ private:
 
     template <typename Out> Status compute(const DistanceParams& params, std::span<Out> out);
     template <typename T, typename Out> void run(const DistanceParams& params, Out* out);
-    template <typename T>
-    void simulateLesson(const DistanceParams& params, const LessonLaunch& lesson, float* field,
-                        std::uint32_t* owners);
 
     std::unique_ptr<Context> m_context;
     ThreadPool& m_pool;

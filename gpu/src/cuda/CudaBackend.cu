@@ -1,7 +1,8 @@
 #include "BackendInternal.h"
 #include "GlUpload.h"
 #include "cuda/DistanceKernel.cuh"
-#include "cuda/LessonKernel.cuh"
+#include "lesson/LessonKernel.cuh"
+#include "lesson/LessonShared.h"
 #include "periodogram/CudaSpectrum.h"
 #include "periodogram/PeriodogramPlan.h"
 #include "periodogram/SpectrumKernels.cuh"
@@ -53,7 +54,10 @@ public:
     std::optional<double> lastKernelMs() override;
     std::optional<FieldStats> lastStats() override;
     Status runLesson(const DistanceParams& params, const LessonLaunch& lesson,
-                     std::span<float> field, std::span<std::uint32_t> owners) override;
+                     std::span<float> field, std::span<std::uint32_t> owners) override
+    {
+        return gpu::runLesson(*m_context, params, lesson, field, owners);
+    }
     Status timeKernel(const DistanceParams& params, int repetitions, double& medianMs) override;
     Status computePeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
                               std::span<double> power) override;
@@ -63,8 +67,7 @@ public:
                         const GlVertexBuffer& target) override;
     KernelOccupancy lessonOccupancy(Precision precision, long long blockThreads) override
     {
-        return kernelOccupancy(cuda(), lessonKernelSymbol(precision == Precision::Float64),
-                               blockThreads);
+        return gpu::lessonOccupancy(*m_context, precision, blockThreads);
     }
     KernelOccupancy periodogramOccupancy(Precision precision, long long blockThreads) override
     {
@@ -73,7 +76,10 @@ public:
     Status fillLesson(const DistanceParams& params, const LessonLaunch& lesson,
                       const GlBuffer& field, const GlOwnerBuffer& owners) override;
     Status timeLesson(const DistanceParams& params, const LessonLaunch& lesson, int repetitions,
-                      double& medianMs) override;
+                      double& medianMs) override
+    {
+        return gpu::timeLesson(*m_context, params, lesson, repetitions, medianMs);
+    }
     void setTimeline(std::shared_ptr<Timeline> timeline, const std::string& role) override;
     Status collectTimeline() override { return m_context->collectTimeline(); }
     Status runStreamsLab(const StreamsLabConfig& config, StreamsLabResult& result) override
@@ -141,7 +147,6 @@ private:
     GrowBuffer m_scratch{"the kernel's tables", false};
     GrowBuffer m_field{"the field", false}; // host results and the host-copy display path
     GrowBuffer m_pinned{"the field's copy", true};
-    GrowBuffer m_owners{"the thread owners", false};
     std::vector<Registration> m_registrations;
 };
 
@@ -173,7 +178,6 @@ CudaBackend::~CudaBackend()
     cudaFree(m_statsState);
     cudaFree(m_lessonKeys);
     cudaFree(m_scratch.pointer);
-    cudaFree(m_owners.pointer);
     cudaFreeHost(m_pinned.pointer);
     cudaFreeHost(m_pinnedStats);
     if (m_start)
@@ -464,41 +468,6 @@ std::optional<FieldStats> CudaBackend::lastStats()
     return m_statsPending ? std::nullopt : m_lastStats;
 }
 
-Status CudaBackend::runLesson(const DistanceParams& params, const LessonLaunch& lesson,
-                              std::span<float> field, std::span<std::uint32_t> owners)
-{
-    if (Status s = checkLesson(params, lesson, m_info, field.size(), owners.size()); !s)
-        return s;
-    const std::size_t fieldBytes = layoutFor(params).elementCount() * sizeof(float);
-    const std::size_t ownerBytes = 2 * std::size_t(params.nx) * params.ny * sizeof(std::uint32_t);
-    WS_CUDA_TRY(cudaSetDevice(m_device));
-    if (Status s = grow(m_field, fieldBytes); !s)
-        return s;
-    if (Status s = grow(m_owners, ownerBytes); !s)
-        return s;
-    auto* deviceField = static_cast<float*>(m_field.pointer);
-    auto* deviceOwners = static_cast<std::uint32_t*>(m_owners.pointer);
-    // The host's field values stand where no thread writes, so copy them in first.
-    WS_CUDA_TRY(
-        cudaMemcpyAsync(deviceField, field.data(), fieldBytes, cudaMemcpyHostToDevice, m_stream));
-    WS_CUDA_TRY(cudaMemsetAsync(deviceOwners, 0xff, ownerBytes, m_stream));
-    WS_CUDA_TRY(cudaEventRecord(m_start, m_stream));
-    const cudaError_t launched =
-        params.precision == Precision::Float64
-            ? launchLesson(makePlan<double>(params), lesson, deviceField, deviceOwners, m_stream)
-            : launchLesson(makePlan<float>(params), lesson, deviceField, deviceOwners, m_stream);
-    if (Status s = cudaStatus(launched, "Launching the teaching kernel"); !s)
-        return s;
-    WS_CUDA_TRY(cudaEventRecord(m_stop, m_stream));
-    m_timingPending = true;
-    WS_CUDA_TRY(
-        cudaMemcpyAsync(field.data(), deviceField, fieldBytes, cudaMemcpyDeviceToHost, m_stream));
-    WS_CUDA_TRY(
-        cudaMemcpyAsync(owners.data(), deviceOwners, ownerBytes, cudaMemcpyDeviceToHost, m_stream));
-    WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
-    return Status::success();
-}
-
 Status CudaBackend::timeKernel(const DistanceParams& params, int repetitions, double& medianMs)
 {
     if (const auto errors = validate(params); !errors.empty())
@@ -623,31 +592,6 @@ Status CudaBackend::fillLesson(const DistanceParams& params, const LessonLaunch&
     if (!unmapped)
         return unmapped;
     return queueStatsReadback();
-}
-
-Status CudaBackend::timeLesson(const DistanceParams& params, const LessonLaunch& lesson,
-                               int repetitions, double& medianMs)
-{
-    const std::size_t fieldCount = layoutFor(params).elementCount();
-    if (Status s = checkLesson(params, lesson, m_info, fieldCount,
-                               2 * std::size_t(params.nx) * std::size_t(params.ny));
-        !s)
-        return s;
-    WS_CUDA_TRY(cudaSetDevice(m_device));
-    if (Status s = grow(m_field, fieldCount * sizeof(float)); !s)
-        return s;
-    if (Status s = grow(m_owners, 2 * std::size_t(params.nx) * params.ny * sizeof(std::uint32_t));
-        !s)
-        return s;
-    auto* field = static_cast<float*>(m_field.pointer);
-    auto* owners = static_cast<std::uint32_t*>(m_owners.pointer);
-    auto launch = [&] {
-        return params.precision == Precision::Float64
-                   ? launchLesson(makePlan<double>(params), lesson, field, owners, m_stream)
-                   : launchLesson(makePlan<float>(params), lesson, field, owners, m_stream);
-    };
-    return medianEventTime([&] { return cudaStatus(launch(), "Launching the teaching kernel"); },
-                           repetitions, medianMs);
 }
 
 void CudaBackend::setTimeline(std::shared_ptr<Timeline> timeline, const std::string& role)

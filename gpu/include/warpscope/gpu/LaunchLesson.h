@@ -1,10 +1,13 @@
 #pragma once
 
+#include "warpscope/gpu/Context.h"
 #include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/gpu/LaunchConfig.h"
+#include "warpscope/gpu/Status.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <utility>
 
 namespace warpscope::gpu {
@@ -42,6 +45,25 @@ inline std::uint32_t ownerSm(std::uint32_t word1)
 // the node.
 bool expectedOwner(const LessonLaunch& lesson, int row, int col, std::uint32_t& block,
                    std::uint32_t& thread);
+
+// Runs the teaching kernel with the user's launch on context's device, after checking it
+// against the device's limits. field is laid out as layoutFor(params); only the nodes a thread
+// reached are written, and the stats are not. owners holds 2 * nx * ny words. On the CPU the
+// kernel is simulated block by block with the same indices, and SM ids are simulated: block
+// index modulo the SM count. kernelMs, when given, receives the kernel's time (CUDA events;
+// the simulator's clock).
+Status runLesson(Context& context, const DistanceParams& params, const LessonLaunch& lesson,
+                 std::span<float> field, std::span<std::uint32_t> owners,
+                 double* kernelMs = nullptr);
+
+// Median time of the teaching kernel over repeated launches (CUDA events; the simulator's
+// clock on the CPU), for the block-size sweep.
+Status timeLesson(Context& context, const DistanceParams& params, const LessonLaunch& lesson,
+                  int repetitions, double& medianMs);
+
+// The teaching kernel's occupancy on context's device at a block size (on the CPU, the sm_90
+// build's resources on the simulated device).
+KernelOccupancy lessonOccupancy(Context& context, Precision precision, long long blockThreads);
 
 // Writes the minimum and maximum of the nodes a lesson reached (NaN elsewhere) into the
 // field's stats slots and returns them; both 0 when it reached none. For a field laid out

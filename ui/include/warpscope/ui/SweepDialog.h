@@ -1,6 +1,7 @@
 #pragma once
 
-#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/DevicePool.h"
+#include "warpscope/gpu/LaunchLesson.h"
 
 #include <QDialog>
 #include <QFutureWatcher>
@@ -23,7 +24,7 @@ class SweepDialog : public QDialog
     Q_OBJECT
 
 public:
-    SweepDialog(const gpu::DistanceParams& params, gpu::BackendKind backend,
+    SweepDialog(const gpu::DistanceParams& params, std::shared_ptr<gpu::DevicePool> devices,
                 QWidget* parent = nullptr);
     ~SweepDialog() override;
 
@@ -52,8 +53,8 @@ private:
     void showPoints();
 
     gpu::DistanceParams m_params;
-    gpu::BackendKind m_requested;
-    std::unique_ptr<gpu::Backend> m_backend; // used only by the worker
+    std::shared_ptr<gpu::DevicePool> m_devices;
+    std::unique_ptr<gpu::Context> m_context; // opened and used by the worker only
     QFutureWatcher<Outcome> m_job;
     bool m_running = false;
     std::shared_ptr<std::atomic<bool>> m_cancel;

@@ -1,4 +1,4 @@
-#include "cuda/LessonKernel.cuh"
+#include "lesson/LessonKernel.cuh"
 
 #include <algorithm>
 

@@ -1,0 +1,125 @@
+#include "lesson/LessonKernel.cuh"
+#include "lesson/LessonShared.h"
+#include "runtime/CudaContext.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace warpscope::gpu {
+namespace {
+
+// What the teaching kernel keeps on a CUDA context between runs: its device buffers and its
+// own timing events.
+class CudaLessonState : public SliceState
+{
+public:
+    ~CudaLessonState() override
+    {
+        if (start)
+            cudaEventDestroy(start);
+        if (stop)
+            cudaEventDestroy(stop);
+    }
+    // Makes room for params' field and owner record.
+    Status prepare(const DistanceParams& params, cudaStream_t stream)
+    {
+        if (!start)
+            WS_CUDA_TRY(cudaEventCreate(&start));
+        if (!stop)
+            WS_CUDA_TRY(cudaEventCreate(&stop));
+        if (Status s = field.grow(layoutFor(params).elementCount() * sizeof(float), stream); !s)
+            return s;
+        return owners.grow(2 * std::size_t(params.nx) * params.ny * sizeof(std::uint32_t), stream);
+    }
+
+    CudaBuffer field{"the field", false};
+    CudaBuffer owners{"the thread owners", false};
+    cudaEvent_t start = nullptr, stop = nullptr;
+};
+
+cudaError_t launch(const DistanceParams& params, const LessonLaunch& lesson, float* field,
+                   std::uint32_t* owners, cudaStream_t stream)
+{
+    return params.precision == Precision::Float64
+               ? launchLesson(makePlan<double>(params), lesson, field, owners, stream)
+               : launchLesson(makePlan<float>(params), lesson, field, owners, stream);
+}
+
+} // namespace
+
+Status runLessonCuda(Context& context, const DistanceParams& params, const LessonLaunch& lesson,
+                     std::span<float> field, std::span<std::uint32_t> owners, double& kernelMs)
+{
+    CudaBacking& cuda = cudaBacking(context);
+    if (Status s = cuda.activate(); !s)
+        return s;
+    CudaLessonState& state = context.state<CudaLessonState>();
+    const cudaStream_t stream = cuda.stream();
+    if (Status s = state.prepare(params, stream); !s)
+        return s;
+    const std::size_t fieldBytes = layoutFor(params).elementCount() * sizeof(float);
+    const std::size_t ownerBytes = 2 * std::size_t(params.nx) * params.ny * sizeof(std::uint32_t);
+    auto* deviceField = state.field.as<float>();
+    auto* deviceOwners = state.owners.as<std::uint32_t>();
+    // The host's field values stand where no thread writes, so copy them in first.
+    WS_CUDA_TRY(
+        cudaMemcpyAsync(deviceField, field.data(), fieldBytes, cudaMemcpyHostToDevice, stream));
+    WS_CUDA_TRY(cudaMemsetAsync(deviceOwners, 0xff, ownerBytes, stream));
+    WS_CUDA_TRY(cudaEventRecord(state.start, stream));
+    if (Status s = cudaStatus(launch(params, lesson, deviceField, deviceOwners, stream),
+                              "Launching the teaching kernel");
+        !s)
+        return s;
+    WS_CUDA_TRY(cudaEventRecord(state.stop, stream));
+    WS_CUDA_TRY(
+        cudaMemcpyAsync(field.data(), deviceField, fieldBytes, cudaMemcpyDeviceToHost, stream));
+    WS_CUDA_TRY(
+        cudaMemcpyAsync(owners.data(), deviceOwners, ownerBytes, cudaMemcpyDeviceToHost, stream));
+    WS_CUDA_TRY(cudaStreamSynchronize(stream));
+    float ms = 0.0f;
+    WS_CUDA_TRY(cudaEventElapsedTime(&ms, state.start, state.stop));
+    kernelMs = ms;
+    return Status::success();
+}
+
+Status timeLessonCuda(Context& context, const DistanceParams& params, const LessonLaunch& lesson,
+                      int repetitions, double& medianMs)
+{
+    CudaBacking& cuda = cudaBacking(context);
+    if (Status s = cuda.activate(); !s)
+        return s;
+    CudaLessonState& state = context.state<CudaLessonState>();
+    const cudaStream_t stream = cuda.stream();
+    if (Status s = state.prepare(params, stream); !s)
+        return s;
+    auto* field = state.field.as<float>();
+    auto* owners = state.owners.as<std::uint32_t>();
+    const auto launchOnce = [&] {
+        return cudaStatus(launch(params, lesson, field, owners, stream),
+                          "Launching the teaching kernel");
+    };
+    if (Status s = launchOnce(); !s) // warm-up
+        return s;
+    std::vector<double> times;
+    for (int k = 0; k < std::max(1, repetitions); ++k) {
+        WS_CUDA_TRY(cudaEventRecord(state.start, stream));
+        if (Status s = launchOnce(); !s)
+            return s;
+        WS_CUDA_TRY(cudaEventRecord(state.stop, stream));
+        WS_CUDA_TRY(cudaEventSynchronize(state.stop));
+        float ms = 0.0f;
+        WS_CUDA_TRY(cudaEventElapsedTime(&ms, state.start, state.stop));
+        times.push_back(ms);
+    }
+    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+    medianMs = times[times.size() / 2];
+    return Status::success();
+}
+
+KernelOccupancy lessonOccupancyCuda(Context& context, Precision precision, long long blockThreads)
+{
+    return kernelOccupancy(cudaBacking(context),
+                           lessonKernelSymbol(precision == Precision::Float64), blockThreads);
+}
+
+} // namespace warpscope::gpu
