@@ -4,6 +4,7 @@
 #include "warpscope/scene/SceneFile.h"
 
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QRegularExpression>
 #include <cmath>
 #include <limits>
@@ -24,6 +25,45 @@ ParseResult fail(const QString& message)
 {
     return {std::nullopt, 2,
             QStringLiteral("warpscope: ") + message + "\nTry 'warpscope --help'.\n"};
+}
+
+// The command line's names of the time formats: timeFormatName's, in lower case, with
+// hyphens for blanks ("iso-8601-date", "decimal-year"), and "iso" for short.
+QString timeFormatOption(gpu::TimeFormat format)
+{
+    return QString::fromUtf8(gpu::timeFormatName(format)).toLower().replace(' ', '-');
+}
+
+std::optional<gpu::TimeFormat> parseTimeFormat(const QString& text)
+{
+    const QString name = text.trimmed().toLower().replace(' ', '-');
+    if (name == "auto" || name == "iso")
+        return name == "iso" ? gpu::TimeFormat::IsoDate : gpu::TimeFormat::Auto;
+    for (int f = int(gpu::TimeFormat::Auto); f <= int(gpu::TimeFormat::Bkjd); ++f)
+        if (name == timeFormatOption(gpu::TimeFormat(f)))
+            return gpu::TimeFormat(f);
+    return std::nullopt;
+}
+
+QString timeFormatOptions()
+{
+    QStringList names{"auto"};
+    for (int f = int(gpu::TimeFormat::Number); f <= int(gpu::TimeFormat::Bkjd); ++f)
+        names << timeFormatOption(gpu::TimeFormat(f));
+    return names.join(", ");
+}
+
+// An output file's folder must exist before any work starts, so that a typo costs nothing.
+std::optional<QString> missingFolder(const QString& option, const QString& path)
+{
+    if (path.isEmpty())
+        return option + " needs a file name";
+    const QFileInfo file(path);
+    if (file.isDir())
+        return option + ": " + path + " is a folder, not a file";
+    if (!QFileInfo(file.absolutePath()).isDir())
+        return option + ": the folder " + file.absolutePath() + " does not exist";
+    return std::nullopt;
 }
 
 } // namespace
@@ -109,6 +149,29 @@ ParseResult parseCommandLine(const QStringList& arguments)
         "FMIN,FMAX,M[,log]");
     const QCommandLineOption method(
         "method", "How CUDA computes the periodogram: auto, direct or matrix.", "METHOD", "auto");
+    const QCommandLineOption normalization(
+        "normalization",
+        "The periodogram's normalisation: standard, model, log or psd (default standard).", "NAME");
+    const QCommandLineOption fixedMean(
+        "fixed-mean", "Fit the periodogram's sinusoids without an offset of their own (the "
+                      "classical Lomb-Scargle; the default floats the mean).");
+    const QCommandLineOption noDy("no-dy", "Ignore the series' uncertainties (dy): every point "
+                                           "weighs the same.");
+    const QCommandLineOption timeFormat(
+        "time-format",
+        "How --series writes its times (default auto, detected): auto, number, iso-8601-date "
+        "(or iso), yyyymmdd, decimal-year, jd, mjd, hjd, bjd, btjd or bkjd.",
+        "NAME");
+    const QCommandLineOption exportPeriodogram(
+        "export-periodogram",
+        "Write the periodogram as CSV (frequency, period, power; the header names the time "
+        "unit). Without --screenshot, no window opens: the app computes, writes and exits.",
+        "FILE");
+    const QCommandLineOption exportPeaks(
+        "export-peaks",
+        "Write the periodogram's highest peaks as JSON (frequency, period, power, false-alarm "
+        "probability, and the time unit); without --screenshot, no window opens.",
+        "FILE");
     const QCommandLineOption sweep("sweep",
                                    "Run the teaching kernel's block-size sweep on the mesh; with "
                                    "--screenshot, save the sweep's window when it ends.");
@@ -122,7 +185,9 @@ ParseResult parseCommandLine(const QStringList& arguments)
         "periodogram and workspace it holds replace saved settings. The other options given "
         "with it, before or after, override its values.",
         "FILE");
-    parser.addOptions({sceneFile, periodogram, series, frequencies, method, sweep, device, cupti});
+    parser.addOptions({sceneFile, periodogram, series, frequencies, method, normalization,
+                       fixedMean, noDy, timeFormat, exportPeriodogram, exportPeaks, sweep, device,
+                       cupti});
     parser.addOptions({help,      version,    backend,     noInterop,  screenshot, size,
                        latMin,    latMax,     lonMin,      lonMax,     nx,         ny,
                        ref,       precision,  units,       radius,     colormap,   reset,
@@ -309,6 +374,9 @@ ParseResult parseCommandLine(const QStringList& arguments)
     o.series = parser.value(series);
     o.periodogram = parser.isSet(periodogram) || parser.isSet(series) ||
                     parser.isSet(frequencies) || parser.isSet(method) ||
+                    parser.isSet(normalization) || parser.isSet(fixedMean) || parser.isSet(noDy) ||
+                    parser.isSet(timeFormat) || parser.isSet(exportPeriodogram) ||
+                    parser.isSet(exportPeaks) ||
                     (o.scene && o.scene->workspace == scene::Workspace::Periodogram);
     if (parser.isSet(frequencies)) {
         const QStringList parts = parser.value(frequencies).split(',');
@@ -350,6 +418,34 @@ ParseResult parseCommandLine(const QStringList& arguments)
     }
     if (parser.isSet(series) && o.series.isEmpty())
         return fail("--series needs a file name");
+    if (parser.isSet(normalization)) {
+        o.normalization = gpu::parseNormalization(parser.value(normalization).toStdString());
+        if (!o.normalization)
+            return fail("--normalization must be standard, model, log or psd, not '" +
+                        parser.value(normalization) + "'");
+    }
+    o.fixedMean = parser.isSet(fixedMean);
+    o.noDy = parser.isSet(noDy);
+    if (parser.isSet(timeFormat)) {
+        const auto format = parseTimeFormat(parser.value(timeFormat));
+        if (!format)
+            return fail("--time-format must be one of " + timeFormatOptions() + ", not '" +
+                        parser.value(timeFormat) + "'");
+        if (!parser.isSet(series))
+            return fail("--time-format needs --series: the synthetic series has no time column");
+        o.timeFormat = *format;
+    }
+    const std::pair<const QCommandLineOption*, QString*> exports[] = {
+        {&exportPeriodogram, &o.exportPeriodogram}, {&exportPeaks, &o.exportPeaks}};
+    for (const auto& [option, target] : exports) {
+        if (!parser.isSet(*option))
+            continue;
+        *target = parser.value(*option);
+        if (const auto problem = missingFolder("--" + option->names().front(), *target))
+            return fail(*problem);
+    }
+    if (o.exportsPeriodogram() && parser.isSet(sweep))
+        return fail("--export-periodogram and --export-peaks cannot be combined with --sweep");
     o.exportTrace = parser.value(exportTrace);
     o.cupti = parser.isSet(cupti);
     if (parser.isSet(exportTrace) && o.exportTrace.isEmpty())

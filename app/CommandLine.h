@@ -4,6 +4,7 @@
 #include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/gpu/LaunchConfig.h"
 #include "warpscope/gpu/StreamsLab.h"
+#include "warpscope/gpu/TimeSeriesIO.h"
 #include "warpscope/scene/Scene.h"
 
 #include <QSize>
@@ -47,6 +48,23 @@ struct AppOptions
     // are spaced logarithmically.
     std::optional<std::tuple<double, double, long long, bool>> frequencies;
     std::optional<gpu::PeriodogramMethod> method;
+    // Its computation where given (else the scene's, else the defaults).
+    std::optional<gpu::Normalization> normalization;
+    bool fixedMean = false; // --fixed-mean: no offset of its own in the model
+    bool noDy = false;      // --no-dy: every point weighs the same
+    gpu::TimeFormat timeFormat = gpu::TimeFormat::Auto;
+    QString exportPeriodogram; // CSV: frequency, period, power
+    QString exportPeaks;       // JSON: the highest peaks
+
+    bool exportsPeriodogram() const
+    {
+        return !exportPeriodogram.isEmpty() || !exportPeaks.isEmpty();
+    }
+    // An export without a picture, trace or lab to wait for: computed without a window.
+    bool headless() const
+    {
+        return exportsPeriodogram() && screenshot.isEmpty() && exportTrace.isEmpty() && !streamsLab;
+    }
 };
 
 struct ParseResult

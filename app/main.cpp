@@ -1,4 +1,5 @@
 #include "CommandLine.h"
+#include "HeadlessPeriodogram.h"
 #include "warpscope/gpu/TraceExport.h"
 #include "warpscope/ui/FieldView.h"
 #include "warpscope/ui/LaunchPanel.h"
@@ -47,10 +48,11 @@ private:
 // read from the views rather than only signalled, because some happen while the window is
 // first shown, before the event loop runs.
 void scheduleBatch(ui::MainWindow& window, const QString& path, const QString& tracePath,
-                   const bool* labDone, BatchOutcome* outcome)
+                   const app::AppOptions& options, const bool* labDone, BatchOutcome* outcome)
 {
     auto* timer = new QTimer(&window);
     const QDeadlineTimer deadline(120000);
+    const QString periodogramCsv = options.exportPeriodogram, peaksJson = options.exportPeaks;
     QObject::connect(timer, &QTimer::timeout, &window, [=, &window] {
         ui::FieldView* view = window.fieldView();
         const ui::PeriodogramWorkspace* periodogram = window.periodogramWorkspace();
@@ -94,6 +96,18 @@ void scheduleBatch(ui::MainWindow& window, const QString& path, const QString& t
             }
             std::printf("Saved %s (%s)\n", qPrintable(path),
                         qPrintable(view->backendDescription()));
+        }
+        // The periodogram's exports, from the workspace shown.
+        for (const auto& [file, write] :
+             {std::pair{periodogramCsv, &ui::PeriodogramWorkspace::exportCsv},
+              std::pair{peaksJson, &ui::PeriodogramWorkspace::exportPeaks}}) {
+            if (file.isEmpty())
+                continue;
+            if (const QString error = (periodogram->*write)(file); !error.isEmpty()) {
+                outcome->fail(error);
+                return;
+            }
+            std::printf("Saved %s\n", qPrintable(file));
         }
         if (!tracePath.isEmpty()) {
             view->collectTimeline();
@@ -140,6 +154,10 @@ int main(int argc, char** argv)
         }
     }
 
+    // Exports alone need no window, nor a display.
+    if (options.headless())
+        return app::runHeadlessPeriodogram(options);
+
     // A compatibility context: drivers give their newest version (the field shader needs
     // 3.3), and Qt's painter draws the overlay in it on every driver.
     QSurfaceFormat format;
@@ -152,7 +170,8 @@ int main(int argc, char** argv)
     QApplication::setApplicationName("Warpscope");
     QApplication::setApplicationVersion(WARPSCOPE_VERSION);
 
-    const bool screenshot = !options.screenshot.isEmpty() || !options.exportTrace.isEmpty();
+    const bool screenshot = !options.screenshot.isEmpty() || !options.exportTrace.isEmpty() ||
+                            options.exportsPeriodogram();
     ui::WindowOptions windowOptions;
     windowOptions.backend = options.backend;
     windowOptions.forceHostCopy = options.forceHostCopy;
@@ -195,9 +214,16 @@ int main(int argc, char** argv)
         if (options.frequencies)
             std::apply([workspace](auto... grid) { workspace->setManualGrid(grid...); },
                        *options.frequencies);
+        if (auto controls = workspace->currentScene();
+            controls && (options.normalization || options.fixedMean || options.noDy)) {
+            controls->normalization = options.normalization.value_or(controls->normalization);
+            controls->fitMean = controls->fitMean && !options.fixedMean;
+            controls->useErrors = controls->useErrors && !options.noDy;
+            workspace->applyScene(*controls, QObject::tr("Command-line options"));
+        }
         window.showPeriodogram();
         if (!options.series.isEmpty())
-            workspace->openFile(options.series);
+            workspace->openFile(options.series, options.timeFormat);
     }
     window.show();
     BatchOutcome outcome;
@@ -232,7 +258,7 @@ int main(int argc, char** argv)
                                  QApplication::exit(0);
                              });
     } else if (screenshot) {
-        scheduleBatch(window, options.screenshot, options.exportTrace, &labDone, &outcome);
+        scheduleBatch(window, options.screenshot, options.exportTrace, options, &labDone, &outcome);
     }
     return application.exec();
 }

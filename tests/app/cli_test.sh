@@ -60,6 +60,14 @@ expect 2 "The minimum frequency must be a finite number" --frequencies nan,1,10
 expect 2 "closer than double precision can tell apart" --frequencies 1,1.0000000000000002,1000
 expect 2 "--method must be auto, direct or matrix, not 'fast'" --method fast
 expect 2 "--device needs a device number such as 0, not 'big'" --device big
+expect 2 "--normalization must be standard, model, log or psd, not 'max'" --normalization max
+expect 2 "--time-format must be one of auto, number, iso-8601-date" --series x.csv --time-format week
+expect 2 "--time-format needs --series" --time-format mjd
+expect 2 "--export-periodogram needs a file name" --export-periodogram ""
+expect 2 "--export-peaks: the folder /nonexistent does not exist" --export-peaks /nonexistent/p.json
+expect 2 "--export-periodogram: the folder /nonexistent/dir does not exist" \
+    --export-periodogram /nonexistent/dir/p.csv
+expect 2 "cannot be combined with --sweep" --export-peaks p.json --sweep
 expect 1 "there is no CUDA device 99" --device 99
 # Scene files: a missing, unreadable or invalid one is a bad option; the options given with a
 # good one override its values, whichever comes first.
@@ -99,6 +107,41 @@ if [ -n "${DISPLAY:-}" ]; then
         echo "ok: warpscope --scene good.json --screenshot -> 0"
     fi
 fi
+# Exports alone compute without a window (and so without a display): weekly dates are days,
+# and below the weekly Nyquist frequency the highest peak is the year.
+dates=$(dirname "$0")/../fixtures/dates/weekly_yyyymmdd.csv
+expect 0 "Saved $scenes/pg.json" --backend cpu --series "$dates" --frequencies 0.0005,0.07,20000 \
+    --normalization psd --no-dy --export-periodogram "$scenes/pg.csv" --export-peaks "$scenes/pg.json"
+if [ "$(head -n 1 "$scenes/pg.csv")" != "frequency (cycles per day),period (days),power" ] ||
+    [ "$(wc -l <"$scenes/pg.csv")" != 20001 ]; then
+    echo "FAIL: the periodogram's CSV: $(head -n 2 "$scenes/pg.csv")"
+    fails=$((fails + 1))
+fi
+if ! python3 - "$scenes/pg.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+first = doc["peaks"][0]
+assert doc["periodUnit"] == "days" and doc["normalization"] == "psd", doc
+assert abs(first["period"] - 365.25) < 0.01 * 365.25, first
+assert "falseAlarmProbability" in first, first
+PY
+then
+    echo "FAIL: the peaks' JSON: $(head -c 600 "$scenes/pg.json")"
+    fails=$((fails + 1))
+fi
+# Read as plain numbers, the times have no unit, and the header says none.
+expect 0 "Saved $scenes/plain.csv" --backend cpu --series "$dates" --time-format number \
+    --fixed-mean --export-periodogram "$scenes/plain.csv"
+if [ "$(head -n 1 "$scenes/plain.csv")" != "frequency,period,power" ]; then
+    echo "FAIL: plain numbers' CSV header: $(head -n 1 "$scenes/plain.csv")"
+    fails=$((fails + 1))
+fi
+# Work that fails exits 1 with the reason: a series that is not dates, read as dates.
+expect 1 "is not a date" --backend cpu --series "$dates" --time-format iso \
+    --export-peaks "$scenes/never.json"
+expect 1 "Cannot open /nonexistent/series.csv" --series /nonexistent/series.csv \
+    --export-peaks "$scenes/never.json"
+[ ! -e "$scenes/never.json" ] || { echo "FAIL: a failed export wrote a file"; fails=$((fails + 1)); }
 if ! command -v nvidia-smi >/dev/null 2>&1; then
     expect 1 "The CUDA backend was requested, but" --backend cuda
 fi

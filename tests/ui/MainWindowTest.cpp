@@ -1212,6 +1212,128 @@ private slots:
         QVERIFY(waitForPeriodogram());
     }
 
+    // Chooses a time format in the workspace's picker as a person does, and waits for the
+    // reload and its periodogram.
+    void chooseTimeFormat(gpu::TimeFormat format)
+    {
+        auto* box = periodogram()->findChild<QComboBox*>("timeFormat");
+        QVERIFY(box->isEnabled());
+        const int index = box->findData(int(format));
+        QVERIFY(index >= 0);
+        box->setCurrentIndex(index);
+        emit box->activated(index);
+        QVERIFY(waitForPeriodogram());
+    }
+
+    // Weekly YYYYMMDD dates are days: the axis, the peak table, the status line, the fold,
+    // the false-alarm line and the export name the unit, and the yearly cycle is found at 365
+    // days (below the Nyquist frequency). Read as plain numbers the file has no unit, and the
+    // wording says so; read as ISO dates it is refused, with the loader's reason, and the numbers
+    // stay.
+    void periodogramNamesTheFilesTimeUnit()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        // Strictly weekly samples alias the yearly cycle, equally high, above the Nyquist
+        // frequency: the grid stops at it.
+        auto* nyquist = periodogram()->findChild<QDoubleSpinBox*>("nyquistFactor");
+        nyquist->setValue(1.0);
+        QVERIFY(waitForPeriodogram());
+        periodogram()->openFile(WARPSCOPE_FIXTURE_DIR "/dates/weekly_yyyymmdd.csv");
+        QVERIFY(waitForPeriodogram());
+        QVERIFY2(periodogram()->errorText().isEmpty(), qPrintable(periodogram()->errorText()));
+        QCOMPARE(periodogram()->shownUnit(), gpu::TimeUnit::Day);
+        ui::SpectrumView* view = periodogram()->spectrumView();
+        QVERIFY2(view->xLabel().contains("cycles per day"), qPrintable(view->xLabel()));
+        QVERIFY(!periodogram()->peaks().empty());
+        const double f = periodogram()->peaks()[0].frequency;
+        // Within a grid step of a year, measured in period.
+        const double step = periodogram()->grid().df / (f * f);
+        QVERIFY2(std::abs(1.0 / f - 365.25) <= step,
+                 qPrintable(QString("%1 days, step %2").arg(1.0 / f).arg(step)));
+        auto* table = periodogram()->findChild<QTableWidget*>("peaks");
+        QCOMPARE(table->horizontalHeaderItem(0)->text(), QString("frequency (cycles per day)"));
+        QCOMPARE(table->horizontalHeaderItem(1)->text(), QString("period (days)"));
+        const QString status = periodogram()->findChild<QLabel*>("periodogramStatus")->text();
+        QVERIFY2(status.contains("cycles per day"), qPrintable(status));
+        const QString fold = periodogram()->foldPlot()->xAxis->label();
+        QVERIFY2(fold.contains("days"), qPrintable(fold));
+        const QString fap = periodogram()->findChild<QLabel*>("falseAlarm")->text();
+        QVERIFY2(fap.contains("days"), qPrintable(fap));
+        periodogram()->findChild<QComboBox*>("xAxis")->setCurrentIndex(1);
+        QCOMPARE(view->xLabel(), QString("period (days)"));
+        periodogram()->findChild<QComboBox*>("xAxis")->setCurrentIndex(0);
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("power.csv");
+        QCOMPARE(periodogram()->exportCsv(csv), QString());
+        QFile out(csv);
+        QVERIFY(out.open(QIODevice::ReadOnly));
+        QCOMPARE(out.readLine(), QByteArray("frequency (cycles per day),period (days),power\n"));
+        const QString json = dir.filePath("peaks.json");
+        QCOMPARE(periodogram()->exportPeaks(json), QString());
+        QFile peaksFile(json);
+        QVERIFY(peaksFile.open(QIODevice::ReadOnly));
+        const QJsonObject peaks = QJsonDocument::fromJson(peaksFile.readAll()).object();
+        QCOMPARE(peaks["periodUnit"].toString(), QString("days"));
+        QCOMPARE(peaks["peaks"].toArray().size(), qsizetype(periodogram()->peaks().size()));
+
+        chooseTimeFormat(gpu::TimeFormat::Number);
+        QVERIFY2(periodogram()->errorText().isEmpty(), qPrintable(periodogram()->errorText()));
+        QCOMPARE(periodogram()->series().t.front(), 19580329.0);
+        QCOMPARE(periodogram()->shownUnit(), gpu::TimeUnit::Unknown);
+        QVERIFY2(view->xLabel().contains("cycles per unit time"), qPrintable(view->xLabel()));
+        QCOMPARE(table->horizontalHeaderItem(1)->text(), QString("period"));
+
+        chooseTimeFormat(gpu::TimeFormat::IsoDate);
+        QVERIFY2(periodogram()->errorText().contains("is not a date"),
+                 qPrintable(periodogram()->errorText()));
+        QCOMPARE(periodogram()->series().t.front(), 19580329.0); // the series shown stays
+        auto* box = periodogram()->findChild<QComboBox*>("timeFormat");
+        QCOMPARE(box->currentData().toInt(), int(gpu::TimeFormat::Number));
+
+        chooseTimeFormat(gpu::TimeFormat::Auto);
+        QCOMPARE(periodogram()->shownUnit(), gpu::TimeUnit::Day);
+        QVERIFY2(box->currentText().contains("YYYYMMDD"), qPrintable(box->currentText()));
+        QVERIFY2(view->xLabel().contains("cycles per day"), qPrintable(view->xLabel()));
+        periodogram()->useSynthetic();
+        QVERIFY(waitForPeriodogram());
+        QVERIFY2(view->xLabel().contains("cycles per unit time"), qPrintable(view->xLabel()));
+        QVERIFY(!box->isEnabled());
+        nyquist->setValue(5.0);
+        QVERIFY(waitForPeriodogram());
+    }
+
+    // While a file is shown, the synthetic series' controls are hidden, and a change to one
+    // (a scene applied, say) leaves the file; the Synthetic button brings them back with the
+    // synthetic series. Quoted header names show without their quotes.
+    void syntheticControlsNeverReplaceAFile()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        QSpinBox* points = periodogramPoints();
+        QVERIFY(points->isVisibleTo(periodogram()));
+        QTemporaryDir dir;
+        QByteArray rows = "\"time\", \"flux\"\n";
+        for (int i = 0; i < 60; ++i)
+            rows += QString("%1,%2\n").arg(i * 0.61).arg(std::sin(i * 0.8)).toUtf8();
+        openRows(dir, "quoted.csv", rows);
+        QCOMPARE(periodogram()->series().t.size(), std::size_t(60));
+        QCOMPARE(periodogram()->findChild<QComboBox*>("tColumn")->currentText(), QString("time"));
+        QCOMPARE(periodogram()->findChild<QComboBox*>("yColumn")->currentText(), QString("flux"));
+        for (const char* name : {"points", "baseline", "noise", "period", "amplitude", "seed"})
+            QVERIFY2(!periodogram()->findChild<QWidget*>(name)->isVisibleTo(periodogram()), name);
+        points->setValue(points->value() + 10);
+        QVERIFY(waitForPeriodogram());
+        QCOMPARE(periodogram()->series().t.size(), std::size_t(60));
+        QTest::mouseClick(periodogram()->findChild<QPushButton*>("synthetic"), Qt::LeftButton);
+        QVERIFY(waitForPeriodogram());
+        QVERIFY(points->isVisibleTo(periodogram()));
+        QCOMPARE(periodogram()->series().t.size(), std::size_t(points->value()));
+        points->setValue(points->value() - 10);
+        QVERIFY(waitForPeriodogram());
+        QCOMPARE(periodogram()->series().t.size(), std::size_t(points->value()));
+    }
+
     // Auto picks the block with the most occupancy for the teaching kernel's registers on the
     // simulated H100 (40 a thread: 768 threads, 75%), and the panel says what limits it.
     void autoBlockUsesTheOccupancyCalculator()

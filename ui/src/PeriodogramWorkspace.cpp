@@ -2,6 +2,7 @@
 
 #include "Style.h"
 #include "warpscope/gpu/TraceExport.h"
+#include "warpscope/scene/PeriodogramUnits.h"
 #include "warpscope/scene/SceneFile.h"
 #include "warpscope/ui/SpectrumView.h"
 
@@ -84,6 +85,11 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     m_seed->setValue(int(synthetic.seed));
     m_seed->setToolTip(tr("Random seed: sampling times, gaps and noise"));
     m_seed->setKeyboardTracking(false);
+    m_baseline->setObjectName("baseline");
+    m_noise->setObjectName("noise");
+    m_period->setObjectName("period");
+    m_amplitude->setObjectName("amplitude");
+    m_seed->setObjectName("seed");
 
     m_gridMode = new QComboBox(this);
     m_gridMode->setObjectName("gridMode");
@@ -163,11 +169,14 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     open->setToolTip(tr("CSV, TSV or whitespace-separated t, y and optional dy (or drop a file "
                         "on the window)"));
     auto* generate = new QPushButton(tr("S&ynthetic"), this);
+    generate->setObjectName("synthetic");
+    generate->setToolTip(tr("Use the synthetic series again, with its controls"));
     m_sourceLabel = new QLabel(this);
     m_sourceLabel->setWordWrap(true);
 
     auto* data = new QGroupBox(tr("Data"), this);
     auto* dataForm = new QFormLayout(data);
+    m_dataForm = dataForm;
     auto* dataButtons = new QHBoxLayout;
     dataButtons->addWidget(open);
     dataButtons->addWidget(generate);
@@ -191,6 +200,17 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     }
     columnsRow->addStretch(1);
     dataForm->addRow(tr("t, y, dy"), columnsRow);
+    m_timeFormat = new QComboBox(this);
+    m_timeFormat->setObjectName("timeFormat");
+    m_timeFormat->setToolTip(tr("How the time column is written: automatic detects it from the "
+                                "header and the values; another choice reloads the file reading "
+                                "the column so"));
+    m_timeFormat->setEnabled(false);
+    for (int f = int(gpu::TimeFormat::Auto); f <= int(gpu::TimeFormat::Bkjd); ++f)
+        m_timeFormat->addItem(QString::fromUtf8(gpu::timeFormatName(gpu::TimeFormat(f))), f);
+    connect(m_timeFormat, &QComboBox::activated, this,
+            [this] { chooseTimeFormat(gpu::TimeFormat(m_timeFormat->currentData().toInt())); });
+    dataForm->addRow(tr("Time format"), m_timeFormat);
     dataForm->addRow(tr("Points"), m_points);
     dataForm->addRow(tr("Baseline"), m_baseline);
     dataForm->addRow(tr("Noise σ"), m_noise);
@@ -321,10 +341,16 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
             openFile(path);
     });
     connect(generate, &QPushButton::clicked, this, &PeriodogramWorkspace::useSynthetic);
+    // The synthetic controls are hidden while a file is shown; should one change all the same
+    // (a scene applied, a test), the file stays: only the Synthetic button replaces it.
+    const auto followSynthetic = [this] {
+        if (m_source.isEmpty())
+            useSynthetic();
+    };
     for (QSpinBox* box : {m_points, m_seed})
-        connect(box, &QSpinBox::valueChanged, this, &PeriodogramWorkspace::useSynthetic);
+        connect(box, &QSpinBox::valueChanged, this, followSynthetic);
     for (QDoubleSpinBox* box : {m_baseline, m_noise, m_period, m_amplitude})
-        connect(box, &QDoubleSpinBox::valueChanged, this, &PeriodogramWorkspace::useSynthetic);
+        connect(box, &QDoubleSpinBox::valueChanged, this, followSynthetic);
     for (QDoubleSpinBox* box : {m_samplesPerPeak, m_nyquist})
         connect(box, &QDoubleSpinBox::valueChanged, this, &PeriodogramWorkspace::schedule);
     for (QLineEdit* edit : {m_fmin, m_fmax, m_count, m_blockThreads, m_gridBlocks})
@@ -387,9 +413,12 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
                 m_series = std::move(series);
                 m_source = m_loadingPath;
                 m_shownReport = m_loadReport;
+                m_shownChoice = m_loadingChoice;
                 const QString summary = QString::fromStdString(m_loadReport.summary());
                 m_sourceLabel->setText(tr("%1: %2").arg(QFileInfo(m_source).fileName(), summary));
                 showColumns();
+                showUnits();
+                showSyntheticControls(false);
                 emit message(tr("Loaded %1: %2").arg(m_source, summary));
                 schedule();
             });
@@ -462,6 +491,8 @@ void PeriodogramWorkspace::useSynthetic()
     m_series = gpu::syntheticSeries(o);
     m_source.clear();
     showColumns();
+    showUnits();
+    showSyntheticControls(true);
     m_sourceLabel->setText(tr("Synthetic: %1 points, sinusoids at periods %2 and 2.9, noise σ %3")
                                .arg(o.points)
                                .arg(o.sinusoids[0].period)
@@ -469,9 +500,11 @@ void PeriodogramWorkspace::useSynthetic()
     schedule();
 }
 
-void PeriodogramWorkspace::openFile(const QString& path)
+void PeriodogramWorkspace::openFile(const QString& path, gpu::TimeFormat timeFormat)
 {
-    load(path, {});
+    gpu::ColumnChoice columns;
+    columns.timeFormat = timeFormat;
+    load(path, columns);
 }
 
 void PeriodogramWorkspace::chooseColumns(int t, int y, int dy)
@@ -483,7 +516,37 @@ void PeriodogramWorkspace::chooseColumns(int t, int y, int dy)
     columns.y = y;
     columns.dy = dy;
     columns.byName = false;
+    columns.timeFormat = m_shownChoice.timeFormat;
     load(m_source, columns);
+}
+
+void PeriodogramWorkspace::chooseTimeFormat(gpu::TimeFormat format)
+{
+    if (m_source.isEmpty())
+        return; // the synthetic series has no time column
+    // The columns shown, so that only the reading of the times changes.
+    gpu::ColumnChoice columns;
+    columns.t = m_shownReport.tColumn;
+    columns.y = m_shownReport.yColumn;
+    columns.dy = m_shownReport.dyColumn;
+    columns.byName = false;
+    columns.timeFormat = format;
+    load(m_source, columns);
+}
+
+void PeriodogramWorkspace::showUnits()
+{
+    const gpu::TimeUnit unit = m_source.isEmpty() ? gpu::TimeUnit::Unknown : m_shownReport.timeUnit;
+    m_frequencyUnit->setItemText(0, tr("ordinary f (%1)").arg(scene::frequencyUnitText(unit)));
+    m_frequencyUnit->setItemText(
+        1, tr("angular ω = 2πf (%1)").arg(scene::frequencyUnitText(unit, true)));
+}
+
+void PeriodogramWorkspace::showSyntheticControls(bool shown)
+{
+    for (QWidget* control : std::initializer_list<QWidget*>{m_points, m_baseline, m_noise, m_period,
+                                                            m_amplitude, m_seed})
+        m_dataForm->setRowVisible(control, shown);
 }
 
 // The loaded file's columns in the pickers, the ones used selected.
@@ -494,6 +557,17 @@ void PeriodogramWorkspace::showColumns()
         const QSignalBlocker quiet(box);
         box->clear();
         box->setEnabled(file);
+    }
+    {
+        const QSignalBlocker quiet(m_timeFormat);
+        m_timeFormat->setEnabled(file);
+        // Automatic names what it found, so the choice to override it is an informed one.
+        m_timeFormat->setItemText(
+            0, file && m_shownChoice.timeFormat == gpu::TimeFormat::Auto
+                   ? tr("automatic: %1")
+                         .arg(QString::fromUtf8(gpu::timeFormatName(m_shownReport.timeFormat)))
+                   : tr("automatic"));
+        m_timeFormat->setCurrentIndex(file ? int(m_shownChoice.timeFormat) : 0);
     }
     if (!file)
         return;
@@ -512,6 +586,7 @@ void PeriodogramWorkspace::load(const QString& path, const gpu::ColumnChoice& co
         return;
     m_loading = true;
     m_loadingPath = path;
+    m_loadingChoice = columns;
     m_loadProgress = std::make_shared<std::atomic<double>>(0.0);
     m_loadCancel = std::make_shared<std::atomic<bool>>(false);
     m_loadDialog = new QProgressDialog(tr("Loading %1…").arg(QFileInfo(path).fileName()),
@@ -541,6 +616,7 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
 {
     Request r;
     r.series = m_series;
+    r.unit = m_source.isEmpty() ? gpu::TimeUnit::Unknown : m_shownReport.timeUnit;
     if (!m_useErrors->isChecked())
         r.series.dy.clear();
     gpu::PeriodogramOptions& o = r.options;
@@ -658,6 +734,7 @@ void PeriodogramWorkspace::start(Request request)
     request.options.cancel = m_cancel.get();
     m_job.setFuture(QtConcurrent::run([this, request = std::move(request), cancel = m_cancel] {
         Result result;
+        result.unit = request.unit;
         // A device chosen since the last job takes over from this one.
         if (!m_context || m_contextGeneration != m_devices->generation()) {
             m_contextGeneration = m_devices->generation();
@@ -695,6 +772,7 @@ void PeriodogramWorkspace::onComputed()
         return;
     }
     m_spectrum = std::move(result.spectrum);
+    m_shownUnit = result.unit;
     const gpu::FrequencyGrid& grid = m_spectrum->grid();
     m_deviceInfo = result.deviceInfo;
     emit deviceKnown(m_deviceInfo);
@@ -717,13 +795,18 @@ void PeriodogramWorkspace::onComputed()
     if (m_spectrum->method() == gpu::periodogramMethodName(gpu::PeriodogramMethod::Matrix))
         launchText += tr(" The matrix products ran, so this launch was not used.");
     m_launchInfo->setText(launchText);
+    // The unit only where the file says it: plain numbers keep the bare range.
+    const QString highest =
+        QString::number(grid.fmax(), 'g', 4) + (m_shownUnit == gpu::TimeUnit::Unknown
+                                                    ? QString()
+                                                    : ' ' + scene::frequencyUnitText(m_shownUnit));
     m_status->setText(tr("%1 points, %2 frequencies from %3 to %4, in %5 ms (kernel %6 ms) on "
                          "%7; drawn through %8")
                           .arg(m_series.t.size())
                           .arg(grid.logarithmic ? tr("%1 log-spaced").arg(grid.count)
                                                 : QString::number(grid.count))
                           .arg(grid.fmin, 0, 'g', 4)
-                          .arg(grid.fmax(), 0, 'g', 4)
+                          .arg(highest)
                           .arg(result.ms, 0, 'f', 1)
                           .arg(m_spectrum->computeMs(), 0, 'f', 2)
                           .arg(QString::fromStdString(result.device) + ", " +
@@ -738,10 +821,19 @@ void PeriodogramWorkspace::replot()
 {
     const bool period = m_xAxis->currentIndex() == 1;
     const double scale = m_frequencyUnit->currentIndex() == 1 ? 2.0 * std::numbers::pi : 1.0;
-    m_view->setAxis(period, m_logX->isChecked(), scale,
-                    period ? tr("period")
-                           : (scale > 1.0 ? tr("angular frequency ω (rad per unit time)")
-                                          : tr("frequency f (cycles per unit time)")));
+    const QString periodUnit = scene::periodUnitText(m_shownUnit);
+    QString label;
+    if (period)
+        label = periodUnit.isEmpty() ? tr("period") : tr("period (%1)").arg(periodUnit);
+    else if (scale > 1.0)
+        label = tr("angular frequency ω (%1)")
+                    .arg(m_shownUnit == gpu::TimeUnit::Unknown
+                             ? tr("rad per unit time")
+                             : scene::frequencyUnitText(m_shownUnit, true));
+    else
+        label = tr("frequency f (%1)").arg(scene::frequencyUnitText(m_shownUnit));
+    m_view->setAxis(period, m_logX->isChecked(), scale, label);
+    m_view->setPeriodUnit(periodUnit);
     m_view->setYLabel(
         tr("power (%1)")
             .arg(QString::fromUtf8(gpu::normalizationName(m_shownOptions.normalization))));
@@ -753,10 +845,22 @@ void PeriodogramWorkspace::showPeaks()
     m_peaks = m_spectrum ? m_spectrum->peaks() : std::vector<gpu::Peak>{};
     if (m_peaks.size() > std::size_t(m_peakCount->value()))
         m_peaks.resize(std::size_t(m_peakCount->value()));
+    // The frequencies as the axis shows them, in the file's unit where it has one.
+    const bool angular = m_frequencyUnit->currentIndex() == 1;
+    const double scale = angular ? 2.0 * std::numbers::pi : 1.0;
+    const QString periodUnit = scene::periodUnitText(m_shownUnit);
+    const bool unknown = m_shownUnit == gpu::TimeUnit::Unknown;
+    m_peakTable->setHorizontalHeaderLabels(
+        {angular   ? tr("ω (%1)").arg(unknown ? tr("rad per unit time")
+                                              : scene::frequencyUnitText(m_shownUnit, true))
+         : unknown ? tr("frequency")
+                   : tr("frequency (%1)").arg(scene::frequencyUnitText(m_shownUnit)),
+         unknown ? tr("period") : tr("period (%1)").arg(periodUnit), tr("power"), ""});
     m_peakTable->setRowCount(int(m_peaks.size()));
     for (int i = 0; i < int(m_peaks.size()); ++i) {
         const gpu::Peak& p = m_peaks[std::size_t(i)];
-        m_peakTable->setItem(i, 0, new QTableWidgetItem(QString::number(p.frequency, 'g', 8)));
+        m_peakTable->setItem(i, 0,
+                             new QTableWidgetItem(QString::number(p.frequency * scale, 'g', 8)));
         m_peakTable->setItem(i, 1,
                              new QTableWidgetItem(QString::number(1.0 / p.frequency, 'g', 8)));
         m_peakTable->setItem(i, 2, new QTableWidgetItem(QString::number(p.power, 'g', 6)));
@@ -766,12 +870,10 @@ void PeriodogramWorkspace::showPeaks()
     } else if (!(m_shownOptions.fitMean || m_shownOptions.centerData)) {
         m_fap->setText(tr("The false-alarm probability needs centred data"));
     } else {
-        gpu::TimeSeries used = m_series;
-        if (!m_useErrors->isChecked())
-            used.dy.clear();
+        const gpu::TimeSeries used = usedSeries();
         const std::optional<double> fap = gpu::falseAlarmProbability(
             m_peaks[0].power, grid().fmax(), used, m_shownOptions.normalization);
-        const QString period = QString::number(1.0 / m_peaks[0].frequency, 'g', 6);
+        const QString period = scene::periodText(1.0 / m_peaks[0].frequency, m_shownUnit);
         if (fap)
             m_fap->setText(tr("Highest peak: period %1, false-alarm probability %2 (Baluev 2008)")
                                .arg(period)
@@ -803,9 +905,7 @@ void PeriodogramWorkspace::showFold(int peak)
         return;
     }
     const double f = m_peaks[std::size_t(peak)].frequency;
-    gpu::TimeSeries used = m_series;
-    if (!m_useErrors->isChecked())
-        used.dy.clear();
+    const gpu::TimeSeries used = usedSeries();
     const gpu::SinusoidFit fit = gpu::fitSinusoid(used, f, m_shownOptions.fitMean);
     const double t0 = used.t.empty() ? 0.0 : used.t.front();
     QVector<double> phase, value;
@@ -837,7 +937,7 @@ void PeriodogramWorkspace::showFold(int peak)
     m_fold->graph(0)->setData(phase, value);
     m_fold->yAxis->setLabel(decade == 0 ? tr("y") : tr("y (×1e%1)").arg(decade));
     m_fold->graph(1)->setData(curveX, curveY, true);
-    m_fold->xAxis->setLabel(tr("phase at period %1").arg(1.0 / f, 0, 'g', 6));
+    m_fold->xAxis->setLabel(tr("phase at period %1").arg(scene::periodText(1.0 / f, m_shownUnit)));
     m_fold->rescaleAxes();
     m_fold->xAxis->setRange(0.0, 1.0);
     m_fold->replot(QCustomPlot::rpQueuedReplot);
@@ -922,14 +1022,27 @@ QString PeriodogramWorkspace::exportCsv(const QString& path) const
     const std::vector<double> power = readPower();
     if (power.empty())
         return tr("Could not copy the periodogram to host memory for export");
-    std::string text = "frequency,period,power\n";
-    char line[96];
-    for (std::size_t k = 0; k < power.size(); ++k) {
-        const double f = grid().frequency((long long)k);
-        std::snprintf(line, sizeof line, "%.17g,%.17g,%.17g\n", f, 1.0 / f, power[k]);
-        text += line;
-    }
-    const gpu::Status s = gpu::writeTextFile(path.toStdString(), text);
+    const gpu::Status s =
+        gpu::writeTextFile(path.toStdString(), scene::periodogramCsv(grid(), power, m_shownUnit));
+    return s ? QString() : QString::fromStdString(s.message());
+}
+
+gpu::TimeSeries PeriodogramWorkspace::usedSeries() const
+{
+    gpu::TimeSeries used = m_series;
+    if (!m_useErrors->isChecked())
+        used.dy.clear();
+    return used;
+}
+
+QString PeriodogramWorkspace::exportPeaks(const QString& path) const
+{
+    if (!m_spectrum)
+        return tr("There is no periodogram to export yet");
+    const auto fap = scene::falseAlarmProbabilities(m_peaks, grid(), usedSeries(), m_shownOptions);
+    const gpu::Status s = gpu::writeTextFile(
+        path.toStdString(),
+        scene::peaksJson(m_peaks, fap, m_shownOptions.normalization, m_shownUnit));
     return s ? QString() : QString::fromStdString(s.message());
 }
 

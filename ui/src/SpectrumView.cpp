@@ -189,6 +189,11 @@ void SpectrumView::setAxis(bool period, bool logX, double frequencyScale, const 
     update();
 }
 
+void SpectrumView::setPeriodUnit(const QString& unit)
+{
+    m_periodUnit = unit;
+}
+
 void SpectrumView::setYLabel(const QString& label)
 {
     m_yLabel = label;
@@ -356,6 +361,8 @@ void SpectrumView::paintAxes(QPainter& painter, const QRectF& plot)
         painter.setPen(QPen(QColor(0, 0, 0, 90), 1, Qt::DotLine));
         painter.drawLine(QPointF(m_hover->x(), plot.top()), QPointF(m_hover->x(), plot.bottom()));
         QString text = tr("f = %1 · period = %2").arg(f, 0, 'g', 7).arg(1.0 / f, 0, 'g', 7);
+        if (!m_periodUnit.isEmpty())
+            text += ' ' + m_periodUnit;
         if (m_hoverPower && !std::isnan(m_hoverPower->first))
             text += m_hoverPower->first == m_hoverPower->second
                         ? tr(" · power %1").arg(m_hoverPower->first, 0, 'g', 5)

@@ -15,6 +15,7 @@ class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QDoubleSpinBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QProgressDialog;
@@ -42,10 +43,13 @@ public:
     ~PeriodogramWorkspace() override;
 
     // Loads a file in the background with a progress dialog; the old series stays until it
-    // succeeds. Columns are found by their header names where it has them.
-    void openFile(const QString& path);
+    // succeeds. Columns are found by their header names where it has them, and the time
+    // format from the time column unless one is given.
+    void openFile(const QString& path, gpu::TimeFormat timeFormat = gpu::TimeFormat::Auto);
     // Loads the file shown again with these columns (0-based; dy -1 for none).
     void chooseColumns(int t, int y, int dy);
+    // Loads the file shown again reading its time column in this format (Auto: detected).
+    void chooseTimeFormat(gpu::TimeFormat format);
     void useSynthetic();
     // A manual grid of count frequencies from fmin to fmax, in the unit chosen (ordinary by
     // default), evenly or logarithmically spaced, and the CUDA method; both recompute.
@@ -69,8 +73,13 @@ public:
     QString errorText() const;
     SpectrumView* spectrumView() const { return m_view; }
     QCustomPlot* foldPlot() const { return m_fold; }
-    // Writes frequency, period and power; returns an error message or an empty string.
+    // Writes frequency, period and power, the header naming the time unit; returns an error
+    // message or an empty string.
     QString exportCsv(const QString& path) const;
+    // Writes the listed peaks as JSON (scene::peaksJson); returns an error message or "".
+    QString exportPeaks(const QString& path) const;
+    // The time unit of the periodogram shown (Unknown for the synthetic series).
+    gpu::TimeUnit shownUnit() const { return m_shownUnit; }
     // The controls' values, remembered between runs (the data itself is not).
     void saveSettings(QSettings& settings) const;
     void restoreSettings(const QSettings& settings);
@@ -98,6 +107,7 @@ private:
         gpu::TimeSeries series;
         gpu::PeriodogramOptions options;
         QString gridNote; // what the automatic grid left out, or empty
+        gpu::TimeUnit unit = gpu::TimeUnit::Unknown;
     };
     struct Result
     {
@@ -108,6 +118,7 @@ private:
         gpu::DeviceInfo deviceInfo;
         gpu::Backend::KernelOccupancy occupancy;
         gpu::Status timeline;
+        gpu::TimeUnit unit = gpu::TimeUnit::Unknown;
     };
     std::optional<Request> makeRequest();
     // Shows the problems and marks their fields; true when there are none.
@@ -133,6 +144,12 @@ private:
     // Sets the controls (undo and redo) and recomputes.
     void applyControls(const scene::PeriodogramScene& controls);
     void showColumns();
+    // The unit of the series loaded (Unknown for the synthetic one), in the grid's controls.
+    void showUnits();
+    // The synthetic series' controls, shown only while it is the data.
+    void showSyntheticControls(bool shown);
+    // The shown series as it was computed: dy cleared when the weights are not used.
+    gpu::TimeSeries usedSeries() const;
     void exportDialog();
 
     std::shared_ptr<gpu::DevicePool> m_devices;
@@ -148,10 +165,14 @@ private:
     bool m_computing = false;
     bool m_loading = false;
     std::shared_ptr<std::atomic<bool>> m_cancel; // the running job's
-    QString m_source;              // the file shown, or empty for the synthetic series
-    QString m_loadingPath;         // the file being loaded
-    gpu::LoadReport m_loadReport;  // written by the load in progress
-    gpu::LoadReport m_shownReport; // of the file shown
+    QString m_source;                  // the file shown, or empty for the synthetic series
+    QString m_loadingPath;             // the file being loaded
+    gpu::ColumnChoice m_loadingChoice; // its columns and time format
+    gpu::LoadReport m_loadReport;      // written by the load in progress
+    gpu::LoadReport m_shownReport;     // of the file shown
+    gpu::ColumnChoice m_shownChoice;   // what was asked of the file shown
+    // Of the periodogram shown: a new file's unit names its axes once its periodogram is.
+    gpu::TimeUnit m_shownUnit = gpu::TimeUnit::Unknown;
 
     gpu::TimeSeries m_series;
     std::shared_ptr<const gpu::Spectrum> m_spectrum;
@@ -175,6 +196,8 @@ private:
     QComboBox* m_tColumn;
     QComboBox* m_yColumn;
     QComboBox* m_dyColumn;
+    QComboBox* m_timeFormat;
+    QFormLayout* m_dataForm;
     QComboBox* m_gridMode;
     QDoubleSpinBox* m_samplesPerPeak;
     QDoubleSpinBox* m_nyquist;

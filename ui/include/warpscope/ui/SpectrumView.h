@@ -30,6 +30,9 @@ public:
     // What x shows: the period, or the frequency times scale (2 pi for angular frequency).
     void setAxis(bool period, bool logX, double frequencyScale, const QString& xLabel);
     void setYLabel(const QString& label);
+    QString xLabel() const { return m_xLabel; }
+    // The unit the hover readout gives periods in ("days"), or "" for none.
+    void setPeriodUnit(const QString& unit);
     // Peaks to mark (highest first) and the one selected, -1 for none.
     void setPeaks(const std::vector<gpu::Peak>& peaks, int selected);
     void fit();
@@ -92,7 +95,7 @@ private:
     bool m_logX = false;
     double m_scale = 1.0;
     double m_xMin = 0.0, m_xMax = 1.0;
-    QString m_xLabel, m_yLabel;
+    QString m_xLabel, m_yLabel, m_periodUnit;
     QString m_pathText, m_error, m_readout;
     std::optional<QPointF> m_hover;
     std::optional<std::pair<float, float>> m_hoverPower; // the line's range in the hovered column

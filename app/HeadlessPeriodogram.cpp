@@ -1,0 +1,138 @@
+#include "HeadlessPeriodogram.h"
+
+#include "warpscope/gpu/DevicePool.h"
+#include "warpscope/gpu/TraceExport.h"
+#include "warpscope/scene/PeriodogramUnits.h"
+
+#include <cstdio>
+#include <numbers>
+
+namespace warpscope::app {
+namespace {
+
+int failure(const std::string& message)
+{
+    std::fprintf(stderr, "warpscope: %s\n", message.c_str());
+    return 1;
+}
+
+// The scene's controls with the command line's options over them, as the workspace would
+// hold them.
+scene::PeriodogramScene controls(const AppOptions& options)
+{
+    scene::PeriodogramScene c =
+        options.scene ? options.scene->periodogram : scene::PeriodogramScene{};
+    if (options.normalization)
+        c.normalization = *options.normalization;
+    if (options.fixedMean)
+        c.fitMean = false;
+    if (options.noDy)
+        c.useErrors = false;
+    if (options.method)
+        c.method = *options.method;
+    if (options.frequencies) {
+        bool logarithmic = false;
+        std::tie(c.fmin, c.fmax, c.count, logarithmic) = *options.frequencies;
+        c.gridMode = logarithmic ? scene::GridMode::Logarithmic : scene::GridMode::Linear;
+        c.unit = scene::FrequencyUnit::Ordinary; // --frequencies is in cycles
+    }
+    return c;
+}
+
+} // namespace
+
+int runHeadlessPeriodogram(const AppOptions& options)
+{
+    const scene::PeriodogramScene c = controls(options);
+    if (const gpu::Status s = scene::validate(c); !s)
+        return failure(s.message());
+    gpu::TimeSeries series;
+    gpu::TimeUnit unit = gpu::TimeUnit::Unknown;
+    if (!options.series.isEmpty()) {
+        gpu::ColumnChoice columns;
+        columns.timeFormat = options.timeFormat;
+        gpu::LoadReport report;
+        if (const gpu::Status s =
+                gpu::loadTimeSeries(options.series.toStdString(), columns, series, report);
+            !s)
+            return failure(s.message());
+        unit = report.timeUnit;
+        std::printf("Loaded %s: %s\n", qPrintable(options.series), report.summary().c_str());
+    } else {
+        // The workspace's synthetic series.
+        gpu::SyntheticOptions synthetic;
+        synthetic.points = c.points;
+        synthetic.baseline = c.baseline;
+        synthetic.noise = c.noise;
+        synthetic.sinusoids[0].period = c.period;
+        synthetic.sinusoids[0].amplitude = c.amplitude;
+        synthetic.seed = std::uint64_t(c.seed);
+        series = gpu::syntheticSeries(synthetic);
+    }
+    if (!c.useErrors)
+        series.dy.clear();
+
+    gpu::PeriodogramOptions o;
+    o.normalization = c.normalization;
+    o.fitMean = c.fitMean;
+    o.centerData = c.center;
+    o.precision = c.precision;
+    o.method = c.method;
+    o.launch = c.launch();
+    if (c.gridMode == scene::GridMode::Automatic) {
+        gpu::AutoGridCap cap;
+        o.grid = gpu::autoFrequencyGrid(series, c.samplesPerPeak, c.nyquistFactor, std::nullopt,
+                                        std::nullopt, &cap);
+        if (cap.wanted > 0.0)
+            std::fprintf(stderr,
+                         "warpscope: warning: the automatic grid stops at %g instead of %g, "
+                         "to stay within %lld frequencies\n",
+                         o.grid.fmax(), cap.wantedFmax, gpu::kMaxFrequencies);
+    } else {
+        // The scene's manual grid may be in angular frequency; the kernels take cycles.
+        const double scale = c.unit == scene::FrequencyUnit::Angular ? 2.0 * std::numbers::pi : 1.0;
+        o.grid = gpu::frequencyGrid(c.fmin / scale, c.fmax / scale, c.count,
+                                    c.gridMode == scene::GridMode::Logarithmic);
+    }
+    if (const auto problems = gpu::validatePeriodogram(series, o); !problems.empty()) {
+        std::string message;
+        for (const gpu::PeriodogramProblem& p : problems)
+            message += (message.empty() ? "" : "; ") + p.message;
+        return failure(message);
+    }
+
+    gpu::DevicePool devices(options.backend, options.device, nullptr);
+    std::unique_ptr<gpu::Context> context;
+    if (const gpu::Status s = devices.open("periodogram", context); !s)
+        return failure(s.message());
+    if (const auto errors = gpu::validatePeriodogramLaunch(o.launch, context->info());
+        !errors.empty())
+        return failure(errors.front().message);
+    std::vector<double> power(std::size_t(o.grid.count));
+    double kernelMs = 0.0;
+    if (const gpu::Status s = gpu::computePeriodogram(*context, series, o, power, &kernelMs); !s)
+        return failure(s.message());
+    std::printf("Computed %lld frequencies from %zu points on %s in %.1f ms\n", o.grid.count,
+                series.t.size(), context->name().c_str(), kernelMs);
+
+    if (!options.exportPeriodogram.isEmpty()) {
+        if (const gpu::Status s = gpu::writeTextFile(options.exportPeriodogram.toStdString(),
+                                                     scene::periodogramCsv(o.grid, power, unit));
+            !s)
+            return failure(s.message());
+        std::printf("Saved %s\n", qPrintable(options.exportPeriodogram));
+    }
+    if (!options.exportPeaks.isEmpty()) {
+        const std::vector<gpu::Peak> peaks = gpu::topPeaks(power, o.grid, c.peaks);
+        const auto fap = scene::falseAlarmProbabilities(peaks, o.grid, series, o);
+        if (const gpu::Status s =
+                gpu::writeTextFile(options.exportPeaks.toStdString(),
+                                   scene::peaksJson(peaks, fap, o.normalization, unit));
+            !s)
+            return failure(s.message());
+        std::printf("Saved %s\n", qPrintable(options.exportPeaks));
+    }
+    return 0;
+}
+
+} // namespace warpscope::app

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "warpscope/gpu/Periodogram.h"
+#include "warpscope/gpu/TimeSeriesIO.h"
+
+#include <QString>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpscope::scene {
+
+// The periodogram's words for the time unit of a loaded series: frequencies in cycles (or
+// radians) per day or per year, periods in days or years. An unknown unit (plain numbers,
+// the synthetic series) keeps "per unit time" and periods without a unit, since naming one
+// would claim what the file does not say.
+QString frequencyUnitText(gpu::TimeUnit unit, bool angular = false);
+// "days", "years", or "" when the unit is unknown.
+QString periodUnitText(gpu::TimeUnit unit);
+// A period with its unit, "365.25 days", or the number alone when the unit is unknown.
+QString periodText(double period, gpu::TimeUnit unit, int digits = 6);
+
+// The periodogram as CSV: one row per frequency with the ordinary frequency, the period and
+// the power, the header naming the unit ("frequency (cycles per day),period (days),power";
+// "frequency,period,power" when it is unknown).
+std::string periodogramCsv(const gpu::FrequencyGrid& grid, const std::vector<double>& power,
+                           gpu::TimeUnit unit);
+
+// Each peak's false-alarm probability (Baluev 2008) against the grid's highest frequency, or
+// none where it is not defined: data neither centred nor fitted with a floating mean, too
+// few points, or a power beyond the approximation. series: as computed (dy cleared when the
+// weights were not used).
+std::vector<std::optional<double>> falseAlarmProbabilities(const std::vector<gpu::Peak>& peaks,
+                                                           const gpu::FrequencyGrid& grid,
+                                                           const gpu::TimeSeries& series,
+                                                           const gpu::PeriodogramOptions& options);
+
+// The peaks as JSON: the unit, the normalisation and, highest first, each peak's frequency,
+// period, power and false-alarm probability (null where it is not defined).
+std::string peaksJson(const std::vector<gpu::Peak>& peaks,
+                      const std::vector<std::optional<double>>& falseAlarms,
+                      gpu::Normalization normalization, gpu::TimeUnit unit);
+
+} // namespace warpscope::scene

@@ -1,0 +1,95 @@
+#include "warpscope/scene/PeriodogramUnits.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <cstdio>
+
+namespace warpscope::scene {
+
+QString frequencyUnitText(gpu::TimeUnit unit, bool angular)
+{
+    const QString per = unit == gpu::TimeUnit::Day    ? QStringLiteral("day")
+                        : unit == gpu::TimeUnit::Year ? QStringLiteral("year")
+                                                      : QStringLiteral("unit time");
+    return (angular ? QStringLiteral("radians per ") : QStringLiteral("cycles per ")) + per;
+}
+
+QString periodUnitText(gpu::TimeUnit unit)
+{
+    switch (unit) {
+    case gpu::TimeUnit::Day:
+        return QStringLiteral("days");
+    case gpu::TimeUnit::Year:
+        return QStringLiteral("years");
+    case gpu::TimeUnit::Unknown:
+        break;
+    }
+    return {};
+}
+
+QString periodText(double period, gpu::TimeUnit unit, int digits)
+{
+    const QString number = QString::number(period, 'g', digits);
+    const QString name = periodUnitText(unit);
+    return name.isEmpty() ? number : number + ' ' + name;
+}
+
+std::string periodogramCsv(const gpu::FrequencyGrid& grid, const std::vector<double>& power,
+                           gpu::TimeUnit unit)
+{
+    std::string text = unit == gpu::TimeUnit::Unknown
+                           ? std::string("frequency,period,power\n")
+                           : "frequency (" + frequencyUnitText(unit).toStdString() + "),period (" +
+                                 periodUnitText(unit).toStdString() + "),power\n";
+    char line[96];
+    for (std::size_t k = 0; k < power.size(); ++k) {
+        const double f = grid.frequency((long long)k);
+        std::snprintf(line, sizeof line, "%.17g,%.17g,%.17g\n", f, 1.0 / f, power[k]);
+        text += line;
+    }
+    return text;
+}
+
+std::vector<std::optional<double>> falseAlarmProbabilities(const std::vector<gpu::Peak>& peaks,
+                                                           const gpu::FrequencyGrid& grid,
+                                                           const gpu::TimeSeries& series,
+                                                           const gpu::PeriodogramOptions& options)
+{
+    std::vector<std::optional<double>> fap(peaks.size());
+    // Baluev's approximation assumes the model's offset is fitted or removed.
+    if (!(options.fitMean || options.centerData) || grid.count < 1)
+        return fap;
+    for (std::size_t i = 0; i < peaks.size(); ++i)
+        fap[i] =
+            gpu::falseAlarmProbability(peaks[i].power, grid.fmax(), series, options.normalization);
+    return fap;
+}
+
+std::string peaksJson(const std::vector<gpu::Peak>& peaks,
+                      const std::vector<std::optional<double>>& falseAlarms,
+                      gpu::Normalization normalization, gpu::TimeUnit unit)
+{
+    QJsonArray list;
+    for (std::size_t i = 0; i < peaks.size(); ++i) {
+        const gpu::Peak& p = peaks[i];
+        QJsonValue fap; // null where it is not defined
+        if (i < falseAlarms.size() && falseAlarms[i])
+            fap = *falseAlarms[i];
+        list.append(QJsonObject{{"frequency", p.frequency},
+                                {"period", 1.0 / p.frequency},
+                                {"power", p.power},
+                                {"falseAlarmProbability", fap}});
+    }
+    const QString period = periodUnitText(unit);
+    const QJsonObject root{{"timeUnit", unit == gpu::TimeUnit::Day    ? "day"
+                                        : unit == gpu::TimeUnit::Year ? "year"
+                                                                      : "unknown"},
+                           {"frequencyUnit", frequencyUnitText(unit)},
+                           {"periodUnit", period.isEmpty() ? QJsonValue() : QJsonValue(period)},
+                           {"normalization", gpu::normalizationName(normalization)},
+                           {"peaks", list}};
+    return QJsonDocument(root).toJson(QJsonDocument::Indented).toStdString();
+}
+
+} // namespace warpscope::scene
