@@ -61,6 +61,13 @@ out=$("$app" --backend cpu --size 1600x1000 --frequencies 0.05,1,30000,log \
     --screenshot "$dir/shot_periodogram_log.png" 2>&1) || { echo "FAIL: $out"; exit 1; }
 changed=$("$diff" diff "$dir/shot_periodogram_grid.png" "$dir/shot_periodogram_log.png")
 [ "$changed" -gt 1000 ] || { echo "FAIL: a log grid changed only $changed pixels"; exit 1; }
+# A loaded file hides the synthetic series' controls; that once corrupted the heap, and the app
+# crashed on closing the window.
+fixtures=$(dirname "$0")/../fixtures
+out=$("$app" --backend cpu --size 1400x900 --series "$fixtures/dates/weekly_yyyymmdd.csv" \
+    --screenshot "$dir/shot_periodogram_file.png" 2>&1) || { echo "FAIL ($?): $out"; exit 1; }
+read -r w h colours < <("$diff" info "$dir/shot_periodogram_file.png")
+[ "$colours" -gt 50 ] || { echo "FAIL: the loaded file's periodogram looks blank"; exit 1; }
 if out=$("$app" --backend cpu --series /nonexistent/series.csv --screenshot "$dir/x.png" 2>&1); then
     echo "FAIL: a missing series file succeeded"; exit 1
 fi

@@ -175,8 +175,9 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     m_sourceLabel->setWordWrap(true);
 
     auto* data = new QGroupBox(tr("Data"), this);
-    auto* dataForm = new QFormLayout(data);
-    m_dataForm = dataForm;
+    auto* dataLayout = new QVBoxLayout(data);
+    auto* dataForm = new QFormLayout;
+    dataLayout->addLayout(dataForm);
     auto* dataButtons = new QHBoxLayout;
     dataButtons->addWidget(open);
     dataButtons->addWidget(generate);
@@ -211,12 +212,20 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     connect(m_timeFormat, &QComboBox::activated, this,
             [this] { chooseTimeFormat(gpu::TimeFormat(m_timeFormat->currentData().toInt())); });
     dataForm->addRow(tr("Time format"), m_timeFormat);
-    dataForm->addRow(tr("Points"), m_points);
-    dataForm->addRow(tr("Baseline"), m_baseline);
-    dataForm->addRow(tr("Noise σ"), m_noise);
-    dataForm->addRow(tr("Period"), m_period);
-    dataForm->addRow(tr("Amplitude"), m_amplitude);
-    dataForm->addRow(tr("Seed"), m_seed);
+    // The synthetic series' controls in a form of their own, shown and hidden as one: hiding
+    // rows of a QFormLayout whose labels wrap makes Qt 6.4's height-for-width write past its
+    // cache (heap corruption, found with valgrind).
+    m_syntheticControls = new QWidget(this);
+    m_syntheticControls->setObjectName("syntheticControls");
+    auto* syntheticForm = new QFormLayout(m_syntheticControls);
+    syntheticForm->setContentsMargins(0, 0, 0, 0);
+    syntheticForm->addRow(tr("Points"), m_points);
+    syntheticForm->addRow(tr("Baseline"), m_baseline);
+    syntheticForm->addRow(tr("Noise σ"), m_noise);
+    syntheticForm->addRow(tr("Period"), m_period);
+    syntheticForm->addRow(tr("Amplitude"), m_amplitude);
+    syntheticForm->addRow(tr("Seed"), m_seed);
+    dataLayout->addWidget(m_syntheticControls);
     auto* grid = new QGroupBox(tr("Frequency grid"), this);
     auto* gridForm = new QFormLayout(grid);
     gridForm->addRow(tr("Grid"), m_gridMode);
@@ -544,9 +553,7 @@ void PeriodogramWorkspace::showUnits()
 
 void PeriodogramWorkspace::showSyntheticControls(bool shown)
 {
-    for (QWidget* control : std::initializer_list<QWidget*>{m_points, m_baseline, m_noise, m_period,
-                                                            m_amplitude, m_seed})
-        m_dataForm->setRowVisible(control, shown);
+    m_syntheticControls->setVisible(shown);
 }
 
 // The loaded file's columns in the pickers, the ones used selected.

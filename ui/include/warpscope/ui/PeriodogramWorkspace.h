@@ -197,7 +197,7 @@ private:
     QComboBox* m_yColumn;
     QComboBox* m_dyColumn;
     QComboBox* m_timeFormat;
-    QFormLayout* m_dataForm;
+    QWidget* m_syntheticControls; // the synthetic series' rows, hidden while a file is shown
     QComboBox* m_gridMode;
     QDoubleSpinBox* m_samplesPerPeak;
     QDoubleSpinBox* m_nyquist;
