@@ -1,6 +1,6 @@
 #pragma once
 
-#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/Device.h"
 #include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/gpu/LaunchConfig.h"
 #include "warpscope/gpu/StreamsLab.h"

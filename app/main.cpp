@@ -10,12 +10,13 @@
 #include "warpscope/ui/TimelinePanel.h"
 
 #include <QApplication>
-#include <QDeadlineTimer>
 #include <QSettings>
 #include <QStatusBar>
 #include <QSurfaceFormat>
 #include <QTimer>
 #include <cstdio>
+#include <functional>
+#include <memory>
 
 using namespace warpscope;
 
@@ -43,17 +44,20 @@ private:
     bool m_failed = false;
 };
 
-// Waits until the requested field is drawn with its colour scale (and the streams lab, when
-// asked for, has run), then saves the window and/or the timeline, and quits. Failures are
-// read from the views rather than only signalled, because some happen while the window is
-// first shown, before the event loop runs.
-void scheduleBatch(ui::MainWindow& window, const QString& path, const QString& tracePath,
-                   const app::AppOptions& options, const bool* labDone, BatchOutcome* outcome)
+// Once the requested field is drawn with its colour scale, the periodogram shown (and the
+// streams lab, when asked for, has run), saves the window and/or the timeline and quits.
+// Checked again on each completion the views signal, never on a timer; failures are also
+// read from the views, because some happen while the window is first shown, before the event
+// loop runs. Returns the check, for completions signalled elsewhere (the lab).
+std::function<void()> scheduleBatch(ui::MainWindow& window, const QString& path,
+                                    const QString& tracePath, const app::AppOptions& options,
+                                    const bool* labDone, BatchOutcome* outcome)
 {
-    auto* timer = new QTimer(&window);
-    const QDeadlineTimer deadline(120000);
     const QString periodogramCsv = options.exportPeriodogram, peaksJson = options.exportPeaks;
-    QObject::connect(timer, &QTimer::timeout, &window, [=, &window] {
+    auto done = std::make_shared<bool>(false);
+    const auto check = [=, &window] {
+        if (*done)
+            return;
         ui::FieldView* view = window.fieldView();
         const ui::PeriodogramWorkspace* periodogram = window.periodogramWorkspace();
         QString failure = window.launchPanel()->errorText();
@@ -62,12 +66,12 @@ void scheduleBatch(ui::MainWindow& window, const QString& path, const QString& t
         if (failure.isEmpty() && !window.periodogramShown())
             failure = view->failureText();
         if (outcome->failed()) { // before the event loop ran, so it could not exit then
-            timer->stop();
+            *done = true;
             QApplication::exit(1);
             return;
         }
         if (!failure.isEmpty()) {
-            timer->stop();
+            *done = true;
             outcome->fail(failure);
             return;
         }
@@ -76,15 +80,9 @@ void scheduleBatch(ui::MainWindow& window, const QString& path, const QString& t
         // A hidden field view does not paint, so it settles only when shown.
         const bool fieldReady = window.periodogramShown() ||
                                 (view->frameSettled() && view->shownParams() == view->params());
-        if (!*labDone || !periodogramReady || !fieldReady) {
-            if (deadline.hasExpired()) {
-                timer->stop();
-                outcome->fail("timed out waiting for the first frame");
-            }
-            view->update();
+        if (!*labDone || !periodogramReady || !fieldReady)
             return;
-        }
-        timer->stop();
+        *done = true;
         // The timeline shows the newest spans, drawn now rather than on its next poll.
         view->collectTimeline();
         window.timelinePanel()->redrawNow();
@@ -122,8 +120,24 @@ void scheduleBatch(ui::MainWindow& window, const QString& path, const QString& t
                         snapshot.spans.size(), snapshot.lanes.size());
         }
         outcome->succeed();
+    };
+    ui::FieldView* view = window.fieldView();
+    // Queued, so that a completion's other receivers (the status bar) have run first.
+    const auto later = [check] { QTimer::singleShot(0, check); };
+    QObject::connect(view, &ui::FieldView::resultReady, &window, later);
+    QObject::connect(view, &ui::FieldView::fieldShown, &window, later);
+    QObject::connect(view, &ui::FieldView::computeFailed, &window, later);
+    QObject::connect(window.periodogramWorkspace(), &ui::PeriodogramWorkspace::settled, &window,
+                     later);
+    QObject::connect(window.launchPanel(), &ui::LaunchPanel::changed, &window, later);
+    QTimer::singleShot(0, &window, check); // what happened before the event loop
+    QTimer::singleShot(120000, &window, [done, outcome] {
+        if (!*done) {
+            *done = true;
+            outcome->fail("timed out waiting for the first frame");
+        }
     });
-    timer->start(50);
+    return later;
 }
 
 } // namespace
@@ -146,10 +160,15 @@ int main(int argc, char** argv)
                      options.device, count);
         return 1;
     }
-    if (options.backend == gpu::BackendKind::Cuda) {
-        const gpu::BackendSelection probe = gpu::createBackend(gpu::BackendKind::Cuda);
-        if (!probe.backend) {
-            std::fprintf(stderr, "warpscope: %s\n", probe.reason.c_str());
+    if (options.backend == gpu::BackendKind::Cuda) { // fail before any window opens
+        gpu::DevicePool devices(options.backend, options.device, nullptr);
+        gpu::Device device;
+        std::unique_ptr<gpu::Context> context;
+        gpu::Status s = devices.computeDevice(device);
+        if (s)
+            s = gpu::Context::open(device, context);
+        if (!s) {
+            std::fprintf(stderr, "warpscope: %s\n", s.message().c_str());
             return 1;
         }
     }
@@ -228,16 +247,19 @@ int main(int argc, char** argv)
     window.show();
     BatchOutcome outcome;
     bool labDone = !options.streamsLab;
+    std::function<void()> checkBatch;
     if (options.streamsLab) {
         ui::StreamsLabPanel* lab = window.streamsLabPanel();
         lab->setConfig(options.lab);
         window.showStreamsLab();
         QObject::connect(lab, &ui::StreamsLabPanel::finished, &window,
-                         [&labDone, &outcome, screenshot](bool ok, const QString& summary) {
+                         [&](bool ok, const QString& summary) {
                              labDone = true;
                              std::printf("Streams lab: %s\n", qPrintable(summary));
                              if (!ok && screenshot)
                                  outcome.fail("the streams lab failed: " + summary);
+                             else if (checkBatch)
+                                 checkBatch();
                          });
         QTimer::singleShot(0, lab, [lab] { lab->run(); });
     }
@@ -258,7 +280,8 @@ int main(int argc, char** argv)
                                  QApplication::exit(0);
                              });
     } else if (screenshot) {
-        scheduleBatch(window, options.screenshot, options.exportTrace, options, &labDone, &outcome);
+        checkBatch = scheduleBatch(window, options.screenshot, options.exportTrace, options,
+                                   &labDone, &outcome);
     }
     return application.exec();
 }

@@ -9,16 +9,19 @@
 //   - the host-copy frame: kernel, device-to-host copy, glBufferSubData and draw;
 //   - the kernel alone, timed with CUDA events;
 // and kernel times for other sizes, reference counts and precisions. Without CUDA it times
-// the CPU backend's frame the same way. The interop frame is also timed with the timeline
+// the CPU's frame the same way. The interop frame is also timed with the timeline
 // recording, side by side, to show what recording costs.
 //
 // streams runs the streams lab with 1 stream and with K streams, on pinned and on pageable
 // memory, and prints the median job time of each (CUDA events), the ratio, and the floor the
 // copies allow, from the copy spans the timeline recorded.
 #include "PeriodogramBench.h"
-#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/DevicePool.h"
+#include "warpscope/gpu/Distance.h"
+#include "warpscope/gpu/StreamsLab.h"
 #include "warpscope/gpu/TraceExport.h"
 #include "warpscope/render/FieldRenderer.h"
+#include "warpscope/render/GlWriteScope.h"
 #include "warpscope/render/HeadlessGl.h"
 
 #define GL_GLEXT_PROTOTYPES
@@ -91,9 +94,20 @@ bool timeRuns(int frames, const std::function<bool(int)>& body, FrameStats& out)
     return true;
 }
 
+// Writes the field into the surface's GL buffer, as the app's field view does.
+gpu::Status fill(render::GlInterop& interop, const gpu::DistanceParams& p,
+                 const render::FieldSurface& surface)
+{
+    render::GlWriteScope write(interop, surface.buffer, surface.bytes());
+    gpu::Status s = write.status();
+    if (s)
+        s = gpu::launchDistance(interop.context(), p, write.view<float>());
+    return s ? write.commit() : s;
+}
+
 // Fills the field (the reference moves a little each run, as while dragging) and, with
 // draw, draws it into the offscreen view.
-bool timeFrames(gpu::Backend& backend, render::FieldRenderer& renderer, render::HeadlessGl& gl,
+bool timeFrames(render::GlInterop& interop, render::FieldRenderer& renderer, render::HeadlessGl& gl,
                 const render::FieldSurface& surface, gpu::DistanceParams p, int frames,
                 FrameStats& out, bool draw = true)
 {
@@ -103,7 +117,7 @@ bool timeFrames(gpu::Backend& backend, render::FieldRenderer& renderer, render::
         frames,
         [&](int k) {
             p.references[0].lon = lon0 + 1e-4 * (k % 50);
-            if (gpu::Status s = backend.fillDistance(p, surface.glBuffer()); !s) {
+            if (gpu::Status s = fill(interop, p, surface); !s) {
                 std::fprintf(stderr, "fill failed: %s\n", s.message().c_str());
                 return false;
             }
@@ -152,8 +166,16 @@ int runDistance(const Options& o)
         std::fprintf(stderr, "warpscope-bench: %s\n", s.message().c_str());
         return 1;
     }
-    auto primary = gpu::createBackend(gpu::BackendKind::Auto, {true, false});
-    std::printf("OpenGL: %s\nBackend: %s\n", gl->renderer().c_str(), primary.reason.c_str());
+    gpu::DevicePool devices(gpu::BackendKind::Auto, -1, nullptr);
+    std::unique_ptr<gpu::Context> context;
+    std::string why;
+    if (gpu::Status s = devices.openDisplay("field", render::glCudaDevices(), true, context, why);
+        !s) {
+        std::fprintf(stderr, "warpscope-bench: %s\n", s.message().c_str());
+        return 1;
+    }
+    auto primary = std::make_unique<render::GlInterop>(*context);
+    std::printf("OpenGL: %s\nDevice: %s\n", gl->renderer().c_str(), why.c_str());
     std::printf("Frame: %d x %d float32 mesh, %d reference(s), %d x %d view, median of %d frames "
                 "after 10 warm-up\n\n",
                 o.size, o.size, o.refs, o.viewWidth, o.viewHeight, o.frames);
@@ -165,13 +187,13 @@ int runDistance(const Options& o)
         return 1;
     }
     FrameStats primaryFrame;
-    if (!timeFrames(*primary.backend, renderer, *gl, surface, p, o.frames, primaryFrame))
+    if (!timeFrames(*primary, renderer, *gl, surface, p, o.frames, primaryFrame))
         return 1;
     FrameStats fillOnly;
-    if (!timeFrames(*primary.backend, renderer, *gl, surface, p, o.frames, fillOnly, false))
+    if (!timeFrames(*primary, renderer, *gl, surface, p, o.frames, fillOnly, false))
         return 1;
     const FrameStats drawOnly = timeDrawOnly(renderer, *gl, surface, p, o.frames);
-    const bool interop = primary.backend->displayPath() == gpu::DisplayPath::Interop;
+    const bool interop = primary->interop();
     printFrame(interop ? "interop frame (map, kernel, unmap, draw)"
                        : "frame (compute, glBufferSubData, draw)",
                primaryFrame);
@@ -183,15 +205,14 @@ int runDistance(const Options& o)
     // so drift between the runs shows.
     auto timeline = std::make_shared<gpu::Timeline>();
     FrameStats recorded, plainAgain;
-    primary.backend->setTimeline(timeline, "field");
+    context->setTimeline(timeline, "field");
     const bool recordedOk = timeRuns(
         o.frames,
         [&](int k) {
             timeline->beginFrame();
             gpu::DistanceParams q = p;
             q.references[0].lon += 1e-4 * (k % 50);
-            if (!primary.backend->fillDistance(q, surface.glBuffer()) ||
-                !primary.backend->collectTimeline())
+            if (!fill(*primary, q, surface) || !context->collectTimeline())
                 return false;
             gl->bindFramebuffer();
             renderer.draw(surface, {p.lonMin, p.latMin, p.lonMax, p.latMax},
@@ -200,9 +221,8 @@ int runDistance(const Options& o)
             return true;
         },
         recorded);
-    primary.backend->setTimeline(nullptr, "field");
-    if (recordedOk &&
-        timeFrames(*primary.backend, renderer, *gl, surface, p, o.frames, plainAgain)) {
+    context->setTimeline(nullptr, "field");
+    if (recordedOk && timeFrames(*primary, renderer, *gl, surface, p, o.frames, plainAgain)) {
         printFrame("frame with the timeline recording", recorded);
         printFrame("frame without it, again", plainAgain);
         std::printf("  %-44s %+9.3f ms\n", "recording cost per frame",
@@ -211,12 +231,13 @@ int runDistance(const Options& o)
                     timeline->snapshot().spans.size());
     }
 
-    if (primary.backend->kind() == gpu::BackendKind::Cuda) {
-        auto hostCopy = gpu::createBackend(gpu::BackendKind::Cuda, {true, true});
-        primary.backend->forgetGlBuffer(surface.buffer);
+    const bool cuda = context->isCuda();
+    if (cuda) {
+        primary->forget(surface.buffer);
+        render::GlInterop hostCopy(*context, false);
         FrameStats copyFrame;
-        if (hostCopy.backend && timeFrames(*hostCopy.backend, renderer, *gl, surface, p,
-                                           std::max(20, o.frames / 5), copyFrame)) {
+        if (timeFrames(hostCopy, renderer, *gl, surface, p, std::max(20, o.frames / 5),
+                       copyFrame)) {
             printFrame("host-copy frame (kernel, D2H, glBufferSubData, draw)", copyFrame);
             std::printf("  %-44s %9.1fx\n", "host-copy / interop",
                         copyFrame.medianMs / primaryFrame.medianMs);
@@ -224,9 +245,7 @@ int runDistance(const Options& o)
     }
 
     std::printf("\nKernel alone, median of %s after a warm-up:\n",
-                primary.backend->kind() == gpu::BackendKind::Cuda
-                    ? "100 launches timed with CUDA events"
-                    : "5 runs by wall clock");
+                cuda ? "100 launches timed with CUDA events" : "5 runs by wall clock");
     struct Case
     {
         int size, refs;
@@ -236,11 +255,10 @@ int runDistance(const Options& o)
         {o.size, o.refs, gpu::Precision::Float32}, {o.size, o.refs, gpu::Precision::Float64},
         {8192, 1, gpu::Precision::Float32},        {8192, 16, gpu::Precision::Float32},
         {8192, 64, gpu::Precision::Float32},       {8192, 16, gpu::Precision::Float64}};
-    const bool cuda = primary.backend->kind() == gpu::BackendKind::Cuda;
     for (const Case& c : cases) {
         double ms = 0;
         const gpu::DistanceParams q = scene(c.size, c.refs, c.precision);
-        if (gpu::Status s = primary.backend->timeKernel(q, cuda ? 100 : 5, ms); !s) {
+        if (gpu::Status s = gpu::timeDistanceKernel(*context, q, cuda ? 100 : 5, ms); !s) {
             std::printf("  %5d x %-5d %2d refs %-7s  failed: %s\n", c.size, c.size, c.refs,
                         gpu::precisionName(c.precision), s.message().c_str());
             continue;
@@ -249,7 +267,7 @@ int runDistance(const Options& o)
         std::printf("  %5d x %-5d %2d refs %-7s  %10.4f ms  %7.1f GB/s written\n", c.size, c.size,
                     c.refs, gpu::precisionName(c.precision), ms, bytes / (ms * 1e6));
     }
-    primary.backend->forgetGlBuffer(surface.buffer);
+    primary.reset(); // its registration goes before the buffer it names
     renderer.destroySurface(surface);
     renderer.release();
     return 0;
@@ -262,17 +280,17 @@ struct LabStats
     bool passed = true;
 };
 
-bool timeLab(gpu::Backend& backend, const gpu::StreamsLabConfig& c, int runs, LabStats& out,
+bool timeLab(gpu::Context& context, const gpu::StreamsLabConfig& c, int runs, LabStats& out,
              gpu::Timeline* timeline = nullptr)
 {
     std::vector<double> times;
     for (int k = -2; k < runs; ++k) {
         if (timeline && k == runs - 1) { // keep the spans of the last run only
-            backend.collectTimeline();
+            context.collectTimeline();
             timeline->clear();
         }
         gpu::StreamsLabResult r;
-        if (gpu::Status s = backend.runStreamsLab(c, r); !s) {
+        if (gpu::Status s = gpu::runStreamsLab(context, c, r); !s) {
             std::fprintf(stderr, "warpscope-bench: %s\n", s.message().c_str());
             return false;
         }
@@ -282,7 +300,7 @@ bool timeLab(gpu::Backend& backend, const gpu::StreamsLabConfig& c, int runs, La
         out.passed = out.passed && r.passed();
         out.worstError = std::max({out.worstError, r.worstSumError, r.worstElementError});
     }
-    if (gpu::Status s = backend.collectTimeline(); !s)
+    if (gpu::Status s = context.collectTimeline(); !s)
         std::fprintf(stderr, "warpscope-bench: %s\n", s.message().c_str());
     out.time = {median(times), *std::min_element(times.begin(), times.end()),
                 *std::max_element(times.begin(), times.end())};
@@ -291,23 +309,25 @@ bool timeLab(gpu::Backend& backend, const gpu::StreamsLabConfig& c, int runs, La
 
 int runStreams(const Options& o)
 {
-    auto selection = gpu::createBackend(gpu::BackendKind::Auto);
-    if (!selection.backend) {
-        std::fprintf(stderr, "warpscope-bench: %s\n", selection.reason.c_str());
+    gpu::DevicePool devices(gpu::BackendKind::Auto, -1, nullptr);
+    std::unique_ptr<gpu::Context> opened;
+    if (gpu::Status s = devices.open("lab", opened); !s) {
+        std::fprintf(stderr, "warpscope-bench: %s\n", s.message().c_str());
         return 1;
     }
-    gpu::Backend& backend = *selection.backend;
-    std::printf("Backend: %s\n", selection.reason.c_str());
+    gpu::Context& context = *opened;
+    const bool cuda = context.isCuda();
+    std::printf("Device: %s\n", devices.summary().c_str());
     std::printf("Streams lab: %d arrays of %lld float32 values (%.0f MB in, %.0f MB out), median "
                 "of %d runs after 2 warm-up, job timed with %s\n\n",
                 o.arrays, o.length, o.arrays * o.length * 4e-6, o.arrays * o.length * 4e-6, o.runs,
-                backend.kind() == gpu::BackendKind::Cuda ? "CUDA events" : "the host clock");
+                cuda ? "CUDA events" : "the host clock");
     gpu::StreamsLabConfig c;
     c.arrays = o.arrays;
     c.length = o.length;
     auto timeline = std::make_shared<gpu::Timeline>();
     if (o.record)
-        backend.setTimeline(timeline, "lab");
+        context.setTimeline(timeline, "lab");
 
     struct Mode
     {
@@ -325,7 +345,7 @@ int runStreams(const Options& o)
         c.multiStream = m.multi;
         c.orderCopies = m.ordered;
         LabStats stats;
-        if (!timeLab(backend, c, m.pinned ? o.runs : std::max(3, o.runs / 4), stats,
+        if (!timeLab(context, c, m.pinned ? o.runs : std::max(3, o.runs / 4), stats,
                      timeline.get()))
             return 1;
         std::printf("  %-36s median %8.3f ms   (min %.3f, max %.3f)   %s, worst error %.1e\n",
@@ -356,7 +376,7 @@ int runStreams(const Options& o)
             pinnedMany = stats.time.medianMs;
     }
     std::printf("\n  %-36s %8.2fx\n", "1 stream / K streams (pinned)", pinnedOne / pinnedMany);
-    if (backend.kind() == gpu::BackendKind::Cuda && o.record) {
+    if (cuda && o.record) {
         // What the timing costs the job: pinned, K streams, timed with events, with CUPTI and
         // without a timeline, in rounds so that drift touches each alike.
         c.pinned = c.multiStream = true;
@@ -365,16 +385,16 @@ int runStreams(const Options& o)
         std::string note;
         for (int round = 0; round < 3; ++round)
             for (int way = 0; way < 3; ++way) {
-                backend.setTimeline(way == 2 ? nullptr : timeline, "lab");
+                context.setTimeline(way == 2 ? nullptr : timeline, "lab");
                 timeline->setGpuTiming(way == 1 ? gpu::GpuTiming::Cupti : gpu::GpuTiming::Events);
                 LabStats stats;
-                if (!timeLab(backend, c, std::max(3, o.runs / 3), stats, nullptr))
+                if (!timeLab(context, c, std::max(3, o.runs / 3), stats, nullptr))
                     return 1;
                 if (way == 1 && note.empty())
                     note = timeline->gpuTimingNote();
                 (way == 0 ? events : way == 1 ? cupti : none).push_back(stats.time.medianMs);
             }
-        backend.setTimeline(timeline, "lab");
+        context.setTimeline(timeline, "lab");
         timeline->setGpuTiming(gpu::GpuTiming::Events);
         std::printf("  pinned, K streams, by timing (medians of 3 rounds): events %.3f ms, "
                     "CUPTI %.3f ms%s, no timeline %.3f ms\n",
@@ -382,7 +402,7 @@ int runStreams(const Options& o)
                     note.empty() ? "" : (" (fell back to events: " + note + ")").c_str(),
                     median(none));
     }
-    if (backend.kind() == gpu::BackendKind::Cuda && copyInUs > 0) {
+    if (cuda && copyInUs > 0) {
         const double gbps = o.arrays * o.length * 4e-3 / copyInUs;
         std::printf("  %-36s %8.3f ms   (all copies in at %.1f GB/s, then one array back, "
                     "from the 1-stream spans)\n",

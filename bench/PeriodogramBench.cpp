@@ -1,8 +1,10 @@
-// warpscope-bench periodogram: medians of the Lomb-Scargle periodogram on both backends, and
+// warpscope-bench periodogram: medians of the Lomb-Scargle periodogram on the CPU and the GPU, and
 // SciPy's signal.lombscargle on the same data in the same run when Python has SciPy.
 #include "PeriodogramBench.h"
 
-#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/Periodogram.h"
+#include "warpscope/gpu/Spectrum.h"
+#include "warpscope/render/GlWriteScope.h"
 #include "warpscope/render/HeadlessGl.h"
 #include "warpscope/render/SpectrumRenderer.h"
 
@@ -139,14 +141,15 @@ double scipySeconds(int n, const gpu::PeriodogramOptions& o)
 
 // The plot's line for a spectrum of 2^24 frequencies, as a zoom or pan redraws it: the vertex
 // buffer refilled for a slightly moved axis and drawn, wall clock up to glFinish, median of
-// `runs` after a warm-up. Through interop where the backend has it, else through the host.
-void timeSpectrumLine(gpu::Backend& computing, gpu::Backend& drawing, render::HeadlessGl& gl,
+// `runs` after a warm-up. Through interop where allowed and OpenGL runs on the context's
+// GPU, else staged and uploaded.
+void timeSpectrumLine(gpu::Context& context, bool allowInterop, render::HeadlessGl& gl,
                       const char* label, int runs)
 {
     gpu::TimeSeries s = syntheticSeries(256);
     gpu::PeriodogramOptions o = options(1 << 24, gpu::Precision::Float64);
     std::shared_ptr<const gpu::Spectrum> spectrum;
-    if (gpu::Status st = computing.computeSpectrum(s, o, spectrum); !st) {
+    if (gpu::Status st = gpu::computeSpectrum(context, s, o, spectrum); !st) {
         std::printf("  %-34s %s\n", label, st.message().c_str());
         return;
     }
@@ -156,13 +159,21 @@ void timeSpectrumLine(gpu::Backend& computing, gpu::Backend& drawing, render::He
         std::printf("  %-34s no renderer\n", label);
         return;
     }
+    auto interop = std::make_unique<render::GlInterop>(context, allowInterop);
+    const std::size_t bytes = std::size_t(columns) * gpu::kSpectrumFloatsPerColumn * sizeof(float);
     std::vector<double> times;
     for (int k = -5; k < runs; ++k) {
         const double shift = 0.001 * (k + 5) * o.grid.df * double(o.grid.count);
         const gpu::SpectrumAxis axis{
             o.grid.fmin + shift, o.grid.fmax() - shift, false, false, 1.0, columns};
         const auto t0 = std::chrono::steady_clock::now();
-        if (gpu::Status st = drawing.fillSpectrum(*spectrum, axis, renderer.vertexBuffer()); !st) {
+        render::GlWriteScope write(*interop, renderer.buffer(), bytes);
+        gpu::Status st = write.status();
+        if (st)
+            st = gpu::writeSpectrumLine(context, *spectrum, axis, write.view<float>());
+        if (st)
+            st = write.commit();
+        if (!st) {
             std::printf("  %-34s %s\n", label, st.message().c_str());
             break;
         }
@@ -178,7 +189,7 @@ void timeSpectrumLine(gpu::Backend& computing, gpu::Backend& drawing, render::He
     if (!times.empty())
         std::printf("  %-34s median %8.3f ms   (min %.3f)\n", label, median(times),
                     *std::min_element(times.begin(), times.end()));
-    drawing.forgetGlBuffer(renderer.vertexBuffer().id);
+    interop.reset(); // its registration goes before the buffer it names
     renderer.release();
 }
 
@@ -193,16 +204,15 @@ void runSpectrumLineBench(int runs)
     std::printf("\nThe plot's line for 2^24 frequencies (256 samples), 1600 columns: refill the "
                 "vertex buffer for a moved axis and draw, wall clock to glFinish, median of %d\n",
                 runs);
-    auto cpu = gpu::createBackend(gpu::BackendKind::Cpu, {true});
-    auto interop = gpu::createBackend(gpu::BackendKind::Cuda, {true});
-    auto hostCopy = gpu::createBackend(gpu::BackendKind::Cuda, {true, true});
-    if (interop.backend && interop.backend->displayPath() == gpu::DisplayPath::Interop)
-        timeSpectrumLine(*interop.backend, *interop.backend, *gl,
-                         "CUDA, decimated into the mapped VBO", runs);
-    if (hostCopy.backend)
-        timeSpectrumLine(*hostCopy.backend, *hostCopy.backend, *gl,
-                         "CUDA, decimated then glBufferSubData", runs);
-    timeSpectrumLine(*cpu.backend, *cpu.backend, *gl, "CPU, decimated on the host", runs);
+    std::unique_ptr<gpu::Context> cpu, cuda;
+    gpu::Context::open({gpu::DeviceKind::Cpu, 0}, cpu); // the CPU is always there
+    const std::vector<int> glDevices = render::glCudaDevices();
+    if (!glDevices.empty() &&
+        gpu::Context::open({gpu::DeviceKind::Cuda, glDevices.front()}, cuda)) {
+        timeSpectrumLine(*cuda, true, *gl, "CUDA, decimated into the mapped VBO", runs);
+        timeSpectrumLine(*cuda, false, *gl, "CUDA, decimated then glBufferSubData", runs);
+    }
+    timeSpectrumLine(*cpu, true, *gl, "CPU, decimated on the host", runs);
 }
 
 } // namespace
@@ -288,7 +298,7 @@ int runPeriodogramBench(int runs)
     std::printf("  N %6d  M 2^16 float32  floating mean      %9.3f ms\n", n, single.kernelMs);
     const double scipy = scipySeconds(n, options(m, gpu::Precision::Float64, false));
     if (scipy > 0)
-        std::printf("  SciPy signal.lombscargle, same data and grid: %9.1f ms   -> CPU backend "
+        std::printf("  SciPy signal.lombscargle, same data and grid: %9.1f ms   -> CPU "
                     "%.0fx faster (classic), %.0fx (floating mean)\n",
                     scipy * 1000.0, scipy * 1000.0 / classic.kernelMs,
                     scipy * 1000.0 / floating.kernelMs);

@@ -15,7 +15,7 @@
 // At the end it compares resident (and device) memory at the last reports with the first
 // report after W minutes of warm-up (2) and exits 1 if it grew more than T MiB (16), or if the
 // field was ever found blank. Needs an X server: under xvfb-run where there is no display.
-#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/DevicePool.h"
 #include "warpscope/ui/FieldView.h"
 #include "warpscope/ui/LaunchPanel.h"
 #include "warpscope/ui/MainWindow.h"
@@ -163,12 +163,21 @@ struct Report
     std::optional<double> deviceMb;
 };
 
+// A context on the device the soak computes on, only to read its memory; none on the CPU.
+std::unique_ptr<gpu::Context> openMemoryWatch(gpu::BackendKind kind)
+{
+    gpu::DevicePool devices(kind, -1, nullptr);
+    std::unique_ptr<gpu::Context> context;
+    devices.open("memory", context);
+    return context;
+}
+
 class Soak
 {
 public:
     Soak(ui::MainWindow& window, const Options& options)
         : m_window(window), m_options(options), m_clock(new FrameClock(window.fieldView())),
-          m_memory(gpu::createBackend(options.backend).backend)
+          m_memory(openMemoryWatch(options.backend))
     {}
 
     int run()
@@ -353,7 +362,7 @@ private:
         r.seconds = seconds();
         r.rssMb = rssMb();
         if (m_memory)
-            if (const auto memory = m_memory->deviceMemory())
+            if (const auto memory = m_memory->memory())
                 r.deviceMb = double(memory->usedBytes) / (1024.0 * 1024.0);
         const std::vector<double> frames = m_clock->take();
         const std::size_t spans = m_window.timeline()->snapshot().spans.size();
@@ -424,7 +433,7 @@ private:
     Options m_options;
     FrameClock* m_clock;
     // Only asked for device memory, which the driver reports for the whole device.
-    std::unique_ptr<gpu::Backend> m_memory;
+    std::unique_ptr<gpu::Context> m_memory; // asked for the device's memory
     std::mt19937 m_random{2026};
     QElapsedTimer m_elapsed;
     std::vector<Report> m_reports;

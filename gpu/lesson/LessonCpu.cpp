@@ -1,4 +1,4 @@
-#include "DistancePlan.h"
+#include "distance/DistancePlan.h"
 #include "lesson/LessonShared.h"
 #include "runtime/CpuContext.h"
 

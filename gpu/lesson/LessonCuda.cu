@@ -1,3 +1,4 @@
+#include "distance/CudaFieldState.h"
 #include "lesson/LessonKernel.cuh"
 #include "lesson/LessonShared.h"
 #include "runtime/CudaContext.h"
@@ -41,8 +42,8 @@ cudaError_t launch(const DistanceParams& params, const LessonLaunch& lesson, flo
                    std::uint32_t* owners, cudaStream_t stream)
 {
     return params.precision == Precision::Float64
-               ? launchLesson(makePlan<double>(params), lesson, field, owners, stream)
-               : launchLesson(makePlan<float>(params), lesson, field, owners, stream);
+               ? launchLessonKernel(makePlan<double>(params), lesson, field, owners, stream)
+               : launchLessonKernel(makePlan<float>(params), lesson, field, owners, stream);
 }
 
 } // namespace
@@ -80,6 +81,45 @@ Status runLessonCuda(Context& context, const DistanceParams& params, const Lesso
     WS_CUDA_TRY(cudaEventElapsedTime(&ms, state.start, state.stop));
     kernelMs = ms;
     return Status::success();
+}
+
+Status launchLessonCuda(Context& context, const DistanceParams& params, const LessonLaunch& lesson,
+                        float* field, std::uint32_t* owners, std::function<void()> done)
+{
+    CudaBacking& cuda = cudaBacking(context);
+    if (Status s = cuda.activate(); !s)
+        return s;
+    CudaFieldState& state = context.state<CudaFieldState>();
+    if (Status s = state.prepare(); !s)
+        return s;
+    const cudaStream_t stream = cuda.stream();
+    const FieldLayout layout = layoutFor(params);
+    const std::size_t fieldBytes = layout.elementCount() * sizeof(float);
+    const std::size_t ownerBytes = 2 * std::size_t(params.nx) * params.ny * sizeof(std::uint32_t);
+    // Nodes no thread reaches stay NaN (all bits set) and kUncovered.
+    WS_CUDA_TRY(cudaMemsetAsync(field, 0xff, fieldBytes, stream));
+    WS_CUDA_TRY(cudaMemsetAsync(owners, 0xff, ownerBytes, stream));
+    WS_CUDA_TRY(cudaEventRecord(state.start, stream));
+    {
+        const std::string detail = "grid " + std::to_string(lesson.launch.grid.x) + " x " +
+                                   std::to_string(lesson.launch.grid.y) + ", block " +
+                                   std::to_string(lesson.launch.block.x) + " x " +
+                                   std::to_string(lesson.launch.block.y);
+        const SpanScope span(cuda.recorder(), stream, cuda.streamLane(), SpanKind::Kernel,
+                             "teaching kernel", 0, detail);
+        if (Status s = cudaStatus(launch(params, lesson, field, owners, stream),
+                                  "Launching the teaching kernel");
+            !s)
+            return s;
+    }
+    WS_CUDA_TRY(cudaEventRecord(state.stop, stream));
+    if (Status s = cudaStatus(launchLessonStats(field, params.nx, params.ny, layout.pitch,
+                                                layout.statsOffset(), state.lessonKeys,
+                                                state.statsState, stream),
+                              "Launching the teaching kernel's min/max");
+        !s)
+        return s;
+    return state.queueResult(cuda, std::move(done));
 }
 
 Status timeLessonCuda(Context& context, const DistanceParams& params, const LessonLaunch& lesson,

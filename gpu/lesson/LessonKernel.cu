@@ -37,8 +37,8 @@ __global__ void lessonKernel(const DistancePlan<T> plan, bool gridStride, long l
 } // namespace
 
 template <typename T>
-cudaError_t launchLesson(const DistancePlan<T>& plan, const LessonLaunch& lesson, float* field,
-                         std::uint32_t* owners, cudaStream_t stream)
+cudaError_t launchLessonKernel(const DistancePlan<T>& plan, const LessonLaunch& lesson,
+                               float* field, std::uint32_t* owners, cudaStream_t stream)
 {
     const Dim3& b = lesson.launch.block;
     const Dim3& g = lesson.launch.grid;
@@ -55,10 +55,10 @@ cudaError_t launchLesson(const DistancePlan<T>& plan, const LessonLaunch& lesson
     return cudaGetLastError();
 }
 
-template cudaError_t launchLesson(const DistancePlan<float>&, const LessonLaunch&, float*,
-                                  std::uint32_t*, cudaStream_t);
-template cudaError_t launchLesson(const DistancePlan<double>&, const LessonLaunch&, float*,
-                                  std::uint32_t*, cudaStream_t);
+template cudaError_t launchLessonKernel(const DistancePlan<float>&, const LessonLaunch&, float*,
+                                        std::uint32_t*, cudaStream_t);
+template cudaError_t launchLessonKernel(const DistancePlan<double>&, const LessonLaunch&, float*,
+                                        std::uint32_t*, cudaStream_t);
 
 const void* lessonKernelSymbol(bool float64)
 {

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "DistancePlan.h"
-#include "cuda/DistanceKernel.cuh"
+#include "distance/DistanceKernel.cuh"
+#include "distance/DistancePlan.h"
 #include "warpscope/gpu/LaunchLesson.h"
 
 #include <cuda_runtime.h>
@@ -12,8 +12,8 @@ namespace warpscope::gpu {
 // FieldLayout::forMesh(nx, ny) (covered nodes only), owners as LaunchLesson.h describes
 // (the caller fills them with kUncovered first). Returns the launch error, if any.
 template <typename T>
-cudaError_t launchLesson(const DistancePlan<T>& plan, const LessonLaunch& lesson, float* field,
-                         std::uint32_t* owners, cudaStream_t stream);
+cudaError_t launchLessonKernel(const DistancePlan<T>& plan, const LessonLaunch& lesson,
+                               float* field, std::uint32_t* owners, cudaStream_t stream);
 
 // Reduces the nodes a lesson reached (NaN elsewhere) to their minimum and maximum, written to
 // the field's stats slots and to state->finalMin/finalMax (for the host). keys: 2 words of

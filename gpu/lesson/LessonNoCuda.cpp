@@ -9,6 +9,12 @@ Status runLessonCuda(Context&, const DistanceParams&, const LessonLaunch&, std::
     return Status::failure("This build has no CUDA backend");
 }
 
+Status launchLessonCuda(Context&, const DistanceParams&, const LessonLaunch&, float*,
+                        std::uint32_t*, std::function<void()>)
+{
+    return Status::failure("This build has no CUDA backend");
+}
+
 Status timeLessonCuda(Context&, const DistanceParams&, const LessonLaunch&, int, double&)
 {
     return Status::failure("This build has no CUDA backend");

@@ -3,6 +3,8 @@
 #include "periodogram/PeriodogramMatrixKernel.cuh"
 #include "periodogram/PeriodogramPlan.h"
 #include "periodogram/PeriodogramShared.h"
+#include "periodogram/SpectrumKernels.cuh"
+#include "periodogram/SpectrumSupport.h"
 #include "runtime/CudaContext.h"
 
 #include <algorithm>
@@ -268,6 +270,47 @@ KernelOccupancy periodogramOccupancyCuda(Context& context, Precision precision,
     return kernelOccupancy(cudaBacking(context),
                            periodogramKernelSymbol(precision == Precision::Float64, false),
                            blockThreads);
+}
+
+Status writeSpectrumLineCuda(Context& context, const Spectrum& spectrum, const SpectrumAxis& axis,
+                             float* out)
+{
+    CudaBacking& cuda = cudaBacking(context);
+    if (Status s = cuda.activate(); !s)
+        return s;
+    const cudaStream_t stream = cuda.stream();
+    // A spectrum in this device's memory is decimated there, straight into out.
+    const auto* resident = dynamic_cast<const CudaSpectrum*>(&spectrum);
+    if (resident && resident->device() == context.device().ordinal)
+        return cuda.recorded(
+            stream, cuda.streamLane(), SpanKind::Kernel, "periodogram line", 0, [&] {
+                const Status launched = cudaStatus(
+                    launchSpectrumColumns(resident->power(), spectrumMapping(spectrum.grid(), axis),
+                                          out, stream),
+                    "Launching the periodogram line kernel");
+                return launched ? resident->markUse(stream) : launched;
+            });
+    std::vector<float> vertices;
+    try {
+        vertices.resize(std::size_t(axis.columns) * kSpectrumFloatsPerColumn);
+    } catch (const std::bad_alloc&) {
+        return Status::failure("Out of host memory for the periodogram's line");
+    }
+    if (Status s = spectrum.decimate(axis, vertices); !s)
+        return s;
+    const std::size_t bytes = vertices.size() * sizeof(float);
+    if (Status s = cuda.recorded(
+            stream, cuda.streamLane(), SpanKind::CopyHostToDevice, "periodogram line", bytes,
+            [&] {
+                return cudaStatus(
+                    cudaMemcpyAsync(out, vertices.data(), bytes, cudaMemcpyHostToDevice, stream),
+                    "Copying the periodogram's line");
+            });
+        !s)
+        return s;
+    // vertices is freed on return, so the copy must have read it.
+    WS_CUDA_TRY(cudaStreamSynchronize(stream));
+    return Status::success();
 }
 
 } // namespace warpscope::gpu

@@ -20,4 +20,9 @@ KernelOccupancy periodogramOccupancyCuda(Context&, Precision, long long)
     return {};
 }
 
+Status writeSpectrumLineCuda(Context&, const Spectrum&, const SpectrumAxis&, float*)
+{
+    return Status::failure("This build has no CUDA backend");
+}
+
 } // namespace warpscope::gpu

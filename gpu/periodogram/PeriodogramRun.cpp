@@ -1,6 +1,8 @@
 // The periodogram's entry points: each request is validated here, once, then computed by the
 // implementation for the context's device.
 #include "periodogram/PeriodogramShared.h"
+#include "periodogram/SpectrumSupport.h"
+#include "runtime/CpuContext.h"
 
 #include <string>
 
@@ -67,6 +69,24 @@ KernelOccupancy periodogramOccupancy(Context& context, Precision precision, long
 {
     return context.isCuda() ? periodogramOccupancyCuda(context, precision, blockThreads)
                             : periodogramOccupancyCpu(context, precision, blockThreads);
+}
+
+Status writeSpectrumLine(Context& context, const Spectrum& spectrum, const SpectrumAxis& axis,
+                         BufferView<float> out)
+{
+    if (Status s = checkDecimation(axis, out.size); !s)
+        return s;
+    const std::size_t floats = std::size_t(axis.columns) * kSpectrumFloatsPerColumn;
+    if (out.space == MemorySpace::Host) {
+        // A GPU's decimation records its own spans.
+        const ScopedHostSpan span(context.isCuda() ? nullptr : context.timeline(),
+                                  context.isCuda() ? -1 : cpuBacking(context).workerLane(0),
+                                  "periodogram line");
+        return spectrum.decimate(axis, std::span<float>(out.data, floats));
+    }
+    if (!context.isCuda())
+        return Status::failure("The CPU cannot write into device memory");
+    return writeSpectrumLineCuda(context, spectrum, axis, out.data);
 }
 
 } // namespace warpscope::gpu

@@ -35,6 +35,9 @@ Status computePeriodogramCuda(Context& context, const TimeSeries& series,
 Status computeSpectrumCuda(Context& context, const TimeSeries& series,
                            const PeriodogramOptions& options,
                            std::shared_ptr<const Spectrum>& spectrum);
+// out is device memory of the context's device.
+Status writeSpectrumLineCuda(Context& context, const Spectrum& spectrum, const SpectrumAxis& axis,
+                             float* out);
 KernelOccupancy periodogramOccupancyCuda(Context& context, Precision precision,
                                          long long blockThreads);
 

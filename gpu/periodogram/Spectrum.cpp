@@ -1,4 +1,3 @@
-#include "GlUpload.h"
 #include "periodogram/SpectrumSupport.h"
 
 #include <algorithm>
@@ -144,17 +143,6 @@ Status HostSpectrum::decimate(const SpectrumAxis& axis, std::span<float> vertice
         return Status::failure("The periodogram is empty");
     decimateSpectrum(m_power, m_grid, axis, vertices);
     return Status::success();
-}
-
-Status uploadSpectrum(const Spectrum& spectrum, const SpectrumAxis& axis,
-                      const GlVertexBuffer& target)
-{
-    if (Status s = checkDecimation(axis, target.floats); !s)
-        return s;
-    std::vector<float> vertices(std::size_t(axis.columns) * kSpectrumFloatsPerColumn);
-    if (Status s = spectrum.decimate(axis, vertices); !s)
-        return s;
-    return uploadToGlBuffer(target.id, vertices.data(), vertices.size());
 }
 
 } // namespace warpscope::gpu

@@ -1,14 +1,14 @@
 #pragma once
 
 #include "periodogram/SpectrumColumns.h"
-#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/Spectrum.h"
 
 namespace warpscope::gpu {
 
 math::SpectrumMapping spectrumMapping(const FrequencyGrid& grid, const SpectrumAxis& axis);
 
-// A spectrum whose powers are in host memory: the CPU backend's, and the CUDA backend's when
-// it computes without a device-resident result.
+// A spectrum whose powers are in host memory: the CPU's, and a GPU's when it computes without
+// a device-resident result.
 class HostSpectrum final : public Spectrum
 {
 public:
@@ -22,11 +22,6 @@ public:
 private:
     std::vector<double> m_power;
 };
-
-// The host-copy path of Backend::fillSpectrum: vertices made where the spectrum lives, then
-// uploaded with glBufferSubData. A GL context must be current.
-Status uploadSpectrum(const Spectrum& spectrum, const SpectrumAxis& axis,
-                      const GlVertexBuffer& target);
 
 // Checks the sizes of a decimation's inputs and outputs against its axis.
 Status checkDecimation(const SpectrumAxis& axis, std::size_t vertexFloats);

@@ -85,6 +85,11 @@ void Context::setTimeline(std::shared_ptr<Timeline> timeline, const std::string&
     m_timeline = std::move(timeline);
 }
 
+int Context::hostLane() const
+{
+    return m_backing->hostLane();
+}
+
 Status Context::collectTimeline()
 {
     return m_backing->collectTimeline();

@@ -17,6 +17,7 @@ public:
     std::optional<DeviceMemory> memory() const override { return std::nullopt; }
     void setTimeline(const std::shared_ptr<Timeline>& timeline, const std::string& role) override;
     Status collectTimeline() override { return Status::success(); }
+    int hostLane() const override { return workerLane(0); }
     ThreadPool& hostPool() override { return m_pool; }
     void finish() override {}
 

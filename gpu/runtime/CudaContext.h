@@ -36,7 +36,7 @@ public:
     CudaSpanRecorder& recorder() { return m_recorder; }
     // The lanes of the stream and of the host thread that queues its work (-1: not recording).
     int streamLane() const { return m_streamLane; }
-    int hostLane() const { return m_hostLane; }
+    int hostLane() const override { return m_hostLane; }
 
     // Runs op, which queues work on stream, as one span of the timeline, which ends however
     // op returns.

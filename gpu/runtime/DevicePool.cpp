@@ -2,6 +2,8 @@
 
 #include "runtime/ContextBacking.h"
 
+#include <algorithm>
+
 namespace warpscope::gpu {
 
 DevicePool::DevicePool(BackendKind requested, int ordinal, std::shared_ptr<Timeline> timeline)
@@ -59,6 +61,57 @@ Status DevicePool::open(const std::string& role, std::unique_ptr<Context>& conte
         context->setTimeline(m_timeline, role);
     note(role, deviceLabel(device) + (device.kind == DeviceKind::Cuda ? " (" + context->name() + ")"
                                                                       : std::string()));
+    return Status::success();
+}
+
+Status DevicePool::openDisplay(const std::string& role, const std::vector<int>& glDevices,
+                               bool interop, std::unique_ptr<Context>& context, std::string& why)
+{
+    context.reset();
+    const int count = cudaDeviceCount();
+    const int requested = requestedOrdinal();
+    const auto openOn = [&](Device device) {
+        if (Status s = Context::open(device, context); !s)
+            return s;
+        if (m_timeline)
+            context->setTimeline(m_timeline, role);
+        note(role,
+             deviceLabel(device) +
+                 (device.kind == DeviceKind::Cuda ? " (" + context->name() + ")" : std::string()));
+        return Status::success();
+    };
+    if (m_requested == BackendKind::Cpu) {
+        why = "CPU: chosen with --backend cpu";
+        return openOn({DeviceKind::Cpu, 0});
+    }
+    std::string missing;
+    if (count == 0)
+        missing = "no CUDA device";
+    else if (requested >= count)
+        missing = "there is no CUDA device " + std::to_string(requested) + " (this machine has " +
+                  std::to_string(count) + ")";
+    if (!missing.empty()) {
+        if (m_requested == BackendKind::Cuda)
+            return Status::failure("The CUDA backend was requested, but " + missing);
+        why = "CPU: " + missing;
+        return openOn({DeviceKind::Cpu, 0});
+    }
+    const int ordinal = requested >= 0 ? requested : glDevices.empty() ? 0 : glDevices.front();
+    const bool glOnDevice =
+        std::find(glDevices.begin(), glDevices.end(), ordinal) != glDevices.end();
+    const std::string hostCopy =
+        !interop        ? std::string("interop was turned off")
+        : requested < 0 ? std::string("OpenGL runs on a different GPU than CUDA")
+                        : "OpenGL does not run on CUDA device " + std::to_string(ordinal);
+    // A device chosen by index is used even where OpenGL is elsewhere (through host copies).
+    if (m_requested == BackendKind::Auto && requested < 0 && !(glOnDevice && interop)) {
+        why = "CPU: " + hostCopy;
+        return openOn({DeviceKind::Cpu, 0});
+    }
+    if (Status s = openOn({DeviceKind::Cuda, ordinal}); !s)
+        return Status::failure("The CUDA backend could not start: " + s.message());
+    why = "CUDA on " + context->name() +
+          (glOnDevice && interop ? std::string(" (interop)") : " (host copy: " + hostCopy + ")");
     return Status::success();
 }
 

@@ -1,7 +1,6 @@
-#include "math/Haversine.h"
+#include "distance/Haversine.h"
 
 #include "TestSupport.h"
-#include "cpu/CpuBackend.h"
 
 #include <gtest/gtest.h>
 
@@ -68,12 +67,12 @@ std::size_t cornerIndex(const CityPair& p, const DistanceParams& s)
     return layout.index(s.latMin == p.a.lat ? 0 : s.ny - 1, s.lonMin == p.a.lon ? 0 : s.nx - 1);
 }
 
-void expectBackendMatchesFixture(Backend& backend, Precision precision)
+void expectBackendMatchesFixture(Context& backend, Precision precision)
 {
     for (const CityPair& p : loadCityPairs()) {
         const DistanceParams s = cornerScene(p, precision);
         auto out = poisoned<double>(layoutFor(s).elementCount());
-        ASSERT_TRUE(backend.computeDistance(s, std::span<double>(out)).ok());
+        ASSERT_TRUE(computeDistance(backend, s, std::span<double>(out)).ok());
         ASSERT_EQ(unwrittenCount(out), 0u);
         const double radius = radiusInUnit(s);
         EXPECT_NEAR(out[cornerIndex(p, s)], p.distance,
@@ -85,23 +84,25 @@ void expectBackendMatchesFixture(Backend& backend, Precision precision)
 
 TEST(Haversine, CpuBackendMatchesGeographicLibFloat64)
 {
-    CpuBackend backend(2);
+    auto backendOwner = cpuContext(2);
+    Context& backend = *backendOwner;
     expectBackendMatchesFixture(backend, Precision::Float64);
 }
 
 TEST(Haversine, CpuBackendMatchesGeographicLibFloat32)
 {
-    CpuBackend backend(2);
+    auto backendOwner = cpuContext(2);
+    Context& backend = *backendOwner;
     expectBackendMatchesFixture(backend, Precision::Float32);
 }
 
 TEST(Haversine, CudaBackendMatchesGeographicLib)
 {
-    auto selection = createBackend(BackendKind::Cuda);
-    if (!selection.backend)
-        GTEST_SKIP() << selection.reason;
-    expectBackendMatchesFixture(*selection.backend, Precision::Float64);
-    expectBackendMatchesFixture(*selection.backend, Precision::Float32);
+    auto selection = cudaContext();
+    if (!selection)
+        GTEST_SKIP() << "no CUDA device";
+    expectBackendMatchesFixture(*selection, Precision::Float64);
+    expectBackendMatchesFixture(*selection, Precision::Float32);
 }
 
 } // namespace

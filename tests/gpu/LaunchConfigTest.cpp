@@ -135,10 +135,10 @@ TEST_F(LaunchValidation, NonPositiveValuesAndSharedMemory)
 
 TEST_F(LaunchValidation, CudaBackendReportsTheDriversLimits)
 {
-    auto selection = createBackend(BackendKind::Cuda);
-    if (!selection.backend)
-        GTEST_SKIP() << selection.reason;
-    const DeviceInfo d = selection.backend->deviceInfo();
+    auto selection = cudaContext();
+    if (!selection)
+        GTEST_SKIP() << "no CUDA device";
+    const DeviceInfo d = selection->info();
     EXPECT_FALSE(d.simulated);
     EXPECT_GT(d.smCount, 0);
     EXPECT_GT(d.clockKHz, 0);

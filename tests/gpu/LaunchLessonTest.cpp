@@ -1,6 +1,5 @@
-#include "DistancePlan.h"
 #include "TestSupport.h"
-#include "cpu/CpuBackend.h"
+#include "distance/DistancePlan.h"
 
 #include <gtest/gtest.h>
 
@@ -13,11 +12,11 @@ struct LessonRun
     std::vector<std::uint32_t> owners;
 };
 
-LessonRun run(Backend& backend, const DistanceParams& p, const LessonLaunch& lesson)
+LessonRun run(Context& backend, const DistanceParams& p, const LessonLaunch& lesson)
 {
     LessonRun r{poisoned<float>(layoutFor(p).elementCount()),
                 std::vector<std::uint32_t>(2 * std::size_t(p.nx) * p.ny, 0x12345678u)};
-    const Status s = backend.runLesson(p, lesson, r.field, r.owners);
+    const Status s = runLesson(backend, p, lesson, r.field, r.owners);
     EXPECT_TRUE(s.ok()) << s.message();
     return r;
 }
@@ -86,14 +85,15 @@ TEST(LaunchLesson, TheRuleByHand)
 
 TEST(LaunchLesson, CpuSimulatorFollowsTheRule)
 {
-    CpuBackend backend(3);
+    auto backendOwner = cpuContext(3);
+    Context& backend = *backendOwner;
     DistanceParams p;
     p.nx = 101;
     p.ny = 37;
     p.references = {{30.0, 101.0}, {29.5, 99.5}};
     for (const LessonLaunch& lesson : lessons(p)) {
         const LessonRun r = run(backend, p, lesson);
-        expectFollowsTheRule(r, p, lesson, backend.deviceInfo().smCount);
+        expectFollowsTheRule(r, p, lesson, backend.info().smCount);
         // Simulated SM ids: the block index modulo the SM count.
         for (std::size_t k = 0; k < r.owners.size(); k += 2)
             if (r.owners[k] != kUncovered)
@@ -103,26 +103,27 @@ TEST(LaunchLesson, CpuSimulatorFollowsTheRule)
 
 TEST(LaunchLesson, InvalidLaunchesAreExplainedNotRun)
 {
-    CpuBackend backend(1);
+    auto backendOwner = cpuContext(1);
+    Context& backend = *backendOwner;
     DistanceParams p;
     p.nx = p.ny = 8;
     LessonRun r{std::vector<float>(layoutFor(p).elementCount()), std::vector<std::uint32_t>(128)};
-    Status s = backend.runLesson(p, {{{32, 32, 2}, {1, 1, 1}}, false}, r.field, r.owners);
+    Status s = runLesson(backend, p, {{{32, 32, 2}, {1, 1, 1}}, false}, r.field, r.owners);
     EXPECT_NE(s.message().find("2048 threads per block"), std::string::npos) << s.message();
-    s = backend.runLesson(p, {{{256, 1, 1}, {1LL << 50, 1, 1}}, false}, r.field, r.owners);
+    s = runLesson(backend, p, {{{256, 1, 1}, {1LL << 50, 1, 1}}, false}, r.field, r.owners);
     EXPECT_NE(s.message().find("exceeds the limit"), std::string::npos) << s.message();
     std::vector<std::uint32_t> small(10);
-    s = backend.runLesson(p, {{{8, 8, 1}, {1, 1, 1}}, false}, r.field, small);
+    s = runLesson(backend, p, {{{8, 8, 1}, {1, 1, 1}}, false}, r.field, small);
     EXPECT_FALSE(s.ok());
 }
 
 TEST(LaunchLesson, CudaKernelFollowsTheRuleOnRealSms)
 {
-    auto selection = createBackend(BackendKind::Cuda);
-    if (!selection.backend)
-        GTEST_SKIP() << selection.reason;
-    Backend& cuda = *selection.backend;
-    const int smCount = cuda.deviceInfo().smCount;
+    auto selection = cudaContext();
+    if (!selection)
+        GTEST_SKIP() << "no CUDA device";
+    Context& cuda = *selection;
+    const int smCount = cuda.info().smCount;
     DistanceParams p;
     p.nx = 301;
     p.ny = 203;
@@ -144,22 +145,22 @@ TEST(LaunchLesson, CudaKernelFollowsTheRuleOnRealSms)
 // a warp apart, in both precisions; and the API's suggestion reaches the calculator's best.
 TEST(LaunchLesson, OccupancyMatchesTheCudaApi)
 {
-    auto selection = createBackend(BackendKind::Cuda);
-    if (!selection.backend)
-        GTEST_SKIP() << selection.reason;
-    Backend& cuda = *selection.backend;
+    auto selection = cudaContext();
+    if (!selection)
+        GTEST_SKIP() << "no CUDA device";
+    Context& cuda = *selection;
     for (Precision precision : {Precision::Float32, Precision::Float64}) {
         double best = 0.0;
         for (long long threads = 32; threads <= 1024; threads += 32) {
-            const Backend::KernelOccupancy o = cuda.lessonOccupancy(precision, threads);
+            const KernelOccupancy o = lessonOccupancy(cuda, precision, threads);
             ASSERT_TRUE(o.api.has_value()) << threads;
             EXPECT_GT(o.resources.registersPerThread, 0);
             EXPECT_EQ(o.theoretical.activeBlocksPerSm, o.api->activeBlocksPerSm)
                 << threads << " threads, " << o.resources.registersPerThread << " registers";
             best = std::max(best, o.theoretical.fraction);
         }
-        const Backend::KernelOccupancy o = cuda.lessonOccupancy(precision, 256);
-        EXPECT_DOUBLE_EQ(cuda.lessonOccupancy(precision, o.suggestedBlock).theoretical.fraction,
+        const KernelOccupancy o = lessonOccupancy(cuda, precision, 256);
+        EXPECT_DOUBLE_EQ(lessonOccupancy(cuda, precision, o.suggestedBlock).theoretical.fraction,
                          best);
         std::printf("teaching kernel, %s: %d registers, API suggests %lld threads\n",
                     precisionName(precision), o.resources.registersPerThread, o.suggestedBlock);
@@ -168,18 +169,19 @@ TEST(LaunchLesson, OccupancyMatchesTheCudaApi)
 
 TEST(LaunchLesson, BlockSizeSweepTimesEveryLaunch)
 {
-    CpuBackend cpu(2);
+    auto cpuOwner = cpuContext(2);
+    Context& cpu = *cpuOwner;
     DistanceParams p;
     p.nx = 200;
     p.ny = 100;
     for (long long threads : {32LL, 256LL}) {
         LessonLaunch lesson{{{threads, 1, 1}, {(p.nx + threads - 1) / threads, p.ny, 1}}, false};
         double ms = -1.0;
-        ASSERT_TRUE(cpu.timeLesson(p, lesson, 3, ms).ok());
+        ASSERT_TRUE(timeLesson(cpu, p, lesson, 3, ms).ok());
         EXPECT_GT(ms, 0.0);
     }
     double ms = 0;
-    EXPECT_FALSE(cpu.timeLesson(p, {{{2048, 1, 1}, {1, 1, 1}}, false}, 1, ms).ok());
+    EXPECT_FALSE(timeLesson(cpu, p, {{{2048, 1, 1}, {1, 1, 1}}, false}, 1, ms).ok());
 }
 
 } // namespace

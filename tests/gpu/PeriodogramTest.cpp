@@ -1,7 +1,6 @@
 #include "warpscope/gpu/Periodogram.h"
 
 #include "TestSupport.h"
-#include "cpu/CpuBackend.h"
 #include "periodogram/PeriodogramPlan.h"
 #include "periodogram/PeriodogramShared.h"
 
@@ -187,10 +186,10 @@ std::vector<double> longDoubleReference(const TimeSeries& series, const Periodog
     return power;
 }
 
-std::vector<double> run(Backend& backend, const TimeSeries& s, const PeriodogramOptions& o)
+std::vector<double> run(Context& backend, const TimeSeries& s, const PeriodogramOptions& o)
 {
     std::vector<double> power = poisoned<double>(std::size_t(o.grid.count));
-    const Status status = backend.computePeriodogram(s, o, std::span<double>(power));
+    const Status status = computePeriodogram(backend, s, o, std::span<double>(power));
     EXPECT_TRUE(status.ok()) << status.message();
     EXPECT_EQ(unwrittenCount(power), 0u) << "frequencies left unwritten";
     return power;
@@ -216,7 +215,7 @@ template <typename Check> void forEachFixtureCase(Check&& check)
 }
 
 // Every normalisation and both mean choices, against astropy's exact implementation.
-void expectMatchesAstropy(Backend& backend, double tolerance, Precision precision,
+void expectMatchesAstropy(Context& backend, double tolerance, Precision precision,
                           PeriodogramMethod method = PeriodogramMethod::Auto)
 {
     forEachFixtureCase([&](const char* name, const TimeSeries& series, PeriodogramOptions o,
@@ -226,7 +225,7 @@ void expectMatchesAstropy(Backend& backend, double tolerance, Precision precisio
         if (method == PeriodogramMethod::Matrix && o.grid.logarithmic) {
             // The matrix products need even spacing, and say so rather than guess.
             std::vector<double> p(std::size_t(o.grid.count));
-            const Status s = backend.computePeriodogram(series, o, std::span<double>(p));
+            const Status s = computePeriodogram(backend, series, o, std::span<double>(p));
             EXPECT_FALSE(s.ok());
             EXPECT_NE(s.message().find("evenly spaced"), std::string::npos) << s.message();
             return;
@@ -247,13 +246,15 @@ constexpr double kAstropyTolerance = 5e-9;
 
 TEST(Periodogram, CpuMatchesAstropyInFloat64)
 {
-    CpuBackend cpu(2);
+    auto cpuOwner = cpuContext(2);
+    Context& cpu = *cpuOwner;
     expectMatchesAstropy(cpu, kAstropyTolerance, Precision::Float64);
 }
 
 TEST(Periodogram, CpuMatchesAstropyInFloat32)
 {
-    CpuBackend cpu(2);
+    auto cpuOwner = cpuContext(2);
+    Context& cpu = *cpuOwner;
     expectMatchesAstropy(cpu, 1e-4, Precision::Float32);
 }
 
@@ -262,7 +263,8 @@ TEST(Periodogram, CpuMatchesAstropyInFloat32)
 // error where the comparison with astropy also carries astropy's rounding.
 TEST(Periodogram, CpuMatchesLongDoubleOnTheFixtureSeries)
 {
-    CpuBackend cpu(2);
+    auto cpuOwner = cpuContext(2);
+    Context& cpu = *cpuOwner;
     forEachFixtureCase([&](const char* name, const TimeSeries& series, const PeriodogramOptions& o,
                            const AstropyCase&) {
         const std::vector<double> ref = longDoubleReference(series, o);
@@ -282,7 +284,8 @@ TEST(Periodogram, CpuMatchesScipy)
     o.grid = grid;
     o.normalization = Normalization::Psd;
     o.fitMean = false;
-    CpuBackend cpu(2);
+    auto cpuOwner = cpuContext(2);
+    Context& cpu = *cpuOwner;
     EXPECT_LE(maxRelativeError(run(cpu, series, o), ref), 1e-9);
 }
 
@@ -337,7 +340,7 @@ struct WorstErrors
 // sizes(trial, random) gives the points (below the maximum the grid allows) and frequencies.
 // A logarithmic grid spans the automatic grid's range, three decades at most.
 template <typename Sizes>
-WorstErrors worstAgainstLongDouble(Backend& backend, PeriodogramMethod method, unsigned seed,
+WorstErrors worstAgainstLongDouble(Context& backend, PeriodogramMethod method, unsigned seed,
                                    int trials, Sizes&& sizes, bool logGrid = false)
 {
     std::mt19937 rng(seed);
@@ -378,7 +381,8 @@ void expectWithinLimits(const char* what, const WorstErrors& worst)
 
 TEST(Periodogram, CpuMatchesLongDoubleOnLogGrids)
 {
-    CpuBackend cpu(2);
+    auto cpuOwner = cpuContext(2);
+    Context& cpu = *cpuOwner;
     const WorstErrors worst = worstAgainstLongDouble(
         cpu, PeriodogramMethod::Auto, 17, 8,
         [](int, int random) { return std::pair<int, long long>(20 + random % 300, 600); }, true);
@@ -387,7 +391,8 @@ TEST(Periodogram, CpuMatchesLongDoubleOnLogGrids)
 
 TEST(Periodogram, CpuMatchesLongDoubleOnRandomInputs)
 {
-    CpuBackend cpu(2);
+    auto cpuOwner = cpuContext(2);
+    Context& cpu = *cpuOwner;
     const WorstErrors worst =
         worstAgainstLongDouble(cpu, PeriodogramMethod::Auto, 11, 12, [](int, int random) {
             return std::pair<int, long long>(20 + random % 400, 700);
@@ -397,12 +402,13 @@ TEST(Periodogram, CpuMatchesLongDoubleOnRandomInputs)
 
 TEST(Periodogram, BadInputIsExplained)
 {
-    CpuBackend cpu(2);
+    auto cpuOwner = cpuContext(2);
+    Context& cpu = *cpuOwner;
     PeriodogramOptions o;
     o.grid = {0.01, 0.01, 100};
     std::vector<double> power(100);
     auto message = [&](const TimeSeries& s, const PeriodogramOptions& opt) {
-        const Status st = cpu.computePeriodogram(s, opt, std::span<double>(power));
+        const Status st = computePeriodogram(cpu, s, opt, std::span<double>(power));
         EXPECT_FALSE(st.ok());
         return st.message();
     };
@@ -427,7 +433,7 @@ TEST(Periodogram, BadInputIsExplained)
     cancelled.cancel = &cancel;
     EXPECT_NE(message(good, cancelled).find("cancelled"), std::string::npos);
     std::vector<double> small(10);
-    EXPECT_FALSE(cpu.computePeriodogram(good, o, std::span<double>(small)).ok());
+    EXPECT_FALSE(computePeriodogram(cpu, good, o, std::span<double>(small)).ok());
 }
 
 // Values near the ends of double's range: the sums of squares would overflow (or underflow
@@ -435,7 +441,7 @@ TEST(Periodogram, BadInputIsExplained)
 // change when y is scaled, so the reference is the long-double one of y brought near 1; the
 // psd scale needs y and dy scaled together. float64 within 1e-9 everywhere, float32 within
 // 1e-4 norm-wise, as on ordinary data.
-void expectExtremeValuesScaled(Backend& backend, PeriodogramMethod method, Precision precision)
+void expectExtremeValuesScaled(Context& backend, PeriodogramMethod method, Precision precision)
 {
     std::mt19937 rng(23);
     const TimeSeries base = randomSeries(rng, 60, true, 0.0);
@@ -486,7 +492,8 @@ void expectExtremeValuesScaled(Backend& backend, PeriodogramMethod method, Preci
 
 TEST(Periodogram, ExtremeValuesGiveTheScaledPeriodogram)
 {
-    CpuBackend cpu(2);
+    auto cpuOwner = cpuContext(2);
+    Context& cpu = *cpuOwner;
     for (const Precision precision : {Precision::Float64, Precision::Float32})
         expectExtremeValuesScaled(cpu, PeriodogramMethod::Auto, precision);
 }
@@ -505,9 +512,10 @@ TEST(Periodogram, UnrepresentablePsdIsRefused)
     const auto problems = validatePeriodogram(s, o);
     ASSERT_EQ(problems.size(), 1u);
     EXPECT_NE(problems[0].message.find("psd"), std::string::npos) << problems[0].message;
-    CpuBackend cpu(2);
+    auto cpuOwner = cpuContext(2);
+    Context& cpu = *cpuOwner;
     std::vector<double> power(std::size_t(o.grid.count));
-    EXPECT_FALSE(cpu.computePeriodogram(s, o, std::span<double>(power)).ok());
+    EXPECT_FALSE(computePeriodogram(cpu, s, o, std::span<double>(power)).ok());
 }
 
 // Baluev's approximation needs more points than the model has terms: with 3 it has no
@@ -596,13 +604,14 @@ TEST(Periodogram, UnrepresentableGridsAreRefused)
 TEST(Periodogram, ExactFitsAreRefused)
 {
     const TimeSeries three{{0.0, 1.3, 2.9}, {1.0, -0.5, 0.7}, {}};
-    CpuBackend cpu(2);
+    auto cpuOwner = cpuContext(2);
+    Context& cpu = *cpuOwner;
     PeriodogramOptions o;
     o.grid = autoFrequencyGrid(three);
     std::vector<double> power(std::size_t(o.grid.count));
     for (const Normalization normalization : {Normalization::Model, Normalization::Log}) {
         o.normalization = normalization;
-        const Status s = cpu.computePeriodogram(three, o, std::span<double>(power));
+        const Status s = computePeriodogram(cpu, three, o, std::span<double>(power));
         ASSERT_FALSE(s.ok());
         EXPECT_NE(s.message().find("exactly"), std::string::npos) << s.message();
     }
@@ -667,7 +676,8 @@ TEST(Periodogram, FindsTheSyntheticSignal)
     const TimeSeries s = syntheticSeries(o);
     PeriodogramOptions opt;
     opt.grid = autoFrequencyGrid(s);
-    CpuBackend cpu(2);
+    auto cpuOwner = cpuContext(2);
+    Context& cpu = *cpuOwner;
     const std::vector<double> power = run(cpu, s, opt);
     const std::vector<Peak> peaks = topPeaks(power, opt.grid, 5);
     ASSERT_FALSE(peaks.empty());
@@ -700,7 +710,7 @@ TEST(Periodogram, SinusoidFitIsExactOnNoiselessData)
 
 // A grid too small for the frequency grid leaves frequencies unevaluated (NaN); grid-stride
 // covers them all with the same grid; a block beyond the kernel's limit is explained.
-void expectLaunchCoverage(Backend& backend)
+void expectLaunchCoverage(Context& backend)
 {
     const TimeSeries s = syntheticSeries({});
     PeriodogramOptions o;
@@ -709,7 +719,7 @@ void expectLaunchCoverage(Backend& backend)
     const std::vector<double> full = run(backend, s, o);
     o.launch = {64, 3, false}; // 3 x 64 x 8 = 1536 frequencies of 5001
     std::vector<double> power = poisoned<double>(std::size_t(o.grid.count));
-    ASSERT_TRUE(backend.computePeriodogram(s, o, std::span<double>(power)).ok());
+    ASSERT_TRUE(computePeriodogram(backend, s, o, std::span<double>(power)).ok());
     EXPECT_EQ(coveredFrequencies(o.launch, o.grid.count), 1536);
     for (std::size_t k = 0; k < power.size(); ++k) {
         if (k < 1536)
@@ -722,20 +732,21 @@ void expectLaunchCoverage(Backend& backend)
     EXPECT_LE(maxRelativeError(strided, full), 1e-12);
     o.launch = {1024, 0, false};
     std::vector<double> out(std::size_t(o.grid.count));
-    const Status refused = backend.computePeriodogram(s, o, std::span<double>(out));
+    const Status refused = computePeriodogram(backend, s, o, std::span<double>(out));
     ASSERT_FALSE(refused.ok());
     EXPECT_NE(refused.message().find("at most 512 threads"), std::string::npos)
         << refused.message();
     o.launch = {2048, 0, false};
-    EXPECT_FALSE(backend.computePeriodogram(s, o, std::span<double>(out)).ok());
+    EXPECT_FALSE(computePeriodogram(backend, s, o, std::span<double>(out)).ok());
 }
 
 TEST(Periodogram, CpuSimulatesTheLaunchsCoverage)
 {
-    CpuBackend cpu(2);
+    auto cpuOwner = cpuContext(2);
+    Context& cpu = *cpuOwner;
     expectLaunchCoverage(cpu);
     // The sm_90 build's resources give the simulated device's occupancy and suggestion.
-    const Backend::KernelOccupancy o = cpu.periodogramOccupancy(Precision::Float64, 128);
+    const KernelOccupancy o = periodogramOccupancy(cpu, Precision::Float64, 128);
     EXPECT_EQ(o.resources.registersPerThread, 128);
     EXPECT_EQ(o.theoretical.activeBlocksPerSm, 4); // 128 registers: 16 warps of 64
     EXPECT_GE(o.suggestedBlock, 32);
@@ -746,13 +757,13 @@ class CudaPeriodogramTest : public ::testing::Test
 protected:
     void SetUp() override
     {
-        auto selection = createBackend(BackendKind::Cuda);
-        if (!selection.backend)
-            GTEST_SKIP() << selection.reason;
-        m_cuda = std::move(selection.backend);
+        auto selection = cudaContext();
+        if (!selection)
+            GTEST_SKIP() << "no CUDA device";
+        m_cuda = std::move(selection);
     }
-    bool hasTensorCores() const { return m_cuda->deviceInfo().ccMajor >= 8; }
-    std::unique_ptr<Backend> m_cuda;
+    bool hasTensorCores() const { return m_cuda->info().ccMajor >= 8; }
+    std::unique_ptr<Context> m_cuda;
 };
 
 TEST_F(CudaPeriodogramTest, MatchesAstropy)
@@ -772,7 +783,7 @@ TEST_F(CudaPeriodogramTest, MatchesAstropy)
 TEST_F(CudaPeriodogramTest, MatrixProductsMatchLongDouble)
 {
     if (!hasTensorCores())
-        GTEST_SKIP() << "no tensor cores on " << m_cuda->deviceName();
+        GTEST_SKIP() << "no tensor cores on " << m_cuda->name();
     const WorstErrors worst = worstAgainstLongDouble(
         *m_cuda, PeriodogramMethod::Matrix, 29, 10, [](int trial, int random) {
             return std::pair<int, long long>(trial < 8 ? 3 + random % 300 : 1000 + trial,
@@ -786,7 +797,7 @@ TEST_F(CudaPeriodogramTest, MatrixProductsMatchLongDouble)
 TEST_F(CudaPeriodogramTest, MatrixProductsKeepFloat32AccuracyOverWideWeights)
 {
     if (!hasTensorCores())
-        GTEST_SKIP() << "no tensor cores on " << m_cuda->deviceName();
+        GTEST_SKIP() << "no tensor cores on " << m_cuda->name();
     std::mt19937 rng(31);
     TimeSeries s = randomSeries(rng, 900, true, 0.0);
     for (std::size_t i = 0; i < s.t.size(); ++i) {
@@ -813,7 +824,7 @@ TEST_F(CudaPeriodogramTest, LaunchCoverageAndOccupancy)
     expectLaunchCoverage(*m_cuda);
     for (Precision precision : {Precision::Float32, Precision::Float64})
         for (long long threads = 32; threads <= kPeriodogramMaxBlock; threads += 32) {
-            const Backend::KernelOccupancy o = m_cuda->periodogramOccupancy(precision, threads);
+            const KernelOccupancy o = periodogramOccupancy(*m_cuda, precision, threads);
             ASSERT_TRUE(o.api.has_value());
             EXPECT_EQ(o.theoretical.activeBlocksPerSm, o.api->activeBlocksPerSm)
                 << threads << " threads, " << o.resources.registersPerThread << " registers";
@@ -856,7 +867,7 @@ TEST_F(CudaPeriodogramTest, LogGridsMatchLongDouble)
     PeriodogramOptions o;
     o.grid = frequencyGrid(0.01, 10.0, 5000, true);
     std::shared_ptr<const Spectrum> spectrum;
-    const Status s = m_cuda->computeSpectrum(randomSeries(rng, 300, false, 0.0), o, spectrum);
+    const Status s = computeSpectrum(*m_cuda, randomSeries(rng, 300, false, 0.0), o, spectrum);
     ASSERT_TRUE(s.ok()) << s.message();
     EXPECT_EQ(spectrum->method(), periodogramMethodName(PeriodogramMethod::Direct));
 }

@@ -1,5 +1,4 @@
 #include "TestSupport.h"
-#include "cpu/CpuBackend.h"
 
 #include <gtest/gtest.h>
 
@@ -20,14 +19,14 @@ DistanceParams globe()
     return p;
 }
 
-double maxFloat32Error(Backend& backend, DistanceParams p, int* worstIndex = nullptr)
+double maxFloat32Error(Context& backend, DistanceParams p, int* worstIndex = nullptr)
 {
     const std::size_t n = layoutFor(p).elementCount();
     std::vector<double> f32(n), f64(n);
     p.precision = Precision::Float32;
-    EXPECT_TRUE(backend.computeDistance(p, std::span<double>(f32)).ok());
+    EXPECT_TRUE(computeDistance(backend, p, std::span<double>(f32)).ok());
     p.precision = Precision::Float64;
-    EXPECT_TRUE(backend.computeDistance(p, std::span<double>(f64)).ok());
+    EXPECT_TRUE(computeDistance(backend, p, std::span<double>(f64)).ok());
     double worst = 0.0;
     for (std::size_t k = 0; k < layoutFor(p).statsOffset(); ++k)
         if (std::abs(f32[k] - f64[k]) > worst) {
@@ -42,7 +41,8 @@ double maxFloat32Error(Backend& backend, DistanceParams p, int* worstIndex = nul
 // there (TestSupport.h): R * 2 * sqrt(8 eps) = 12.4 km; away from it, metres.
 TEST(Precision, Float32ErrorOverTheGlobeOnCpu)
 {
-    CpuBackend backend(4);
+    auto backendOwner = cpuContext(4);
+    Context& backend = *backendOwner;
     int worst = 0;
     const double err = maxFloat32Error(backend, globe(), &worst);
     const FieldLayout layout = layoutFor(globe());
@@ -74,13 +74,13 @@ DistanceParams antipodeWindow()
 
 TEST(Precision, Float32ErrorOverTheGlobeOnCuda)
 {
-    auto selection = createBackend(BackendKind::Cuda);
-    if (!selection.backend)
-        GTEST_SKIP() << selection.reason;
-    const double err = maxFloat32Error(*selection.backend, globe());
+    auto selection = cudaContext();
+    if (!selection)
+        GTEST_SKIP() << "no CUDA device";
+    const double err = maxFloat32Error(*selection, globe());
     std::printf("CUDA float32 max error over the globe: %.3f km\n", err);
     EXPECT_LT(err, 12.4);
-    const double nearAntipode = maxFloat32Error(*selection.backend, antipodeWindow());
+    const double nearAntipode = maxFloat32Error(*selection, antipodeWindow());
     std::printf("CUDA float32 max error within 0.05 degrees of the antipode: %.3f km\n",
                 nearAntipode);
     EXPECT_GT(nearAntipode, 0.5);
@@ -89,7 +89,8 @@ TEST(Precision, Float32ErrorOverTheGlobeOnCuda)
 
 TEST(Precision, Float32LosesKilometresNextToTheAntipode)
 {
-    CpuBackend backend(4);
+    auto backendOwner = cpuContext(4);
+    Context& backend = *backendOwner;
     const double err = maxFloat32Error(backend, antipodeWindow());
     std::printf("CPU float32 max error within 0.05 degrees of the antipode: %.3f km\n", err);
     EXPECT_GT(err, 0.5);

@@ -1,6 +1,6 @@
 #include "warpscope/gpu/Spectrum.h"
 
-#include "warpscope/gpu/Backend.h"
+#include "TestSupport.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +9,8 @@
 #include <random>
 
 using namespace warpscope::gpu;
+using warpscope::gpu::test::cpuContext;
+using warpscope::gpu::test::cudaContext;
 
 namespace {
 
@@ -179,16 +181,16 @@ PeriodogramOptions optionsFor(const TimeSeries& s, long long count)
 
 TEST(Spectrum, CpuSpectrumKeepsPowersPeaksAndRange)
 {
-    auto cpu = createBackend(BackendKind::Cpu);
+    auto cpu = cpuContext();
     const TimeSeries s = syntheticSeries({});
     PeriodogramOptions o = optionsFor(s, 30011);
     o.launch = {64, 3, false}; // leaves frequencies out
     std::shared_ptr<const Spectrum> spectrum;
-    ASSERT_TRUE(cpu.backend->computeSpectrum(s, o, spectrum).ok());
+    ASSERT_TRUE(computeSpectrum(*cpu, s, o, spectrum).ok());
     std::vector<double> power(std::size_t(o.grid.count));
     ASSERT_TRUE(spectrum->read(power).ok());
     std::vector<double> direct(power.size());
-    ASSERT_TRUE(cpu.backend->computePeriodogram(s, o, direct).ok());
+    ASSERT_TRUE(computePeriodogram(*cpu, s, o, direct).ok());
     for (std::size_t k = 0; k < power.size(); ++k)
         ASSERT_TRUE(power[k] == direct[k] || (std::isnan(power[k]) && std::isnan(direct[k])));
     EXPECT_EQ(spectrum->nonFinite(), o.grid.count - 64 * 3 * kFrequenciesPerThread);
@@ -202,20 +204,12 @@ TEST(Spectrum, CpuSpectrumKeepsPowersPeaksAndRange)
     EXPECT_EQ(spectrum->maxPower(), hi);
 }
 
-std::optional<BackendSelection> cudaOrSkip()
-{
-    BackendSelection selection = createBackend(BackendKind::Cuda);
-    if (!selection.backend)
-        return std::nullopt;
-    return selection;
-}
-
 // The device's peak search and line against the host's, on the same powers read back.
-void expectDeviceSpectrumMatchesHost(Backend& cuda, const TimeSeries& s,
+void expectDeviceSpectrumMatchesHost(Context& cuda, const TimeSeries& s,
                                      const PeriodogramOptions& o)
 {
     std::shared_ptr<const Spectrum> spectrum;
-    const Status computed = cuda.computeSpectrum(s, o, spectrum);
+    const Status computed = computeSpectrum(cuda, s, o, spectrum);
     ASSERT_TRUE(computed.ok()) << computed.message();
     std::vector<double> power(std::size_t(o.grid.count));
     ASSERT_TRUE(spectrum->read(power).ok());
@@ -248,37 +242,37 @@ void expectDeviceSpectrumMatchesHost(Backend& cuda, const TimeSeries& s,
 
 TEST(CudaSpectrum, PeaksRangeAndLineMatchTheHost)
 {
-    auto cuda = cudaOrSkip();
+    auto cuda = cudaContext();
     if (!cuda)
         GTEST_SKIP() << "no CUDA device";
     const TimeSeries s = syntheticSeries({});
     PeriodogramOptions o = optionsFor(s, (1 << 20) + 17);
-    expectDeviceSpectrumMatchesHost(*cuda->backend, s, o);
+    expectDeviceSpectrumMatchesHost(*cuda, s, o);
     o.precision = Precision::Float32;
     o.grid.count = 4099;
-    expectDeviceSpectrumMatchesHost(*cuda->backend, s, o);
+    expectDeviceSpectrumMatchesHost(*cuda, s, o);
     o.launch = {64, 3, false}; // a small grid of the direct kernel leaves NaN behind
     o.method = PeriodogramMethod::Direct;
-    expectDeviceSpectrumMatchesHost(*cuda->backend, s, o);
+    expectDeviceSpectrumMatchesHost(*cuda, s, o);
     o.launch = {};
     o.method = PeriodogramMethod::Auto;
     o.precision = Precision::Float64;
     o.grid = frequencyGrid(o.grid.fmin, o.grid.fmax(), 300007, true);
-    expectDeviceSpectrumMatchesHost(*cuda->backend, s, o);
+    expectDeviceSpectrumMatchesHost(*cuda, s, o);
 }
 
 TEST(CudaSpectrum, OneFrequencyAndDroppedSpectraAreSafe)
 {
-    auto cuda = cudaOrSkip();
+    auto cuda = cudaContext();
     if (!cuda)
         GTEST_SKIP() << "no CUDA device";
     const TimeSeries s = syntheticSeries({});
     PeriodogramOptions o = optionsFor(s, 1);
-    expectDeviceSpectrumMatchesHost(*cuda->backend, s, o);
+    expectDeviceSpectrumMatchesHost(*cuda, s, o);
     // Spectra dropped while others are computed free their memory without a fault.
     for (int i = 0; i < 20; ++i) {
         std::shared_ptr<const Spectrum> spectrum;
-        ASSERT_TRUE(cuda->backend->computeSpectrum(s, optionsFor(s, 100000 + i), spectrum).ok());
+        ASSERT_TRUE(computeSpectrum(*cuda, s, optionsFor(s, 100000 + i), spectrum).ok());
     }
 }
 

@@ -1,7 +1,6 @@
 #include "warpscope/gpu/StreamsLab.h"
 
 #include "TestSupport.h"
-#include "cpu/CpuBackend.h"
 #include "streamslab/StreamsLabShared.h"
 
 #include <algorithm>
@@ -24,16 +23,17 @@ TEST(StreamsLab, RejectsImpossibleConfigurations)
     EXPECT_TRUE(validateStreamsLab(c).empty());
     EXPECT_EQ(streamsLabHostBytes(c), 800'000'000u);
 
-    CpuBackend cpu(2);
+    auto cpuOwner = cpuContext(2);
+    Context& cpu = *cpuOwner;
     StreamsLabResult result;
     c.length = -5;
-    Status s = cpu.runStreamsLab(c, result);
+    Status s = runStreamsLab(cpu, c, result);
     ASSERT_FALSE(s.ok());
     EXPECT_NE(s.message().find("length"), std::string::npos);
     // 64 arrays of 2^32 values need 2 TiB: refused before anything is allocated.
     c.arrays = kStreamsLabMaxArrays;
     c.length = kStreamsLabMaxLength;
-    s = cpu.runStreamsLab(c, result);
+    s = runStreamsLab(cpu, c, result);
     ASSERT_FALSE(s.ok());
     EXPECT_NE(s.message().find("host memory"), std::string::npos) << s.message();
 }
@@ -93,9 +93,9 @@ TEST(StreamsLab, CheckCatchesWrongOutputs)
     EXPECT_NEAR(r.worstSumError, 1e-3, 1e-5);
 }
 
-void expectLabPasses(Backend& backend, const StreamsLabConfig& c, StreamsLabResult& r)
+void expectLabPasses(Context& backend, const StreamsLabConfig& c, StreamsLabResult& r)
 {
-    const Status s = backend.runStreamsLab(c, r);
+    const Status s = runStreamsLab(backend, c, r);
     ASSERT_TRUE(s.ok()) << s.message();
     ASSERT_TRUE(r.checked);
     EXPECT_TRUE(r.passed()) << "worst sum error " << r.worstSumError << ", worst element error "
@@ -110,7 +110,8 @@ void expectLabPasses(Backend& backend, const StreamsLabConfig& c, StreamsLabResu
 TEST(StreamsLab, CpuNormalisesAndRecordsNestedSteps)
 {
     auto timeline = std::make_shared<Timeline>();
-    CpuBackend cpu(3);
+    auto cpuOwner = cpuContext(3);
+    Context& cpu = *cpuOwner;
     cpu.setTimeline(timeline, "lab");
     StreamsLabConfig c;
     c.arrays = 5;
@@ -151,14 +152,14 @@ class CudaStreamsLabTest : public ::testing::Test
 protected:
     void SetUp() override
     {
-        auto selection = createBackend(BackendKind::Cuda);
-        if (!selection.backend)
-            GTEST_SKIP() << selection.reason;
-        m_cuda = std::move(selection.backend);
+        auto selection = cudaContext();
+        if (!selection)
+            GTEST_SKIP() << "no CUDA device";
+        m_cuda = std::move(selection);
         m_timeline = std::make_shared<Timeline>();
         m_cuda->setTimeline(m_timeline, "field");
     }
-    std::unique_ptr<Backend> m_cuda;
+    std::unique_ptr<Context> m_cuda;
     std::shared_ptr<Timeline> m_timeline;
 };
 
@@ -289,7 +290,7 @@ TEST_F(CudaStreamsLabTest, FieldWorkIsRecorded)
     p.nx = 1000;
     p.ny = 700;
     std::vector<float> out(layoutFor(p).elementCount());
-    ASSERT_TRUE(m_cuda->computeDistance(p, std::span<float>(out)).ok());
+    ASSERT_TRUE(computeDistance(*m_cuda, p, std::span<float>(out)).ok());
     ASSERT_TRUE(m_cuda->collectTimeline().ok());
     const TimelineSnapshot snap = m_timeline->snapshot();
     const Span* kernel = nullptr;

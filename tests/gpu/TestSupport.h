@@ -1,7 +1,12 @@
 #pragma once
 
-#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/Context.h"
+#include "warpscope/gpu/Distance.h"
 #include "warpscope/gpu/DistanceParams.h"
+#include "warpscope/gpu/LaunchLesson.h"
+#include "warpscope/gpu/Periodogram.h"
+#include "warpscope/gpu/Spectrum.h"
+#include "warpscope/gpu/StreamsLab.h"
 
 #include <cmath>
 #include <cstdint>
@@ -9,12 +14,30 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 namespace warpscope::gpu::test {
+
+// A context on the CPU with a pool of `threads`.
+inline std::unique_ptr<Context> cpuContext(unsigned threads = 2)
+{
+    std::unique_ptr<Context> context;
+    Context::open({DeviceKind::Cpu, 0}, context, threads); // the CPU is always there
+    return context;
+}
+
+// A context on CUDA device `ordinal`, or null where there is none (the test then skips).
+inline std::unique_ptr<Context> cudaContext(int ordinal = 0)
+{
+    std::unique_ptr<Context> context;
+    if (Context::open({DeviceKind::Cuda, ordinal}, context))
+        return context;
+    return nullptr;
+}
 
 // One row of tests/fixtures/city_distances.csv (GeographicLib on a sphere).
 struct CityPair

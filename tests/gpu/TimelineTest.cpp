@@ -1,7 +1,6 @@
 #include "warpscope/gpu/Timeline.h"
 
 #include "TestSupport.h"
-#include "cpu/CpuBackend.h"
 #include "warpscope/gpu/TraceExport.h"
 
 #include <QJsonArray>
@@ -128,13 +127,14 @@ TEST(Timeline, KeepsAtMostTheMaximumSpansWhateverTheFrames)
 TEST(Timeline, CpuBackendRecordsWorkersInsideTheField)
 {
     auto timeline = std::make_shared<Timeline>();
-    CpuBackend backend(3);
+    auto backendOwner = cpuContext(3);
+    Context& backend = *backendOwner;
     backend.setTimeline(timeline, "field");
     DistanceParams p;
     p.nx = 300;
     p.ny = 200;
     std::vector<float> out(layoutFor(p).elementCount());
-    ASSERT_TRUE(backend.computeDistance(p, std::span<float>(out)).ok());
+    ASSERT_TRUE(computeDistance(backend, p, std::span<float>(out)).ok());
     ASSERT_TRUE(backend.collectTimeline().ok());
     const TimelineSnapshot snap = timeline->snapshot();
     const auto field = spansNamed(snap, "distance field");

@@ -1,4 +1,5 @@
 #include "TestSupport.h"
+#include "warpscope/gpu/DevicePool.h"
 
 #include <gtest/gtest.h>
 
@@ -117,17 +118,26 @@ TEST(Units, ConversionFactors)
     EXPECT_DOUBLE_EQ(1.0 / unitsPerKilometre(DistanceUnit::NauticalMiles), 1.852);
 }
 
-TEST(Factory, CpuIsAlwaysAvailableAndAutoExplainsItself)
+TEST(DevicePolicy, CpuIsAlwaysAvailableAndAutoExplainsItself)
 {
-    auto cpu = createBackend(BackendKind::Cpu);
-    ASSERT_TRUE(cpu.backend);
-    EXPECT_EQ(cpu.backend->kind(), BackendKind::Cpu);
-    auto any = createBackend(BackendKind::Auto);
-    ASSERT_TRUE(any.backend);
-    EXPECT_FALSE(any.reason.empty());
-    auto cuda = createBackend(BackendKind::Cuda);
-    if (!cuda.backend)
-        EXPECT_NE(cuda.reason.find("CUDA"), std::string::npos);
+    DevicePool cpuPool(BackendKind::Cpu, -1, nullptr);
+    std::unique_ptr<Context> cpu;
+    std::string why;
+    ASSERT_TRUE(cpuPool.openDisplay("field", {}, true, cpu, why).ok());
+    EXPECT_FALSE(cpu->isCuda());
+    EXPECT_EQ(why, "CPU: chosen with --backend cpu");
+    // OpenGL on no CUDA device: Auto draws from the CPU and says why.
+    DevicePool autoPool(BackendKind::Auto, -1, nullptr);
+    std::unique_ptr<Context> any;
+    ASSERT_TRUE(autoPool.openDisplay("field", {}, true, any, why).ok());
+    EXPECT_FALSE(any->isCuda());
+    EXPECT_EQ(why.rfind("CPU: ", 0), 0u) << why;
+    DevicePool cudaPool(BackendKind::Cuda, -1, nullptr);
+    std::unique_ptr<Context> cuda;
+    if (const Status s = cudaPool.openDisplay("field", {}, true, cuda, why); !s)
+        EXPECT_NE(s.message().find("CUDA"), std::string::npos);
+    else // a GPU that OpenGL does not run on computes through host copies
+        EXPECT_NE(why.find("host copy"), std::string::npos) << why;
     EXPECT_EQ(parseBackendKind("cuda"), BackendKind::Cuda);
     EXPECT_FALSE(parseBackendKind("gpu").has_value());
 }

@@ -1,7 +1,4 @@
-#include "warpscope/gpu/Backend.h"
-#include "warpscope/render/FieldRenderer.h"
-#include "warpscope/render/HeadlessGl.h"
-#include "warpscope/render/SpectrumRenderer.h"
+#include "RenderTestSupport.h"
 
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>
@@ -11,6 +8,7 @@
 #include <gtest/gtest.h>
 
 using namespace warpscope;
+using namespace warpscope::render::test;
 
 namespace {
 
@@ -65,28 +63,27 @@ protected:
         return m_gl->readPixels();
     }
 
-    // Fills the GL buffer through `backend` and checks it against the CPU's host result.
-    void expectGlBufferMatchesCpu(gpu::Backend& backend, const gpu::DistanceParams& p)
+    // Writes the field into the GL buffer through `drawer` and checks it against the CPU's
+    // host result.
+    void expectGlBufferMatchesCpu(Drawer& drawer, const gpu::DistanceParams& p)
     {
         if (m_surface.valid())
-            backend.forgetGlBuffer(m_surface.buffer); // before GL may reuse the name
+            drawer.interop->forget(m_surface.buffer); // before GL may reuse the name
         m_renderer.destroySurface(m_surface);
         ASSERT_TRUE(m_renderer.createSurface(gpu::layoutFor(p), m_surface).ok());
         poison(m_surface);
-        const gpu::Status s = backend.fillDistance(p, m_surface.glBuffer());
+        const gpu::Status s = fillField(drawer, p, m_surface);
         ASSERT_TRUE(s.ok()) << s.message();
         glFinish();
         const std::vector<float> gl = readBuffer(m_surface);
-        auto cpu = gpu::createBackend(gpu::BackendKind::Cpu);
+        Drawer cpu = cpuDrawer();
         std::vector<float> host(gpu::layoutFor(p).elementCount());
-        ASSERT_TRUE(cpu.backend->computeDistance(p, std::span<float>(host)).ok());
+        ASSERT_TRUE(gpu::computeDistance(*cpu.context, p, std::span<float>(host)).ok());
         const double radius = p.radiusKm;
         for (std::size_t k = 0; k < gl.size(); ++k) {
             ASSERT_FALSE(std::isnan(gl[k])) << "element " << k << " was not written";
             // float32 kernels on two devices: a few metres, except near antipodes (none here).
-            ASSERT_NEAR(gl[k], host[k],
-                        backend.kind() == gpu::BackendKind::Cpu ? 0.0 : 1e-5 * radius)
-                << k;
+            ASSERT_NEAR(gl[k], host[k], drawer.context->isCuda() ? 1e-5 * radius : 0.0) << k;
         }
     }
 
@@ -95,23 +92,50 @@ protected:
     render::FieldSurface m_surface;
 };
 
-TEST_F(RendererTest, CpuBackendFillsTheGlBufferWithGlBufferSubData)
+TEST_F(RendererTest, CpuFillsTheGlBufferWithGlBufferSubData)
 {
-    auto cpu = gpu::createBackend(gpu::BackendKind::Cpu, {true, false});
+    Drawer cpu = cpuDrawer();
+    EXPECT_FALSE(cpu.interop->interop());
     gpu::DistanceParams p;
     p.nx = 301;
     p.ny = 200;
-    expectGlBufferMatchesCpu(*cpu.backend, p);
+    expectGlBufferMatchesCpu(cpu, p);
+}
+
+// A write that fails hands nothing to OpenGL: the buffer keeps its last contents, and the
+// next write goes through.
+TEST_F(RendererTest, StagedWriteThatFailsLeavesTheBufferAsItWas)
+{
+    Drawer cpu = cpuDrawer();
+    gpu::DistanceParams p;
+    p.nx = 64;
+    p.ny = 32;
+    ASSERT_TRUE(m_renderer.createSurface(gpu::layoutFor(p), m_surface).ok());
+    poison(m_surface);
+    {
+        render::GlWriteScope write(*cpu.interop, m_surface.buffer, m_surface.bytes());
+        ASSERT_TRUE(write.status().ok());
+        gpu::DistanceParams bad = p;
+        bad.latMin = NAN; // the slice refuses it: the write fails
+        EXPECT_FALSE(gpu::launchDistance(*cpu.context, bad, write.view<float>()).ok());
+    } // closed without commit
+    for (float v : readBuffer(m_surface))
+        ASSERT_TRUE(std::isnan(v)) << "a failed write reached the buffer";
+    expectGlBufferMatchesCpu(cpu, p);
+    // A scope larger than its buffer is refused before anything is written.
+    render::GlWriteScope tooLarge(*cpu.interop, m_surface.buffer, m_surface.bytes() + 4);
+    EXPECT_FALSE(tooLarge.status().ok());
+    EXPECT_FALSE(tooLarge.commit().ok());
 }
 
 TEST_F(RendererTest, DrawnPixelsFollowTheField)
 {
-    auto cpu = gpu::createBackend(gpu::BackendKind::Cpu, {true, false});
+    Drawer cpu = cpuDrawer();
     gpu::DistanceParams p;
     p.nx = 320;
     p.ny = 200;
     ASSERT_TRUE(m_renderer.createSurface(gpu::layoutFor(p), m_surface).ok());
-    ASSERT_TRUE(cpu.backend->fillDistance(p, m_surface.glBuffer()).ok());
+    ASSERT_TRUE(fillField(cpu, p, m_surface).ok());
     const auto before = render(p);
     std::size_t coloured = 0;
     for (std::size_t k = 0; k < before.size(); k += 4)
@@ -119,7 +143,7 @@ TEST_F(RendererTest, DrawnPixelsFollowTheField)
     EXPECT_GT(coloured, before.size() / 4 * 9 / 10) << "the field should cover the view";
 
     p.references = {{29.0, 99.0}};
-    ASSERT_TRUE(cpu.backend->fillDistance(p, m_surface.glBuffer()).ok());
+    ASSERT_TRUE(fillField(cpu, p, m_surface).ok());
     const auto after = render(p);
     std::size_t changed = 0;
     for (std::size_t k = 0; k < after.size(); ++k)
@@ -139,10 +163,10 @@ TEST_F(RendererTest, OversizedMeshIsRefusedWithAMessage)
     EXPECT_FALSE(surface.valid());
 }
 
-// The teaching kernel's field and owner record, filled into GL buffers by a backend, match
+// The teaching kernel's field and owner record, written into GL buffers by a device, match
 // the host path: the same nodes reached, blocks and threads word for word, SM ids in range,
 // distances within float32 rounding, and the stats slots the range of the nodes reached.
-void expectLessonInGlMatchesHost(gpu::Backend& backend, render::FieldRenderer& renderer,
+void expectLessonInGlMatchesHost(Drawer& drawer, render::FieldRenderer& renderer,
                                  render::FieldSurface& surface, const gpu::DistanceParams& p,
                                  const gpu::LessonLaunch& lesson)
 {
@@ -157,7 +181,7 @@ void expectLessonInGlMatchesHost(gpu::Backend& backend, render::FieldRenderer& r
     glBindBuffer(GL_COPY_WRITE_BUFFER, owners.buffer);
     glBufferSubData(GL_COPY_WRITE_BUFFER, 0, GLsizeiptr(zeros.size() * 4), zeros.data());
     glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
-    const gpu::Status s = backend.fillLesson(p, lesson, surface.glBuffer(), {owners.buffer, nodes});
+    const gpu::Status s = fillLesson(drawer, p, lesson, surface, owners);
     ASSERT_TRUE(s.ok()) << s.message();
     glFinish();
     std::vector<float> field(layout.elementCount());
@@ -168,11 +192,11 @@ void expectLessonInGlMatchesHost(gpu::Backend& backend, render::FieldRenderer& r
     glGetBufferSubData(GL_COPY_READ_BUFFER, 0, GLsizeiptr(words.size() * 4), words.data());
     glBindBuffer(GL_COPY_READ_BUFFER, 0);
 
-    auto cpu = gpu::createBackend(gpu::BackendKind::Cpu);
+    Drawer cpu = cpuDrawer();
     std::vector<float> hostField(layout.elementCount(), std::nanf(""));
     std::vector<std::uint32_t> hostWords(2 * nodes);
-    ASSERT_TRUE(cpu.backend->runLesson(p, lesson, hostField, hostWords).ok());
-    const int smCount = backend.deviceInfo().smCount;
+    ASSERT_TRUE(gpu::runLesson(*cpu.context, p, lesson, hostField, hostWords).ok());
+    const int smCount = drawer.context->info().smCount;
     float lo = INFINITY, hi = 0.0f;
     int reached = 0;
     for (int row = 0; row < p.ny; ++row)
@@ -195,14 +219,12 @@ void expectLessonInGlMatchesHost(gpu::Backend& backend, render::FieldRenderer& r
     EXPECT_GT(reached, 0);
     EXPECT_EQ(field[layout.statsOffset()], lo);
     EXPECT_EQ(field[layout.statsOffset() + 1], hi);
-    std::optional<gpu::FieldStats> stats;
-    for (int tries = 0; tries < 1000 && !(stats = backend.lastStats()); ++tries)
-        ;
-    ASSERT_TRUE(stats.has_value());
-    EXPECT_EQ(float(stats->min), lo);
-    EXPECT_EQ(float(stats->max), hi);
-    backend.forgetGlBuffer(surface.buffer);
-    backend.forgetGlBuffer(owners.buffer);
+    const std::optional<gpu::FieldResult> result = awaitResult(*drawer.context);
+    ASSERT_TRUE(result.has_value());
+    EXPECT_EQ(float(result->stats.min), lo);
+    EXPECT_EQ(float(result->stats.max), hi);
+    drawer.interop->forget(surface.buffer);
+    drawer.interop->forget(owners.buffer);
     renderer.destroyOwners(owners);
 }
 
@@ -214,61 +236,76 @@ gpu::LessonLaunch partialLesson()
 
 TEST_F(RendererTest, CpuLessonFillsTheGlBuffers)
 {
-    auto cpu = gpu::createBackend(gpu::BackendKind::Cpu, {true, false});
+    Drawer cpu = cpuDrawer();
     gpu::DistanceParams p;
     p.nx = 120;
     p.ny = 45;
-    expectLessonInGlMatchesHost(*cpu.backend, m_renderer, m_surface, p, partialLesson());
+    expectLessonInGlMatchesHost(cpu, m_renderer, m_surface, p, partialLesson());
 }
 
 TEST_F(RendererTest, CudaLessonWritesItsGlBuffersThroughInterop)
 {
-    auto cuda = gpu::createBackend(gpu::BackendKind::Cuda, {true, false});
-    if (!cuda.backend)
-        GTEST_SKIP() << cuda.reason;
+    Drawer cuda = cudaDrawer(true);
+    if (!cuda.context)
+        GTEST_SKIP() << "OpenGL runs on no CUDA device";
+    EXPECT_TRUE(cuda.interop->interop());
     gpu::DistanceParams p;
     p.nx = 301;
     p.ny = 203;
-    expectLessonInGlMatchesHost(*cuda.backend, m_renderer, m_surface, p, partialLesson());
+    expectLessonInGlMatchesHost(cuda, m_renderer, m_surface, p, partialLesson());
     p.precision = gpu::Precision::Float64;
-    expectLessonInGlMatchesHost(*cuda.backend, m_renderer, m_surface, p,
+    expectLessonInGlMatchesHost(cuda, m_renderer, m_surface, p,
                                 {{{32, 8, 1}, {3, 2, 1}}, true}); // grid-stride covers all
+}
+
+TEST_F(RendererTest, CudaStagedLessonFillsTheGlBuffers)
+{
+    Drawer cuda = cudaDrawer(false);
+    if (!cuda.context)
+        GTEST_SKIP() << "OpenGL runs on no CUDA device";
+    gpu::DistanceParams p;
+    p.nx = 150;
+    p.ny = 61;
+    expectLessonInGlMatchesHost(cuda, m_renderer, m_surface, p, partialLesson());
 }
 
 TEST_F(RendererTest, CudaInteropFillsTheGlBuffer)
 {
-    auto cuda = gpu::createBackend(gpu::BackendKind::Cuda, {true, false});
-    if (!cuda.backend)
-        GTEST_SKIP() << cuda.reason;
-    std::printf("%s\n", cuda.reason.c_str());
+    Drawer cuda = cudaDrawer(true);
+    if (!cuda.context)
+        GTEST_SKIP() << "OpenGL runs on no CUDA device";
+    EXPECT_TRUE(cuda.interop->interop());
     gpu::DistanceParams p;
     p.nx = 1001;
     p.ny = 777;
     p.references = {{30.0, 101.0}, {29.2, 99.7}};
-    expectGlBufferMatchesCpu(*cuda.backend, p);
+    expectGlBufferMatchesCpu(cuda, p);
     // A second fill of a new size re-registers, and a third of the same size reuses it.
     p.nx = 515;
-    expectGlBufferMatchesCpu(*cuda.backend, p);
-    ASSERT_TRUE(cuda.backend->fillDistance(p, m_surface.glBuffer()).ok());
-    cuda.backend->forgetGlBuffer(m_surface.buffer);
+    expectGlBufferMatchesCpu(cuda, p);
+    ASSERT_TRUE(fillField(cuda, p, m_surface).ok());
+    const std::optional<gpu::FieldResult> result = awaitResult(*cuda.context);
+    ASSERT_TRUE(result.has_value());
+    EXPECT_GT(result->kernelMs, 0.0);
+    cuda.interop->forget(m_surface.buffer);
 }
 
 TEST_F(RendererTest, CudaHostCopyFillsTheGlBuffer)
 {
-    auto cuda = gpu::createBackend(gpu::BackendKind::Cuda, {true, true});
-    if (!cuda.backend)
-        GTEST_SKIP() << cuda.reason;
-    EXPECT_EQ(cuda.backend->displayPath(), gpu::DisplayPath::HostCopy);
+    Drawer cuda = cudaDrawer(false);
+    if (!cuda.context)
+        GTEST_SKIP() << "OpenGL runs on no CUDA device";
+    EXPECT_FALSE(cuda.interop->interop());
     gpu::DistanceParams p;
     p.nx = 640;
     p.ny = 480;
-    expectGlBufferMatchesCpu(*cuda.backend, p);
+    expectGlBufferMatchesCpu(cuda, p);
 }
 
-// The periodogram's line, computed by one backend and written by another into the renderer's
+// The periodogram's line, computed on one context and written by another into the renderer's
 // vertex buffer: poisoned first, then every float must equal the spectrum's own decimation,
 // and the drawn line shows.
-void expectSpectrumLineInGl(gpu::Backend& computing, gpu::Backend& backend, render::HeadlessGl& gl)
+void expectSpectrumLineInGl(gpu::Context& computing, Drawer& drawer, render::HeadlessGl& gl)
 {
     const gpu::TimeSeries series = gpu::syntheticSeries({});
     gpu::PeriodogramOptions options;
@@ -276,24 +313,23 @@ void expectSpectrumLineInGl(gpu::Backend& computing, gpu::Backend& backend, rend
     options.grid.count = 200003;
     options.grid.df /= 40.0;
     std::shared_ptr<const gpu::Spectrum> spectrum;
-    const gpu::Status computed = computing.computeSpectrum(series, options, spectrum);
+    const gpu::Status computed = gpu::computeSpectrum(computing, series, options, spectrum);
     ASSERT_TRUE(computed.ok()) << computed.message();
     render::SpectrumRenderer renderer;
     ASSERT_TRUE(renderer.initialize().ok());
     for (const int columns : {gl.width(), 77, gl.width()}) {
         ASSERT_TRUE(renderer.reserve(columns).ok());
-        const gpu::GlVertexBuffer target = renderer.vertexBuffer();
-        std::vector<float> poison(target.floats, -12345.0f);
-        glBindBuffer(GL_COPY_WRITE_BUFFER, target.id);
+        std::vector<float> poison(renderer.floats(), -12345.0f);
+        glBindBuffer(GL_COPY_WRITE_BUFFER, renderer.buffer());
         glBufferSubData(GL_COPY_WRITE_BUFFER, 0, GLsizeiptr(poison.size() * 4), poison.data());
         const gpu::SpectrumAxis axis{
             options.grid.fmin, options.grid.fmax(), false, false, 1.0, columns};
-        const gpu::Status filled = backend.fillSpectrum(*spectrum, axis, target);
+        const gpu::Status filled = fillLine(drawer, *spectrum, axis, renderer.buffer());
         ASSERT_TRUE(filled.ok()) << filled.message();
         glFinish();
         const std::size_t floats = std::size_t(columns) * gpu::kSpectrumFloatsPerColumn;
         std::vector<float> line(floats);
-        glBindBuffer(GL_COPY_READ_BUFFER, target.id);
+        glBindBuffer(GL_COPY_READ_BUFFER, renderer.buffer());
         glGetBufferSubData(GL_COPY_READ_BUFFER, 0, GLsizeiptr(floats * 4), line.data());
         glBindBuffer(GL_COPY_READ_BUFFER, 0);
         std::vector<float> expected(floats);
@@ -312,37 +348,41 @@ void expectSpectrumLineInGl(gpu::Backend& computing, gpu::Backend& backend, rend
             lit += pixels[i] > 128;
         EXPECT_GT(lit, std::size_t(columns)) << "the line is not drawn";
     }
-    backend.forgetGlBuffer(renderer.vertexBuffer().id);
+    drawer.interop->forget(renderer.buffer());
     renderer.release();
 }
 
 TEST_F(RendererTest, CpuSpectrumLineIsUploaded)
 {
-    auto cpu = gpu::createBackend(gpu::BackendKind::Cpu, {true, false});
-    expectSpectrumLineInGl(*cpu.backend, *cpu.backend, *m_gl);
+    Drawer cpu = cpuDrawer();
+    expectSpectrumLineInGl(*cpu.context, cpu, *m_gl);
 }
 
 TEST_F(RendererTest, CudaSpectrumLineIsWrittenThroughInterop)
 {
-    auto cuda = gpu::createBackend(gpu::BackendKind::Cuda, {true, false});
-    if (!cuda.backend)
-        GTEST_SKIP() << cuda.reason;
-    EXPECT_EQ(cuda.backend->displayPath(), gpu::DisplayPath::Interop);
-    expectSpectrumLineInGl(*cuda.backend, *cuda.backend, *m_gl);
+    Drawer cuda = cudaDrawer(true);
+    if (!cuda.context)
+        GTEST_SKIP() << "OpenGL runs on no CUDA device";
+    EXPECT_TRUE(cuda.interop->interop());
+    expectSpectrumLineInGl(*cuda.context, cuda, *m_gl);
 }
 
-TEST_F(RendererTest, CudaSpectrumFromTheWorkersBackendIsDrawnThroughInterop)
+TEST_F(RendererTest, CudaSpectrumFromTheWorkersContextIsDrawnThroughInterop)
 {
-    // The workspace computes on a worker thread's backend (no GL) and draws with the view's.
-    auto worker = gpu::createBackend(gpu::BackendKind::Cuda);
-    auto view = gpu::createBackend(gpu::BackendKind::Cuda, {true, false});
-    if (!worker.backend || !view.backend)
-        GTEST_SKIP() << worker.reason;
-    expectSpectrumLineInGl(*worker.backend, *view.backend, *m_gl);
-    // A CPU spectrum reaches the same buffer by upload, and a CUDA one a CPU view draws.
-    auto cpu = gpu::createBackend(gpu::BackendKind::Cpu, {true, false});
-    expectSpectrumLineInGl(*cpu.backend, *view.backend, *m_gl);
-    expectSpectrumLineInGl(*worker.backend, *cpu.backend, *m_gl);
+    // The workspace computes on a worker thread's context (no GL) and draws with the view's.
+    Drawer view = cudaDrawer(true);
+    if (!view.context)
+        GTEST_SKIP() << "OpenGL runs on no CUDA device";
+    std::unique_ptr<gpu::Context> worker;
+    ASSERT_TRUE(gpu::Context::open(view.context->device(), worker).ok());
+    expectSpectrumLineInGl(*worker, view, *m_gl);
+    // A CPU spectrum reaches the same buffer by a copy, and a CUDA one a CPU view draws.
+    Drawer cpu = cpuDrawer();
+    expectSpectrumLineInGl(*cpu.context, view, *m_gl);
+    expectSpectrumLineInGl(*worker, cpu, *m_gl);
+    // And a staged view, as for a display on another GPU.
+    Drawer staged = cudaDrawer(false);
+    expectSpectrumLineInGl(*worker, staged, *m_gl);
 }
 
 } // namespace

@@ -147,7 +147,8 @@ private slots:
     {
         QWidget other; // first, so that the view, its child by the end, goes before it
         ui::FieldView standalone;
-        standalone.setBackendRequest(gpu::BackendKind::Cpu, false);
+        standalone.setDevices(std::make_shared<gpu::DevicePool>(gpu::BackendKind::Cpu, -1, nullptr),
+                              true);
         standalone.resize(600, 400);
         standalone.show();
         QVERIFY(QTest::qWaitForWindowExposed(&standalone));
@@ -205,11 +206,12 @@ private slots:
         // A choice of GPU appears only where there are several.
         QCOMPARE(m_window->devicePanel()->chooser()->isVisibleTo(m_window->devicePanel()),
                  gpu::cudaDeviceNames().size() > 1);
-        // Choosing a device recreates the view's backend, and the field comes back.
+        // Choosing a device reopens the view's context, and the field comes back.
         const QImage before = settledImage();
-        view()->setDevice(0);
-        QCOMPARE(view()->deviceIndex(), 0);
+        QSignalSpy reopened(view(), &ui::FieldView::backendReady);
+        emit m_window->devicePanel()->deviceChosen(0);
         QCOMPARE(differingPixels(before, settledImage()), 0);
+        QCOMPARE(reopened.count(), 1);
         settledImage();
         const ui::DevicePanel* device = m_window->devicePanel();
         QVERIFY(device->value("Kind").contains("simulated"));
@@ -1117,7 +1119,8 @@ private slots:
     // range, axes drawn, no crash.
     void spectrumViewTakesALogAxisBeforeItsFirstSpectrum()
     {
-        ui::SpectrumView view(gpu::BackendKind::Cpu, std::make_shared<gpu::Timeline>());
+        ui::SpectrumView view(std::make_shared<gpu::DevicePool>(gpu::BackendKind::Cpu, -1,
+                                                                std::make_shared<gpu::Timeline>()));
         view.resize(600, 300);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));

@@ -90,9 +90,6 @@ FieldView::FieldView(QWidget* parent) : QOpenGLWidget(parent), m_annotations(new
         m_ready = m_job.result();
         update();
     });
-    m_statsTimer.setSingleShot(true);
-    m_statsTimer.setInterval(1);
-    connect(&m_statsTimer, &QTimer::timeout, this, &FieldView::pollStats);
 }
 
 FieldView::~FieldView()
@@ -107,10 +104,11 @@ FieldView::~FieldView()
     m_job.waitForFinished();
 }
 
-void FieldView::setBackendRequest(gpu::BackendKind kind, bool forceHostCopy)
+void FieldView::setDevices(std::shared_ptr<gpu::DevicePool> devices, bool allowInterop)
 {
-    m_requested = kind;
-    m_forceHostCopy = forceHostCopy;
+    m_devices = std::move(devices);
+    m_allowInterop = allowInterop;
+    m_timeline = m_devices ? m_devices->timeline() : nullptr;
 }
 
 void FieldView::setParams(const gpu::DistanceParams& params)
@@ -161,13 +159,6 @@ QString FieldView::colormapName() const
     return QString::fromStdString(m_colormap.name);
 }
 
-std::optional<double> FieldView::lastKernelMs()
-{
-    if (m_hostJobs)
-        return m_hostKernelMs; // the backend may be busy on the worker thread
-    return m_backend ? m_backend->lastKernelMs() : std::nullopt;
-}
-
 void FieldView::initializeGL()
 {
     connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, [this] {
@@ -180,67 +171,70 @@ void FieldView::initializeGL()
         return;
     }
     m_renderer.setColormap(m_colormap);
-    createBackendNow();
+    openContext();
     // A context can be destroyed and made again (the view moved to another window), and the
     // field went with the old one: compute it again, or the map would wait for ever.
     m_dirty = true;
 }
 
-void FieldView::setDevice(int index)
+// Opens the compute context with the GL context current: the pool decides the device from
+// where OpenGL runs.
+void FieldView::openContext()
 {
-    if (index == m_device)
-        return;
-    m_device = index;
-    if (!m_backend)
-        return; // created with the GL context
-    makeCurrent();
     m_job.waitForFinished();
-    if (m_surface.valid())
-        m_backend->forgetGlBuffer(m_surface.buffer);
-    if (m_owners.valid())
-        m_backend->forgetGlBuffer(m_owners.buffer);
-    m_backend.reset();
-    createBackendNow();
-    doneCurrent();
-    m_dirty = true;
-    update();
-}
-
-// Creates the backend with the GL context current.
-void FieldView::createBackendNow()
-{
-    gpu::BackendSelection selection =
-        gpu::createBackend(m_requested, {/*glContextCurrent=*/true, m_forceHostCopy, m_device});
-    QString reason = QString::fromStdString(selection.reason);
-    if (!selection.backend) {
+    m_ready.reset();
+    m_jobWrite.reset();
+    if (m_jobTarget.valid() && m_jobTarget.buffer != m_surface.buffer)
+        m_renderer.destroySurface(m_jobTarget);
+    m_jobTarget = {};
+    m_interop.reset();
+    m_context.reset();
+    if (!m_devices) // a view nobody configured computes on the CPU
+        m_devices = std::make_shared<gpu::DevicePool>(gpu::BackendKind::Cpu, -1, nullptr);
+    m_generation = m_devices->generation();
+    std::string why;
+    if (gpu::Status s = m_devices->openDisplay("field", render::glCudaDevices(), m_allowInterop,
+                                               m_context, why);
+        !s) {
         // The explicit request cannot be met in this context; keep the app usable.
-        selection = gpu::createBackend(gpu::BackendKind::Cpu);
-        reason = tr("CPU: %1").arg(reason);
+        why = "CPU: " + s.message();
+        if (gpu::Status cpu = gpu::Context::open({gpu::DeviceKind::Cpu, 0}, m_context); !cpu) {
+            fail(QString::fromStdString(cpu.message()));
+            return;
+        }
+        if (m_timeline)
+            m_context->setTimeline(m_timeline, "field");
+        m_devices->note("field", "CPU");
     }
-    m_backend = std::move(selection.backend);
-    m_hostJobs = m_backend->kind() == gpu::BackendKind::Cpu;
-    if (m_timeline) {
-        m_backend->setTimeline(m_timeline, "field");
+    m_interop = std::make_unique<render::GlInterop>(*m_context, m_allowInterop);
+    m_hostJobs = !m_context->isCuda();
+    if (m_timeline)
         m_drawLane = m_timeline->lane("OpenGL: field view");
-    }
+    QString reason = QString::fromStdString(why);
     // CUDA's reason already names the GPU; the CPU's gets its thread count.
     if (m_hostJobs)
-        reason += " · " + QString::fromStdString(m_backend->deviceName());
+        reason += " · " + QString::fromStdString(m_context->name());
     m_backendDescription = reason;
-    emit backendReady(reason, QString::fromStdString(m_backend->deviceName()));
+    m_result.reset();
+    m_pending = false;
+    emit backendReady(reason, QString::fromStdString(m_context->name()));
 }
 
 void FieldView::releaseGl()
 {
     m_job.waitForFinished();
-    if (m_backend && m_surface.valid())
-        m_backend->forgetGlBuffer(m_surface.buffer);
+    m_ready.reset();
+    m_jobWrite.reset();
+    if (m_jobTarget.valid() && m_jobTarget.buffer != m_surface.buffer)
+        m_renderer.destroySurface(m_jobTarget);
+    m_jobTarget = {};
+    m_interop.reset(); // its registrations go before the buffers they name
     if (m_surface.valid())
         m_renderer.destroySurface(m_surface);
     m_renderer.destroyOwners(m_owners);
     m_renderer.release();
     m_drawTimer.release();
-    m_backend.reset();
+    m_context.reset();
 }
 
 bool FieldView::prepareSurface(const gpu::FieldLayout& layout, render::FieldSurface& target)
@@ -257,8 +251,8 @@ bool FieldView::prepareSurface(const gpu::FieldLayout& layout, render::FieldSurf
 
 void FieldView::dropSurface(render::FieldSurface& surface)
 {
-    if (m_backend)
-        m_backend->forgetGlBuffer(surface.buffer);
+    if (m_interop)
+        m_interop->forget(surface.buffer);
     m_renderer.destroySurface(surface);
 }
 
@@ -281,10 +275,31 @@ void FieldView::showSurface(const render::FieldSurface& target, const gpu::Dista
     emit fieldShown(params);
 }
 
+std::function<void()> FieldView::completion()
+{
+    // Runs on a thread of the CUDA driver. The context is closed (its stream finished)
+    // before this view is destroyed, and Qt drops events posted to a destroyed object.
+    return
+        [this] { QMetaObject::invokeMethod(this, &FieldView::takeResult, Qt::QueuedConnection); };
+}
+
+void FieldView::takeResult()
+{
+    if (!m_pending || !m_context || m_job.isRunning())
+        return;
+    // A completion of a context closed since (another device) finds this one still busy.
+    if (const auto result = gpu::fieldResult(*m_context)) {
+        m_result = result;
+        m_pending = false;
+        emit resultReady(*result);
+        update();
+    }
+}
+
 void FieldView::compute()
 {
     m_dirty = false;
-    if (!m_backend || !m_renderer.initialized())
+    if (!m_context || !m_renderer.initialized())
         return;
     const gpu::DistanceParams params = m_params;
     if (!gpu::validate(params).empty())
@@ -298,92 +313,80 @@ void FieldView::compute()
     if (grows) {
         gpu::Status capacity = m_renderer.checkCapacity(gpu::layoutFor(params));
         if (capacity)
-            capacity = m_backend->checkCapacity(params);
+            capacity = gpu::checkDistanceCapacity(*m_context, params, !m_interop->interop());
         if (!capacity) {
             fail(QString::fromStdString(capacity.message()));
             return;
         }
     }
-    if (m_lesson) {
-        computeLesson(params);
+    if (m_hostJobs && m_job.isRunning()) {
+        m_dirty = true; // picked up when the running job ends
         return;
     }
-    if (m_hostJobs) {
-        startHostJob(params);
+    if (m_lesson) {
+        computeLesson(params);
         return;
     }
     render::FieldSurface target;
     if (!prepareSurface(gpu::layoutFor(params), target))
         return;
-    if (gpu::Status s = m_backend->fillDistance(params, target.glBuffer()); !s) {
-        if (target.buffer != m_surface.buffer)
-            dropSurface(target);
-        fail(QString::fromStdString(s.message()));
+    if (m_hostJobs) {
+        startHostJob(params, target);
         return;
     }
-    showSurface(target, params);
-    m_statsPending = true;
-    pollStats();
-}
-
-// The teaching kernel runs through host memory (it is for looking at, not for speed): the
-// field and the owner record are uploaded, and uncovered nodes keep no value.
-void FieldView::computeLesson(const gpu::DistanceParams& params)
-{
-    m_job.waitForFinished(); // the CPU backend's pool serves one computation at a time
-    const gpu::FieldLayout layout = gpu::layoutFor(params);
-    if (!m_hostJobs) {
-        // CUDA writes the field and the owner record straight into their GL buffers.
-        render::FieldSurface target;
-        if (!prepareSurface(layout, target))
-            return;
-        const std::size_t nodes = std::size_t(params.nx) * std::size_t(params.ny);
-        gpu::Status s = m_renderer.allocateOwners(nodes, m_owners);
+    gpu::Status s;
+    {
+        render::GlWriteScope write(*m_interop, target.buffer, target.bytes());
+        s = write.status();
         if (s)
-            s = m_backend->fillLesson(params, *m_lesson, target.glBuffer(),
-                                      {m_owners.buffer, nodes});
-        if (!s) {
-            if (target.buffer != m_surface.buffer)
-                dropSurface(target);
-            fail(QString::fromStdString(s.message()));
-            return;
-        }
-        m_ownerWords.clear(); // the hover reads single nodes back from the GL buffer
-        showSurface(target, params);
-        m_statsPending = true;
-        pollStats();
-        return;
+            s = gpu::launchDistance(*m_context, params, write.view<float>(), completion());
+        if (s)
+            s = write.commit();
     }
-    std::vector<float> field;
-    try {
-        field.assign(layout.elementCount(), std::numeric_limits<float>::quiet_NaN());
-        m_ownerWords.resize(2 * std::size_t(params.nx) * params.ny);
-    } catch (const std::bad_alloc&) {
-        fail(tr("Out of host memory for the teaching kernel's record"));
-        return;
-    }
-    if (gpu::Status s = m_backend->runLesson(params, *m_lesson, field, m_ownerWords); !s) {
-        fail(QString::fromStdString(s.message()));
-        return;
-    }
-    // The colour scale spans the nodes that were computed.
-    const auto [lo, hi] = gpu::writeLessonStats(field.data(), params.nx, params.ny, layout.pitch,
-                                                layout.statsOffset());
-    render::FieldSurface target;
-    if (!prepareSurface(layout, target))
-        return;
-    gpu::Status s = gpu::uploadField(target.glBuffer(), field);
-    if (s)
-        s = m_renderer.uploadOwners(m_ownerWords, m_owners);
     if (!s) {
         if (target.buffer != m_surface.buffer)
             dropSurface(target);
         fail(QString::fromStdString(s.message()));
         return;
     }
-    m_stats = gpu::FieldStats{lo, hi};
-    m_statsPending = false;
-    m_hostKernelMs = m_backend->lastKernelMs();
+    m_pending = true;
+    showSurface(target, params);
+}
+
+// The teaching kernel writes the field and the owner record into their GL buffers: on a GPU
+// straight through interop, on the CPU by simulating the launch block by block.
+void FieldView::computeLesson(const gpu::DistanceParams& params)
+{
+    const gpu::FieldLayout layout = gpu::layoutFor(params);
+    render::FieldSurface target;
+    if (!prepareSurface(layout, target))
+        return;
+    const std::size_t nodes = std::size_t(params.nx) * std::size_t(params.ny);
+    const unsigned int ownersBefore = m_owners.buffer;
+    gpu::Status s = m_renderer.allocateOwners(nodes, m_owners);
+    if (s && ownersBefore && ownersBefore != m_owners.buffer)
+        m_interop->forget(ownersBefore);
+    if (s) {
+        render::GlWriteScope field(*m_interop, target.buffer, target.bytes());
+        render::GlWriteScope owners(*m_interop, m_owners.buffer, m_owners.bytes());
+        s = field.status();
+        if (s)
+            s = owners.status();
+        if (s)
+            s = gpu::launchLesson(*m_context, params, *m_lesson, field.view<float>(),
+                                  owners.view<std::uint32_t>(), completion());
+        if (s)
+            s = owners.commit();
+        if (s)
+            s = field.commit();
+    }
+    if (!s) {
+        if (target.buffer != m_surface.buffer)
+            dropSurface(target);
+        fail(QString::fromStdString(s.message()));
+        return;
+    }
+    m_pending = true;
     showSurface(target, params);
 }
 
@@ -391,22 +394,19 @@ QString FieldView::ownerText(gpu::GeoPoint point)
 {
     const gpu::DistanceParams& p = m_shown;
     const std::size_t nodes = std::size_t(p.nx) * std::size_t(p.ny);
-    if (!m_lesson || (m_ownerWords.size() != 2 * nodes && m_owners.nodes != nodes))
+    if (!m_lesson || m_owners.nodes != nodes)
         return {};
     const long long col = std::llround((point.lon - p.lonMin) / (p.lonMax - p.lonMin) * (p.nx - 1));
     const long long row = std::llround((point.lat - p.latMin) / (p.latMax - p.latMin) * (p.ny - 1));
     if (col < 0 || row < 0 || col >= p.nx || row >= p.ny)
         return {};
     const std::size_t node = std::size_t(row) * p.nx + col;
-    std::uint32_t read[2] = {gpu::kUncovered, gpu::kUncovered};
-    if (m_ownerWords.empty()) {
-        makeCurrent();
-        const bool ok = m_renderer.readOwner(m_owners, node, read);
-        doneCurrent();
-        if (!ok)
-            return {};
-    }
-    const std::uint32_t* owner = m_ownerWords.empty() ? read : &m_ownerWords[2 * node];
+    std::uint32_t owner[2] = {gpu::kUncovered, gpu::kUncovered};
+    makeCurrent();
+    const bool ok = m_renderer.readOwner(m_owners, node, owner);
+    doneCurrent();
+    if (!ok)
+        return {};
     if (owner[0] == gpu::kUncovered)
         return tr("node (%1, %2): no thread").arg(col).arg(row);
     const gpu::Dim3& b = m_lesson->launch.block;
@@ -424,68 +424,52 @@ QString FieldView::ownerText(gpu::GeoPoint point)
         .arg(deviceInfo().simulated ? tr(" (simulated)") : QString());
 }
 
-// The CPU backend computes on a worker thread, so the window keeps answering while a large
-// mesh is computed; the result is uploaded with the GL context current, in paintGL. One job
-// runs at a time; parameters that change meanwhile start the next job when it ends.
-void FieldView::startHostJob(const gpu::DistanceParams& params)
+// The CPU computes on a worker thread, so the window keeps answering while a large mesh is
+// computed, straight into the staging memory of the target's write; the write is handed to
+// OpenGL with the GL context current, in paintGL. One job runs at a time; parameters that
+// change meanwhile start the next job when it ends.
+void FieldView::startHostJob(const gpu::DistanceParams& params, const render::FieldSurface& target)
 {
-    if (m_job.isRunning()) {
-        m_dirty = true; // picked up when the running job ends
+    m_jobWrite = std::make_unique<render::GlWriteScope>(*m_interop, target.buffer, target.bytes());
+    if (gpu::Status s = m_jobWrite->status(); !s) {
+        m_jobWrite.reset();
+        if (target.buffer != m_surface.buffer)
+            dropSurface(const_cast<render::FieldSurface&>(target));
+        fail(QString::fromStdString(s.message()));
         return;
     }
-    gpu::Backend* backend = m_backend.get();
-    std::vector<float> buffer = std::move(m_spare);
-    m_job.setFuture(QtConcurrent::run([backend, params, buffer = std::move(buffer)]() mutable {
-        HostField field{params, std::move(buffer), {}, {}, {}};
-        try {
-            field.values.resize(gpu::layoutFor(params).elementCount());
-            field.status = backend->computeDistance(params, std::span<float>(field.values));
-        } catch (const std::bad_alloc&) {
-            field.status = gpu::Status::failure("Out of host memory for the field");
-        }
-        field.kernelMs = backend->lastKernelMs();
-        field.stats = backend->lastStats();
+    m_jobTarget = target;
+    gpu::Context* context = m_context.get();
+    const gpu::BufferView<float> out = m_jobWrite->view<float>();
+    m_job.setFuture(QtConcurrent::run([context, params, out] {
+        HostField field{params, {}, {}};
+        field.status = gpu::launchDistance(*context, params, out);
+        if (field.status)
+            field.result = gpu::fieldResult(*context);
         return field;
     }));
 }
 
-void FieldView::presentHostField(HostField field)
+void FieldView::presentHostField(const HostField& field)
 {
-    if (m_lesson) { // the teaching kernel took over while this job ran
-        m_spare = std::move(field.values);
-        return;
-    }
-    if (!field.status) {
-        fail(QString::fromStdString(field.status.message()));
-        return;
-    }
-    render::FieldSurface target;
-    if (!prepareSurface(gpu::layoutFor(field.params), target))
-        return;
-    if (gpu::Status s = gpu::uploadField(target.glBuffer(), field.values); !s) {
+    std::unique_ptr<render::GlWriteScope> write = std::move(m_jobWrite);
+    render::FieldSurface target = std::exchange(m_jobTarget, {});
+    gpu::Status s = field.status;
+    if (s && !m_lesson) // else the teaching kernel took over while this job ran
+        s = write->commit();
+    write.reset();
+    if (!s || m_lesson) {
         if (target.buffer != m_surface.buffer)
             dropSurface(target);
-        fail(QString::fromStdString(s.message()));
+        if (!s)
+            fail(QString::fromStdString(s.message()));
         return;
     }
-    m_hostKernelMs = field.kernelMs;
-    m_stats = field.stats;
-    m_statsPending = false;
-    m_spare = std::move(field.values);
+    m_result = field.result;
+    m_pending = false;
     showSurface(target, field.params);
-}
-
-void FieldView::pollStats()
-{
-    if (!m_backend || !m_statsPending)
-        return;
-    if (const auto stats = m_backend->lastStats()) {
-        m_stats = stats;
-        m_statsPending = false;
-        update();
-    } else {
-        m_statsTimer.start();
-    }
+    if (m_result)
+        emit resultReady(*m_result);
 }
 
 QRect FieldView::mapArea() const
@@ -528,8 +512,8 @@ void FieldView::resizeGL(int, int)
 
 QString FieldView::collectTimeline()
 {
-    // The CPU backend adds its spans as it goes, from whichever thread runs it.
-    if (!m_backend || !m_timeline)
+    // The CPU adds its spans as it goes, from whichever thread runs it.
+    if (!m_context || !m_timeline)
         return {};
     if (context()) { // draws timed in earlier frames
         makeCurrent();
@@ -538,7 +522,7 @@ QString FieldView::collectTimeline()
     }
     if (m_hostJobs)
         return {};
-    const gpu::Status s = m_backend->collectTimeline();
+    const gpu::Status s = m_context->collectTimeline();
     return s ? QString() : QString::fromStdString(s.message());
 }
 
@@ -548,10 +532,14 @@ void FieldView::paintGL()
         m_timeline->beginFrame();
         m_drawTimer.collect();
     }
+    if (m_context && m_devices->generation() != m_generation) {
+        openContext(); // the person chose another device
+        m_dirty = true;
+    }
     if (m_ready) {
-        HostField field = std::move(*m_ready);
+        const HostField field = std::move(*m_ready);
         m_ready.reset();
-        presentHostField(std::move(field));
+        presentHostField(field);
     }
     if (m_dirty)
         compute();
@@ -671,9 +659,10 @@ void FieldView::drawOverlay(QPainter& painter)
     painter.setPen(QColor(110, 114, 124));
     painter.drawRect(bar.adjusted(0, 0, -1, -1));
     painter.setPen(text);
-    if (m_stats) {
+    if (m_result) {
+        const gpu::FieldStats& stats = m_result->stats;
         for (int k = 0; k <= 4; ++k) {
-            const double v = m_stats->min + (m_stats->max - m_stats->min) * k / 4.0;
+            const double v = stats.min + (stats.max - stats.min) * k / 4.0;
             const double y = bar.bottom() - (bar.height() - 1) * k / 4.0;
             painter.drawLine(QPointF(bar.right() + 1, y), QPointF(bar.right() + 4, y));
             painter.drawText(QPointF(bar.right() + 6, y + fm.ascent() / 2.0 - 1),

@@ -103,9 +103,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
       m_timeLabel(new QLabel(this))
 {
     setWindowTitle(tr("Warpscope"));
-    m_view->setBackendRequest(options.backend, options.forceHostCopy);
-    m_view->setDevice(options.device);
-    m_view->setTimeline(m_timeline);
+    m_view->setDevices(m_devices, !options.forceHostCopy);
     m_workspaces->setObjectName("workspaces");
     m_workspaces->addTab(m_view, tr("Distance field"));
     m_workspaces->addTab(m_periodogram, tr("Periodogram"));
@@ -174,9 +172,10 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     m_launch->setOccupancySource(
         [this](long long threads) { return m_view->lessonOccupancy(threads); });
     connect(m_launch, &LaunchPanel::sweepRequested, this, &MainWindow::startSweep);
-    connect(m_device, &DevicePanel::deviceChosen, m_view, &FieldView::setDevice);
-    connect(m_device, &DevicePanel::deviceChosen, this,
-            [this](int index) { m_devices->setOrdinal(index); });
+    connect(m_device, &DevicePanel::deviceChosen, this, [this](int index) {
+        m_devices->setOrdinal(index);
+        m_view->update(); // the field reopens its context on the next frame
+    });
     connect(m_launch, &LaunchPanel::changed, this, [this] {
         // An invalid launch leaves the last valid one in place; the panel says why.
         if (!m_launch->teachingChosen())
@@ -210,11 +209,6 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     });
     connect(m_view, &FieldView::backendReady, this,
             [this](const QString& description, const QString& device) {
-                const int ordinal = m_view->deviceInfo().ordinal;
-                m_devices->note(
-                    "field",
-                    (ordinal >= 0 ? tr("GPU %1: %2").arg(ordinal).arg(description) : description)
-                        .toStdString());
                 m_backendLabel->setText(description);
                 m_device->setDevice(m_view->deviceInfo());
                 m_device->setDevices(gpu::cudaDeviceNames(), m_view->deviceInfo().ordinal);
@@ -238,6 +232,11 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
             tr("%1 x %2 %3").arg(p.nx).arg(p.ny).arg(gpu::precisionName(p.precision)));
         refreshStatus();
     });
+    connect(m_view, &FieldView::resultReady, this, [this](const gpu::FieldResult& result) {
+        const double ms = result.kernelMs;
+        m_timeLabel->setText(tr("kernel %1 ms").arg(ms, 0, 'f', ms < 1 ? 3 : 1));
+    });
+    // GPU spans resolve once the device has finished them; gathered a few times a second.
     m_statusTimer.setInterval(250);
     connect(&m_statusTimer, &QTimer::timeout, this, &MainWindow::refreshStatus);
     m_statusTimer.start();
@@ -546,10 +545,11 @@ void MainWindow::refreshStatus()
 {
     if (const QString problem = m_view->collectTimeline(); !problem.isEmpty())
         m_timelinePanel->setProblem(problem);
-    if (const auto ms = m_view->lastKernelMs())
-        m_timeLabel->setText(tr("kernel %1 ms").arg(*ms, 0, 'f', *ms < 1 ? 3 : 1));
     // With several GPUs the parts of the app may compute on different ones: say which.
     const QString where = QString::fromStdString(m_devices->summary());
+    if (where == m_where)
+        return;
+    m_where = where;
     m_backendLabel->setToolTip(where);
     m_device->setUse(where);
     if (m_multiGpu && !where.isEmpty())

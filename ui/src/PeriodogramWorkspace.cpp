@@ -279,7 +279,7 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     scroll->setWidgetResizable(true);
     scroll->setMinimumWidth(320);
 
-    m_view = new SpectrumView(m_devices->requested(), m_devices->timeline(), this);
+    m_view = new SpectrumView(m_devices, this);
     m_view->setObjectName("periodogramView");
     m_fold = new QCustomPlot(this);
     m_fold->setMinimumSize(160, 120); // QCustomPlot warns when laid out at zero size
@@ -431,6 +431,13 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
                 emit message(tr("Loaded %1: %2").arg(m_source, summary));
                 schedule();
             });
+    // After the handlers above: a load or a run that leaves nothing running settles the view.
+    for (QFutureWatcherBase* watcher :
+         {static_cast<QFutureWatcherBase*>(&m_job), static_cast<QFutureWatcherBase*>(&m_load)})
+        connect(watcher, &QFutureWatcherBase::finished, this, [this] {
+            if (!busy())
+                emit settled();
+        });
 
     // Every change a person makes to a control becomes one undo step.
     for (QSpinBox* box : findChildren<QSpinBox*>())

@@ -59,9 +59,8 @@ std::vector<double> logTicks(double lo, double hi)
 
 } // namespace
 
-SpectrumView::SpectrumView(gpu::BackendKind backend, std::shared_ptr<gpu::Timeline> timeline,
-                           QWidget* parent)
-    : QOpenGLWidget(parent), m_requested(backend), m_timeline(std::move(timeline))
+SpectrumView::SpectrumView(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent)
+    : QOpenGLWidget(parent), m_devices(std::move(devices))
 {
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
@@ -94,22 +93,34 @@ void SpectrumView::initializeGL()
         emit message(m_error);
         return;
     }
-    gpu::BackendSelection selection = gpu::createBackend(m_requested, {true});
-    if (!selection.backend)
-        selection = gpu::createBackend(gpu::BackendKind::Cpu);
-    m_backend = std::move(selection.backend);
-    if (m_timeline)
-        m_backend->setTimeline(m_timeline, "periodogram view");
-    m_pathText =
-        m_backend->displayPath() == gpu::DisplayPath::Interop ? tr("interop") : tr("host copy");
+    openContext();
+}
+
+void SpectrumView::openContext()
+{
+    m_interop.reset();
+    m_context.reset();
+    m_filledAxis.reset();
+    m_generation = m_devices->generation();
+    std::string why;
+    gpu::Status s =
+        m_devices->openDisplay("periodogram view", render::glCudaDevices(), true, m_context, why);
+    if (!s) // an explicit request that cannot be met here; the line is still drawn
+        s = gpu::Context::open({gpu::DeviceKind::Cpu, 0}, m_context);
+    if (!s) {
+        m_error = QString::fromStdString(s.message());
+        emit message(m_error);
+        return;
+    }
+    m_interop = std::make_unique<render::GlInterop>(*m_context);
+    m_pathText = m_interop->interop() ? tr("interop") : tr("host copy");
 }
 
 void SpectrumView::releaseGl()
 {
-    if (m_backend && m_renderer.vertexBuffer().id)
-        m_backend->forgetGlBuffer(m_renderer.vertexBuffer().id);
+    m_interop.reset(); // its registrations go before the buffer they name
     m_renderer.release();
-    m_backend.reset();
+    m_context.reset();
     m_filledAxis.reset();
 }
 
@@ -234,7 +245,9 @@ void SpectrumView::paintGL()
     painter.fillRect(rect(), Qt::white);
     const QRectF plot = plotRect();
     const qreal ratio = devicePixelRatioF();
-    if (m_backend && m_spectrum && m_renderer.initialized()) {
+    if (m_renderer.initialized() && m_devices->generation() != m_generation)
+        openContext(); // the person chose another device
+    if (m_interop && m_spectrum && m_renderer.initialized()) {
         gpu::SpectrumAxis axis;
         axis.xMin = m_xMin;
         axis.xMax = m_xMax;
@@ -245,19 +258,24 @@ void SpectrumView::paintGL()
             std::clamp(int(std::lround(plot.width() * ratio)), 1, gpu::kSpectrumMaxColumns);
         painter.beginNativePainting();
         if (m_filledAxis != axis) {
-            const gpu::GlVertexBuffer before = m_renderer.vertexBuffer();
-            if (std::size_t(axis.columns) * gpu::kSpectrumFloatsPerColumn > before.floats &&
-                before.id)
-                m_backend->forgetGlBuffer(before.id); // its storage is about to change
+            const std::size_t floats = std::size_t(axis.columns) * gpu::kSpectrumFloatsPerColumn;
+            if (floats > m_renderer.floats() && m_renderer.buffer())
+                m_interop->forget(m_renderer.buffer()); // its storage is about to change
             gpu::Status s = m_renderer.reserve(axis.columns);
-            if (s)
-                s = m_backend->fillSpectrum(*m_spectrum, axis, m_renderer.vertexBuffer());
+            if (s) {
+                render::GlWriteScope scope(*m_interop, m_renderer.buffer(), floats * sizeof(float));
+                s = scope.status();
+                if (s)
+                    s = gpu::writeSpectrumLine(*m_context, *m_spectrum, axis, scope.view<float>());
+                if (s)
+                    s = scope.commit();
+            }
             m_filledAxis = s ? std::optional(axis) : std::nullopt;
-            // The fill's spans resolve once the device is done: collect them a little later
+            // The line's spans resolve once the device is done: collect them a little later
             // rather than on every paint (a hover repaints without touching the GPU).
             QTimer::singleShot(250, this, [this] {
-                if (m_backend)
-                    m_backend->collectTimeline();
+                if (m_context)
+                    m_context->collectTimeline();
             });
             const QString error = s ? QString() : QString::fromStdString(s.message());
             if (error != m_error && !error.isEmpty())

@@ -201,7 +201,7 @@ void StreamsLabPanel::run(bool compare)
         if (!outcome.status)
             return outcome;
         outcome.device = m_context->name();
-        outcome.cpu = !m_context->isCuda();
+        outcome.cpu = m_context->info().simulated; // the CPU stands in for a GPU
         for (const gpu::StreamsLabConfig& config : configs) {
             if (gpu::Timeline* timeline = m_context->timeline())
                 timeline->beginFrame();

@@ -64,6 +64,9 @@ public:
     void setTimeline(std::shared_ptr<Timeline> timeline, const std::string& role);
     Timeline* timeline() const { return m_timeline.get(); }
     const std::string& role() const { return m_role; }
+    // The timeline lane of the host thread that queues this context's work (-1 while not
+    // recording), for host work done on its behalf, such as an upload to OpenGL.
+    int hostLane() const;
     // Moves the spans whose device work has completed into the timeline, without blocking.
     // Fails when spans could not be recorded since the last call.
     Status collectTimeline();

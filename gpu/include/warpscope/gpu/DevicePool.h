@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace warpscope::gpu {
 
@@ -16,8 +17,8 @@ namespace warpscope::gpu {
 // and remembers who computes where, for the status bar and the Device panel.
 //
 // Work without a display (the periodogram's sums, the lab, the sweep) runs on the chosen
-// CUDA device, or the first, or the CPU when there is none or the CPU was asked for. The
-// field, which draws through OpenGL, reports the device its display path settled on.
+// CUDA device, or the first, or the CPU when there is none or the CPU was asked for. Parts
+// that draw through OpenGL open theirs with openDisplay().
 class DevicePool
 {
 public:
@@ -38,7 +39,15 @@ public:
     // the timeline (record: false keeps a context off it, as a timing sweep wants). Safe from
     // any thread; the context is then used by the caller's thread only.
     Status open(const std::string& role, std::unique_ptr<Context>& context, bool record = true);
-    // Notes where role computes, for parts that open their contexts otherwise (the field).
+    // Opens the context of a part that draws through OpenGL, whose context runs on the CUDA
+    // devices glDevices. As open(), except that with Auto and no device chosen it is the GPU
+    // OpenGL runs on, whose results go straight into GL buffers (interop), or else the CPU:
+    // copies through the host would cost more than a GPU saves on this work. interop: false
+    // turns the GPU's interop off, so Auto takes the CPU there too. why says which device
+    // and why, for the status bar.
+    Status openDisplay(const std::string& role, const std::vector<int>& glDevices, bool interop,
+                       std::unique_ptr<Context>& context, std::string& why);
+    // Notes where role computes.
     void note(const std::string& role, const std::string& where);
     // Who computes where, one "role: device" per part, in a stable order.
     std::string summary() const;

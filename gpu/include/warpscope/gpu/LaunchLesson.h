@@ -1,5 +1,6 @@
 #pragma once
 
+#include "warpscope/gpu/BufferView.h"
 #include "warpscope/gpu/Context.h"
 #include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/gpu/LaunchConfig.h"
@@ -7,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <utility>
 
@@ -55,6 +57,15 @@ bool expectedOwner(const LessonLaunch& lesson, int row, int col, std::uint32_t& 
 Status runLesson(Context& context, const DistanceParams& params, const LessonLaunch& lesson,
                  std::span<float> field, std::span<std::uint32_t> owners,
                  double* kernelMs = nullptr);
+
+// Runs the teaching kernel into views of memory (the context's device's, such as mapped
+// OpenGL buffers, or the host's): nodes no thread reaches hold NaN in field and kUncovered in
+// owners, and the field's stats slots hold the minimum and maximum of the nodes reached.
+// Returns without waiting on a GPU; fieldResult() (Distance.h) has the kernel's time and the
+// stats once they are in, and done, when given, is then called from another thread.
+Status launchLesson(Context& context, const DistanceParams& params, const LessonLaunch& lesson,
+                    BufferView<float> field, BufferView<std::uint32_t> owners,
+                    std::function<void()> done = {});
 
 // Median time of the teaching kernel over repeated launches (CUDA events; the simulator's
 // clock on the CPU), for the block-size sweep.

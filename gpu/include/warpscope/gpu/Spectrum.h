@@ -1,5 +1,6 @@
 #pragma once
 
+#include "warpscope/gpu/BufferView.h"
 #include "warpscope/gpu/Context.h"
 #include "warpscope/gpu/Periodogram.h"
 #include "warpscope/gpu/Status.h"
@@ -81,6 +82,13 @@ protected:
 Status computeSpectrum(Context& context, const TimeSeries& series,
                        const PeriodogramOptions& options,
                        std::shared_ptr<const Spectrum>& spectrum);
+
+// Writes the line of spectrum for axis into out: kSpectrumFloatsPerColumn * axis.columns
+// floats of host memory, or of context's device memory (a mapped OpenGL buffer). A spectrum
+// in that device's memory is decimated there, straight into out, so no power crosses to the
+// host; any other is decimated where it lives and copied.
+Status writeSpectrumLine(Context& context, const Spectrum& spectrum, const SpectrumAxis& axis,
+                         BufferView<float> out);
 
 // The line for an axis from powers in host memory: the CPU's decimation, and the reference
 // for the device's.

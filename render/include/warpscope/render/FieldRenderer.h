@@ -1,6 +1,6 @@
 #pragma once
 
-#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/gpu/Status.h"
 #include "warpscope/render/Colormap.h"
 
@@ -9,7 +9,8 @@
 
 namespace warpscope::render {
 
-// A GL buffer a backend fills, and the buffer texture the shader reads it through.
+// A GL buffer the field is written into (GlWriteScope.h), and the buffer texture the shader
+// reads it through.
 struct FieldSurface
 {
     unsigned int buffer = 0;
@@ -17,7 +18,7 @@ struct FieldSurface
     gpu::FieldLayout layout;
 
     bool valid() const { return buffer != 0; }
-    gpu::GlBuffer glBuffer() const { return {buffer, layout}; }
+    std::size_t bytes() const { return layout.elementCount() * sizeof(float); }
 };
 
 // What the teaching kernel recorded per node (gpu/LaunchLesson.h): two 32-bit words, read
@@ -28,6 +29,7 @@ struct OwnerSurface
     unsigned int texture = 0;
     std::size_t nodes = 0;
     bool valid() const { return buffer != 0; }
+    std::size_t bytes() const { return 2 * nodes * sizeof(std::uint32_t); }
 };
 
 // How the field is coloured: by distance, or by which block, thread, warp or SM computed it.
@@ -84,7 +86,7 @@ public:
     // Uploads owners (2 words per node) into surface, reallocating it when the count changes.
     gpu::Status uploadOwners(std::span<const std::uint32_t> owners, OwnerSurface& surface);
     void destroyOwners(OwnerSurface& surface);
-    // Makes surface hold room for `nodes` owners (contents undefined), for a backend to fill.
+    // Makes surface hold room for `nodes` owners (contents undefined), to be written.
     gpu::Status allocateOwners(std::size_t nodes, OwnerSurface& surface);
     // Reads one node's two owner words back from the GL buffer.
     bool readOwner(const OwnerSurface& surface, std::size_t node, std::uint32_t (&words)[2]) const;

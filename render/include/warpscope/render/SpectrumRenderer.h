@@ -1,15 +1,15 @@
 #pragma once
 
-#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/Spectrum.h"
 #include "warpscope/render/FieldRenderer.h"
 
 #include <array>
 
 namespace warpscope::render {
 
-// Draws a periodogram's line (gpu/Spectrum.h) from a GL vertex buffer that a backend fills:
-// two vertices per pixel column. Plain OpenGL 3.3 core and no Qt, like FieldRenderer, so it
-// also runs headless. All methods need the context current.
+// Draws a periodogram's line (gpu/Spectrum.h) from a GL vertex buffer written through a
+// GlWriteScope: two vertices per pixel column. Plain OpenGL 3.3 core and no Qt, like FieldRenderer,
+// so it also runs headless. All methods need the context current.
 class SpectrumRenderer
 {
 public:
@@ -18,13 +18,15 @@ public:
     SpectrumRenderer& operator=(const SpectrumRenderer&) = delete;
 
     gpu::Status initialize();
-    // Deletes the GL objects; tell the backend to forget vertexBuffer() first.
+    // Deletes the GL objects; make the GlInterop forget buffer() first.
     void release();
     bool initialized() const { return m_program != 0; }
 
     // Makes the vertex buffer hold `columns` columns, reallocating only when that grows.
     gpu::Status reserve(int columns);
-    gpu::GlVertexBuffer vertexBuffer() const { return {m_buffer, m_floats}; }
+    unsigned int buffer() const { return m_buffer; }
+    // Room in the vertex buffer, in floats (kSpectrumFloatsPerColumn a column).
+    std::size_t floats() const { return m_floats; }
 
     // Reads one column's two vertices back from the buffer (for a hover readout).
     bool readColumn(int column, float (&vertices)[gpu::kSpectrumFloatsPerColumn]) const;

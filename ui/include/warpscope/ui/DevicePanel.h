@@ -13,7 +13,7 @@ class QLabel;
 namespace warpscope::ui {
 
 // The compute device's properties and launch limits: those the CUDA driver reports, or,
-// on the CPU backend, the simulated device's, marked as such.
+// on the CPU, the simulated device's, marked as such.
 class DevicePanel : public QWidget
 {
     Q_OBJECT

@@ -1,15 +1,18 @@
 #pragma once
 
-#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/DevicePool.h"
+#include "warpscope/gpu/Distance.h"
 #include "warpscope/gpu/DistanceParams.h"
+#include "warpscope/gpu/LaunchLesson.h"
 #include "warpscope/render/FieldRenderer.h"
 #include "warpscope/render/GlSpanTimer.h"
+#include "warpscope/render/GlWriteScope.h"
 
 #include <QFutureWatcher>
 #include <QImage>
 #include <QOpenGLWidget>
 #include <QPainter>
-#include <QTimer>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -17,9 +20,9 @@
 namespace warpscope::ui {
 
 // Shows the distance field as a heat map with a colour bar, axes and reference markers.
-// Owns the GL buffer the backend fills (through interop, or glBufferSubData on the CPU
-// path). Wheel zooms, dragging pans, a click moves the selected reference point there,
-// Ctrl+click adds one, and a marker can be dragged.
+// Owns the GL buffer the field is written into (a GlWriteScope: through interop, or staged
+// and uploaded). Wheel zooms, dragging pans, a click moves the selected reference point
+// there, Ctrl+click adds one, and a marker can be dragged.
 class FieldView : public QOpenGLWidget
 {
     Q_OBJECT
@@ -28,14 +31,10 @@ public:
     explicit FieldView(QWidget* parent = nullptr);
     ~FieldView() override;
 
-    // The backend is created with the GL context, on first show.
-    void setBackendRequest(gpu::BackendKind kind, bool forceHostCopy);
-    // Moves the view's computations to CUDA device `index` (-1: the one OpenGL runs on),
-    // recreating the backend when it already exists.
-    void setDevice(int index);
-    int deviceIndex() const { return m_device; }
-    // Records the backend's work and the view's draws in timeline (set before first show).
-    void setTimeline(std::shared_ptr<gpu::Timeline> timeline) { m_timeline = std::move(timeline); }
+    // Where the field computes, from the app's device policy, and whether it may write
+    // through interop (set before first show). The context is opened with the GL context,
+    // and again when the pool's device changes.
+    void setDevices(std::shared_ptr<gpu::DevicePool> devices, bool allowInterop);
     // Moves finished GPU timings into the timeline without waiting. Returns a problem
     // recording them, or an empty string.
     QString collectTimeline();
@@ -58,24 +57,22 @@ public:
     const std::optional<gpu::LessonLaunch>& lesson() const { return m_lesson; }
 
     QString backendDescription() const { return m_backendDescription; }
-    gpu::DeviceInfo deviceInfo() const
+    gpu::DeviceInfo deviceInfo() const { return m_context ? m_context->info() : gpu::DeviceInfo{}; }
+    // The figures of the field shown: kernel time and range.
+    const std::optional<gpu::FieldResult>& lastResult() const { return m_result; }
+    // The teaching kernel's occupancy on this view's device, once it is open.
+    std::optional<gpu::KernelOccupancy> lessonOccupancy(long long blockThreads)
     {
-        return m_backend ? m_backend->deviceInfo() : gpu::DeviceInfo{};
-    }
-    std::optional<double> lastKernelMs();
-    // The teaching kernel's occupancy on this view's backend, once it exists.
-    std::optional<gpu::Backend::KernelOccupancy> lessonOccupancy(long long blockThreads)
-    {
-        if (!m_backend)
+        if (!m_context || m_job.isRunning())
             return std::nullopt;
-        return m_backend->lessonOccupancy(m_params.precision, blockThreads);
+        return gpu::lessonOccupancy(*m_context, m_params.precision, blockThreads);
     }
     // Why the last computation failed, until a field is shown again.
     QString failureText() const { return m_failure; }
     // True once the requested field is drawn and its colour scale is known.
     bool frameSettled() const
     {
-        return !m_dirty && !m_job.isRunning() && !m_ready && m_stats.has_value() && !m_statsPending;
+        return !m_dirty && !m_job.isRunning() && !m_ready && m_result.has_value() && !m_pending;
     }
 
 public slots:
@@ -86,6 +83,8 @@ signals:
     void backendReady(const QString& description, const QString& device);
     // The field for these parameters was computed and is being shown.
     void fieldShown(const gpu::DistanceParams& params);
+    // Its figures arrived from the device: the frame is settled.
+    void resultReady(const gpu::FieldResult& result);
     void computeFailed(const QString& message);
     void hoverText(const QString& text);
     void referenceMoved(int index, gpu::GeoPoint point, bool finished);
@@ -104,21 +103,19 @@ protected:
     void leaveEvent(QEvent* event) override;
 
 private:
-    // A field computed into host memory on a worker thread (CPU backend).
+    // A field the CPU computes on a worker thread, into the staging memory of its target.
     struct HostField
     {
         gpu::DistanceParams params;
-        std::vector<float> values;
         gpu::Status status;
-        std::optional<double> kernelMs;
-        std::optional<gpu::FieldStats> stats;
+        std::optional<gpu::FieldResult> result;
     };
 
     void compute();
     void computeLesson(const gpu::DistanceParams& params);
     QString ownerText(gpu::GeoPoint point);
-    void startHostJob(const gpu::DistanceParams& params);
-    void presentHostField(HostField field);
+    void startHostJob(const gpu::DistanceParams& params, const render::FieldSurface& target);
+    void presentHostField(const HostField& field);
     // Makes target hold a surface for layout: the current one, or a new one so that the
     // current picture survives a failure. Returns false (and reports) when it cannot.
     bool prepareSurface(const gpu::FieldLayout& layout, render::FieldSurface& target);
@@ -126,8 +123,11 @@ private:
     void showSurface(const render::FieldSurface& target, const gpu::DistanceParams& params);
     void dropSurface(render::FieldSurface& surface);
     void releaseGl();
-    void createBackendNow();
-    void pollStats();
+    void openContext();
+    // Takes the field's figures once the device has them (a completion, never a poll).
+    void takeResult();
+    // Called on another thread when the device finished the field: wakes this view.
+    std::function<void()> completion();
     class Annotations;
     void drawOverlay(QPainter& painter);
     QRect mapArea() const;
@@ -136,10 +136,11 @@ private:
     int markerAt(QPointF pos) const;
     void updateHover(QPointF pos);
 
-    gpu::BackendKind m_requested = gpu::BackendKind::Auto;
-    bool m_forceHostCopy = false;
-    int m_device = -1;
-    std::unique_ptr<gpu::Backend> m_backend;
+    std::shared_ptr<gpu::DevicePool> m_devices;
+    bool m_allowInterop = true;
+    std::uint64_t m_generation = 0;
+    std::unique_ptr<gpu::Context> m_context; // opened with the GL context
+    std::unique_ptr<render::GlInterop> m_interop;
     QString m_backendDescription;
     std::shared_ptr<gpu::Timeline> m_timeline;
     render::GlSpanTimer m_drawTimer;
@@ -149,18 +150,18 @@ private:
     render::FieldSurface m_surface;
     // Why the requested field is not shown; empty once a field for the parameters is shown.
     QString m_failure;
-    // CPU backend only: the backend is used from the worker thread while a job runs.
+    // CPU only: the context is used from the worker thread while a job runs, which writes
+    // into m_jobWrite's staging memory for m_jobTarget.
     bool m_hostJobs = false;
     QFutureWatcher<HostField> m_job;
     std::optional<HostField> m_ready;
-    std::vector<float> m_spare; // reused between jobs
-    std::optional<double> m_hostKernelMs;
+    std::unique_ptr<render::GlWriteScope> m_jobWrite;
+    render::FieldSurface m_jobTarget;
 
-    // Teaching kernel: its launch, the overlay, and what it recorded (kept for the hover).
+    // Teaching kernel: its launch, the overlay, and what it recorded (read back for the hover).
     std::optional<gpu::LessonLaunch> m_lesson;
     render::Overlay m_overlayMode = render::Overlay::Distance;
     render::OwnerSurface m_owners;
-    std::vector<std::uint32_t> m_ownerWords;
 
     gpu::DistanceParams m_params;
     gpu::DistanceParams m_shown;
@@ -170,9 +171,8 @@ private:
 
     render::Colormap m_colormap;
     QImage m_colorbar;
-    std::optional<gpu::FieldStats> m_stats;
-    bool m_statsPending = false;
-    QTimer m_statsTimer;
+    std::optional<gpu::FieldResult> m_result;
+    bool m_pending = false; // the shown field's figures are on their way
 
     int m_selected = 0;
     int m_dragMarker = -1;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/LaunchConfig.h"
 #include "warpscope/gpu/LaunchLesson.h"
 #include "warpscope/render/FieldRenderer.h"
 #include "warpscope/scene/FieldScene.h"
@@ -50,9 +50,9 @@ public:
     QString errorText() const;
     QLineEdit* field(const char* name) const;
     // Where the occupancy of the teaching kernel at a block size comes from (the view's
-    // backend); without it the panel shows none.
+    // device); without it the panel shows none.
     using OccupancySource =
-        std::function<std::optional<gpu::Backend::KernelOccupancy>(long long blockThreads)>;
+        std::function<std::optional<gpu::KernelOccupancy>(long long blockThreads)>;
     void setOccupancySource(OccupancySource source);
     QString occupancyText() const;
     // Sets the block to the size the occupancy API (or calculator) suggests, and fits the grid.

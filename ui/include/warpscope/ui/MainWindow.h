@@ -1,6 +1,5 @@
 #pragma once
 
-#include "warpscope/gpu/Backend.h"
 #include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/scene/Scene.h"
@@ -113,6 +112,7 @@ private:
     QLabel* m_meshLabel;
     QLabel* m_timeLabel;
     QTimer m_statusTimer;
+    QString m_where; // who computes where, as last shown
     QTimer m_trimTimer;
     gpu::DistanceParams m_committed;
     int m_dragSerial = 0;

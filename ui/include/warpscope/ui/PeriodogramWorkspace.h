@@ -1,7 +1,7 @@
 #pragma once
 
-#include "warpscope/gpu/Backend.h"
 #include "warpscope/gpu/DevicePool.h"
+#include "warpscope/gpu/LaunchConfig.h"
 #include "warpscope/gpu/Periodogram.h"
 #include "warpscope/gpu/TimeSeriesIO.h"
 #include "warpscope/scene/PeriodogramScene.h"
@@ -29,7 +29,7 @@ namespace warpscope::ui {
 class SpectrumView;
 
 // The periodogram workspace: a time series (the synthetic default, or a file opened or
-// dropped), its Lomb-Scargle periodogram on the chosen backend, the highest peaks with the
+// dropped), its Lomb-Scargle periodogram on the chosen device, the highest peaks with the
 // false-alarm probability of the first, and the data folded at a chosen peak with the fitted
 // sinusoid. Every control recomputes live, off the GUI thread; a result made stale by a newer
 // change is dropped and the newest parameters run next.
@@ -95,6 +95,8 @@ signals:
     void message(const QString& text);
     // The device the last periodogram ran on.
     void deviceKnown(const gpu::DeviceInfo& device);
+    // Nothing is loading or computing any more: a periodogram or an error is shown.
+    void settled();
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -116,7 +118,7 @@ private:
         double ms = 0.0;
         std::string device;
         gpu::DeviceInfo deviceInfo;
-        gpu::Backend::KernelOccupancy occupancy;
+        gpu::KernelOccupancy occupancy;
         gpu::Status timeline;
         gpu::TimeUnit unit = gpu::TimeUnit::Unknown;
     };

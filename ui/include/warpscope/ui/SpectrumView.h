@@ -1,7 +1,8 @@
 #pragma once
 
-#include "warpscope/gpu/Backend.h"
+#include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/Spectrum.h"
+#include "warpscope/render/GlWriteScope.h"
 #include "warpscope/render/SpectrumRenderer.h"
 
 #include <QOpenGLWidget>
@@ -10,8 +11,9 @@
 
 namespace warpscope::ui {
 
-// The periodogram's plot: the line comes from a GL vertex buffer that the backend fills (on
-// CUDA through interop, decimated on the device to two vertices per pixel column); axes,
+// The periodogram's plot: the line comes from a GL vertex buffer written through a
+// GlWriteScope (on the GPU OpenGL runs on, decimated there to two vertices per pixel column,
+// straight into the buffer); axes,
 // ticks, labels and peak marks are painted around it. The wheel zooms x around the cursor,
 // a drag pans, a double click fits; y follows the spectrum's range. With the keyboard: + and -
 // zoom, the arrows pan, Home fits.
@@ -20,8 +22,7 @@ class SpectrumView : public QOpenGLWidget
     Q_OBJECT
 
 public:
-    SpectrumView(gpu::BackendKind backend, std::shared_ptr<gpu::Timeline> timeline,
-                 QWidget* parent = nullptr);
+    explicit SpectrumView(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent = nullptr);
     ~SpectrumView() override;
 
     // Shows a spectrum; the x range is kept when the grid is the same, else fitted.
@@ -79,11 +80,15 @@ private:
     // Shifts the view by a fraction of its width.
     void pan(double fraction);
     void releaseGl();
+    // Opens the view's context on the pool's device for a display, with the GL context
+    // current, when there is none or the person chose another device.
+    void openContext();
     void paintAxes(class QPainter& painter, const QRectF& plot);
 
-    gpu::BackendKind m_requested;
-    std::shared_ptr<gpu::Timeline> m_timeline;
-    std::unique_ptr<gpu::Backend> m_backend; // created with the GL context
+    std::shared_ptr<gpu::DevicePool> m_devices;
+    std::unique_ptr<gpu::Context> m_context; // opened with the GL context
+    std::unique_ptr<render::GlInterop> m_interop;
+    std::uint64_t m_generation = 0;
     render::SpectrumRenderer m_renderer;
     std::shared_ptr<const gpu::Spectrum> m_spectrum;
     // The axis the vertex buffer holds the current spectrum's line for; reset by a new

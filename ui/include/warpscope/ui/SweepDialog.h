@@ -18,7 +18,7 @@ namespace warpscope::ui {
 
 // Measures the teaching kernel at every block size from 32 to 1024 threads (a warp apart) on
 // the current mesh, and plots the median time beside the theoretical occupancy. Runs on a
-// worker thread with a backend of its own; Cancel stops it between block sizes.
+// worker thread with a context of its own; Cancel stops it between block sizes.
 class SweepDialog : public QDialog
 {
     Q_OBJECT

@@ -58,7 +58,7 @@ signals:
     void message(const QString& text);
 
 public slots:
-    // Problems the backends report while recording, shown under the plot.
+    // Problems the devices report while recording, shown under the plot.
     void setProblem(const QString& text);
 
 private:

@@ -1,6 +1,6 @@
 #include "warpscope/gpu/TimeSeriesIO.h"
 
-#include "TimeSeriesLoad.h"
+#include "io/TimeSeriesLoad.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,4 +1,4 @@
-#include "TimeSeriesLoad.h"
+#include "io/TimeSeriesLoad.h"
 #include "warpscope/gpu/TimeSeriesIO.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "cuda/DistanceKernel.cuh"
+#include "distance/DistanceKernel.cuh"
 
 #include <cstdint>
 
@@ -229,8 +229,8 @@ std::string distanceLaunchText(int pitch, int ny, int refCount)
 }
 
 template <typename T, typename Out>
-cudaError_t launchDistance(const DistancePlan<T>& plan, Out* out, DistanceStatsState* state,
-                           void* scratch, cudaStream_t stream)
+cudaError_t launchDistanceKernel(const DistancePlan<T>& plan, Out* out, DistanceStatsState* state,
+                                 void* scratch, cudaStream_t stream)
 {
     if (reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
         return cudaErrorMisalignedAddress;
@@ -252,13 +252,13 @@ cudaError_t launchDistance(const DistancePlan<T>& plan, Out* out, DistanceStatsS
     return cudaGetLastError();
 }
 
-template cudaError_t launchDistance(const DistancePlan<float>&, float*, DistanceStatsState*, void*,
-                                    cudaStream_t);
-template cudaError_t launchDistance(const DistancePlan<float>&, double*, DistanceStatsState*, void*,
-                                    cudaStream_t);
-template cudaError_t launchDistance(const DistancePlan<double>&, float*, DistanceStatsState*, void*,
-                                    cudaStream_t);
-template cudaError_t launchDistance(const DistancePlan<double>&, double*, DistanceStatsState*,
-                                    void*, cudaStream_t);
+template cudaError_t launchDistanceKernel(const DistancePlan<float>&, float*, DistanceStatsState*,
+                                          void*, cudaStream_t);
+template cudaError_t launchDistanceKernel(const DistancePlan<float>&, double*, DistanceStatsState*,
+                                          void*, cudaStream_t);
+template cudaError_t launchDistanceKernel(const DistancePlan<double>&, float*, DistanceStatsState*,
+                                          void*, cudaStream_t);
+template cudaError_t launchDistanceKernel(const DistancePlan<double>&, double*, DistanceStatsState*,
+                                          void*, cudaStream_t);
 
 } // namespace warpscope::gpu

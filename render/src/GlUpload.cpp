@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-namespace warpscope::gpu {
+namespace warpscope::render {
 
 std::size_t glBufferBytes(unsigned int bufferId)
 {
@@ -19,11 +19,11 @@ std::size_t glBufferBytes(unsigned int bufferId)
     return glGetError() == GL_NO_ERROR ? std::size_t(bytes) : 0;
 }
 
-Status uploadBytesToGlBuffer(unsigned int bufferId, const void* data, std::size_t bytes)
+gpu::Status uploadBytesToGlBuffer(unsigned int bufferId, const void* data, std::size_t bytes)
 {
     if (glBufferBytes(bufferId) < bytes)
-        return Status::failure("The OpenGL buffer is smaller than its data (" +
-                               std::to_string(bytes) + " bytes)");
+        return gpu::Status::failure("The OpenGL buffer is smaller than its data (" +
+                                    std::to_string(bytes) + " bytes)");
     GLint previous = 0;
     glGetIntegerv(GL_COPY_WRITE_BUFFER_BINDING, &previous);
     glBindBuffer(GL_COPY_WRITE_BUFFER, bufferId);
@@ -32,14 +32,15 @@ Status uploadBytesToGlBuffer(unsigned int bufferId, const void* data, std::size_
     if (const GLenum error = glGetError(); error != GL_NO_ERROR) {
         char code[16];
         std::snprintf(code, sizeof code, "%04X", error);
-        return Status::failure(std::string("glBufferSubData failed with OpenGL error 0x") + code);
+        return gpu::Status::failure(std::string("glBufferSubData failed with OpenGL error 0x") +
+                                    code);
     }
-    return Status::success();
+    return gpu::Status::success();
 }
 
-Status uploadToGlBuffer(unsigned int bufferId, const float* data, std::size_t count)
+gpu::Status uploadToGlBuffer(unsigned int bufferId, const float* data, std::size_t count)
 {
     return uploadBytesToGlBuffer(bufferId, data, count * sizeof(float));
 }
 
-} // namespace warpscope::gpu
+} // namespace warpscope::render

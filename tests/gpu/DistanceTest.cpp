@@ -1,9 +1,13 @@
-#include "DistancePlan.h"
 #include "TestSupport.h"
-#include "cpu/CpuBackend.h"
+#include "distance/DistancePlan.h"
+#include "warpscope/gpu/DevicePool.h"
+#include "warpscope/gpu/GraphicsBuffer.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <gtest/gtest.h>
+#include <thread>
 
 namespace warpscope::gpu::test {
 namespace {
@@ -54,45 +58,48 @@ void expectMatchesNodeReference(const std::vector<T>& out, const DistanceParams&
         }
 }
 
-TEST(CpuBackend, DefaultSceneIsWellFormedAndAccurate)
+TEST(CpuDistance, DefaultSceneIsWellFormedAndAccurate)
 {
-    CpuBackend backend(2);
+    auto backendOwner = cpuContext(2);
+    Context& backend = *backendOwner;
     DistanceParams p;
     for (Precision precision : {Precision::Float32, Precision::Float64}) {
         p.precision = precision;
         auto f = poisoned<float>(layoutFor(p).elementCount());
-        ASSERT_TRUE(backend.computeDistance(p, std::span<float>(f)).ok());
+        ASSERT_TRUE(computeDistance(backend, p, std::span<float>(f)).ok());
         expectWellFormed(f, p);
         expectMatchesNodeReference(f, p);
-        ASSERT_TRUE(backend.lastStats().has_value());
-        EXPECT_EQ(backend.lastStats()->max, f[layoutFor(p).statsOffset() + 1]);
+        ASSERT_TRUE(fieldResult(backend).has_value());
+        EXPECT_EQ(fieldResult(backend)->stats.max, f[layoutFor(p).statsOffset() + 1]);
     }
 }
 
-TEST(CpuBackend, RandomScenesAreWellFormedAndAccurate)
+TEST(CpuDistance, RandomScenesAreWellFormedAndAccurate)
 {
-    CpuBackend backend(3);
+    auto backendOwner = cpuContext(3);
+    Context& backend = *backendOwner;
     std::mt19937 rng(20261122);
     for (int k = 0; k < 40; ++k) {
         DistanceParams p = randomScene(rng);
         p.precision = k % 2 ? Precision::Float64 : Precision::Float32;
         auto out = poisoned<double>(layoutFor(p).elementCount());
-        ASSERT_TRUE(backend.computeDistance(p, std::span<double>(out)).ok());
+        ASSERT_TRUE(computeDistance(backend, p, std::span<double>(out)).ok());
         expectWellFormed(out, p);
         expectMatchesNodeReference(out, p);
     }
 }
 
-TEST(CpuBackend, NearestOfSeveralReferences)
+TEST(CpuDistance, NearestOfSeveralReferences)
 {
-    CpuBackend backend(2);
+    auto backendOwner = cpuContext(2);
+    Context& backend = *backendOwner;
     DistanceParams p;
     p.nx = 7;
     p.ny = 5;
     p.references = {{30.0, 101.0}, {29.0, 99.0}, {31.0, 100.0}};
     p.precision = Precision::Float64;
     auto out = poisoned<double>(layoutFor(p).elementCount());
-    ASSERT_TRUE(backend.computeDistance(p, std::span<double>(out)).ok());
+    ASSERT_TRUE(computeDistance(backend, p, std::span<double>(out)).ok());
     // Each reference sits on a node, so the field is zero there.
     EXPECT_EQ(out[layoutFor(p).index(2, 6)], 0.0);
     EXPECT_EQ(out[layoutFor(p).index(0, 0)], 0.0);
@@ -100,39 +107,64 @@ TEST(CpuBackend, NearestOfSeveralReferences)
     EXPECT_EQ(out[layoutFor(p).statsOffset()], 0.0);
 }
 
-TEST(CpuBackend, RejectsInvalidParametersAndShortOutput)
+// On the CPU a launch into host memory is done when it returns, and says so.
+TEST(CpuDistance, LaunchCompletesAtOnceWithItsFigures)
 {
-    CpuBackend backend(1);
+    auto context = cpuContext(2);
+    EXPECT_FALSE(fieldResult(*context).has_value()); // before the first field
+    DistanceParams p;
+    p.nx = 301;
+    p.ny = 77;
+    auto out = poisoned<float>(layoutFor(p).elementCount());
+    bool done = false;
+    ASSERT_TRUE(
+        launchDistance(*context, p, BufferView<float>::host(out), [&] { done = true; }).ok());
+    EXPECT_TRUE(done);
+    expectWellFormed(out, p);
+    const std::optional<FieldResult> result = fieldResult(*context);
+    ASSERT_TRUE(result.has_value());
+    EXPECT_EQ(float(result->stats.min), out[layoutFor(p).statsOffset()]);
+    EXPECT_EQ(float(result->stats.max), out[layoutFor(p).statsOffset() + 1]);
+    // The CPU cannot write device memory.
+    EXPECT_FALSE(
+        launchDistance(*context, p, BufferView<float>::device(out.data(), out.size())).ok());
+}
+
+TEST(CpuDistance, RejectsInvalidParametersAndShortOutput)
+{
+    auto backendOwner = cpuContext(1);
+    Context& backend = *backendOwner;
     DistanceParams p;
     p.latMin = NAN;
     std::vector<float> out(layoutFor(DistanceParams{}).elementCount());
-    EXPECT_FALSE(backend.computeDistance(p, std::span<float>(out)).ok());
+    EXPECT_FALSE(computeDistance(backend, p, std::span<float>(out)).ok());
     DistanceParams q;
     std::vector<float> shortOut(10);
-    const Status s = backend.computeDistance(q, std::span<float>(shortOut));
+    const Status s = computeDistance(backend, q, std::span<float>(shortOut));
     EXPECT_FALSE(s.ok());
     EXPECT_NE(s.message().find("needs"), std::string::npos);
 }
 
-class CudaBackendTest : public ::testing::Test
+class CudaDistance : public ::testing::Test
 {
 protected:
     void SetUp() override
     {
-        auto selection = createBackend(BackendKind::Cuda);
-        if (!selection.backend)
-            GTEST_SKIP() << selection.reason;
-        m_cuda = std::move(selection.backend);
+        auto selection = cudaContext();
+        if (!selection)
+            GTEST_SKIP() << "no CUDA device";
+        m_cuda = std::move(selection);
     }
-    std::unique_ptr<Backend> m_cuda;
-    CpuBackend m_cpu{4};
+    std::unique_ptr<Context> m_cuda;
+    std::unique_ptr<Context> m_cpuOwner = cpuContext(4);
+    Context& m_cpu = *m_cpuOwner;
 };
 
 // The soak program watches device memory through this; the CPU has none of its own.
-TEST_F(CudaBackendTest, ReportsDeviceMemoryInUse)
+TEST_F(CudaDistance, ReportsDeviceMemoryInUse)
 {
-    EXPECT_FALSE(m_cpu.deviceMemory().has_value());
-    const auto memory = m_cuda->deviceMemory();
+    EXPECT_FALSE(m_cpu.memory().has_value());
+    const auto memory = m_cuda->memory();
     ASSERT_TRUE(memory.has_value());
     EXPECT_GT(memory->totalBytes, 0u);
     EXPECT_GT(memory->usedBytes, 0u); // this process's context at least
@@ -141,7 +173,7 @@ TEST_F(CudaBackendTest, ReportsDeviceMemoryInUse)
 
 // CPU and CUDA agree within the per-element tolerance of the precision, on random scenes
 // (odd sizes, up to 64 references) and on sizes spanning many blocks.
-TEST_F(CudaBackendTest, AgreesWithCpuOnRandomScenes)
+TEST_F(CudaDistance, AgreesWithCpuOnRandomScenes)
 {
     std::mt19937 rng(7);
     for (int k = 0; k < 60; ++k) {
@@ -149,10 +181,10 @@ TEST_F(CudaBackendTest, AgreesWithCpuOnRandomScenes)
         p.precision = k % 2 ? Precision::Float64 : Precision::Float32;
         const std::size_t n = layoutFor(p).elementCount();
         auto gpu = poisoned<double>(n);
-        ASSERT_TRUE(m_cuda->computeDistance(p, std::span<double>(gpu)).ok());
+        ASSERT_TRUE(computeDistance(*m_cuda, p, std::span<double>(gpu)).ok());
         expectWellFormed(gpu, p);
         auto cpu = poisoned<double>(n);
-        ASSERT_TRUE(m_cpu.computeDistance(p, std::span<double>(cpu)).ok());
+        ASSERT_TRUE(computeDistance(m_cpu, p, std::span<double>(cpu)).ok());
         const double radius = radiusInUnit(p);
         for (int i = 0; i < p.ny; ++i)
             for (int j = 0; j < p.nx; ++j) {
@@ -163,7 +195,7 @@ TEST_F(CudaBackendTest, AgreesWithCpuOnRandomScenes)
     }
 }
 
-TEST_F(CudaBackendTest, FloatOutputMatchesNodeReference)
+TEST_F(CudaDistance, FloatOutputMatchesNodeReference)
 {
     DistanceParams p;
     p.nx = 4097; // one past a block boundary, with row padding
@@ -172,22 +204,57 @@ TEST_F(CudaBackendTest, FloatOutputMatchesNodeReference)
     for (Precision precision : {Precision::Float32, Precision::Float64}) {
         p.precision = precision;
         auto out = poisoned<float>(layoutFor(p).elementCount());
-        ASSERT_TRUE(m_cuda->computeDistance(p, std::span<float>(out)).ok());
+        ASSERT_TRUE(computeDistance(*m_cuda, p, std::span<float>(out)).ok());
         expectWellFormed(out, p);
         expectMatchesNodeReference(out, p);
     }
 }
 
-TEST_F(CudaBackendTest, ReportsKernelTimeAndStats)
+TEST_F(CudaDistance, ReportsKernelTimeAndStats)
 {
     DistanceParams p;
     std::vector<float> out(layoutFor(p).elementCount());
-    ASSERT_TRUE(m_cuda->computeDistance(p, std::span<float>(out)).ok());
-    ASSERT_TRUE(m_cuda->lastKernelMs().has_value());
-    EXPECT_GT(*m_cuda->lastKernelMs(), 0.0);
-    ASSERT_TRUE(m_cuda->lastStats().has_value());
-    EXPECT_EQ(float(m_cuda->lastStats()->min), out[layoutFor(p).statsOffset()]);
-    EXPECT_EQ(float(m_cuda->lastStats()->max), out[layoutFor(p).statsOffset() + 1]);
+    ASSERT_TRUE(computeDistance(*m_cuda, p, std::span<float>(out)).ok());
+    const std::optional<FieldResult> result = fieldResult(*m_cuda);
+    ASSERT_TRUE(result.has_value());
+    EXPECT_GT(result->kernelMs, 0.0);
+    EXPECT_EQ(float(result->stats.min), out[layoutFor(p).statsOffset()]);
+    EXPECT_EQ(float(result->stats.max), out[layoutFor(p).statsOffset() + 1]);
+}
+
+// The display's path: the field launched into device memory (here the staging memory a
+// display on another GPU gets) without waiting, its figures arriving as a completion.
+TEST_F(CudaDistance, LaunchIntoDeviceMemoryCompletesWithItsFigures)
+{
+    DistanceParams p;
+    p.nx = 1025;
+    p.ny = 333;
+    p.references = {{10.0, 20.0}, {-40.0, 150.0}, {60.0, -30.0}};
+    const std::size_t n = layoutFor(p).elementCount();
+    BufferView<std::byte> staging;
+    ASSERT_TRUE(stagingBuffer(*m_cuda, 7, n * sizeof(float), staging).ok());
+    ASSERT_EQ(staging.space, MemorySpace::Device);
+    std::atomic<bool> done{false};
+    const BufferView<float> out =
+        BufferView<float>::device(reinterpret_cast<float*>(staging.data), n);
+    ASSERT_TRUE(launchDistance(*m_cuda, p, out, [&] { done = true; }).ok());
+    std::span<const std::byte> host;
+    ASSERT_TRUE(readStaging(*m_cuda, 7, n * sizeof(float), host).ok()); // waits for the work
+    for (int k = 0; k < 1000 && !done; ++k)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_TRUE(done) << "the completion was not called";
+    std::vector<float> gpu(n);
+    std::memcpy(gpu.data(), host.data(), host.size());
+    expectWellFormed(gpu, p);
+    expectMatchesNodeReference(gpu, p);
+    const std::optional<FieldResult> result = fieldResult(*m_cuda);
+    ASSERT_TRUE(result.has_value());
+    EXPECT_EQ(float(result->stats.min), gpu[layoutFor(p).statsOffset()]);
+    EXPECT_EQ(float(result->stats.max), gpu[layoutFor(p).statsOffset() + 1]);
+    // Memory of the host given as device memory, or too little of it, is refused.
+    std::vector<float> small(10);
+    EXPECT_FALSE(launchDistance(*m_cuda, p, BufferView<float>::host(small)).ok());
+    releaseStaging(*m_cuda, 7);
 }
 
 // Every CUDA device can be chosen by index and computes the same field; an index beyond the
@@ -201,25 +268,27 @@ TEST(CudaDevices, EachDeviceComputesTheField)
     p.nx = 513;
     p.ny = 257;
     std::vector<float> reference(layoutFor(p).elementCount());
-    CpuBackend cpu(2);
-    ASSERT_TRUE(cpu.computeDistance(p, std::span<float>(reference)).ok());
+    auto cpuOwner = cpuContext(2);
+    Context& cpu = *cpuOwner;
+    ASSERT_TRUE(computeDistance(cpu, p, std::span<float>(reference)).ok());
     for (int d = 0; d < int(names.size()); ++d) {
-        BackendOptions options;
-        options.device = d;
-        auto selection = createBackend(BackendKind::Cuda, options);
-        ASSERT_TRUE(selection.backend) << selection.reason;
-        EXPECT_EQ(selection.backend->deviceInfo().ordinal, d);
-        EXPECT_EQ(selection.backend->deviceName(), names[std::size_t(d)]);
+        DevicePool pool(BackendKind::Cuda, d, nullptr);
+        std::unique_ptr<Context> context;
+        ASSERT_TRUE(pool.open("field", context).ok());
+        EXPECT_EQ(context->info().ordinal, d);
+        EXPECT_EQ(context->name(), names[std::size_t(d)]);
         std::vector<float> out = poisoned<float>(reference.size());
-        ASSERT_TRUE(selection.backend->computeDistance(p, std::span<float>(out)).ok());
+        ASSERT_TRUE(computeDistance(*context, p, std::span<float>(out)).ok());
         expectWellFormed(out, p);
         std::printf("CUDA device %d (%s) computed the field\n", d, names[std::size_t(d)].c_str());
     }
-    BackendOptions beyond;
-    beyond.device = int(names.size());
-    const BackendSelection none = createBackend(BackendKind::Cuda, beyond);
-    EXPECT_FALSE(none.backend);
-    EXPECT_NE(none.reason.find("there is no CUDA device"), std::string::npos) << none.reason;
+    DevicePool beyond(BackendKind::Cuda, int(names.size()), nullptr);
+    std::unique_ptr<Context> none;
+    const Status refused = beyond.open("field", none);
+    EXPECT_FALSE(refused.ok());
+    EXPECT_FALSE(none);
+    EXPECT_NE(refused.message().find("There is no CUDA device"), std::string::npos)
+        << refused.message();
 }
 
 } // namespace

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "DistancePlan.h"
+#include "distance/DistancePlan.h"
 
 #include <cuda_runtime.h>
 #include <string>
@@ -35,12 +35,12 @@ template <typename T> std::size_t distanceScratchBytes(const DistancePlan<T>& pl
 // on stream: one launch for up to two references, two above. out must be 16-byte aligned;
 // state is the zeroed (or previously used) DistanceStatsState; scratch holds
 // distanceScratchBytes(plan). Returns the first launch error, if any.
-// The launch configuration launchDistance uses, for the timeline, for example
+// The launch configuration launchDistanceKernel uses, for the timeline, for example
 // "grid 32 x 64, block 32 x 8".
 std::string distanceLaunchText(int pitch, int ny, int refCount);
 
 template <typename T, typename Out>
-cudaError_t launchDistance(const DistancePlan<T>& plan, Out* out, DistanceStatsState* state,
-                           void* scratch, cudaStream_t stream);
+cudaError_t launchDistanceKernel(const DistancePlan<T>& plan, Out* out, DistanceStatsState* state,
+                                 void* scratch, cudaStream_t stream);
 
 } // namespace warpscope::gpu

@@ -4,14 +4,14 @@
 
 #include <cstddef>
 
-namespace warpscope::gpu {
+namespace warpscope::render {
 
 // Copies host values into a GL buffer object with glBufferSubData. A GL context must be
 // current. Uses the copy-write binding point so the caller's bindings stay untouched.
-Status uploadToGlBuffer(unsigned int bufferId, const float* data, std::size_t count);
-Status uploadBytesToGlBuffer(unsigned int bufferId, const void* data, std::size_t bytes);
+gpu::Status uploadToGlBuffer(unsigned int bufferId, const float* data, std::size_t count);
+gpu::Status uploadBytesToGlBuffer(unsigned int bufferId, const void* data, std::size_t bytes);
 
 // Size in bytes of a GL buffer object, or 0 when it cannot be queried.
 std::size_t glBufferBytes(unsigned int bufferId);
 
-} // namespace warpscope::gpu
+} // namespace warpscope::render

@@ -1,6 +1,6 @@
 #include "warpscope/gpu/DistanceParams.h"
 
-#include "DistancePlan.h"
+#include "distance/DistancePlan.h"
 
 #include <algorithm>
 #include <cmath>

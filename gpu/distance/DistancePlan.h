@@ -1,6 +1,6 @@
 #pragma once
 
-#include "math/Haversine.h"
+#include "distance/Haversine.h"
 #include "warpscope/gpu/DistanceParams.h"
 
 namespace warpscope::gpu {

@@ -1,0 +1,51 @@
+#pragma once
+
+// For the CUDA implementations of the slices that fill the distance field (this one and the
+// teaching kernel): what a CUDA context keeps for the field between frames.
+#include "distance/DistanceKernel.cuh"
+#include "distance/DistanceShared.h"
+#include "runtime/CudaContext.h"
+
+#include <functional>
+#include <optional>
+
+namespace warpscope::gpu {
+
+// The field's device state, its timing events, and its figures on their way back: the
+// stats are copied to pinned memory behind the kernel, and read once an event says they
+// arrived, so nothing waits for the GPU.
+class CudaFieldState : public SliceState
+{
+public:
+    ~CudaFieldState() override;
+
+    // Makes the events and the small buffers, once.
+    Status prepare();
+    // Makes room for the kernel's tables for params, outside any timed region.
+    Status prepareScratch(const DistanceParams& params, cudaStream_t stream);
+
+    // Queues the copy of the stats (written by the kernel into statsState) behind the
+    // timed work, then done, if given, behind that.
+    Status queueResult(CudaBacking& cuda, std::function<void()> done);
+    std::optional<FieldResult> poll();
+    void setResult(const FieldResult& result)
+    {
+        m_last = result;
+        m_pending = false;
+    }
+
+    cudaEvent_t start = nullptr; // around the kernel
+    cudaEvent_t stop = nullptr;
+    DistanceStatsState* statsState = nullptr; // kept by the kernel between launches
+    unsigned int* lessonKeys = nullptr;       // the teaching kernel's min/max scratch
+    CudaBuffer scratch{"the kernel's tables", false};
+    CudaBuffer field{"the field", false}; // for results that go to the host
+
+private:
+    cudaEvent_t m_arrived = nullptr; // the stats are in m_pinnedStats
+    double* m_pinnedStats = nullptr; // DistanceStatsState::finalMin, finalMax
+    bool m_pending = false;
+    std::optional<FieldResult> m_last;
+};
+
+} // namespace warpscope::gpu

@@ -1,0 +1,245 @@
+#include "distance/CudaFieldState.h"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+namespace warpscope::gpu {
+namespace {
+
+std::size_t scratchBytesFor(const DistanceParams& params)
+{
+    return params.precision == Precision::Float64 ? distanceScratchBytes(makePlan<double>(params))
+                                                  : distanceScratchBytes(makePlan<float>(params));
+}
+
+// The caller has grown the scratch for params.
+template <typename Out>
+Status launch(CudaFieldState& state, const DistanceParams& params, Out* out, cudaStream_t stream)
+{
+    const cudaError_t error =
+        params.precision == Precision::Float64
+            ? launchDistanceKernel(makePlan<double>(params), out, state.statsState,
+                                   state.scratch.get(), stream)
+            : launchDistanceKernel(makePlan<float>(params), out, state.statsState,
+                                   state.scratch.get(), stream);
+    return cudaStatus(error, "Launching the distance kernel");
+}
+
+// The kernel between the timing events, as one span of the timeline, then its figures on
+// their way back.
+template <typename Out>
+Status runTimed(Context& context, const DistanceParams& params, Out* out,
+                std::function<void()> done)
+{
+    CudaBacking& cuda = cudaBacking(context);
+    CudaFieldState& state = context.state<CudaFieldState>();
+    const cudaStream_t stream = cuda.stream();
+    if (Status s = state.prepare(); !s)
+        return s;
+    if (Status s = state.prepareScratch(params, stream); !s)
+        return s;
+    WS_CUDA_TRY(cudaEventRecord(state.start, stream));
+    const std::string launchText =
+        cuda.recorder().recording()
+            ? distanceLaunchText(layoutFor(params).pitch, params.ny, int(params.references.size()))
+            : std::string();
+    {
+        const SpanScope span(cuda.recorder(), stream, cuda.streamLane(), SpanKind::Kernel,
+                             "distance field", 0, launchText);
+        if (Status s = launch(state, params, out, stream); !s)
+            return s;
+    }
+    WS_CUDA_TRY(cudaEventRecord(state.stop, stream));
+    return state.queueResult(cuda, std::move(done));
+}
+
+template <typename Out>
+Status computeToHost(Context& context, const DistanceParams& params, std::span<Out> out)
+{
+    CudaBacking& cuda = cudaBacking(context);
+    if (Status s = cuda.activate(); !s)
+        return s;
+    CudaFieldState& state = context.state<CudaFieldState>();
+    const std::size_t bytes = layoutFor(params).elementCount() * sizeof(Out);
+    if (Status s = state.field.grow(bytes, cuda.stream()); !s)
+        return s;
+    Out* device = state.field.as<Out>();
+    if (Status s = runTimed(context, params, device, {}); !s)
+        return s;
+    if (Status s = cuda.recorded(
+            cuda.stream(), cuda.streamLane(), SpanKind::CopyDeviceToHost, "field to host", bytes,
+            [&] {
+                return cudaStatus(cudaMemcpyAsync(out.data(), device, bytes, cudaMemcpyDeviceToHost,
+                                                  cuda.stream()),
+                                  "Copying the field to the host");
+            });
+        !s)
+        return s;
+    WS_CUDA_TRY(cudaStreamSynchronize(cuda.stream()));
+    return Status::success();
+}
+
+void CUDART_CB callDone(void* data)
+{
+    const std::unique_ptr<std::function<void()>> done(static_cast<std::function<void()>*>(data));
+    (*done)();
+}
+
+} // namespace
+
+CudaFieldState::~CudaFieldState()
+{
+    cudaFree(statsState);
+    cudaFree(lessonKeys);
+    cudaFreeHost(m_pinnedStats);
+    for (cudaEvent_t e : {start, stop, m_arrived})
+        if (e)
+            cudaEventDestroy(e);
+}
+
+Status CudaFieldState::prepare()
+{
+    if (m_arrived)
+        return Status::success();
+    WS_CUDA_TRY(cudaEventCreate(&start));
+    WS_CUDA_TRY(cudaEventCreate(&stop));
+    WS_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&m_pinnedStats), 2 * sizeof(double)));
+    WS_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&statsState), sizeof(DistanceStatsState)));
+    WS_CUDA_TRY(cudaMemset(statsState, 0, sizeof(DistanceStatsState)));
+    WS_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&lessonKeys), 2 * sizeof(unsigned int)));
+    // Made last: it marks the state as prepared.
+    WS_CUDA_TRY(cudaEventCreateWithFlags(&m_arrived, cudaEventDisableTiming));
+    return Status::success();
+}
+
+Status CudaFieldState::prepareScratch(const DistanceParams& params, cudaStream_t stream)
+{
+    return scratch.grow(scratchBytesFor(params), stream);
+}
+
+Status CudaFieldState::queueResult(CudaBacking& cuda, std::function<void()> done)
+{
+    const cudaStream_t stream = cuda.stream();
+    // From the kernel's state, never from a mapped GL buffer (see DistanceKernel.cuh).
+    if (Status s = cuda.recorded(stream, cuda.streamLane(), SpanKind::CopyDeviceToHost,
+                                 "field min/max", 2 * sizeof(double),
+                                 [&] {
+                                     return cudaStatus(
+                                         cudaMemcpyAsync(m_pinnedStats, &statsState->finalMin,
+                                                         2 * sizeof(double), cudaMemcpyDeviceToHost,
+                                                         stream),
+                                         "Copying the field's min and max");
+                                 });
+        !s)
+        return s;
+    WS_CUDA_TRY(cudaEventRecord(m_arrived, stream));
+    m_pending = true;
+    if (done) {
+        auto* call = new std::function<void()>(std::move(done));
+        if (const cudaError_t e = cudaLaunchHostFunc(stream, callDone, call); e != cudaSuccess) {
+            delete call;
+            return cudaStatus(e, "Queueing the field's completion");
+        }
+    }
+    return Status::success();
+}
+
+std::optional<FieldResult> CudaFieldState::poll()
+{
+    if (m_pending && cudaEventQuery(m_arrived) == cudaSuccess) {
+        float ms = 0.0f;
+        cudaEventElapsedTime(&ms, start, stop);
+        m_last = FieldResult{ms, {m_pinnedStats[0], m_pinnedStats[1]}};
+        m_pending = false;
+    }
+    return m_pending ? std::nullopt : m_last;
+}
+
+Status checkDistanceCapacityCuda(Context& context, const DistanceParams& params, bool staged)
+{
+    CudaBacking& cuda = cudaBacking(context);
+    if (Status s = cuda.activate(); !s)
+        return s;
+    const FieldLayout layout = layoutFor(params);
+    // The display's buffer (float32) and the kernel's tables; staged results add a buffer.
+    std::size_t needed = layout.elementCount() * sizeof(float) + scratchBytesFor(params);
+    if (staged)
+        needed += layout.elementCount() * sizeof(float);
+    std::size_t freeBytes = 0, totalBytes = 0;
+    if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) {
+        cudaGetLastError();
+        freeBytes = std::size_t(cuda.info().totalMemory);
+    }
+    // Memory already held for the field is reused.
+    const CudaFieldState& state = context.state<CudaFieldState>();
+    freeBytes += state.field.bytes() + state.scratch.bytes();
+    if (needed > freeBytes)
+        return Status::failure("The mesh needs " + std::to_string(needed >> 20) +
+                               " MiB of GPU memory; " + std::to_string(freeBytes >> 20) +
+                               " MiB are free on " + cuda.name());
+    return Status::success();
+}
+
+Status computeDistanceCuda(Context& context, const DistanceParams& params, std::span<float> out)
+{
+    return computeToHost(context, params, out);
+}
+
+Status computeDistanceCuda(Context& context, const DistanceParams& params, std::span<double> out)
+{
+    return computeToHost(context, params, out);
+}
+
+Status launchDistanceCuda(Context& context, const DistanceParams& params, float* out,
+                          std::function<void()> done)
+{
+    if (Status s = cudaBacking(context).activate(); !s)
+        return s;
+    return runTimed(context, params, out, std::move(done));
+}
+
+std::optional<FieldResult> fieldResultCuda(Context& context)
+{
+    return context.state<CudaFieldState>().poll();
+}
+
+void setFieldResultCuda(Context& context, const FieldResult& result)
+{
+    context.state<CudaFieldState>().setResult(result);
+}
+
+Status timeDistanceKernelCuda(Context& context, const DistanceParams& params, int repetitions,
+                              double& medianMs)
+{
+    CudaBacking& cuda = cudaBacking(context);
+    if (Status s = cuda.activate(); !s)
+        return s;
+    CudaFieldState& state = context.state<CudaFieldState>();
+    const cudaStream_t stream = cuda.stream();
+    if (Status s = state.prepare(); !s)
+        return s;
+    if (Status s = state.field.grow(layoutFor(params).elementCount() * sizeof(float), stream); !s)
+        return s;
+    if (Status s = state.prepareScratch(params, stream); !s)
+        return s;
+    float* out = state.field.as<float>();
+    if (Status s = launch(state, params, out, stream); !s) // warm-up
+        return s;
+    std::vector<double> times;
+    for (int k = 0; k < std::max(1, repetitions); ++k) {
+        WS_CUDA_TRY(cudaEventRecord(state.start, stream));
+        if (Status s = launch(state, params, out, stream); !s)
+            return s;
+        WS_CUDA_TRY(cudaEventRecord(state.stop, stream));
+        WS_CUDA_TRY(cudaEventSynchronize(state.stop));
+        float ms = 0.0f;
+        WS_CUDA_TRY(cudaEventElapsedTime(&ms, state.start, state.stop));
+        times.push_back(ms);
+    }
+    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+    medianMs = times[times.size() / 2];
+    return Status::success();
+}
+
+} // namespace warpscope::gpu
