@@ -92,8 +92,9 @@ std::function<void()> scheduleBatch(ui::MainWindow& window, const QString& path,
                 outcome->fail("could not write " + path);
                 return;
             }
-            std::printf("Saved %s (%s)\n", qPrintable(path),
-                        qPrintable(view->backendDescription()));
+            std::printf("Saved %s (%s; %s)\n", qPrintable(path),
+                        qPrintable(view->backendDescription()),
+                        window.devicePool()->summary().c_str());
         }
         // The periodogram's exports, from the workspace shown.
         for (const auto& [file, write] :

@@ -4,7 +4,7 @@
 #       build-hopper/tests/warpscope_gpu_tests build-hopper/tests/warpscope_render_tests
 # with .device carried. Writes logs, screenshots and traces to $OUT (or ./device-out).
 #
-#   bench/device-proof.sh [field|teaching|timeline|periodogram|hostile|ui|soak|parity]...
+#   bench/device-proof.sh [field|teaching|timeline|periodogram|hostile|ui|soak|parity|gpu1]...
 #   (default: field timeline)
 set -uo pipefail
 out=${OUT:-device-out}; mkdir -p "$out"
@@ -97,6 +97,25 @@ hostile)
 ui)
     "$DESKTOP_BIN/warpscope_ui_tests" > "$out/ui.log" 2>&1; echo "ui_tests exit $?"
     grep -E "Totals|FAIL" "$out/ui.log" ;;
+gpu1)
+    # With two GPUs: --device 1 computes the field and the periodogram on GPU 1, whatever GPU
+    # OpenGL runs on. The status bar says so in the screenshots, the app's last line names
+    # who computes where, and nvidia-smi lists the app's process on each GPU it uses.
+    nvidia-smi --query-gpu=index,pci.bus_id,name --format=csv,noheader
+    for what in field periodogram; do
+        args=(--device 1 --size 1600x1000 --screenshot "$out/device1_$what.png")
+        [ "$what" = periodogram ] && args+=(--frequencies 0.001,5,4194304)
+        "$app" "${args[@]}" > "$out/device1_$what.txt" 2>&1 &
+        pid=$!
+        while kill -0 "$pid" 2> /dev/null; do
+            nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory --format=csv,noheader |
+                grep "^$pid," >> "$out/device1_$what.smi"
+            sleep 0.2
+        done
+        wait "$pid"; echo "$what on --device 1 exit $?"
+        cat "$out/device1_$what.txt"
+        echo "GPUs the app's process was seen on:"; sort -u -t, -k2,2 "$out/device1_$what.smi"
+    done ;;
 soak)
     "$DESKTOP_BIN/warpscope-soak" --backend cuda --minutes "${SOAK_MINUTES:-9.5}" \
         --warmup-minutes "${SOAK_WARMUP:-3}" 2>&1 |
