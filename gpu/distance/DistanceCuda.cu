@@ -224,22 +224,9 @@ Status timeDistanceKernelCuda(Context& context, const DistanceParams& params, in
     if (Status s = state.prepareScratch(params, stream); !s)
         return s;
     float* out = state.field.as<float>();
-    if (Status s = launch(state, params, out, stream); !s) // warm-up
-        return s;
-    std::vector<double> times;
-    for (int k = 0; k < std::max(1, repetitions); ++k) {
-        WS_CUDA_TRY(cudaEventRecord(state.start, stream));
-        if (Status s = launch(state, params, out, stream); !s)
-            return s;
-        WS_CUDA_TRY(cudaEventRecord(state.stop, stream));
-        WS_CUDA_TRY(cudaEventSynchronize(state.stop));
-        float ms = 0.0f;
-        WS_CUDA_TRY(cudaEventElapsedTime(&ms, state.start, state.stop));
-        times.push_back(ms);
-    }
-    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-    medianMs = times[times.size() / 2];
-    return Status::success();
+    return medianEventTime(
+        stream, state.start, state.stop, repetitions,
+        [&] { return launch(state, params, out, stream); }, medianMs);
 }
 
 } // namespace warpscope::gpu

@@ -138,22 +138,7 @@ Status timeLessonCuda(Context& context, const DistanceParams& params, const Less
         return cudaStatus(launch(params, lesson, field, owners, stream),
                           "Launching the teaching kernel");
     };
-    if (Status s = launchOnce(); !s) // warm-up
-        return s;
-    std::vector<double> times;
-    for (int k = 0; k < std::max(1, repetitions); ++k) {
-        WS_CUDA_TRY(cudaEventRecord(state.start, stream));
-        if (Status s = launchOnce(); !s)
-            return s;
-        WS_CUDA_TRY(cudaEventRecord(state.stop, stream));
-        WS_CUDA_TRY(cudaEventSynchronize(state.stop));
-        float ms = 0.0f;
-        WS_CUDA_TRY(cudaEventElapsedTime(&ms, state.start, state.stop));
-        times.push_back(ms);
-    }
-    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-    medianMs = times[times.size() / 2];
-    return Status::success();
+    return medianEventTime(stream, state.start, state.stop, repetitions, launchOnce, medianMs);
 }
 
 KernelOccupancy lessonOccupancyCuda(Context& context, Precision precision, long long blockThreads)

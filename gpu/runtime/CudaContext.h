@@ -7,9 +7,11 @@
 #include "runtime/CudaSpanRecorder.h"
 #include "runtime/ThreadPool.h"
 
+#include <algorithm>
 #include <cuda_runtime.h>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace warpscope::gpu {
 
@@ -89,6 +91,30 @@ private:
     void* m_pointer = nullptr;
     std::size_t m_bytes = 0;
 };
+
+// Median time of launch(), which queues work on stream, between the events start and stop
+// over `repetitions` launches, after one warm-up launch. For benchmarks and sweeps.
+template <typename Launch>
+Status medianEventTime(cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop, int repetitions,
+                       Launch&& launch, double& medianMs)
+{
+    if (Status s = launch(); !s) // warm-up
+        return s;
+    std::vector<double> times;
+    for (int k = 0; k < std::max(1, repetitions); ++k) {
+        WS_CUDA_TRY(cudaEventRecord(start, stream));
+        if (Status s = launch(); !s)
+            return s;
+        WS_CUDA_TRY(cudaEventRecord(stop, stream));
+        WS_CUDA_TRY(cudaEventSynchronize(stop));
+        float ms = 0.0f;
+        WS_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
+        times.push_back(ms);
+    }
+    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+    medianMs = times[times.size() / 2];
+    return Status::success();
+}
 
 // Events that are destroyed with their owner, for code that can return early.
 struct ScopedEvents
