@@ -6,7 +6,6 @@
 #include "distance/DistanceShared.h"
 #include "runtime/CudaContext.h"
 
-#include <functional>
 #include <optional>
 
 namespace warpscope::gpu {
@@ -24,9 +23,9 @@ public:
     // Makes room for the kernel's tables for params, outside any timed region.
     Status prepareScratch(const DistanceParams& params, cudaStream_t stream);
 
-    // Queues the copy of the stats (written by the kernel into statsState) behind the
-    // timed work, then done, if given, behind that.
-    Status queueResult(CudaBacking& cuda, std::function<void()> done);
+    // Marks the end of a field's work on the stream: its stats are in the pinned memory
+    // the kernel wrote once the event has completed.
+    Status queueResult(CudaBacking& cuda);
     std::optional<FieldResult> poll();
     void setResult(const FieldResult& result)
     {
@@ -42,8 +41,8 @@ public:
     CudaBuffer field{"the field", false}; // for results that go to the host
 
 private:
-    cudaEvent_t m_arrived = nullptr; // the stats are in m_pinnedStats
-    double* m_pinnedStats = nullptr; // DistanceStatsState::finalMin, finalMax
+    cudaEvent_t m_arrived = nullptr;          // the stats are in m_pinnedStats
+    volatile double* m_pinnedStats = nullptr; // DistanceStatsState::hostOut, written by the GPU
     bool m_pending = false;
     std::optional<FieldResult> m_last;
 };

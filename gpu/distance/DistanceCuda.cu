@@ -26,11 +26,9 @@ Status launch(CudaFieldState& state, const DistanceParams& params, Out* out, cud
     return cudaStatus(error, "Launching the distance kernel");
 }
 
-// The kernel between the timing events, as one span of the timeline, then its figures on
-// their way back.
-template <typename Out>
-Status runTimed(Context& context, const DistanceParams& params, Out* out,
-                std::function<void()> done)
+// The kernel between the timing events, as one span of the timeline; its figures reach the
+// host by themselves (DistanceKernel.cuh).
+template <typename Out> Status runTimed(Context& context, const DistanceParams& params, Out* out)
 {
     CudaBacking& cuda = cudaBacking(context);
     CudaFieldState& state = context.state<CudaFieldState>();
@@ -51,7 +49,7 @@ Status runTimed(Context& context, const DistanceParams& params, Out* out,
             return s;
     }
     WS_CUDA_TRY(cudaEventRecord(state.stop, stream));
-    return state.queueResult(cuda, std::move(done));
+    return state.queueResult(cuda);
 }
 
 template <typename Out>
@@ -65,7 +63,7 @@ Status computeToHost(Context& context, const DistanceParams& params, std::span<O
     if (Status s = state.field.grow(bytes, cuda.stream()); !s)
         return s;
     Out* device = state.field.as<Out>();
-    if (Status s = runTimed(context, params, device, {}); !s)
+    if (Status s = runTimed(context, params, device); !s)
         return s;
     if (Status s = cuda.recorded(
             cuda.stream(), cuda.streamLane(), SpanKind::CopyDeviceToHost, "field to host", bytes,
@@ -80,19 +78,13 @@ Status computeToHost(Context& context, const DistanceParams& params, std::span<O
     return Status::success();
 }
 
-void CUDART_CB callDone(void* data)
-{
-    const std::unique_ptr<std::function<void()>> done(static_cast<std::function<void()>*>(data));
-    (*done)();
-}
-
 } // namespace
 
 CudaFieldState::~CudaFieldState()
 {
     cudaFree(statsState);
     cudaFree(lessonKeys);
-    cudaFreeHost(m_pinnedStats);
+    cudaFreeHost(const_cast<double*>(m_pinnedStats));
     for (cudaEvent_t e : {start, stop, m_arrived})
         if (e)
             cudaEventDestroy(e);
@@ -104,9 +96,15 @@ Status CudaFieldState::prepare()
         return Status::success();
     WS_CUDA_TRY(cudaEventCreate(&start));
     WS_CUDA_TRY(cudaEventCreate(&stop));
-    WS_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&m_pinnedStats), 2 * sizeof(double)));
+    double* pinned = nullptr;
+    WS_CUDA_TRY(
+        cudaHostAlloc(reinterpret_cast<void**>(&pinned), 2 * sizeof(double), cudaHostAllocMapped));
+    pinned[0] = pinned[1] = 0.0;
+    m_pinnedStats = pinned;
+    DistanceStatsState initial{};
+    WS_CUDA_TRY(cudaHostGetDevicePointer(reinterpret_cast<void**>(&initial.hostOut), pinned, 0));
     WS_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&statsState), sizeof(DistanceStatsState)));
-    WS_CUDA_TRY(cudaMemset(statsState, 0, sizeof(DistanceStatsState)));
+    WS_CUDA_TRY(cudaMemcpy(statsState, &initial, sizeof initial, cudaMemcpyHostToDevice));
     WS_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&lessonKeys), 2 * sizeof(unsigned int)));
     // Made last: it marks the state as prepared.
     WS_CUDA_TRY(cudaEventCreateWithFlags(&m_arrived, cudaEventDisableTiming));
@@ -118,30 +116,10 @@ Status CudaFieldState::prepareScratch(const DistanceParams& params, cudaStream_t
     return scratch.grow(scratchBytesFor(params), stream);
 }
 
-Status CudaFieldState::queueResult(CudaBacking& cuda, std::function<void()> done)
+Status CudaFieldState::queueResult(CudaBacking& cuda)
 {
-    const cudaStream_t stream = cuda.stream();
-    // From the kernel's state, never from a mapped GL buffer (see DistanceKernel.cuh).
-    if (Status s = cuda.recorded(stream, cuda.streamLane(), SpanKind::CopyDeviceToHost,
-                                 "field min/max", 2 * sizeof(double),
-                                 [&] {
-                                     return cudaStatus(
-                                         cudaMemcpyAsync(m_pinnedStats, &statsState->finalMin,
-                                                         2 * sizeof(double), cudaMemcpyDeviceToHost,
-                                                         stream),
-                                         "Copying the field's min and max");
-                                 });
-        !s)
-        return s;
-    WS_CUDA_TRY(cudaEventRecord(m_arrived, stream));
+    WS_CUDA_TRY(cudaEventRecord(m_arrived, cuda.stream()));
     m_pending = true;
-    if (done) {
-        auto* call = new std::function<void()>(std::move(done));
-        if (const cudaError_t e = cudaLaunchHostFunc(stream, callDone, call); e != cudaSuccess) {
-            delete call;
-            return cudaStatus(e, "Queueing the field's completion");
-        }
-    }
     return Status::success();
 }
 
@@ -191,12 +169,11 @@ Status computeDistanceCuda(Context& context, const DistanceParams& params, std::
     return computeToHost(context, params, out);
 }
 
-Status launchDistanceCuda(Context& context, const DistanceParams& params, float* out,
-                          std::function<void()> done)
+Status launchDistanceCuda(Context& context, const DistanceParams& params, float* out)
 {
     if (Status s = cudaBacking(context).activate(); !s)
         return s;
-    return runTimed(context, params, out, std::move(done));
+    return runTimed(context, params, out);
 }
 
 std::optional<FieldResult> fieldResultCuda(Context& context)

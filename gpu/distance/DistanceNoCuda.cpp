@@ -25,7 +25,7 @@ Status computeDistanceCuda(Context&, const DistanceParams&, std::span<double>)
     return noCuda();
 }
 
-Status launchDistanceCuda(Context&, const DistanceParams&, float*, std::function<void()>)
+Status launchDistanceCuda(Context&, const DistanceParams&, float*)
 {
     return noCuda();
 }

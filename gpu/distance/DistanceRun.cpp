@@ -41,23 +41,18 @@ Status computeDistance(Context& context, const DistanceParams& params, std::span
                             : computeDistanceCpu(context, params, out.data());
 }
 
-Status launchDistance(Context& context, const DistanceParams& params, BufferView<float> out,
-                      std::function<void()> done)
+Status launchDistance(Context& context, const DistanceParams& params, BufferView<float> out)
 {
     if (Status s = checkDistanceOutput(params, out.size); !s)
         return s;
     if (out.space == MemorySpace::Device) {
         if (!context.isCuda())
             return Status::failure("The CPU cannot write into device memory");
-        return launchDistanceCuda(context, params, out.data, std::move(done));
+        return launchDistanceCuda(context, params, out.data);
     }
     // Host memory: the CPU computes into it directly; a GPU computes and copies it back.
-    const Status status = context.isCuda()
-                              ? computeDistanceCuda(context, params, {out.data, out.size})
-                              : computeDistanceCpu(context, params, out.data);
-    if (status && done)
-        done();
-    return status;
+    return context.isCuda() ? computeDistanceCuda(context, params, {out.data, out.size})
+                            : computeDistanceCpu(context, params, out.data);
 }
 
 std::optional<FieldResult> fieldResult(Context& context)

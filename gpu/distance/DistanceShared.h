@@ -2,7 +2,6 @@
 
 #include "warpscope/gpu/Distance.h"
 
-#include <functional>
 #include <optional>
 
 // The distance field's implementations on each kind of device, reached through the public
@@ -29,8 +28,7 @@ Status checkDistanceCapacityCuda(Context& context, const DistanceParams& params,
 Status computeDistanceCuda(Context& context, const DistanceParams& params, std::span<float> out);
 Status computeDistanceCuda(Context& context, const DistanceParams& params, std::span<double> out);
 // out is device memory of the context's device.
-Status launchDistanceCuda(Context& context, const DistanceParams& params, float* out,
-                          std::function<void()> done);
+Status launchDistanceCuda(Context& context, const DistanceParams& params, float* out);
 std::optional<FieldResult> fieldResultCuda(Context& context);
 // Keeps figures found on the host as the context's last field's.
 void setFieldResultCuda(Context& context, const FieldResult& result);

@@ -84,7 +84,7 @@ Status runLessonCuda(Context& context, const DistanceParams& params, const Lesso
 }
 
 Status launchLessonCuda(Context& context, const DistanceParams& params, const LessonLaunch& lesson,
-                        float* field, std::uint32_t* owners, std::function<void()> done)
+                        float* field, std::uint32_t* owners)
 {
     CudaBacking& cuda = cudaBacking(context);
     if (Status s = cuda.activate(); !s)
@@ -119,7 +119,7 @@ Status launchLessonCuda(Context& context, const DistanceParams& params, const Le
                               "Launching the teaching kernel's min/max");
         !s)
         return s;
-    return state.queueResult(cuda, std::move(done));
+    return state.queueResult(cuda);
 }
 
 Status timeLessonCuda(Context& context, const DistanceParams& params, const LessonLaunch& lesson,

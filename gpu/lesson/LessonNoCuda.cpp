@@ -10,7 +10,7 @@ Status runLessonCuda(Context&, const DistanceParams&, const LessonLaunch&, std::
 }
 
 Status launchLessonCuda(Context&, const DistanceParams&, const LessonLaunch&, float*,
-                        std::uint32_t*, std::function<void()>)
+                        std::uint32_t*)
 {
     return Status::failure("This build has no CUDA backend");
 }

@@ -38,8 +38,7 @@ Status runLesson(Context& context, const DistanceParams& params, const LessonLau
 }
 
 Status launchLesson(Context& context, const DistanceParams& params, const LessonLaunch& lesson,
-                    BufferView<float> field, BufferView<std::uint32_t> owners,
-                    std::function<void()> done)
+                    BufferView<float> field, BufferView<std::uint32_t> owners)
 {
     if (Status s = checkLesson(params, lesson, context.info(), field.size, owners.size); !s)
         return s;
@@ -48,7 +47,7 @@ Status launchLesson(Context& context, const DistanceParams& params, const Lesson
     if (field.space == MemorySpace::Device) {
         if (!context.isCuda())
             return Status::failure("The CPU cannot write into device memory");
-        return launchLessonCuda(context, params, lesson, field.data, owners.data, std::move(done));
+        return launchLessonCuda(context, params, lesson, field.data, owners.data);
     }
     const FieldLayout layout = layoutFor(params);
     std::fill(field.data, field.data + layout.elementCount(),
@@ -68,8 +67,6 @@ Status launchLesson(Context& context, const DistanceParams& params, const Lesson
         setFieldResultCuda(context, result);
     else
         context.state<CpuFieldResult>().last = result;
-    if (done)
-        done();
     return Status::success();
 }
 

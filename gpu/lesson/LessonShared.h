@@ -3,7 +3,6 @@
 #include "warpscope/gpu/Context.h"
 #include "warpscope/gpu/LaunchLesson.h"
 
-#include <functional>
 #include <span>
 
 // The teaching kernel's implementations on each kind of device, reached through the public
@@ -24,7 +23,7 @@ Status runLessonCuda(Context& context, const DistanceParams& params, const Lesso
                      std::span<float> field, std::span<std::uint32_t> owners, double& kernelMs);
 // field and owners are device memory of the context's device.
 Status launchLessonCuda(Context& context, const DistanceParams& params, const LessonLaunch& lesson,
-                        float* field, std::uint32_t* owners, std::function<void()> done);
+                        float* field, std::uint32_t* owners);
 Status timeLessonCuda(Context& context, const DistanceParams& params, const LessonLaunch& lesson,
                       int repetitions, double& medianMs);
 KernelOccupancy lessonOccupancyCuda(Context& context, Precision precision, long long blockThreads);

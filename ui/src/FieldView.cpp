@@ -90,6 +90,9 @@ FieldView::FieldView(QWidget* parent) : QOpenGLWidget(parent), m_annotations(new
         m_ready = m_job.result();
         update();
     });
+    // A frame on screen means OpenGL has waited for the field's buffer, so its figures are
+    // almost always in by then.
+    connect(this, &QOpenGLWidget::frameSwapped, this, &FieldView::takeResult);
 }
 
 FieldView::~FieldView()
@@ -275,24 +278,17 @@ void FieldView::showSurface(const render::FieldSurface& target, const gpu::Dista
     emit fieldShown(params);
 }
 
-std::function<void()> FieldView::completion()
-{
-    // Runs on a thread of the CUDA driver. The context is closed (its stream finished)
-    // before this view is destroyed, and Qt drops events posted to a destroyed object.
-    return
-        [this] { QMetaObject::invokeMethod(this, &FieldView::takeResult, Qt::QueuedConnection); };
-}
-
 void FieldView::takeResult()
 {
     if (!m_pending || !m_context || m_job.isRunning())
         return;
-    // A completion of a context closed since (another device) finds this one still busy.
     if (const auto result = gpu::fieldResult(*m_context)) {
         m_result = result;
         m_pending = false;
         emit resultReady(*result);
-        update();
+        m_annotations->update(); // the colour bar's labels
+    } else {
+        update(); // checked again once the next frame is on screen
     }
 }
 
@@ -339,7 +335,7 @@ void FieldView::compute()
         render::GlWriteScope write(*m_interop, target.buffer, target.bytes());
         s = write.status();
         if (s)
-            s = gpu::launchDistance(*m_context, params, write.view<float>(), completion());
+            s = gpu::launchDistance(*m_context, params, write.view<float>());
         if (s)
             s = write.commit();
     }
@@ -374,7 +370,7 @@ void FieldView::computeLesson(const gpu::DistanceParams& params)
             s = owners.status();
         if (s)
             s = gpu::launchLesson(*m_context, params, *m_lesson, field.view<float>(),
-                                  owners.view<std::uint32_t>(), completion());
+                                  owners.view<std::uint32_t>());
         if (s)
             s = owners.commit();
         if (s)

@@ -5,7 +5,6 @@
 #include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/gpu/Status.h"
 
-#include <functional>
 #include <optional>
 #include <span>
 
@@ -39,13 +38,12 @@ Status computeDistance(Context& context, const DistanceParams& params, std::span
 
 // Queues the field, as float32, into out (host memory, or the context's device memory such
 // as a mapped OpenGL buffer), stats slots included, and returns without waiting on a GPU.
-// fieldResult() has its figures once they are in; done, when given, is then called, from
-// another thread, to wake the caller.
-Status launchDistance(Context& context, const DistanceParams& params, BufferView<float> out,
-                      std::function<void()> done = {});
+// fieldResult() has its figures once the device has finished.
+Status launchDistance(Context& context, const DistanceParams& params, BufferView<float> out);
 
 // The figures of the last field computed on context (distance or teaching kernel), without
-// blocking: std::nullopt while the device has not finished it, or before the first.
+// blocking: std::nullopt while the device has not finished it (an event, checked), or
+// before the first.
 std::optional<FieldResult> fieldResult(Context& context);
 
 // Median time of the distance kernel over repeated launches into the context's own memory,

@@ -8,7 +8,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <utility>
 
@@ -62,10 +61,9 @@ Status runLesson(Context& context, const DistanceParams& params, const LessonLau
 // OpenGL buffers, or the host's): nodes no thread reaches hold NaN in field and kUncovered in
 // owners, and the field's stats slots hold the minimum and maximum of the nodes reached.
 // Returns without waiting on a GPU; fieldResult() (Distance.h) has the kernel's time and the
-// stats once they are in, and done, when given, is then called from another thread.
+// stats once the device has finished.
 Status launchLesson(Context& context, const DistanceParams& params, const LessonLaunch& lesson,
-                    BufferView<float> field, BufferView<std::uint32_t> owners,
-                    std::function<void()> done = {});
+                    BufferView<float> field, BufferView<std::uint32_t> owners);
 
 // Median time of the teaching kernel over repeated launches (CUDA events; the simulator's
 // clock on the CPU), for the block-size sweep.

@@ -12,7 +12,6 @@
 #include <QImage>
 #include <QOpenGLWidget>
 #include <QPainter>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -124,10 +123,9 @@ private:
     void dropSurface(render::FieldSurface& surface);
     void releaseGl();
     void openContext();
-    // Takes the field's figures once the device has them (a completion, never a poll).
+    // Takes the field's figures once the device has them: checked (an event, without
+    // blocking) when a frame is on screen, and again after the next one while they are not.
     void takeResult();
-    // Called on another thread when the device finished the field: wakes this view.
-    std::function<void()> completion();
     class Annotations;
     void drawOverlay(QPainter& painter);
     QRect mapArea() const;
