@@ -1,6 +1,7 @@
 #include "HeadlessPeriodogram.h"
 
 #include "warpscope/gpu/DevicePool.h"
+#include "warpscope/gpu/Spectrum.h"
 #include "warpscope/gpu/TraceExport.h"
 #include "warpscope/scene/PeriodogramUnits.h"
 
@@ -79,21 +80,29 @@ int runHeadlessPeriodogram(const AppOptions& options)
     o.precision = c.precision;
     o.method = c.method;
     o.launch = c.launch();
+    std::optional<gpu::RegularSampling> sampling;
+    bool stopped = false;
     if (c.gridMode == scene::GridMode::Automatic) {
-        gpu::AutoGridCap cap;
-        o.grid = gpu::autoFrequencyGrid(series, c.samplesPerPeak, c.nyquistFactor, std::nullopt,
-                                        std::nullopt, &cap);
-        if (cap.wanted > 0.0)
+        const gpu::AutomaticGrid automatic =
+            gpu::automaticGrid(series, c.samplesPerPeak, c.nyquistFactor);
+        o.grid = automatic.grid;
+        sampling = automatic.sampling;
+        stopped = automatic.stopsAtNyquist;
+        if (automatic.cap.wanted > 0.0)
             std::fprintf(stderr,
                          "warpscope: warning: the automatic grid stops at %g instead of %g, "
                          "to stay within %lld frequencies\n",
-                         o.grid.fmax(), cap.wantedFmax, gpu::kMaxFrequencies);
+                         o.grid.fmax(), automatic.cap.wantedFmax, gpu::kMaxFrequencies);
     } else {
+        sampling = gpu::regularSampling(series.t);
         // The scene's manual grid may be in angular frequency; the kernels take cycles.
         const double scale = c.unit == scene::FrequencyUnit::Angular ? 2.0 * std::numbers::pi : 1.0;
         o.grid = gpu::frequencyGrid(c.fmin / scale, c.fmax / scale, c.count,
                                     c.gridMode == scene::GridMode::Logarithmic);
     }
+    if (const QString note = scene::samplingNote(sampling, unit, o.grid.fmax(), stopped);
+        !note.isEmpty())
+        std::fprintf(stderr, "warpscope: note: %s\n", qPrintable(note));
     if (const auto problems = gpu::validatePeriodogram(series, o); !problems.empty()) {
         std::string message;
         for (const gpu::PeriodogramProblem& p : problems)
@@ -123,7 +132,9 @@ int runHeadlessPeriodogram(const AppOptions& options)
         std::printf("Saved %s\n", qPrintable(options.exportPeriodogram));
     }
     if (!options.exportPeaks.isEmpty()) {
-        const std::vector<gpu::Peak> peaks = gpu::topPeaks(power, o.grid, c.peaks);
+        const std::vector<gpu::Peak> peaks =
+            gpu::reportablePeaks(gpu::topPeaks(power, o.grid, gpu::kSpectrumMaxPeaks), o.grid,
+                                 gpu::timeBaseline(series), c.peaks);
         const auto fap = scene::falseAlarmProbabilities(peaks, o.grid, series, o);
         if (const gpu::Status s =
                 gpu::writeTextFile(options.exportPeaks.toStdString(),

@@ -281,8 +281,9 @@ std::vector<PeriodogramProblem> validatePeriodogram(const TimeSeries& series,
             problems.push_back(
                 {PeriodogramInput::Data, "The times span more than double can hold (from " +
                                              shortNumber(*lo) + " to " + shortNumber(*hi) + ")"});
+        // Without centring a constant y is meaningful: it is the spectral window.
         const auto [ylo, yhi] = std::minmax_element(series.y.begin(), series.y.end());
-        if (!(*yhi > *ylo))
+        if (!(*yhi > *ylo) && (options.fitMean || options.centerData))
             problems.push_back({PeriodogramInput::Data,
                                 "y does not vary (zero variance): there is nothing to find"});
     }
@@ -334,6 +335,57 @@ std::optional<double> falseAlarmProbability(double z, double fmax, const TimeSer
     if (std::isnan(fap))
         return std::nullopt;
     return std::clamp(fap, 0.0, 1.0);
+}
+
+std::optional<double> falseAlarmLevel(double probability, double fmax, const TimeSeries& series,
+                                      Normalization normalization)
+{
+    if (!(probability > 0.0 && probability < 1.0))
+        return std::nullopt;
+    const auto excess = [&](double z) -> std::optional<double> {
+        const std::optional<double> fap = falseAlarmProbability(z, fmax, series, normalization);
+        return fap ? std::optional(*fap - probability) : std::nullopt;
+    };
+    // The standard power is at most 1; the others grow without bound, so the bracket
+    // doubles until the probability falls below the one asked for.
+    double lo = 0.0, hi = 1.0;
+    for (int i = 0;; ++i) {
+        const std::optional<double> e = excess(hi);
+        if (!e)
+            return std::nullopt;
+        if (*e < 0.0)
+            break;
+        if (normalization == Normalization::Standard || i == 1000)
+            return std::nullopt;
+        lo = hi;
+        hi *= 2.0;
+    }
+    // Bisection to the last bit: the probability is monotonic in the tail where these levels
+    // lie, and each step costs only a few exponentials.
+    for (int i = 0; i < 200 && hi - lo > 4.0 * std::numeric_limits<double>::epsilon() * hi; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        const std::optional<double> e = excess(mid);
+        if (!e)
+            return std::nullopt;
+        (*e < 0.0 ? hi : lo) = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+TimeSeries windowSeries(const TimeSeries& series)
+{
+    TimeSeries window = series;
+    std::fill(window.y.begin(), window.y.end(), 1.0);
+    return window;
+}
+
+PeriodogramOptions windowOptions(const PeriodogramOptions& options)
+{
+    PeriodogramOptions window = options;
+    window.normalization = Normalization::Standard;
+    window.fitMean = false;
+    window.centerData = false;
+    return window;
 }
 
 namespace {
@@ -411,6 +463,28 @@ std::vector<Peak> topPeaks(const std::vector<double>& power, const FrequencyGrid
                       });
     peaks.resize(keep);
     return peaks;
+}
+
+double timeBaseline(const TimeSeries& series)
+{
+    if (series.t.size() < 2)
+        return 0.0;
+    const auto [lo, hi] = std::minmax_element(series.t.begin(), series.t.end());
+    return *hi - *lo;
+}
+
+std::vector<Peak> reportablePeaks(const std::vector<Peak>& peaks, const FrequencyGrid& grid,
+                                  double baseline, int k)
+{
+    std::vector<Peak> kept;
+    for (const Peak& p : peaks) {
+        if (int(kept.size()) >= k)
+            break;
+        const bool edge = p.index == 0 || p.index == grid.count - 1;
+        if (!edge && !(1.0 / p.frequency > baseline))
+            kept.push_back(p);
+    }
+    return kept;
 }
 
 double SinusoidFit::at(double frequency, double t) const

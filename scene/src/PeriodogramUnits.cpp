@@ -35,6 +35,29 @@ QString periodText(double period, gpu::TimeUnit unit, int digits)
     return name.isEmpty() ? number : number + ' ' + name;
 }
 
+QString samplingNote(const std::optional<gpu::RegularSampling>& sampling, gpu::TimeUnit unit,
+                     double gridFmax, bool stopped)
+{
+    if (!sampling || (!stopped && !(gridFmax > sampling->nyquist)))
+        return {};
+    const QString step = periodText(sampling->step, unit);
+    const QString gaps = sampling->singleSteps == sampling->intervals
+                             ? QString()
+                             : QStringLiteral(" (%1 of %2 intervals one step, the others whole "
+                                              "steps)")
+                                   .arg(sampling->singleSteps)
+                                   .arg(sampling->intervals);
+    const QString head =
+        QStringLiteral("Regular sampling every %1%2: Nyquist frequency %3 %4")
+            .arg(step, gaps, QString::number(sampling->nyquist, 'g', 6), frequencyUnitText(unit));
+    if (stopped)
+        return head + QStringLiteral("; the automatic grid stops there, since above it the "
+                                     "periodogram only mirrors what lies below. A manual grid "
+                                     "can go further.");
+    return head + QStringLiteral("; the grid goes beyond it, where every peak is an alias of "
+                                 "one below.");
+}
+
 std::string periodogramCsv(const gpu::FrequencyGrid& grid, const std::vector<double>& power,
                            gpu::TimeUnit unit)
 {

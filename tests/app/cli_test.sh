@@ -129,6 +129,39 @@ then
     echo "FAIL: the peaks' JSON: $(head -c 600 "$scenes/pg.json")"
     fails=$((fails + 1))
 fi
+# Yearly means, as sunspot numbers come (an 11-year cycle and noise): the automatic grid stops
+# at the Nyquist frequency of yearly sampling and says why on stderr, so the highest peak is
+# the cycle, not its twin at 1 + 1/11 cycles per year; every peak has its false-alarm
+# probability, none lies at a period beyond the baseline.
+python3 - "$scenes/yearly.csv" <<'PY'
+import math, random, sys
+random.seed(11)
+with open(sys.argv[1], "w") as f:
+    f.write("year,value\n")
+    for i in range(320):
+        f.write(f"{1700 + i},{80 + 60 * math.sin(2 * math.pi * i / 11) + random.gauss(0, 20):.1f}\n")
+PY
+expect 0 "Regular sampling every 1 years: Nyquist frequency 0.5 cycles per year; the automatic grid stops there" \
+    --backend cpu --series "$scenes/yearly.csv" --export-peaks "$scenes/yearly.json"
+if ! python3 - "$scenes/yearly.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+peaks = doc["peaks"]
+assert doc["periodUnit"] == "years" and len(peaks) == 10, doc
+assert abs(peaks[0]["period"] - 11) < 0.2, peaks[0]
+assert peaks[0]["falseAlarmProbability"] < 1e-50, peaks[0]
+for p in peaks:
+    assert isinstance(p["falseAlarmProbability"], (int, float)), p
+    assert 0 <= p["falseAlarmProbability"] <= 1, p
+    assert p["frequency"] <= 0.5 and p["period"] <= 319, p
+PY
+then
+    echo "FAIL: the yearly series' peaks: $(head -c 600 "$scenes/yearly.json")"
+    fails=$((fails + 1))
+fi
+# A manual grid may go beyond the Nyquist frequency; the note says what lies there.
+expect 0 "the grid goes beyond it, where every peak is an alias" --backend cpu \
+    --series "$scenes/yearly.csv" --frequencies 0.01,2.5,20000 --export-peaks "$scenes/beyond.json"
 # Read as plain numbers, the times have no unit, and the header says none.
 expect 0 "Saved $scenes/plain.csv" --backend cpu --series "$dates" --time-format number \
     --fixed-mean --export-periodogram "$scenes/plain.csv"

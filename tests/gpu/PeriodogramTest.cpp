@@ -3,6 +3,7 @@
 #include "TestSupport.h"
 #include "periodogram/PeriodogramPlan.h"
 #include "periodogram/PeriodogramShared.h"
+#include "warpscope/gpu/PeriodogramSampling.h"
 
 #include <algorithm>
 #include <cmath>
@@ -706,6 +707,229 @@ TEST(Periodogram, SinusoidFitIsExactOnNoiselessData)
     EXPECT_NEAR(fit.b, -0.3, 1e-9);
     for (std::size_t i = 0; i < s.t.size(); ++i)
         EXPECT_NEAR(fit.at(f, s.t[i]), s.y[i], 1e-9);
+}
+
+// astropy's false_alarm_level: the power whose Baluev probability is 1 % and 0.1 %. astropy
+// solves with scipy's Levenberg-Marquardt to about 1.5e-8 relative; the bisection here goes
+// to the last bit, so 1e-6 relative leaves room for astropy's own stopping point.
+TEST(Periodogram, FalseAlarmLevelFollowsAstropy)
+{
+    const auto rows = readCsv(fixtureDir() + "/periodogram/fal.csv");
+    ASSERT_EQ(rows.size(), 3u * 4u * 2u);
+    for (const auto& row : rows) {
+        const double expected = std::stod(row[4]);
+        const double probability = std::stod(row[2]);
+        const TimeSeries series = loadSeries(row[0]);
+        const std::optional<double> level =
+            falseAlarmLevel(probability, std::stod(row[3]), series, *parseNormalization(row[1]));
+        ASSERT_TRUE(level.has_value()) << row[0] << " " << row[1];
+        EXPECT_NEAR(*level, expected, 1e-6 * expected)
+            << row[0] << " " << row[1] << " p " << row[2];
+    }
+}
+
+TEST(Periodogram, FalseAlarmLevelExplainsWhatItCannotGive)
+{
+    const TimeSeries series = loadSeries("A");
+    EXPECT_FALSE(falseAlarmLevel(0.0, 1.0, series, Normalization::Standard));
+    EXPECT_FALSE(falseAlarmLevel(1.0, 1.0, series, Normalization::Standard));
+    EXPECT_FALSE(falseAlarmLevel(std::nan(""), 1.0, series, Normalization::Standard));
+    TimeSeries three;
+    three.t = {0, 1, 2.5};
+    three.y = {1, 0, 2};
+    EXPECT_FALSE(falseAlarmLevel(0.01, 1.0, three, Normalization::Standard));
+    // Julian Dates: the times' spread, not their size, sets the level.
+    TimeSeries jd = series;
+    for (double& t : jd.t)
+        t += 2.4e6;
+    for (Normalization n :
+         {Normalization::Standard, Normalization::Model, Normalization::Log, Normalization::Psd}) {
+        const std::optional<double> a = falseAlarmLevel(0.01, 1.0, series, n);
+        const std::optional<double> b = falseAlarmLevel(0.01, 1.0, jd, n);
+        ASSERT_TRUE(a && b) << normalizationName(n);
+        EXPECT_NEAR(*b, *a, 1e-6 * *a) << normalizationName(n);
+    }
+}
+
+// astropy's spectral window (y = 1, no floating mean, no centring, dy as weights) of series B.
+TEST(Periodogram, SpectralWindowFollowsAstropy)
+{
+    std::string comments;
+    std::vector<double> expected;
+    for (const auto& row : readCsv(fixtureDir() + "/periodogram/window_B.csv", &comments))
+        expected.push_back(std::stod(row[1]));
+    PeriodogramOptions o;
+    o.grid = fixtureGrid(comments);
+    ASSERT_EQ(std::size_t(o.grid.count), expected.size());
+    const TimeSeries series = windowSeries(loadSeries("B"));
+    const PeriodogramOptions window = windowOptions(o);
+    // A constant y is the window's data, not a problem, once nothing is centred.
+    EXPECT_TRUE(validatePeriodogram(series, window).empty());
+    EXPECT_FALSE(validatePeriodogram(series, o).empty());
+    CpuBackend cpu(2);
+    EXPECT_LE(maxRelativeError(run(cpu, series, window), expected), kAstropyTolerance);
+}
+
+// Yearly means from 1700, as sunspot numbers come: an 11-year cycle and noise.
+TimeSeries yearlySeries(int years, double first = 1700.0)
+{
+    std::mt19937 rng(11);
+    std::normal_distribution<double> noise(0.0, 20.0);
+    TimeSeries s;
+    for (int i = 0; i < years; ++i) {
+        const double t = first + i;
+        s.t.push_back(t);
+        s.y.push_back(80.0 + 60.0 * std::sin(2.0 * std::numbers::pi * (t - 1700.0) / 11.0) +
+                      noise(rng));
+    }
+    return s;
+}
+
+TEST(Periodogram, RegularSamplingIsDetected)
+{
+    TimeSeries yearly = yearlySeries(320);
+    std::optional<RegularSampling> s = regularSampling(yearly.t);
+    ASSERT_TRUE(s);
+    EXPECT_DOUBLE_EQ(s->step, 1.0);
+    EXPECT_DOUBLE_EQ(s->nyquist, 0.5);
+    EXPECT_EQ(s->intervals, 319);
+    EXPECT_EQ(s->singleSteps, 319);
+    // Unsorted, with a repeated time and a decade missing: the same lattice.
+    std::vector<double> t = yearly.t;
+    t.erase(t.begin() + 50, t.begin() + 60);
+    t.push_back(t[3]);
+    std::reverse(t.begin(), t.end());
+    s = regularSampling(t);
+    ASSERT_TRUE(s);
+    EXPECT_DOUBLE_EQ(s->step, 1.0);
+    EXPECT_EQ(s->intervals, 309);
+    EXPECT_EQ(s->singleSteps, 308);
+    // Half-hour cadence in Julian Dates, the times rounded to 1e-5 d (0.05 % of a step).
+    t.clear();
+    for (int i = 0; i < 500; ++i)
+        t.push_back(std::round((2459000.25 + i / 48.0) * 1e5) / 1e5);
+    s = regularSampling(t);
+    ASSERT_TRUE(s);
+    EXPECT_NEAR(s->step, 1.0 / 48.0, 1e-7);
+    EXPECT_NEAR(s->nyquist, 24.0, 1e-4);
+    // Not regular: random times, jitter of 5 % of a step, a step that does not divide a gap,
+    // too few times, equal times, a single time, NaN.
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    t.clear();
+    for (int i = 0; i < 100; ++i)
+        t.push_back(100.0 * u(rng));
+    EXPECT_FALSE(regularSampling(t));
+    t.clear();
+    for (int i = 0; i < 100; ++i)
+        t.push_back(i + 0.1 * (u(rng) - 0.5));
+    EXPECT_FALSE(regularSampling(t));
+    EXPECT_FALSE(regularSampling({0, 1, 2, 3, 4, 5, 6, 7, 8.5, 9.5}));
+    EXPECT_TRUE(regularSampling({0, 1, 2, 3, 4, 5, 6, 7}));
+    EXPECT_FALSE(regularSampling({0, 1, 2, 3, 4, 5, 6}));
+    EXPECT_FALSE(regularSampling(std::vector<double>(20, 58000.0)));
+    EXPECT_FALSE(regularSampling({1.0}));
+    EXPECT_FALSE(regularSampling({0, 1, 2, 3, 4, 5, 6, 7, std::nan("")}));
+}
+
+// The sunspot case: yearly times, so above 0.5 cycles per year the periodogram mirrors the
+// part below, and the 11-year cycle has an equal twin at 1 + 1/11 cycles per year.
+TEST(Periodogram, AutomaticGridStopsAtTheNyquistFrequencyOfRegularTimes)
+{
+    const TimeSeries yearly = yearlySeries(320);
+    const AutomaticGrid a = automaticGrid(yearly, 5.0, 5.0);
+    ASSERT_TRUE(a.sampling);
+    EXPECT_TRUE(a.stopsAtNyquist);
+    EXPECT_EQ(a.cap.wanted, 0.0);
+    const FrequencyGrid astropy = autoFrequencyGrid(yearly, 5.0, 5.0);
+    EXPECT_DOUBLE_EQ(a.wantedFmax, astropy.fmax());
+    EXPECT_EQ(a.grid.fmin, astropy.fmin);
+    EXPECT_EQ(a.grid.df, astropy.df);
+    EXPECT_LE(a.grid.fmax(), 0.5);
+    EXPECT_GT(a.grid.fmax(), 0.5 - a.grid.df);
+
+    CpuBackend cpu(2);
+    PeriodogramOptions o;
+    o.grid = a.grid;
+    const std::vector<double> power = run(cpu, yearly, o);
+    const std::vector<Peak> peaks =
+        reportablePeaks(topPeaks(power, o.grid, 20), o.grid, timeBaseline(yearly), 10);
+    ASSERT_FALSE(peaks.empty());
+    EXPECT_NEAR(1.0 / peaks[0].frequency, 11.0, 0.2);
+    // Beyond the Nyquist frequency (astropy's grid), the twin at 1 + 1/11 is as high.
+    o.grid = astropy;
+    const std::vector<double> full = run(cpu, yearly, o);
+    const std::vector<Peak> all = topPeaks(full, o.grid, 20);
+    const auto twin = std::find_if(all.begin(), all.end(), [&](const Peak& p) {
+        return std::abs(p.frequency - (1.0 + 1.0 / 11.0)) < 2.0 * o.grid.df;
+    });
+    ASSERT_NE(twin, all.end());
+    EXPECT_GT(twin->power, 0.95 * peaks[0].power);
+
+    // Irregular times keep astropy's grid.
+    const TimeSeries uneven = syntheticSeries({});
+    const AutomaticGrid b = automaticGrid(uneven, 5.0, 5.0);
+    EXPECT_FALSE(b.sampling);
+    EXPECT_FALSE(b.stopsAtNyquist);
+    EXPECT_EQ(b.grid, autoFrequencyGrid(uneven, 5.0, 5.0));
+    // A Nyquist factor below 1 asks for less than the Nyquist frequency: nothing stops it.
+    const AutomaticGrid c = automaticGrid(yearly, 5.0, 0.5);
+    EXPECT_FALSE(c.stopsAtNyquist);
+    EXPECT_EQ(c.grid, autoFrequencyGrid(yearly, 5.0, 0.5));
+}
+
+TEST(Periodogram, AliasesOfAPeak)
+{
+    const auto frequencies = [](const std::vector<Alias>& aliases) {
+        std::vector<double> f;
+        for (const Alias& a : aliases)
+            f.push_back(a.frequency);
+        return f;
+    };
+    // Days: the daily and the yearly aliases, sorted.
+    std::vector<Alias> a = aliasFrequencies(0.1, TimeUnit::Day, std::nullopt);
+    ASSERT_EQ(a.size(), 4u);
+    EXPECT_DOUBLE_EQ(a[0].frequency, 0.1 - 1.0 / 365.25);
+    EXPECT_EQ(a[0].label, "f - 1/yr");
+    EXPECT_DOUBLE_EQ(a[1].frequency, 0.1 + 1.0 / 365.25);
+    EXPECT_DOUBLE_EQ(a[2].frequency, 0.9);
+    EXPECT_EQ(a[2].label, "1/d - f");
+    EXPECT_DOUBLE_EQ(a[3].frequency, 1.1);
+    // Years sampled yearly: the lattice's aliases are the yearly ones, listed once.
+    const RegularSampling yearly{1.0, 0.5, 319, 319};
+    a = aliasFrequencies(1.0 / 11.0, TimeUnit::Year, yearly);
+    EXPECT_EQ(frequencies(a), (std::vector<double>{1.0 - 1.0 / 11.0, 1.0 + 1.0 / 11.0}));
+    EXPECT_EQ(a[0].label, "1/dt - f");
+    // Plain numbers sampled every 0.25: 4 - f and 4 + f.
+    a = aliasFrequencies(1.5, TimeUnit::Unknown, RegularSampling{0.25, 2.0, 9, 9});
+    EXPECT_EQ(frequencies(a), (std::vector<double>{2.5, 5.5}));
+    EXPECT_TRUE(aliasFrequencies(1.5, TimeUnit::Unknown, std::nullopt).empty());
+    EXPECT_TRUE(aliasFrequencies(0.0, TimeUnit::Day, std::nullopt).empty());
+    EXPECT_TRUE(aliasFrequencies(std::nan(""), TimeUnit::Day, std::nullopt).empty());
+}
+
+// No peak at the grid's ends (the slope of a peak beyond them) or at a period longer than
+// the baseline (not seen to repeat).
+TEST(Periodogram, ReportablePeaksExcludeEdgesAndPeriodsBeyondTheBaseline)
+{
+    const FrequencyGrid g{1.0, 0.5, 9};
+    const std::vector<double> p{5, 1, 3, 3, 2, 7, 1, 4, 6};
+    const std::vector<Peak> all = topPeaks(p, g, 20); // 5, 8, 0, 2
+    std::vector<Peak> kept = reportablePeaks(all, g, 10.0, 20);
+    ASSERT_EQ(kept.size(), 2u);
+    EXPECT_EQ(kept[0].index, 5);
+    EXPECT_EQ(kept[1].index, 2);
+    EXPECT_EQ(reportablePeaks(all, g, 10.0, 1).size(), 1u);
+    // Index 2 is f = 2, period 0.5: beyond a baseline of 0.4, within one of 0.5.
+    kept = reportablePeaks(all, g, 0.4, 20);
+    ASSERT_EQ(kept.size(), 1u);
+    EXPECT_EQ(kept[0].index, 5);
+    EXPECT_EQ(reportablePeaks(all, g, 0.5, 20).size(), 2u);
+    EXPECT_TRUE(reportablePeaks(all, g, 10.0, 0).empty());
+    TimeSeries s;
+    EXPECT_EQ(timeBaseline(s), 0.0);
+    s.t = {58003.5, 58000.0, 58010.25};
+    EXPECT_EQ(timeBaseline(s), 10.25);
 }
 
 // A grid too small for the frequency grid leaves frequencies unevaluated (NaN); grid-stride

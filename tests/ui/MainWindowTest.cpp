@@ -37,6 +37,7 @@
 #include <cmath>
 #include <numbers>
 #include <qcustomplot.h>
+#include <random>
 
 using namespace warpscope;
 
@@ -769,6 +770,9 @@ private slots:
         QTRY_VERIFY(periodogram()->spectrum() &&
                     periodogram()->spectrum()->grid().count == 1000000);
         ui::SpectrumView* view = periodogram()->spectrumView();
+        // The line alone: the selected peak's red dashed stem runs over the line's top, and
+        // whether a dash or a gap lands there depends on the plot's height.
+        view->setPeaks({}, -1);
         const QImage image = view->grabFramebuffer();
         QVERIFY2(view->errorText().isEmpty(), qPrintable(view->errorText()));
         const gpu::Peak top = periodogram()->spectrum()->peaks().at(0);
@@ -935,6 +939,95 @@ private slots:
         QCPAxis* foldY = periodogram()->foldPlot()->yAxis;
         QVERIFY2(foldY->label().contains("1e30"), qPrintable(foldY->label()));
         QVERIFY(foldY->range().lower < -0.5 && foldY->range().upper > 0.5);
+    }
+
+    // Yearly means from 1700, as sunspot numbers come: an 11-year cycle and noise. Above 0.5
+    // cycles per year the periodogram of yearly times only mirrors what lies below, so the
+    // automatic grid stops there, the panel says why, and the highest peak is the cycle, not
+    // its twin at 1 + 1/11 cycles per year. The false-alarm levels and the peak's aliases are
+    // drawn, every listed peak has its false-alarm probability, and the spectral window shows.
+    void regularSamplingStopsTheGridAndMarksAliases()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        QTemporaryDir dir;
+        std::mt19937 rng(11);
+        std::normal_distribution<double> noise(0.0, 20.0);
+        QByteArray rows = "year,value\n";
+        for (int i = 0; i < 320; ++i)
+            rows += QString("%1,%2\n")
+                        .arg(1700 + i)
+                        .arg(80.0 + 60.0 * std::sin(2.0 * std::numbers::pi * i / 11.0) + noise(rng),
+                             0, 'f', 1)
+                        .toUtf8();
+        openRows(dir, "yearly.csv", rows);
+        QVERIFY2(periodogram()->errorText().isEmpty(), qPrintable(periodogram()->errorText()));
+        auto* note = periodogram()->findChild<QLabel*>("samplingNote");
+        QVERIFY(note && note->isVisibleTo(periodogram()));
+        QVERIFY2(note->text().contains("Regular sampling every 1 years") &&
+                     note->text().contains("Nyquist frequency 0.5 cycles per year") &&
+                     note->text().contains("automatic grid stops there"),
+                 qPrintable(note->text()));
+        QVERIFY(periodogram()->grid().fmax() <= 0.5);
+        QVERIFY(!periodogram()->peaks().empty());
+        const double best = 1.0 / periodogram()->peaks()[0].frequency;
+        QVERIFY2(std::abs(best - 11.0) < 0.2, qPrintable(QString::number(best)));
+        const QString fap = periodogram()->findChild<QLabel*>("falseAlarm")->text();
+        QVERIFY2(fap.contains("period " + QString::number(best, 'g', 6) + " years"),
+                 qPrintable(fap));
+        auto* table = periodogram()->findChild<QTableWidget*>("peaks");
+        QCOMPARE(table->horizontalHeaderItem(3)->text(), QString("FAP"));
+        for (int row = 0; row < table->rowCount(); ++row) {
+            bool number = false;
+            table->item(row, 3)->text().toDouble(&number);
+            QVERIFY2(number, qPrintable(table->item(row, 3)->text()));
+        }
+        QVERIFY2(table->item(0, 0)->toolTip().contains("1/dt - f"),
+                 qPrintable(table->item(0, 0)->toolTip()));
+        const QStringList marks = periodogram()->markLabels();
+        QVERIFY2(marks.contains("FAP 1 %") && marks.contains("FAP 0.1 %") &&
+                     marks.contains("1/dt - f") && marks.contains("f + 1/dt"),
+                 qPrintable(marks.join(", ")));
+        const QString levels = periodogram()->findChild<QLabel*>("falseAlarmLevels")->text();
+        QVERIFY2(levels.contains("1 % at power") && !levels.contains("nan", Qt::CaseInsensitive),
+                 qPrintable(levels));
+        const QString aliases = periodogram()->findChild<QLabel*>("aliases")->text();
+        // Sampled every year, the cycle's twins lie at 1 - f and 1 + f cycles per year.
+        const double f = periodogram()->peaks()[0].frequency;
+        QVERIFY2(aliases.contains(QString::number(1.0 - f, 'g', 6) + " (1/dt - f)") &&
+                     aliases.contains(QString::number(1.0 + f, 'g', 6) + " (f + 1/dt)"),
+                 qPrintable(aliases));
+
+        // A manual grid may go beyond the Nyquist frequency: the note says what lies there,
+        // the plot marks the Nyquist frequency, and peaks above it are listed as aliases.
+        periodogram()->setManualGrid(0.01, 2.5, 20000);
+        QVERIFY(waitForPeriodogram());
+        QVERIFY2(note->text().contains("goes beyond it"), qPrintable(note->text()));
+        QVERIFY(periodogram()->markLabels().contains("Nyquist"));
+        bool aliasListed = false;
+        for (int row = 0; row < table->rowCount(); ++row)
+            aliasListed = aliasListed || table->item(row, 1)->text().contains("(alias)");
+        QVERIFY(aliasListed);
+
+        // The spectral window: the sampling's own periodogram, 1 where every sample is in
+        // phase (at 1 cycle per year, inside this grid), under the periodogram.
+        QVERIFY(!periodogram()->windowPlot()->isVisibleTo(periodogram()));
+        periodogram()->findChild<QCheckBox*>("spectralWindow")->setChecked(true);
+        QVERIFY(waitForPeriodogram());
+        QVERIFY2(periodogram()->errorText().isEmpty(), qPrintable(periodogram()->errorText()));
+        QCustomPlot* window = periodogram()->windowPlot();
+        QVERIFY(window->isVisibleTo(periodogram()));
+        QVERIFY(window->graph(0)->dataCount() > 100);
+        bool found = false;
+        double highest = 0.0;
+        for (auto it = window->graph(0)->data()->begin(); it != window->graph(0)->data()->end();
+             ++it) {
+            QVERIFY(std::isfinite(it->value));
+            highest = std::max(highest, it->value);
+            found = found || (std::abs(it->key - 1.0) < 0.01 && it->value > 0.99);
+        }
+        QVERIFY(found);
+        QVERIFY(highest <= 1.0 + 1e-6);
     }
 
     // Three rows left once the row with dy = 0 is skipped: too few for Baluev's false-alarm

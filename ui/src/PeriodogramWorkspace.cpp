@@ -1,5 +1,6 @@
 #include "warpscope/ui/PeriodogramWorkspace.h"
 
+#include "PeriodogramMarks.h"
 #include "Style.h"
 #include "warpscope/gpu/TraceExport.h"
 #include "warpscope/scene/PeriodogramUnits.h"
@@ -137,6 +138,12 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     m_center->setChecked(true);
     m_useErrors = new QCheckBox(tr("Weights from dy"), this);
     m_useErrors->setChecked(true);
+    m_showWindow = new QCheckBox(tr("Spectral window"), this);
+    m_showWindow->setObjectName("spectralWindow");
+    m_showWindow->setToolTip(
+        tr("The periodogram of the sampling alone (y = 1 at every time, no mean fitted or\n"
+           "removed, standard normalisation), drawn under the periodogram: a peak of the\n"
+           "window at w puts a copy of every signal f at f ± w."));
     m_precision = new QComboBox(this);
     m_precision->addItems({"float64", "float32"});
     m_method = new QComboBox(this);
@@ -173,6 +180,10 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     generate->setToolTip(tr("Use the synthetic series again, with its controls"));
     m_sourceLabel = new QLabel(this);
     m_sourceLabel->setWordWrap(true);
+    m_samplingNote = new QLabel(this);
+    m_samplingNote->setObjectName("samplingNote");
+    m_samplingNote->setWordWrap(true);
+    m_samplingNote->setVisible(false);
 
     auto* data = new QGroupBox(tr("Data"), this);
     auto* dataLayout = new QVBoxLayout(data);
@@ -239,12 +250,14 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     axisRow->addWidget(m_xAxis);
     axisRow->addWidget(m_logX);
     gridForm->addRow(tr("X axis"), axisRow);
+    gridForm->addRow(m_samplingNote);
     auto* options = new QGroupBox(tr("Options"), this);
     auto* optionsForm = new QFormLayout(options);
     optionsForm->addRow(tr("Normalisation"), m_normalization);
     optionsForm->addRow(m_fitMean);
     optionsForm->addRow(m_center);
     optionsForm->addRow(m_useErrors);
+    optionsForm->addRow(m_showWindow);
     optionsForm->addRow(tr("Precision"), m_precision);
     optionsForm->addRow(tr("Method"), m_method);
     auto* launch = new QGroupBox(tr("Launch (direct kernel)"), this);
@@ -291,6 +304,20 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     m_fold->graph(1)->setPen(QPen(QColor(0xe5, 0x48, 0x4d), 2.0));
     m_fold->xAxis->setLabel(tr("phase"));
     m_fold->yAxis->setLabel(tr("y"));
+    m_marks = new PeriodogramMarks(m_view);
+    m_windowPlot = new QCustomPlot(this);
+    m_windowPlot->setObjectName("windowPlot");
+    m_windowPlot->setMinimumSize(160, 140);
+    m_windowPlot->addGraph();
+    m_windowPlot->graph(0)->setPen(QPen(QColor(0x55, 0x55, 0x55), 1.0));
+    m_windowPlot->yAxis->setLabel(tr("window power"));
+    m_windowPlot->setVisible(false);
+    m_levels = new QLabel(this);
+    m_levels->setObjectName("falseAlarmLevels");
+    m_levels->setWordWrap(true);
+    m_aliases = new QLabel(this);
+    m_aliases->setObjectName("aliases");
+    m_aliases->setWordWrap(true);
     m_status = new QLabel(this);
     m_status->setObjectName("periodogramStatus");
     m_status->setWordWrap(true);
@@ -302,12 +329,14 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     m_fap->setObjectName("falseAlarm");
     m_peakTable = new QTableWidget(0, 4, this);
     m_peakTable->setObjectName("peaks");
-    m_peakTable->setHorizontalHeaderLabels({tr("frequency"), tr("period"), tr("power"), ""});
-    m_peakTable->setColumnHidden(3, true);
+    m_peakTable->setHorizontalHeaderLabels({tr("frequency"), tr("period"), tr("power"), tr("FAP")});
     m_peakTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_peakTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_peakTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_peakTable->setToolTip(tr("The highest peaks; select one to fold the data at its period"));
+    m_peakTable->setToolTip(
+        tr("The highest peaks, each with its false-alarm probability (Baluev 2008); select one "
+           "to fold the data at its period and mark its aliases. No peak is listed at the "
+           "grid's ends or at a period longer than the data's baseline."));
     m_peakCount = new QSpinBox(this);
     m_peakCount->setObjectName("peakCount");
     m_peakCount->setRange(1, gpu::kSpectrumMaxPeaks);
@@ -324,6 +353,8 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     peaksRow->addWidget(m_peakCount);
     peaksBox->addLayout(peaksRow);
     peaksBox->addWidget(m_peakTable);
+    peaksBox->addWidget(m_levels);
+    peaksBox->addWidget(m_aliases);
     lowerLayout->addLayout(peaksBox, 2);
     lowerLayout->addWidget(m_fold, 3);
     auto* right = new QSplitter(Qt::Vertical, this);
@@ -331,6 +362,7 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
     topLayout->addWidget(m_view, 1);
+    topLayout->addWidget(m_windowPlot);
     topLayout->addWidget(m_status);
     topLayout->addWidget(m_error);
     right->addWidget(top);
@@ -368,7 +400,7 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     connect(autoLaunch, &QPushButton::clicked, this, &PeriodogramWorkspace::chooseAutoLaunch);
     for (QComboBox* box : {m_gridMode, m_normalization, m_precision, m_frequencyUnit, m_method})
         connect(box, &QComboBox::currentIndexChanged, this, &PeriodogramWorkspace::schedule);
-    for (QCheckBox* box : {m_fitMean, m_center, m_useErrors})
+    for (QCheckBox* box : {m_fitMean, m_center, m_useErrors, m_showWindow})
         connect(box, &QCheckBox::toggled, this, &PeriodogramWorkspace::schedule);
     connect(m_xAxis, &QComboBox::currentIndexChanged, this, &PeriodogramWorkspace::replot);
     connect(m_logX, &QCheckBox::toggled, this, &PeriodogramWorkspace::replot);
@@ -664,10 +696,15 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
     }
     // The manual grid's unit; the automatic grid's note uses it too.
     const double scale = m_frequencyUnit->currentIndex() == 1 ? 2.0 * std::numbers::pi : 1.0;
+    r.window = m_showWindow->isChecked();
+    bool stopped = false;
     if (m_gridMode->currentIndex() == 0) {
-        gpu::AutoGridCap cap;
-        o.grid = gpu::autoFrequencyGrid(r.series, m_samplesPerPeak->value(), m_nyquist->value(),
-                                        std::nullopt, std::nullopt, &cap);
+        const gpu::AutomaticGrid automatic =
+            gpu::automaticGrid(r.series, m_samplesPerPeak->value(), m_nyquist->value());
+        const gpu::AutoGridCap& cap = automatic.cap;
+        o.grid = automatic.grid;
+        r.sampling = automatic.sampling;
+        stopped = automatic.stopsAtNyquist;
         if (cap.wanted > 0.0)
             r.gridNote = tr("The automatic grid would need %1 frequencies, more than the %2 a "
                             "periodogram may have, so it stops at %3 instead of %4. To reach "
@@ -695,11 +732,13 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
             return std::nullopt;
         }
         const long long frequencies = static_cast<long long>(std::clamp(count, -1.0, 1e15));
+        r.sampling = gpu::regularSampling(r.series.t);
         const bool logarithmic = m_gridMode->currentIndex() == 2;
         if (!explainProblems(gpu::validateFrequencyRange(fmin, fmax, frequencies, logarithmic)))
             return std::nullopt;
         o.grid = gpu::frequencyGrid(fmin, fmax, frequencies, logarithmic);
     }
+    r.samplingNote = scene::samplingNote(r.sampling, r.unit, o.grid.fmax(), stopped);
     if (!explainProblems(gpu::validatePeriodogram(r.series, o)))
         return std::nullopt;
     return r;
@@ -740,6 +779,8 @@ void PeriodogramWorkspace::start(Request request)
 {
     setError(QString());
     m_gridNote = request.gridNote;
+    m_samplingNote->setText(request.samplingNote);
+    m_samplingNote->setVisible(!request.samplingNote.isEmpty());
     m_status->setText(tr("Computing %1 frequencies…").arg(request.options.grid.count) +
                       (m_gridNote.isEmpty() ? QString() : " " + m_gridNote));
     m_shownOptions = request.options;
@@ -761,6 +802,11 @@ void PeriodogramWorkspace::start(Request request)
         const auto t0 = std::chrono::steady_clock::now();
         result.status =
             gpu::computeSpectrum(*m_context, request.series, request.options, result.spectrum);
+        result.sampling = request.sampling;
+        if (result.status && request.window)
+            result.windowStatus =
+                gpu::computeSpectrum(*m_context, gpu::windowSeries(request.series),
+                                     gpu::windowOptions(request.options), result.window);
         result.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();
         result.timeline = m_context->collectTimeline();
@@ -786,7 +832,12 @@ void PeriodogramWorkspace::onComputed()
         return;
     }
     m_spectrum = std::move(result.spectrum);
+    m_window = std::move(result.window);
+    m_shownSampling = result.sampling;
     m_shownUnit = result.unit;
+    if (!result.windowStatus)
+        setError(tr("The spectral window could not be computed: %1")
+                     .arg(QString::fromStdString(result.windowStatus.message())));
     const gpu::FrequencyGrid& grid = m_spectrum->grid();
     m_deviceInfo = result.deviceInfo;
     emit deviceKnown(m_deviceInfo);
@@ -852,13 +903,16 @@ void PeriodogramWorkspace::replot()
         tr("power (%1)")
             .arg(QString::fromUtf8(gpu::normalizationName(m_shownOptions.normalization))));
     m_view->setSpectrum(m_spectrum);
+    m_marks->setAxis(period, scale);
+    showWindow();
 }
 
 void PeriodogramWorkspace::showPeaks()
 {
-    m_peaks = m_spectrum ? m_spectrum->peaks() : std::vector<gpu::Peak>{};
-    if (m_peaks.size() > std::size_t(m_peakCount->value()))
-        m_peaks.resize(std::size_t(m_peakCount->value()));
+    m_peaks = m_spectrum
+                  ? gpu::reportablePeaks(m_spectrum->peaks(), grid(),
+                                         gpu::timeBaseline(usedSeries()), m_peakCount->value())
+                  : std::vector<gpu::Peak>{};
     // The frequencies as the axis shows them, in the file's unit where it has one.
     const bool angular = m_frequencyUnit->currentIndex() == 1;
     const double scale = angular ? 2.0 * std::numbers::pi : 1.0;
@@ -869,15 +923,42 @@ void PeriodogramWorkspace::showPeaks()
                                               : scene::frequencyUnitText(m_shownUnit, true))
          : unknown ? tr("frequency")
                    : tr("frequency (%1)").arg(scene::frequencyUnitText(m_shownUnit)),
-         unknown ? tr("period") : tr("period (%1)").arg(periodUnit), tr("power"), ""});
+         unknown ? tr("period") : tr("period (%1)").arg(periodUnit), tr("power"), tr("FAP")});
     m_peakTable->setRowCount(int(m_peaks.size()));
+    const auto faps = scene::falseAlarmProbabilities(m_peaks, grid(), usedSeries(), m_shownOptions);
     for (int i = 0; i < int(m_peaks.size()); ++i) {
         const gpu::Peak& p = m_peaks[std::size_t(i)];
-        m_peakTable->setItem(i, 0,
-                             new QTableWidgetItem(QString::number(p.frequency * scale, 'g', 8)));
-        m_peakTable->setItem(i, 1,
-                             new QTableWidgetItem(QString::number(1.0 / p.frequency, 'g', 8)));
-        m_peakTable->setItem(i, 2, new QTableWidgetItem(QString::number(p.power, 'g', 6)));
+        const std::optional<double>& fap = faps[std::size_t(i)];
+        const QStringList cells{QString::number(p.frequency * scale, 'g', 8),
+                                QString::number(1.0 / p.frequency, 'g', 8),
+                                QString::number(p.power, 'g', 6),
+                                fap ? QString::number(*fap, 'g', 3) : tr("n/a")};
+        QString tip;
+        for (const gpu::Alias& a : gpu::aliasFrequencies(p.frequency, m_shownUnit, m_shownSampling))
+            tip += tr("\n%1 at %2")
+                       .arg(QString::fromStdString(a.label))
+                       .arg(a.frequency * scale, 0, 'g', 6);
+        tip = tip.isEmpty() ? tr("No alias expected from the time unit or the sampling")
+                            : tr("Where this peak's aliases fall:") + tip;
+        // Above the Nyquist frequency of regular times a peak only mirrors one below it.
+        const bool alias = m_shownSampling && p.frequency > m_shownSampling->nyquist;
+        if (alias)
+            tip =
+                tr("Above the Nyquist frequency of the regular sampling (%1): an alias of the "
+                   "peak at %2")
+                    .arg(m_shownSampling->nyquist * scale, 0, 'g', 6)
+                    .arg(std::abs(std::remainder(p.frequency, 1.0 / m_shownSampling->step)) * scale,
+                         0, 'g', 6);
+        for (int c = 0; c < 4; ++c) {
+            auto* item =
+                new QTableWidgetItem(c == 1 && alias ? cells[c] + tr(" (alias)") : cells[c]);
+            item->setToolTip(c == 3 && fap ? tr("False-alarm probability (Baluev 2008) of a "
+                                                "peak this high, from noise alone")
+                                           : tip);
+            if (alias)
+                item->setForeground(QColor(0x88, 0x88, 0x88));
+            m_peakTable->setItem(i, c, item);
+        }
     }
     if (m_peaks.empty()) {
         m_fap->setText(tr("No peak"));
@@ -904,14 +985,123 @@ void PeriodogramWorkspace::showPeaks()
                                .arg(period)
                                .arg(m_peaks[0].power, 0, 'g', 6));
     }
+    showLevels();
     if (!m_peaks.empty())
         m_peakTable->setCurrentCell(0, 0);
     showFold(m_peaks.empty() ? -1 : 0);
 }
 
+void PeriodogramWorkspace::showLevels()
+{
+    std::vector<PeriodogramMarks::Level> levels;
+    if (!m_spectrum) {
+        m_levels->clear();
+    } else if (!(m_shownOptions.fitMean || m_shownOptions.centerData)) {
+        m_levels->setText(tr("False-alarm levels need centred data or a floating mean"));
+    } else {
+        const gpu::TimeSeries used = usedSeries();
+        QStringList text;
+        for (const double probability : {0.01, 0.001}) {
+            const std::optional<double> level = gpu::falseAlarmLevel(
+                probability, grid().fmax(), used, m_shownOptions.normalization);
+            const QString percent = QString::number(100.0 * probability, 'g', 3) + " %";
+            if (!level)
+                continue;
+            levels.push_back({*level, tr("FAP %1").arg(percent)});
+            text << tr("%1 at power %2").arg(percent).arg(*level, 0, 'g', 4);
+        }
+        if (text.isEmpty())
+            m_levels->setText(
+                used.t.size() < gpu::kFalseAlarmMinPoints
+                    ? tr("Too few points (%1) for false-alarm levels").arg(used.t.size())
+                    : tr("The false-alarm levels cannot be computed for these data"));
+        else
+            m_levels->setText(tr("False-alarm levels (Baluev 2008, dashed on the plot): %1")
+                                  .arg(text.join(", ")));
+    }
+    m_marks->setLevels(std::move(levels));
+}
+
+void PeriodogramWorkspace::showAliases(int peak)
+{
+    std::vector<PeriodogramMarks::Line> lines;
+    QStringList text;
+    const double scale = m_frequencyUnit->currentIndex() == 1 ? 2.0 * std::numbers::pi : 1.0;
+    if (peak >= 0 && peak < int(m_peaks.size())) {
+        const double f = m_peaks[std::size_t(peak)].frequency;
+        for (const gpu::Alias& a : gpu::aliasFrequencies(f, m_shownUnit, m_shownSampling)) {
+            const QString label = QString::fromStdString(a.label);
+            lines.push_back({a.frequency, label});
+            text << tr("%1 (%2)").arg(a.frequency * scale, 0, 'g', 6).arg(label);
+        }
+    }
+    if (m_spectrum && m_shownSampling && grid().fmax() > m_shownSampling->nyquist)
+        lines.push_back({m_shownSampling->nyquist, tr("Nyquist")});
+    m_aliases->setText(
+        text.isEmpty()
+            ? QString()
+            : tr("Aliases of the selected peak (dotted on the plot): %1").arg(text.join(", ")));
+    m_aliases->setVisible(!text.isEmpty());
+    m_marks->setLines(std::move(lines));
+}
+
+void PeriodogramWorkspace::showWindow()
+{
+    const bool shown = m_showWindow->isChecked() && m_window;
+    m_windowPlot->setVisible(shown);
+    if (!shown)
+        return;
+    // The window's line as the periodogram's is drawn, a minimum and maximum per column,
+    // over its whole grid, so a grid of millions of frequencies stays a few thousand points.
+    const gpu::FrequencyGrid& g = m_window->grid();
+    gpu::SpectrumAxis axis;
+    axis.xMin = g.fmin;
+    axis.xMax = g.count > 1 ? g.fmax() : g.fmin * 1.1;
+    axis.logX = g.logarithmic;
+    axis.columns = int(std::clamp<long long>(g.count, 1, 2000));
+    std::vector<float> vertices(std::size_t(axis.columns) * gpu::kSpectrumFloatsPerColumn);
+    if (const gpu::Status s = m_window->decimate(axis, vertices); !s) {
+        setError(
+            tr("The spectral window cannot be drawn: %1").arg(QString::fromStdString(s.message())));
+        m_windowPlot->setVisible(false);
+        return;
+    }
+    const bool period = m_xAxis->currentIndex() == 1;
+    const double scale = m_frequencyUnit->currentIndex() == 1 ? 2.0 * std::numbers::pi : 1.0;
+    QVector<double> keys, values;
+    for (std::size_t v = 0; v < vertices.size(); v += 2) {
+        if (!std::isfinite(vertices[v + 1]))
+            continue;
+        const double u = double(vertices[v]) / axis.columns;
+        const double f = g.logarithmic ? axis.xMin * std::pow(axis.xMax / axis.xMin, u)
+                                       : axis.xMin + u * (axis.xMax - axis.xMin);
+        keys.push_back(period ? 1.0 / f : f * scale);
+        values.push_back(vertices[v + 1]);
+    }
+    m_windowPlot->graph(0)->setData(keys, values);
+    m_windowPlot->xAxis->setScaleType(m_logX->isChecked() ? QCPAxis::stLogarithmic
+                                                          : QCPAxis::stLinear);
+    m_windowPlot->xAxis->setLabel(m_view->xLabel());
+    const auto [lo, hi] = m_view->xRange();
+    m_windowPlot->xAxis->setRange(lo, hi);
+    m_windowPlot->yAxis->setRange(0.0, 1.05);
+    m_windowPlot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QStringList PeriodogramWorkspace::markLabels() const
+{
+    QStringList labels;
+    for (const PeriodogramMarks::Level& l : m_marks->levels())
+        labels << l.label;
+    for (const PeriodogramMarks::Line& l : m_marks->lines())
+        labels << l.label;
+    return labels;
+}
+
 void PeriodogramWorkspace::showFold(int peak)
 {
     m_view->setPeaks(m_peaks, peak);
+    showAliases(peak);
     if (peak < 0 || peak >= int(m_peaks.size())) {
         m_fold->graph(0)->data()->clear();
         m_fold->graph(1)->data()->clear();

@@ -190,6 +190,21 @@ inline constexpr std::size_t kFalseAlarmMinPoints = 4;
 std::optional<double> falseAlarmProbability(double z, double fmax, const TimeSeries& series,
                                             Normalization normalization);
 
+// The power whose false-alarm probability (as above) is probability, 0 < probability < 1:
+// astropy's false_alarm_level(method="baluev"), found by bisection on the probability, which
+// falls as the power grows. None where the probability is not defined (see above) or the
+// power cannot reach it.
+std::optional<double> falseAlarmLevel(double probability, double fmax, const TimeSeries& series,
+                                      Normalization normalization);
+
+// The spectral window: the periodogram of the sampling alone, which shows the aliases the
+// times make (a peak of the window at w puts a copy of every signal f at f +- w). As astropy
+// computes it: y = 1 at every time (dy kept, so the weights are the data's),
+// LombScargle(t, 1, dy, fit_mean=False, center_data=False) in the standard normalisation,
+// whose power is 1 where every sample has the same phase.
+TimeSeries windowSeries(const TimeSeries& series);
+PeriodogramOptions windowOptions(const PeriodogramOptions& options);
+
 // A synthetic series, the periodogram's default scene: a sum of sinusoids plus Gaussian
 // noise, sampled at random times with gaps. The same options and seed give the same series.
 struct Sinusoid
@@ -223,6 +238,15 @@ struct Peak
 };
 
 std::vector<Peak> topPeaks(const std::vector<double>& power, const FrequencyGrid& grid, int k);
+
+// max t - min t (0 for fewer than two times).
+double timeBaseline(const TimeSeries& series);
+
+// The peaks worth reporting, in their order, at most k: a local maximum at the grid's first
+// or last frequency may be the slope of a peak outside the grid, and a period longer than the
+// baseline has not been seen to repeat, so neither is a peak.
+std::vector<Peak> reportablePeaks(const std::vector<Peak>& peaks, const FrequencyGrid& grid,
+                                  double baseline, int k);
 
 // The least-squares sinusoid at one frequency: y = offset + a cos(2 pi f t) + b sin(2 pi f t),
 // with weights dy^-2; offset is the weighted mean when fitMean is false. For the phase-folded

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "warpscope/gpu/Periodogram.h"
+#include "warpscope/gpu/PeriodogramSampling.h"
 #include "warpscope/gpu/TimeSeriesIO.h"
 
 #include <QString>
@@ -19,6 +20,13 @@ QString frequencyUnitText(gpu::TimeUnit unit, bool angular = false);
 QString periodUnitText(gpu::TimeUnit unit);
 // A period with its unit, "365.25 days", or the number alone when the unit is unknown.
 QString periodText(double period, gpu::TimeUnit unit, int digits = 6);
+
+// What regular sampling means for a grid from fmin to fmax, for the panel and the command
+// line: the step, the true Nyquist frequency, and that the automatic grid stops there
+// (stopped) or that a grid beyond it shows aliases there. Empty when the times are not
+// regular, or the grid stays below the Nyquist frequency without having been stopped.
+QString samplingNote(const std::optional<gpu::RegularSampling>& sampling, gpu::TimeUnit unit,
+                     double gridFmax, bool stopped);
 
 // The periodogram as CSV: one row per frequency with the ordinary frequency, the period and
 // the power, the header naming the unit ("frequency (cycles per day),period (days),power";

@@ -3,6 +3,7 @@
 #include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/LaunchConfig.h"
 #include "warpscope/gpu/Periodogram.h"
+#include "warpscope/gpu/PeriodogramSampling.h"
 #include "warpscope/gpu/TimeSeriesIO.h"
 #include "warpscope/scene/PeriodogramScene.h"
 
@@ -26,13 +27,16 @@ class QUndoStack;
 
 namespace warpscope::ui {
 
+class PeriodogramMarks;
 class SpectrumView;
 
 // The periodogram workspace: a time series (the synthetic default, or a file opened or
-// dropped), its Lomb-Scargle periodogram on the chosen device, the highest peaks with the
-// false-alarm probability of the first, and the data folded at a chosen peak with the fitted
-// sinusoid. Every control recomputes live, off the GUI thread; a result made stale by a newer
-// change is dropped and the newest parameters run next.
+// dropped), its Lomb-Scargle periodogram on the chosen device, the highest peaks with their
+// false-alarm probabilities, the 1 % and 0.1 % false-alarm levels and the selected peak's
+// aliases marked on the plot, optionally the spectral window, and the data folded at a chosen
+// peak with the fitted sinusoid. Regularly sampled times are recognised: the automatic grid
+// stops at their Nyquist frequency and a note says so. Every control recomputes live, off the GUI
+// thread; a result made stale by a newer change is dropped and the newest parameters run next.
 class PeriodogramWorkspace : public QWidget
 {
     Q_OBJECT
@@ -73,6 +77,10 @@ public:
     QString errorText() const;
     SpectrumView* spectrumView() const { return m_view; }
     QCustomPlot* foldPlot() const { return m_fold; }
+    // The spectral window's plot, shown under the periodogram while "Spectral window" is on.
+    QCustomPlot* windowPlot() const { return m_windowPlot; }
+    // The labels of the marks drawn over the periodogram: false-alarm levels, then aliases.
+    QStringList markLabels() const;
     // Writes frequency, period and power, the header naming the time unit; returns an error
     // message or an empty string.
     QString exportCsv(const QString& path) const;
@@ -108,7 +116,10 @@ private:
     {
         gpu::TimeSeries series;
         gpu::PeriodogramOptions options;
-        QString gridNote; // what the automatic grid left out, or empty
+        QString gridNote;     // what the automatic grid left out, or empty
+        QString samplingNote; // regular sampling and its Nyquist frequency, or empty
+        std::optional<gpu::RegularSampling> sampling;
+        bool window = false; // compute the spectral window too
         gpu::TimeUnit unit = gpu::TimeUnit::Unknown;
     };
     struct Result
@@ -120,7 +131,10 @@ private:
         gpu::DeviceInfo deviceInfo;
         gpu::KernelOccupancy occupancy;
         gpu::Status timeline;
+        std::optional<gpu::RegularSampling> sampling;
         gpu::TimeUnit unit = gpu::TimeUnit::Unknown;
+        std::shared_ptr<const gpu::Spectrum> window;
+        gpu::Status windowStatus;
     };
     std::optional<Request> makeRequest();
     // Shows the problems and marks their fields; true when there are none.
@@ -133,6 +147,11 @@ private:
     // Selects the peak drawn nearest to a click on the periodogram, if one is close.
     void clickPlot(const QPointF& pos);
     void replot();
+    void showWindow();
+    // The false-alarm levels of the periodogram shown, in the label and on the plot.
+    void showLevels();
+    // The aliases of the selected peak (and the Nyquist frequency) on the plot and in a label.
+    void showAliases(int peak);
     void setError(const QString& text);
     void load(const QString& path, const gpu::ColumnChoice& columns);
     class ControlsCommand;
@@ -180,6 +199,8 @@ private:
     std::shared_ptr<const gpu::Spectrum> m_spectrum;
     gpu::PeriodogramOptions m_shownOptions;
     QString m_gridNote; // the shown (or computing) grid's
+    std::optional<gpu::RegularSampling> m_shownSampling;
+    std::shared_ptr<const gpu::Spectrum> m_window; // the spectral window shown, or null
     std::vector<gpu::Peak> m_peaks;
 
     // Loading
@@ -213,6 +234,7 @@ private:
     QCheckBox* m_fitMean;
     QCheckBox* m_center;
     QCheckBox* m_useErrors;
+    QCheckBox* m_showWindow;
     QComboBox* m_precision;
     QComboBox* m_method;
     QLineEdit* m_blockThreads;
@@ -222,6 +244,9 @@ private:
     gpu::DeviceInfo m_deviceInfo = gpu::simulatedHopper();
     long long m_suggestedBlock = 0;
     QLabel* m_sourceLabel;
+    QLabel* m_samplingNote;
+    QLabel* m_levels;
+    QLabel* m_aliases;
     QLabel* m_status;
     QLabel* m_error;
     QLabel* m_fap;
@@ -229,6 +254,8 @@ private:
     QSpinBox* m_peakCount;
     SpectrumView* m_view;
     QCustomPlot* m_fold;
+    QCustomPlot* m_windowPlot;
+    PeriodogramMarks* m_marks;
 };
 
 } // namespace warpscope::ui
