@@ -67,7 +67,7 @@ std::size_t cornerIndex(const CityPair& p, const DistanceParams& s)
     return layout.index(s.latMin == p.a.lat ? 0 : s.ny - 1, s.lonMin == p.a.lon ? 0 : s.nx - 1);
 }
 
-void expectBackendMatchesFixture(Context& backend, Precision precision)
+void expectMatchesFixture(Context& backend, Precision precision)
 {
     for (const CityPair& p : loadCityPairs()) {
         const DistanceParams s = cornerScene(p, precision);
@@ -82,27 +82,27 @@ void expectBackendMatchesFixture(Context& backend, Precision precision)
     }
 }
 
-TEST(Haversine, CpuBackendMatchesGeographicLibFloat64)
+TEST(Haversine, CpuMatchesGeographicLibFloat64)
 {
     auto backendOwner = cpuContext(2);
     Context& backend = *backendOwner;
-    expectBackendMatchesFixture(backend, Precision::Float64);
+    expectMatchesFixture(backend, Precision::Float64);
 }
 
-TEST(Haversine, CpuBackendMatchesGeographicLibFloat32)
+TEST(Haversine, CpuMatchesGeographicLibFloat32)
 {
     auto backendOwner = cpuContext(2);
     Context& backend = *backendOwner;
-    expectBackendMatchesFixture(backend, Precision::Float32);
+    expectMatchesFixture(backend, Precision::Float32);
 }
 
-TEST(Haversine, CudaBackendMatchesGeographicLib)
+TEST(Haversine, CudaMatchesGeographicLib)
 {
     auto selection = cudaContext();
     if (!selection)
         GTEST_SKIP() << "no CUDA device";
-    expectBackendMatchesFixture(*selection, Precision::Float64);
-    expectBackendMatchesFixture(*selection, Precision::Float32);
+    expectMatchesFixture(*selection, Precision::Float64);
+    expectMatchesFixture(*selection, Precision::Float32);
 }
 
 } // namespace

@@ -766,7 +766,8 @@ TEST(Periodogram, SpectralWindowFollowsAstropy)
     // A constant y is the window's data, not a problem, once nothing is centred.
     EXPECT_TRUE(validatePeriodogram(series, window).empty());
     EXPECT_FALSE(validatePeriodogram(series, o).empty());
-    CpuBackend cpu(2);
+    auto cpuOwner = cpuContext(2);
+    Context& cpu = *cpuOwner;
     EXPECT_LE(maxRelativeError(run(cpu, series, window), expected), kAstropyTolerance);
 }
 
@@ -848,7 +849,8 @@ TEST(Periodogram, AutomaticGridStopsAtTheNyquistFrequencyOfRegularTimes)
     EXPECT_LE(a.grid.fmax(), 0.5);
     EXPECT_GT(a.grid.fmax(), 0.5 - a.grid.df);
 
-    CpuBackend cpu(2);
+    auto cpuOwner = cpuContext(2);
+    Context& cpu = *cpuOwner;
     PeriodogramOptions o;
     o.grid = a.grid;
     const std::vector<double> power = run(cpu, yearly, o);
