@@ -133,7 +133,7 @@ TEST_F(LaunchValidation, NonPositiveValuesAndSharedMemory)
     EXPECT_EQ(check({1, 1, 1}, {1, 1, 1}, -1).size(), 1u);
 }
 
-TEST_F(LaunchValidation, CudaBackendReportsTheDriversLimits)
+TEST_F(LaunchValidation, CudaReportsTheDriversLimits)
 {
     auto selection = cudaContext();
     if (!selection)

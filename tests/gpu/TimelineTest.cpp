@@ -122,9 +122,9 @@ TEST(Timeline, KeepsAtMostTheMaximumSpansWhateverTheFrames)
     EXPECT_EQ(snap.spans.front().startUs, double(extra)); // the oldest went
 }
 
-// The CPU backend records each worker's share of a field nested in the whole computation,
+// The CPU records each worker's share of a field nested in the whole computation,
 // which happens on the calling thread's lane.
-TEST(Timeline, CpuBackendRecordsWorkersInsideTheField)
+TEST(Timeline, CpuRecordsWorkersInsideTheField)
 {
     auto timeline = std::make_shared<Timeline>();
     auto backendOwner = cpuContext(3);
