@@ -23,9 +23,10 @@ public:
     // Makes room for the kernel's tables for params, outside any timed region.
     Status prepareScratch(const DistanceParams& params, cudaStream_t stream);
 
-    // Marks the end of a field's work on the stream: its stats are in the pinned memory
-    // the kernel wrote once the event has completed.
+    // Marks the field's work as queued. Its figures are copied by the first poll() after it,
+    // which the owner of a mapped GL buffer calls once the buffer is unmapped.
     Status queueResult(CudaBacking& cuda);
+    // The figures once they have arrived, without blocking; queues their copy first.
     std::optional<FieldResult> poll();
     void setResult(const FieldResult& result)
     {
@@ -41,8 +42,10 @@ public:
     CudaBuffer field{"the field", false}; // for results that go to the host
 
 private:
-    cudaEvent_t m_arrived = nullptr;          // the stats are in m_pinnedStats
-    volatile double* m_pinnedStats = nullptr; // DistanceStatsState::hostOut, written by the GPU
+    cudaEvent_t m_arrived = nullptr; // the stats are in m_pinnedStats
+    double* m_pinnedStats = nullptr; // DistanceStatsState::finalMin, finalMax
+    CudaBacking* m_cuda = nullptr;   // the context the last field was queued on
+    bool m_copyQueued = false;
     bool m_pending = false;
     std::optional<FieldResult> m_last;
 };

@@ -65,6 +65,7 @@ Status computeToHost(Context& context, const DistanceParams& params, std::span<O
     Out* device = state.field.as<Out>();
     if (Status s = runTimed(context, params, device); !s)
         return s;
+    state.poll(); // no GL buffer is mapped here: the figures' copy goes now
     if (Status s = cuda.recorded(
             cuda.stream(), cuda.streamLane(), SpanKind::CopyDeviceToHost, "field to host", bytes,
             [&] {
@@ -84,7 +85,7 @@ CudaFieldState::~CudaFieldState()
 {
     cudaFree(statsState);
     cudaFree(lessonKeys);
-    cudaFreeHost(const_cast<double*>(m_pinnedStats));
+    cudaFreeHost(m_pinnedStats);
     for (cudaEvent_t e : {start, stop, m_arrived})
         if (e)
             cudaEventDestroy(e);
@@ -96,15 +97,9 @@ Status CudaFieldState::prepare()
         return Status::success();
     WS_CUDA_TRY(cudaEventCreate(&start));
     WS_CUDA_TRY(cudaEventCreate(&stop));
-    double* pinned = nullptr;
-    WS_CUDA_TRY(
-        cudaHostAlloc(reinterpret_cast<void**>(&pinned), 2 * sizeof(double), cudaHostAllocMapped));
-    pinned[0] = pinned[1] = 0.0;
-    m_pinnedStats = pinned;
-    DistanceStatsState initial{};
-    WS_CUDA_TRY(cudaHostGetDevicePointer(reinterpret_cast<void**>(&initial.hostOut), pinned, 0));
+    WS_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&m_pinnedStats), 2 * sizeof(double)));
     WS_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&statsState), sizeof(DistanceStatsState)));
-    WS_CUDA_TRY(cudaMemcpy(statsState, &initial, sizeof initial, cudaMemcpyHostToDevice));
+    WS_CUDA_TRY(cudaMemset(statsState, 0, sizeof(DistanceStatsState)));
     WS_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&lessonKeys), 2 * sizeof(unsigned int)));
     // Made last: it marks the state as prepared.
     WS_CUDA_TRY(cudaEventCreateWithFlags(&m_arrived, cudaEventDisableTiming));
@@ -118,13 +113,32 @@ Status CudaFieldState::prepareScratch(const DistanceParams& params, cudaStream_t
 
 Status CudaFieldState::queueResult(CudaBacking& cuda)
 {
-    WS_CUDA_TRY(cudaEventRecord(m_arrived, cuda.stream()));
+    m_cuda = &cuda;
     m_pending = true;
+    m_copyQueued = false;
     return Status::success();
 }
 
 std::optional<FieldResult> CudaFieldState::poll()
 {
+    if (m_pending && !m_copyQueued) {
+        // From the kernel's state, behind the field's work (see DistanceKernel.cuh).
+        const cudaStream_t stream = m_cuda->stream();
+        const Status copied = m_cuda->recorded(
+            stream, m_cuda->streamLane(), SpanKind::CopyDeviceToHost, "field min/max",
+            2 * sizeof(double), [&] {
+                return cudaStatus(cudaMemcpyAsync(m_pinnedStats, &statsState->finalMin,
+                                                  2 * sizeof(double), cudaMemcpyDeviceToHost,
+                                                  stream),
+                                  "Copying the field's min and max");
+            });
+        if (!copied || cudaEventRecord(m_arrived, stream) != cudaSuccess) {
+            cudaGetLastError();
+            m_pending = false; // no figures for this field; the next one tries again
+            return m_last;
+        }
+        m_copyQueued = true;
+    }
     if (m_pending && cudaEventQuery(m_arrived) == cudaSuccess) {
         float ms = 0.0f;
         cudaEventElapsedTime(&ms, start, stop);

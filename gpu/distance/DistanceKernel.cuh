@@ -9,12 +9,11 @@ namespace warpscope::gpu {
 
 // Device state the kernel keeps between launches: the running minimum and maximum of the
 // field as ordered 64-bit keys, a count of finished blocks, and the last field's final
-// minimum and maximum, also written to hostOut (pinned host memory mapped for the device,
-// where the host reads them once the kernel's event has completed). It must be zeroed once
-// when allocated, hostOut set; the last block of every launch leaves the keys and the count
-// zeroed again, so no launch or memset is needed to reset it. No copy is queued for the
-// stats: on the H100 a copy queued while a GL buffer is mapped for the kernel made the
-// frame 0.3 ms slower.
+// minimum and maximum (as doubles, for the host to read). It must be zeroed once when
+// allocated; the last block of every launch leaves it zeroed again, so no launch or memset
+// is needed to reset it. The host copies the stats from here, never from the output, and
+// only once the GL buffer is unmapped: on the H100 a copy out of a mapped GL buffer costs
+// about 0.3 ms, and any copy queued while the buffer is mapped made the frame 0.3 ms slower.
 struct DistanceStatsState
 {
     unsigned long long minKey;
@@ -23,7 +22,6 @@ struct DistanceStatsState
     unsigned int padding;
     double finalMin;
     double finalMax;
-    double* hostOut; // [min, max], mapped pinned host memory
 };
 
 // Scratch memory for the term tables used with more than two references: per-row and

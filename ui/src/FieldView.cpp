@@ -90,8 +90,8 @@ FieldView::FieldView(QWidget* parent) : QOpenGLWidget(parent), m_annotations(new
         m_ready = m_job.result();
         update();
     });
-    // A frame on screen means OpenGL has waited for the field's buffer, so its figures are
-    // almost always in by then.
+    // A frame on screen means the field's buffer was handed back, so its figures can be
+    // asked for (the first ask queues their copy; a later frame's finds them).
     connect(this, &QOpenGLWidget::frameSwapped, this, &FieldView::takeResult);
 }
 

@@ -43,7 +43,8 @@ Status launchDistance(Context& context, const DistanceParams& params, BufferView
 
 // The figures of the last field computed on context (distance or teaching kernel), without
 // blocking: std::nullopt while the device has not finished it (an event, checked), or
-// before the first.
+// before the first. The first call after a launch into a mapped GL buffer queues the small
+// copy of the figures, so make it after the buffer is handed back (GlWriteScope::commit).
 std::optional<FieldResult> fieldResult(Context& context);
 
 // Median time of the distance kernel over repeated launches into the context's own memory,

@@ -123,8 +123,8 @@ private:
     void dropSurface(render::FieldSurface& surface);
     void releaseGl();
     void openContext();
-    // Takes the field's figures once the device has them: checked (an event, without
-    // blocking) when a frame is on screen, and again after the next one while they are not.
+    // Takes the field's figures once the device has them: asked for (an event, checked
+    // without blocking) when a frame is on screen, and again after the next one until in.
     void takeResult();
     class Annotations;
     void drawOverlay(QPainter& painter);
