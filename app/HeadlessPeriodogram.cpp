@@ -3,10 +3,10 @@
 #include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/Spectrum.h"
 #include "warpscope/gpu/TraceExport.h"
+#include "warpscope/scene/PeriodogramRequest.h"
 #include "warpscope/scene/PeriodogramUnits.h"
 
 #include <cstdio>
-#include <numbers>
 
 namespace warpscope::app {
 namespace {
@@ -73,42 +73,16 @@ int runHeadlessPeriodogram(const AppOptions& options)
     if (!c.useErrors)
         series.dy.clear();
 
-    gpu::PeriodogramOptions o;
-    o.normalization = c.normalization;
-    o.fitMean = c.fitMean;
-    o.centerData = c.center;
-    o.precision = c.precision;
-    o.method = c.method;
-    o.launch = c.launch();
-    std::optional<gpu::RegularSampling> sampling;
-    bool stopped = false;
-    if (c.gridMode == scene::GridMode::Automatic) {
-        const gpu::AutomaticGrid automatic =
-            gpu::automaticGrid(series, c.samplesPerPeak, c.nyquistFactor);
-        o.grid = automatic.grid;
-        sampling = automatic.sampling;
-        stopped = automatic.stopsAtNyquist;
-        if (automatic.cap.wanted > 0.0)
-            std::fprintf(stderr,
-                         "warpscope: warning: the automatic grid stops at %g instead of %g, "
-                         "to stay within %lld frequencies\n",
-                         o.grid.fmax(), automatic.cap.wantedFmax, gpu::kMaxFrequencies);
-    } else {
-        sampling = gpu::regularSampling(series.t);
-        // The scene's manual grid may be in angular frequency; the kernels take cycles.
-        const double scale = c.unit == scene::FrequencyUnit::Angular ? 2.0 * std::numbers::pi : 1.0;
-        o.grid = gpu::frequencyGrid(c.fmin / scale, c.fmax / scale, c.count,
-                                    c.gridMode == scene::GridMode::Logarithmic);
-    }
-    if (const QString note = scene::samplingNote(sampling, unit, o.grid.fmax(), stopped);
+    scene::PeriodogramRequest request;
+    if (const gpu::Status s = scene::makePeriodogramRequest(c, series, request); !s)
+        return failure(s.message());
+    const gpu::PeriodogramOptions& o = request.options;
+    if (!request.capNote.empty())
+        std::fprintf(stderr, "warpscope: warning: %s\n", request.capNote.c_str());
+    if (const QString note =
+            scene::samplingNote(request.sampling, unit, o.grid.fmax(), request.stoppedAtNyquist);
         !note.isEmpty())
         std::fprintf(stderr, "warpscope: note: %s\n", qPrintable(note));
-    if (const auto problems = gpu::validatePeriodogram(series, o); !problems.empty()) {
-        std::string message;
-        for (const gpu::PeriodogramProblem& p : problems)
-            message += (message.empty() ? "" : "; ") + p.message;
-        return failure(message);
-    }
 
     gpu::DevicePool devices(options.backend, options.device, nullptr);
     std::unique_ptr<gpu::Context> context;

@@ -1,0 +1,49 @@
+#include "warpscope/scene/PeriodogramRequest.h"
+
+#include <cstdio>
+#include <numbers>
+
+namespace warpscope::scene {
+
+gpu::Status makePeriodogramRequest(const PeriodogramScene& scene, const gpu::TimeSeries& series,
+                                   PeriodogramRequest& request)
+{
+    request = {};
+    gpu::PeriodogramOptions& o = request.options;
+    o.normalization = scene.normalization;
+    o.fitMean = scene.fitMean;
+    o.centerData = scene.center;
+    o.precision = scene.precision;
+    o.method = scene.method;
+    o.launch = scene.launch();
+    if (scene.gridMode == GridMode::Automatic) {
+        const gpu::AutomaticGrid automatic =
+            gpu::automaticGrid(series, scene.samplesPerPeak, scene.nyquistFactor);
+        o.grid = automatic.grid;
+        request.sampling = automatic.sampling;
+        request.stoppedAtNyquist = automatic.stopsAtNyquist;
+        if (automatic.cap.wanted > 0.0) {
+            char text[200];
+            std::snprintf(text, sizeof text,
+                          "the automatic grid stops at %g instead of %g, to stay within %lld "
+                          "frequencies",
+                          o.grid.fmax(), automatic.cap.wantedFmax, gpu::kMaxFrequencies);
+            request.capNote = text;
+        }
+    } else {
+        request.sampling = gpu::regularSampling(series.t);
+        // The scene's manual grid may be in angular frequency; the kernels take cycles.
+        const double scale = scene.unit == FrequencyUnit::Angular ? 2.0 * std::numbers::pi : 1.0;
+        o.grid = gpu::frequencyGrid(scene.fmin / scale, scene.fmax / scale, scene.count,
+                                    scene.gridMode == GridMode::Logarithmic);
+    }
+    if (const auto problems = gpu::validatePeriodogram(series, o); !problems.empty()) {
+        std::string message;
+        for (const gpu::PeriodogramProblem& p : problems)
+            message += (message.empty() ? "" : "; ") + p.message;
+        return gpu::Status::failure(message);
+    }
+    return gpu::Status::success();
+}
+
+} // namespace warpscope::scene
