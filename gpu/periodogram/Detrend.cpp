@@ -205,23 +205,17 @@ const char* detrendMethodName(DetrendMethod method)
 
 Status validateDetrend(const DetrendOptions& options)
 {
-    switch (options.method) {
-    case DetrendMethod::None:
-        return Status::success();
-    case DetrendMethod::Polynomial:
-        if (options.degree < 0 || options.degree > kMaxDetrendDegree)
-            return Status::failure("The detrending polynomial's degree must be 0 to " +
-                                   std::to_string(kMaxDetrendDegree) + ", not " +
-                                   std::to_string(options.degree));
-        return Status::success();
-    case DetrendMethod::RunningMedian:
-        if (!std::isfinite(options.window) || options.window <= 0.0)
-            return Status::failure(
-                "The running median's window must be a finite time above 0, not " +
-                number(options.window));
-        return Status::success();
-    }
-    return Status::failure("Unknown detrending method");
+    if (options.method != DetrendMethod::None && options.method != DetrendMethod::Polynomial &&
+        options.method != DetrendMethod::RunningMedian)
+        return Status::failure("Unknown detrending method");
+    if (options.degree < 0 || options.degree > kMaxDetrendDegree)
+        return Status::failure("The detrending polynomial's degree must be 0 to " +
+                               std::to_string(kMaxDetrendDegree) + ", not " +
+                               std::to_string(options.degree));
+    if (!std::isfinite(options.window) || options.window <= 0.0)
+        return Status::failure("The running median's window must be a finite time above 0, not " +
+                               number(options.window));
+    return Status::success();
 }
 
 Status detrend(const TimeSeries& series, const DetrendOptions& options, std::vector<double>& trend,

@@ -32,7 +32,8 @@ struct DetrendOptions
 const char* detrendMethodName(DetrendMethod method);
 
 // The options' own problems (degree out of range, a window not finite or not above 0), one
-// message; success when there are none.
+// message; success when there are none. Both the degree and the window are checked whatever
+// the method, so that options which pass stay valid when another method is chosen.
 Status validateDetrend(const DetrendOptions& options);
 
 // Fits the trend at every point of series and writes it to trend (one value a point, in the
