@@ -45,6 +45,44 @@ std::optional<gpu::TimeFormat> parseTimeFormat(const QString& text)
     return std::nullopt;
 }
 
+// --detrend none, poly:N or median:W over base (the scene's), so the value not given keeps
+// the scene's; a message when the text does not parse or the value is out of range.
+std::optional<gpu::DetrendOptions> parseDetrend(const QString& text, gpu::DetrendOptions base,
+                                                QString& problem)
+{
+    const QString name = text.section(':', 0, 0).trimmed().toLower();
+    const QString value = text.section(':', 1);
+    const bool hasValue = text.contains(':');
+    bool ok = false;
+    if (name == "none" && !hasValue) {
+        base.method = gpu::DetrendMethod::None;
+    } else if ((name == "poly" || name == "polynomial") && hasValue) {
+        base.method = gpu::DetrendMethod::Polynomial;
+        base.degree = value.trimmed().toInt(&ok);
+        if (!ok) {
+            problem = "--detrend poly:N needs a whole degree N, not '" + value + "'";
+            return std::nullopt;
+        }
+    } else if (name == "median" && hasValue) {
+        base.method = gpu::DetrendMethod::RunningMedian;
+        base.window = value.trimmed().toDouble(&ok);
+        if (!ok) {
+            problem =
+                "--detrend median:W needs a window W in the series' time unit, not '" + value + "'";
+            return std::nullopt;
+        }
+    } else {
+        problem = "--detrend must be none, poly:N (N = 0 to " +
+                  QString::number(gpu::kMaxDetrendDegree) + ") or median:W, not '" + text + "'";
+        return std::nullopt;
+    }
+    if (const gpu::Status s = gpu::validateDetrend(base); !s) {
+        problem = "--detrend '" + text + "': " + QString::fromStdString(s.message());
+        return std::nullopt;
+    }
+    return base;
+}
+
 QString timeFormatOptions()
 {
     QStringList names{"auto"};
@@ -162,6 +200,16 @@ ParseResult parseCommandLine(const QStringList& arguments)
         "How --series writes its times (default auto, detected): auto, number, iso-8601-date "
         "(or iso), yyyymmdd, decimal-year, jd, mjd, hjd, bjd, btjd or bkjd.",
         "NAME");
+    const QCommandLineOption detrend(
+        "detrend",
+        "Take a trend out of the series before its periodogram, computed on the residuals: "
+        "none, poly:N (a weighted least-squares polynomial of degree N, 0 to 5) or median:W "
+        "(a running median over W units of time).",
+        "none|poly:N|median:W");
+    const QCommandLineOption mask("mask",
+                                  "Leave the points with T0 <= t <= T1 out of the detrending "
+                                  "and the periodogram; repeat for several ranges.",
+                                  "T0:T1");
     const QCommandLineOption exportPeriodogram(
         "export-periodogram",
         "Write the periodogram as CSV (frequency, period, power; the header names the time "
@@ -186,8 +234,8 @@ ParseResult parseCommandLine(const QStringList& arguments)
         "with it, before or after, override its values.",
         "FILE");
     parser.addOptions({sceneFile, periodogram, series, frequencies, method, normalization,
-                       fixedMean, noDy, timeFormat, exportPeriodogram, exportPeaks, sweep, device,
-                       cupti});
+                       fixedMean, noDy, timeFormat, detrend, mask, exportPeriodogram, exportPeaks,
+                       sweep, device, cupti});
     parser.addOptions({help,      version,    backend,     noInterop,  screenshot, size,
                        latMin,    latMax,     lonMin,      lonMax,     nx,         ny,
                        ref,       precision,  units,       radius,     colormap,   reset,
@@ -375,8 +423,8 @@ ParseResult parseCommandLine(const QStringList& arguments)
     o.periodogram = parser.isSet(periodogram) || parser.isSet(series) ||
                     parser.isSet(frequencies) || parser.isSet(method) ||
                     parser.isSet(normalization) || parser.isSet(fixedMean) || parser.isSet(noDy) ||
-                    parser.isSet(timeFormat) || parser.isSet(exportPeriodogram) ||
-                    parser.isSet(exportPeaks) ||
+                    parser.isSet(timeFormat) || parser.isSet(detrend) || parser.isSet(mask) ||
+                    parser.isSet(exportPeriodogram) || parser.isSet(exportPeaks) ||
                     (o.scene && o.scene->workspace == scene::Workspace::Periodogram);
     if (parser.isSet(frequencies)) {
         const QStringList parts = parser.value(frequencies).split(',');
@@ -434,6 +482,30 @@ ParseResult parseCommandLine(const QStringList& arguments)
         if (!parser.isSet(series))
             return fail("--time-format needs --series: the synthetic series has no time column");
         o.timeFormat = *format;
+    }
+    if (parser.isSet(detrend)) {
+        QString problem;
+        o.detrend =
+            parseDetrend(parser.value(detrend),
+                         o.scene ? o.scene->periodogram.detrend : gpu::DetrendOptions{}, problem);
+        if (!o.detrend)
+            return fail(problem);
+    }
+    if (parser.isSet(mask)) {
+        std::vector<gpu::TimeRange> ranges;
+        for (const QString& value : parser.values(mask)) {
+            // Times may be negative, so the separator is the one ':' between two numbers.
+            const QStringList parts = value.split(':');
+            const auto t0 = parts.size() == 2 ? parseNumber(parts[0]) : std::nullopt;
+            const auto t1 = parts.size() == 2 ? parseNumber(parts[1]) : std::nullopt;
+            if (!t0 || !t1)
+                return fail("--mask needs T0:T1, two times such as 58010:58012.5, not '" + value +
+                            "'");
+            ranges.push_back({*t0, *t1});
+        }
+        if (const gpu::Status s = gpu::validateMasks(ranges); !s)
+            return fail("--mask: " + QString::fromStdString(s.message()));
+        o.masks = std::move(ranges);
     }
     const std::pair<const QCommandLineOption*, QString*> exports[] = {
         {&exportPeriodogram, &o.exportPeriodogram}, {&exportPeaks, &o.exportPeaks}};

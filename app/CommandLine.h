@@ -1,5 +1,6 @@
 #pragma once
 
+#include "warpscope/gpu/Detrend.h"
 #include "warpscope/gpu/Device.h"
 #include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/gpu/LaunchConfig.h"
@@ -53,6 +54,10 @@ struct AppOptions
     bool fixedMean = false; // --fixed-mean: no offset of its own in the model
     bool noDy = false;      // --no-dy: every point weighs the same
     gpu::TimeFormat timeFormat = gpu::TimeFormat::Auto;
+    // --detrend and --mask: where given, they replace the scene's (the window's, for the
+    // degree or window not given keeps the scene's value).
+    std::optional<gpu::DetrendOptions> detrend;
+    std::optional<std::vector<gpu::TimeRange>> masks;
     QString exportPeriodogram; // CSV: frequency, period, power
     QString exportPeaks;       // JSON: the highest peaks
 

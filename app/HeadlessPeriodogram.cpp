@@ -1,5 +1,6 @@
 #include "HeadlessPeriodogram.h"
 
+#include "warpscope/gpu/Detrend.h"
 #include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/Spectrum.h"
 #include "warpscope/gpu/TraceExport.h"
@@ -31,6 +32,10 @@ scene::PeriodogramScene controls(const AppOptions& options)
         c.useErrors = false;
     if (options.method)
         c.method = *options.method;
+    if (options.detrend)
+        c.detrend = *options.detrend;
+    if (options.masks)
+        c.masks = *options.masks;
     if (options.frequencies) {
         bool logarithmic = false;
         std::tie(c.fmin, c.fmax, c.count, logarithmic) = *options.frequencies;
@@ -72,6 +77,24 @@ int runHeadlessPeriodogram(const AppOptions& options)
     }
     if (!c.useErrors)
         series.dy.clear();
+    // The points in masked ranges go first, then the trend: the periodogram is of the
+    // residuals, as in the window.
+    std::size_t masked = 0;
+    series = gpu::applyMasks(series, c.masks, &masked);
+    if (masked > 0)
+        std::printf("Masked %zu points in %zu ranges; %zu remain\n", masked, c.masks.size(),
+                    series.t.size());
+    if (series.t.empty())
+        return failure("Every point of the series is masked");
+    if (c.detrend.method != gpu::DetrendMethod::None) {
+        std::vector<double> trend;
+        gpu::TimeSeries residuals;
+        if (const gpu::Status s = gpu::detrend(series, c.detrend, trend, residuals); !s)
+            return failure(s.message());
+        series = std::move(residuals);
+        std::printf("Periodogram of the residuals after %s\n",
+                    qPrintable(scene::detrendText(c.detrend, unit)));
+    }
 
     scene::PeriodogramRequest request;
     if (const gpu::Status s = scene::makePeriodogramRequest(c, series, request); !s)

@@ -235,8 +235,11 @@ int main(int argc, char** argv)
             std::apply([workspace](auto... grid) { workspace->setManualGrid(grid...); },
                        *options.frequencies);
         if (auto controls = workspace->currentScene();
-            controls && (options.normalization || options.fixedMean || options.noDy)) {
+            controls && (options.normalization || options.fixedMean || options.noDy ||
+                         options.detrend || options.masks)) {
             controls->normalization = options.normalization.value_or(controls->normalization);
+            controls->detrend = options.detrend.value_or(controls->detrend);
+            controls->masks = options.masks.value_or(controls->masks);
             controls->fitMean = controls->fitMean && !options.fixedMean;
             controls->useErrors = controls->useErrors && !options.noDy;
             workspace->applyScene(*controls, QObject::tr("Command-line options"));

@@ -45,6 +45,10 @@ gpu::Status validate(const PeriodogramScene& p)
         problems << QString::fromStdString(problem.message);
     for (const gpu::LaunchError& e : gpu::validatePeriodogramLaunch(p.launch(), anyGpu()))
         problems << QString::fromStdString(e.message);
+    if (const gpu::Status s = gpu::validateDetrend(p.detrend); !s)
+        problems << QString::fromStdString(s.message());
+    if (const gpu::Status s = gpu::validateMasks(p.masks); !s)
+        problems << QString::fromStdString(s.message());
     if (problems.isEmpty())
         return gpu::Status::success();
     return gpu::Status::failure(problems.join("; ").toStdString());

@@ -35,6 +35,19 @@ QString periodText(double period, gpu::TimeUnit unit, int digits)
     return name.isEmpty() ? number : number + ' ' + name;
 }
 
+QString detrendText(const gpu::DetrendOptions& detrend, gpu::TimeUnit unit)
+{
+    switch (detrend.method) {
+    case gpu::DetrendMethod::Polynomial:
+        return QStringLiteral("a degree-%1 polynomial").arg(detrend.degree);
+    case gpu::DetrendMethod::RunningMedian:
+        return QStringLiteral("a running median over %1").arg(periodText(detrend.window, unit));
+    case gpu::DetrendMethod::None:
+        break;
+    }
+    return QStringLiteral("no trend");
+}
+
 QString samplingNote(const std::optional<gpu::RegularSampling>& sampling, gpu::TimeUnit unit,
                      double gridFmax, bool stopped)
 {

@@ -24,6 +24,7 @@ constexpr std::array kFrequencyUnits{"ordinary", "angular"};
 constexpr std::array kAxes{"frequency", "period"};
 constexpr std::array kNormalizations{"standard", "model", "log", "psd"};
 constexpr std::array kMethods{"auto", "direct", "matrix"};
+constexpr std::array kDetrendMethods{"none", "polynomial", "median"};
 
 // Whole numbers beyond 2^53 cannot be told apart in a JSON number (a double).
 constexpr double kMaxExactWhole = 9007199254740992.0;
@@ -202,6 +203,32 @@ public:
         return v.toArray();
     }
 
+    // An array of [t0, t1] pairs of finite numbers. Its length is checked before its items, so
+    // that a file with millions of ranges is refused at once.
+    void masks(const char* key, std::vector<gpu::TimeRange>& out)
+    {
+        const QJsonValue v = take(key);
+        if (v.isUndefined())
+            return;
+        if (!v.isArray())
+            return fail(key, "expected an array of [t0, t1] pairs, found " + describe(v));
+        const QJsonArray a = v.toArray();
+        if (std::size_t(a.size()) > gpu::kMaxMasks)
+            return fail(key, QStringLiteral("%1 masked ranges, more than the %2 allowed")
+                                 .arg(a.size())
+                                 .arg(gpu::kMaxMasks));
+        std::vector<gpu::TimeRange> masks;
+        for (qsizetype i = 0; i < a.size(); ++i) {
+            const QJsonArray pair = a[i].toArray();
+            if (!a[i].isArray() || pair.size() != 2 || !pair[0].isDouble() || !pair[1].isDouble())
+                return fail(key, QStringLiteral("item %1: expected [t0, t1], two numbers, found %2")
+                                     .arg(i)
+                                     .arg(describe(a[i])));
+            masks.push_back({pair[0].toDouble(), pair[1].toDouble()});
+        }
+        out = std::move(masks);
+    }
+
     QString path(const QString& key) const { return m_path.isEmpty() ? key : m_path + "." + key; }
 
     void finish()
@@ -338,6 +365,10 @@ void readPeriodogram(Section& s, PeriodogramScene& p)
     s.whole("blockThreads", p.blockThreads);
     s.whole("gridBlocks", p.gridBlocks);
     s.flag("gridStride", p.gridStride);
+    s.choice("detrend", p.detrend.method, kDetrendMethods);
+    s.whole("detrendDegree", p.detrend.degree);
+    s.number("detrendWindow", p.detrend.window);
+    s.masks("masks", p.masks);
 }
 
 void readLab(Section& s, LabScene& l)
@@ -370,6 +401,9 @@ void readSection(Section& top, Reader& reader, const char* key, Part& part, Read
 
 QJsonObject toJson(const PeriodogramScene& p)
 {
+    QJsonArray masks;
+    for (const gpu::TimeRange& m : p.masks)
+        masks.append(QJsonArray{m.t0, m.t1});
     return {{"points", p.points},
             {"baseline", p.baseline},
             {"noise", p.noise},
@@ -394,7 +428,11 @@ QJsonObject toJson(const PeriodogramScene& p)
             {"peaks", p.peaks},
             {"blockThreads", qint64(p.blockThreads)},
             {"gridBlocks", qint64(p.gridBlocks)},
-            {"gridStride", p.gridStride}};
+            {"gridStride", p.gridStride},
+            {"detrend", nameOf(p.detrend.method, kDetrendMethods)},
+            {"detrendDegree", p.detrend.degree},
+            {"detrendWindow", p.detrend.window},
+            {"masks", masks}};
 }
 
 std::optional<PeriodogramScene> periodogramFromJson(const QJsonObject& object, QString* error)

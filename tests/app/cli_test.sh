@@ -63,6 +63,14 @@ expect 2 "--device needs a device number such as 0, not 'big'" --device big
 expect 2 "--normalization must be standard, model, log or psd, not 'max'" --normalization max
 expect 2 "--time-format must be one of auto, number, iso-8601-date" --series x.csv --time-format week
 expect 2 "--time-format needs --series" --time-format mjd
+expect 2 "degree must be 0 to 5, not 9" --detrend poly:9
+expect 2 "--detrend poly:N needs a whole degree N, not 'two'" --detrend poly:two
+expect 2 "window must be a finite time above 0, not -3" --detrend median:-3
+expect 2 "window must be a finite time above 0, not nan" --detrend median:nan
+expect 2 "--detrend must be none, poly:N (N = 0 to 5) or median:W, not 'spline'" --detrend spline
+expect 2 "--mask needs T0:T1" --mask 5
+expect 2 "--mask: Masked range 2 is reversed: [5, 4]" --mask 1:2 --mask 5:4
+expect 2 "--mask: Masked range 1 needs finite times" --mask nan:4
 expect 2 "--export-periodogram needs a file name" --export-periodogram ""
 expect 2 "--export-peaks: the folder /nonexistent does not exist" --export-peaks /nonexistent/p.json
 expect 2 "--export-periodogram: the folder /nonexistent/dir does not exist" \
@@ -169,6 +177,46 @@ if [ "$(head -n 1 "$scenes/plain.csv")" != "frequency,period,power" ]; then
     echo "FAIL: plain numbers' CSV header: $(head -n 1 "$scenes/plain.csv")"
     fails=$((fails + 1))
 fi
+# Detrending and masks, on weekly dates with a linear and quadratic trend over ten years and
+# a yearly sinusoid: the trend's leakage is the highest peak until a degree-2 polynomial is
+# taken out; a masked year leaves its points out.
+python3 - "$scenes/trended.csv" <<'PY'
+import datetime, math, random, sys
+random.seed(5)
+with open(sys.argv[1], "w") as f:
+    f.write("date,value\n")
+    for i in range(520):
+        x = i / 52.0
+        y = 10 + 4 * x + 0.8 * (x - 5) ** 2 + math.sin(2 * math.pi * i * 7 / 365.25) + random.gauss(0, 0.3)
+        f.write(f"{datetime.date(2010, 1, 3) + datetime.timedelta(weeks=i)},{y:.4f}\n")
+PY
+best_period() { python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['peaks'][0]['period'])" "$1"; }
+expect 0 "Saved $scenes/raw.json" --backend cpu --series "$scenes/trended.csv" \
+    --export-peaks "$scenes/raw.json"
+expect 0 "Periodogram of the residuals after a degree-2 polynomial" --backend cpu \
+    --series "$scenes/trended.csv" --detrend poly:2 --export-peaks "$scenes/poly.json"
+# 2012-01-01 to 2012-12-31 is MJD 55927 to 55927 + 365: 53 Sundays.
+expect 0 "Masked 53 points in 1 ranges; 467 remain" --backend cpu \
+    --series "$scenes/trended.csv" --detrend median:200 --mask 55927:56292 \
+    --export-periodogram "$scenes/median.csv" --export-peaks "$scenes/median.json"
+expect 0 "running median over 200 days" --backend cpu \
+    --series "$scenes/trended.csv" --detrend median:200 --export-peaks "$scenes/median.json"
+if ! python3 - "$(best_period "$scenes/raw.json")" "$(best_period "$scenes/poly.json")" \
+    "$(best_period "$scenes/median.json")" <<'PY'
+import sys
+raw, poly, median = map(float, sys.argv[1:])
+assert abs(raw - 365.25) > 0.2 * 365.25, raw
+assert abs(poly - 365.25) < 0.02 * 365.25, poly
+assert abs(median - 365.25) < 0.05 * 365.25, median
+PY
+then
+    echo "FAIL: detrended best periods (raw, poly, median) are not as expected"
+    fails=$((fails + 1))
+fi
+expect 1 "Every point of the series is masked" --backend cpu --series "$scenes/trended.csv" \
+    --mask 0:99999 --export-peaks "$scenes/never.json"
+expect 1 "needs at least 6 distinct times, and there are 4" --backend cpu --series "$scenes/trended.csv" \
+    --mask 0:57990 --mask 58020:99999 --detrend poly:5 --export-peaks "$scenes/never.json"
 # Work that fails exits 1 with the reason: a series that is not dates, read as dates.
 expect 1 "is not a date" --backend cpu --series "$dates" --time-format iso \
     --export-peaks "$scenes/never.json"

@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -55,6 +56,8 @@ scene::Scene unusualScene()
     g.blockThreads = 256;
     g.gridBlocks = 12;
     g.gridStride = true;
+    g.detrend = {gpu::DetrendMethod::RunningMedian, 4, 12.5};
+    g.masks = {{58001.25, 58003.5}, {-1e9, -2.0}, {58010.0, 58010.0}};
     s.lab = {7, 123456, false, false, true, 99};
     s.workspace = scene::Workspace::Periodogram;
     return s;
@@ -321,4 +324,62 @@ TEST(Scene, APeriodogramSectionStandsAlone)
     other.peaks = 3;
     EXPECT_EQ(scene::differingKeys(p, other), (QStringList{"normalization", "peaks"}));
     EXPECT_TRUE(scene::differingKeys(p, p).isEmpty());
+}
+
+TEST(Scene, DetrendAndMasksRoundTripAndOlderFilesKeepTheDefaults)
+{
+    scene::PeriodogramScene p;
+    p.detrend = {gpu::DetrendMethod::Polynomial, 3, 1.0};
+    p.masks = {{2451545.0, 2451546.5}};
+    QString error;
+    const auto back = scene::periodogramFromJson(scene::toJson(p), &error);
+    ASSERT_TRUE(back) << error.toStdString();
+    EXPECT_EQ(*back, p);
+    // A file written before detrending existed: no detrend keys, no masks.
+    QJsonObject older = scene::toJson(scene::PeriodogramScene{});
+    for (const char* key : {"detrend", "detrendDegree", "detrendWindow", "masks"})
+        older.remove(key);
+    const auto read = scene::periodogramFromJson(older, &error);
+    ASSERT_TRUE(read) << error.toStdString();
+    EXPECT_EQ(read->detrend, gpu::DetrendOptions{});
+    EXPECT_TRUE(read->masks.empty());
+}
+
+TEST(Scene, HostileDetrendAndMasksAreRefusedWithAMessage)
+{
+    EXPECT_CONTAINS(errorOf(withValue("periodogram", "detrendWindow", "-3")),
+                    "running median's window must be a finite time above 0, not -3");
+    // Checked whatever the method, so that choosing another never meets a bad value.
+    EXPECT_CONTAINS(errorOf(withValue("periodogram", "detrend", "\"median\"")
+                                .replace("\"detrendWindow\": 10", "\"detrendWindow\": 0")),
+                    "window must be a finite time above 0, not 0");
+    EXPECT_CONTAINS(errorOf(withValue("periodogram", "detrend", "\"polynomial\"")
+                                .replace("\"detrendDegree\": 1", "\"detrendDegree\": 9")),
+                    "degree must be 0 to 5, not 9");
+    EXPECT_CONTAINS(errorOf(withValue("periodogram", "detrend", "\"spline\"")),
+                    "periodogram.detrend: expected one of \"none\", \"polynomial\", \"median\"");
+    EXPECT_CONTAINS(errorOf(withValue("periodogram", "masks", "[[5, 4]]")),
+                    "Masked range 1 is reversed: [5, 4]");
+    EXPECT_CONTAINS(errorOf(withValue("periodogram", "masks", "[[1, 2], [3]]")),
+                    "periodogram.masks: item 1: expected [t0, t1], two numbers");
+    EXPECT_CONTAINS(errorOf(withValue("periodogram", "masks", "[[1, \"x\"]]")),
+                    "item 0: expected [t0, t1]");
+    EXPECT_CONTAINS(errorOf(withValue("periodogram", "masks", "{\"t0\": 1}")),
+                    "periodogram.masks: expected an array of [t0, t1] pairs");
+    // JSON has no NaN: a NaN range only reaches validate() from code.
+    scene::Scene nan;
+    nan.periodogram.masks = {{0.0, 1.0}, {std::nan(""), 2.0}};
+    EXPECT_CONTAINS(scene::validate(nan).message(), "Masked range 2 needs finite times");
+    // A million ranges are refused by their count, before any is read.
+    QJsonArray many;
+    for (int i = 0; i < 1'000'000; ++i)
+        many.append(QJsonArray{i, i + 0.5});
+    QJsonObject object = scene::toJson(scene::PeriodogramScene{});
+    object["masks"] = many;
+    QString error;
+    EXPECT_FALSE(scene::periodogramFromJson(object, &error));
+    EXPECT_CONTAINS(error.toStdString(), "1000000 masked ranges, more than the 10000 allowed");
+    scene::Scene tooMany;
+    tooMany.periodogram.masks.assign(gpu::kMaxMasks + 1, {0.0, 1.0});
+    EXPECT_CONTAINS(scene::validate(tooMany).message(), "at most 10000 are allowed");
 }

@@ -946,6 +946,91 @@ private slots:
     // automatic grid stops there, the panel says why, and the highest peak is the cycle, not
     // its twin at 1 + 1/11 cycles per year. The false-alarm levels and the peak's aliases are
     // drawn, every listed peak has its false-alarm probability, and the spectral window shows.
+    // Weekly dates over ten years with a linear and quadratic trend and a yearly sinusoid: the
+    // trend's leakage is the highest peak until a degree-2 polynomial is taken out. A range
+    // masked with Shift+drag on the light curve leaves its points out, as one undo step, and a
+    // click on it unmasks it.
+    void detrendingAndMaskingTheLightCurve()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        QTemporaryDir dir;
+        std::mt19937 rng(5);
+        std::normal_distribution<double> noise(0.0, 0.3);
+        QByteArray rows = "date,value\n";
+        const QDate start(2010, 1, 3);
+        for (int i = 0; i < 520; ++i) {
+            const double x = i / 52.0;
+            const double y = 10.0 + 4.0 * x + 0.8 * (x - 5.0) * (x - 5.0) +
+                             std::sin(2.0 * std::numbers::pi * i * 7.0 / 365.25) + noise(rng);
+            rows += QString("%1,%2\n")
+                        .arg(start.addDays(7 * i).toString(Qt::ISODate))
+                        .arg(y, 0, 'f', 4)
+                        .toUtf8();
+        }
+        openRows(dir, "trended.csv", rows);
+        QVERIFY2(periodogram()->errorText().isEmpty(), qPrintable(periodogram()->errorText()));
+        const auto bestPeriod = [this] {
+            return periodogram()->peaks().empty() ? 0.0 : 1.0 / periodogram()->peaks()[0].frequency;
+        };
+        QVERIFY2(bestPeriod() > 0.0 && std::abs(bestPeriod() - 365.25) > 0.2 * 365.25,
+                 qPrintable(QString::number(bestPeriod())));
+
+        periodogram()->findChild<QSpinBox*>("detrendDegree")->setValue(2);
+        periodogram()->findChild<QComboBox*>("detrendMethod")->setCurrentIndex(1);
+        QVERIFY(waitForPeriodogram());
+        QVERIFY2(periodogram()->errorText().isEmpty(), qPrintable(periodogram()->errorText()));
+        QVERIFY2(std::abs(bestPeriod() - 365.25) < 0.02 * 365.25,
+                 qPrintable(QString::number(bestPeriod())));
+        auto* status = periodogram()->findChild<QLabel*>("periodogramStatus");
+        QVERIFY2(status->text().contains("periodogram of residuals after a degree-2 polynomial"),
+                 qPrintable(status->text()));
+        QCOMPARE(periodogram()->analysedSeries().t.size(), std::size_t(520));
+
+        // Shift+drag between the 100th and 150th weeks, halfway between samples.
+        QCustomPlot* curve = periodogram()->lightCurveView();
+        curve->replot();
+        const std::vector<double>& t = periodogram()->series().t;
+        const int x0 = qRound(curve->xAxis->coordToPixel(t[100] + 3.5));
+        const int x1 = qRound(curve->xAxis->coordToPixel(t[150] + 3.5));
+        const int y = curve->axisRect()->center().y();
+        QVERIFY2(x1 - x0 > 20, qPrintable(QString("%1 to %2").arg(x0).arg(x1)));
+        const int steps = periodogram()->undoStack()->count();
+        QTest::mousePress(curve, Qt::LeftButton, Qt::ShiftModifier, QPoint(x0, y));
+        QTest::mouseMove(curve, QPoint((x0 + x1) / 2, y));
+        QTest::mouseRelease(curve, Qt::LeftButton, Qt::ShiftModifier, QPoint(x1, y));
+        QVERIFY(waitForPeriodogram());
+        QCOMPARE(periodogram()->masks().size(), std::size_t(1));
+        QCOMPARE(periodogram()->undoStack()->count(), steps + 1);
+        const gpu::TimeRange mask = periodogram()->masks()[0];
+        const auto masked = std::size_t(
+            std::count_if(t.begin(), t.end(), [&mask](double v) { return mask.contains(v); }));
+        // A pixel is a few days: the ends may move by a sample, no more.
+        QVERIFY2(masked >= 49 && masked <= 51, qPrintable(QString::number(masked)));
+        QCOMPARE(periodogram()->analysedSeries().t.size(), 520 - masked);
+        QVERIFY2(status->text().contains(QString("; %1 points masked").arg(masked)),
+                 qPrintable(status->text()));
+        QVERIFY2(std::abs(bestPeriod() - 365.25) < 0.03 * 365.25,
+                 qPrintable(QString::number(bestPeriod())));
+
+        periodogram()->undoStack()->undo();
+        QVERIFY(waitForPeriodogram());
+        QVERIFY(periodogram()->masks().empty());
+        QCOMPARE(periodogram()->analysedSeries().t.size(), std::size_t(520));
+        periodogram()->undoStack()->redo();
+        QVERIFY(waitForPeriodogram());
+        QCOMPARE(periodogram()->masks().size(), std::size_t(1));
+        QCOMPARE(periodogram()->analysedSeries().t.size(), 520 - masked);
+
+        // A click on the shaded range unmasks it.
+        curve->replot();
+        QTest::mouseClick(curve, Qt::LeftButton, Qt::NoModifier,
+                          QPoint(qRound(curve->xAxis->coordToPixel(t[125])), y));
+        QVERIFY(waitForPeriodogram());
+        QVERIFY(periodogram()->masks().empty());
+        QCOMPARE(periodogram()->analysedSeries().t.size(), std::size_t(520));
+    }
+
     void regularSamplingStopsTheGridAndMarksAliases()
     {
         m_window->showPeriodogram();

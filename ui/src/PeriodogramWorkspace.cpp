@@ -1,5 +1,6 @@
 #include "warpscope/ui/PeriodogramWorkspace.h"
 
+#include "LightCurveView.h"
 #include "PeriodogramMarks.h"
 #include "Style.h"
 #include "warpscope/gpu/TraceExport.h"
@@ -169,6 +170,23 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     m_gridStride = new QCheckBox(tr("Grid-stride loop"), this);
     m_gridStride->setObjectName("periodogramGridStride");
     m_launchInfo = new QLabel(this);
+    m_detrendMethod = new QComboBox(this);
+    m_detrendMethod->setObjectName("detrendMethod");
+    m_detrendMethod->addItems({tr("None"), tr("Polynomial"), tr("Running median")});
+    m_detrendMethod->setToolTip(
+        tr("A trend taken out before the periodogram, which is then of the residuals.\n"
+           "Polynomial: weighted least squares in t (weights 1/dy² when dy is used).\n"
+           "Running median: at each time, the median of the values within ± window / 2."));
+    const gpu::DetrendOptions detrend;
+    m_detrendDegree = new QSpinBox(this);
+    m_detrendDegree->setObjectName("detrendDegree");
+    m_detrendDegree->setRange(0, gpu::kMaxDetrendDegree);
+    m_detrendDegree->setValue(detrend.degree);
+    m_detrendDegree->setKeyboardTracking(false);
+    m_detrendDegree->setToolTip(tr("Degree of the polynomial trend"));
+    m_detrendWindow = doubleBox(this, 1e-6, 1e12, detrend.window, 6,
+                                tr("Width of the running median's window, in the unit of t"));
+    m_detrendWindow->setObjectName("detrendWindow");
     m_launchInfo->setObjectName("periodogramLaunch");
     m_launchInfo->setWordWrap(true);
 
@@ -258,6 +276,9 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     optionsForm->addRow(m_center);
     optionsForm->addRow(m_useErrors);
     optionsForm->addRow(m_showWindow);
+    optionsForm->addRow(tr("Detrend"), m_detrendMethod);
+    optionsForm->addRow(tr("Degree"), m_detrendDegree);
+    optionsForm->addRow(tr("Window"), m_detrendWindow);
     optionsForm->addRow(tr("Precision"), m_precision);
     optionsForm->addRow(tr("Method"), m_method);
     auto* launch = new QGroupBox(tr("Launch (direct kernel)"), this);
@@ -305,6 +326,8 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     m_fold->xAxis->setLabel(tr("phase"));
     m_fold->yAxis->setLabel(tr("y"));
     m_marks = new PeriodogramMarks(m_view);
+    m_lightCurve = new LightCurveView(this);
+    m_lightCurve->setObjectName("lightCurve");
     m_windowPlot = new QCustomPlot(this);
     m_windowPlot->setObjectName("windowPlot");
     m_windowPlot->setMinimumSize(160, 140);
@@ -361,7 +384,8 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     auto* top = new QWidget(this);
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
-    topLayout->addWidget(m_view, 1);
+    topLayout->addWidget(m_lightCurve, 1);
+    topLayout->addWidget(m_view, 2);
     topLayout->addWidget(m_windowPlot);
     topLayout->addWidget(m_status);
     topLayout->addWidget(m_error);
@@ -397,6 +421,17 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     for (QLineEdit* edit : {m_fmin, m_fmax, m_count, m_blockThreads, m_gridBlocks})
         connect(edit, &QLineEdit::editingFinished, this, &PeriodogramWorkspace::schedule);
     connect(m_gridStride, &QCheckBox::toggled, this, &PeriodogramWorkspace::schedule);
+    connect(m_detrendMethod, &QComboBox::currentIndexChanged, this, [this](int method) {
+        m_detrendDegree->setEnabled(method == int(gpu::DetrendMethod::Polynomial));
+        m_detrendWindow->setEnabled(method == int(gpu::DetrendMethod::RunningMedian));
+        schedule();
+    });
+    connect(m_detrendDegree, &QSpinBox::valueChanged, this, &PeriodogramWorkspace::schedule);
+    connect(m_detrendWindow, &QDoubleSpinBox::valueChanged, this, &PeriodogramWorkspace::schedule);
+    m_detrendDegree->setEnabled(false);
+    m_detrendWindow->setEnabled(false);
+    connect(m_lightCurve, &LightCurveView::maskAdded, this, &PeriodogramWorkspace::addMask);
+    connect(m_lightCurve, &LightCurveView::maskRemoved, this, &PeriodogramWorkspace::removeMask);
     connect(autoLaunch, &QPushButton::clicked, this, &PeriodogramWorkspace::chooseAutoLaunch);
     for (QComboBox* box : {m_gridMode, m_normalization, m_precision, m_frequencyUnit, m_method})
         connect(box, &QComboBox::currentIndexChanged, this, &PeriodogramWorkspace::schedule);
@@ -665,6 +700,41 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
     r.unit = m_source.isEmpty() ? gpu::TimeUnit::Unknown : m_shownReport.timeUnit;
     if (!m_useErrors->isChecked())
         r.series.dy.clear();
+    // The masked points go, then the trend: the periodogram is of the residuals.
+    const gpu::TimeSeries all = r.series;
+    std::size_t masked = 0;
+    r.series = gpu::applyMasks(all, m_masks, &masked);
+    const gpu::TimeSeries kept = r.series;
+    const gpu::DetrendOptions detrend{gpu::DetrendMethod(m_detrendMethod->currentIndex()),
+                                      m_detrendDegree->value(), m_detrendWindow->value()};
+    const std::vector<gpu::TimeRange>& shownMasks = m_masks;
+    std::vector<double> trend;
+    m_lightCurve->setTimeLabel(
+        m_source.isEmpty() || m_shownReport.timeLabel.empty()
+            ? tr("t")
+            : tr("t, %1").arg(QString::fromStdString(m_shownReport.timeLabel)));
+    if (kept.t.empty()) {
+        m_lightCurve->setData(all, shownMasks, kept, {});
+        setError(tr("Every point is masked: click a shaded range on the light curve to unmask "
+                    "it"));
+        return std::nullopt;
+    }
+    if (detrend.method != gpu::DetrendMethod::None) {
+        gpu::TimeSeries residuals;
+        if (const gpu::Status s = gpu::detrend(kept, detrend, trend, residuals); !s) {
+            m_lightCurve->setData(all, shownMasks, kept, {});
+            setError(
+                tr("The trend cannot be taken out: %1").arg(QString::fromStdString(s.message())));
+            return std::nullopt;
+        }
+        r.series = std::move(residuals);
+        r.detrendNote =
+            tr("periodogram of residuals after %1").arg(scene::detrendText(detrend, r.unit));
+    }
+    if (masked > 0)
+        r.detrendNote += (r.detrendNote.isEmpty() ? QString() : tr("; ")) +
+                         (masked == 1 ? tr("1 point masked") : tr("%1 points masked").arg(masked));
+    m_lightCurve->setData(all, shownMasks, kept, trend);
     gpu::PeriodogramOptions& o = r.options;
     o.normalization = gpu::Normalization(m_normalization->currentIndex());
     o.fitMean = m_fitMean->isChecked();
@@ -784,6 +854,8 @@ void PeriodogramWorkspace::start(Request request)
     m_status->setText(tr("Computing %1 frequencies…").arg(request.options.grid.count) +
                       (m_gridNote.isEmpty() ? QString() : " " + m_gridNote));
     m_shownOptions = request.options;
+    m_analysed = request.series;
+    m_detrendNote = request.detrendNote;
     m_computing = true;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     request.options.cancel = m_cancel.get();
@@ -867,7 +939,7 @@ void PeriodogramWorkspace::onComputed()
                                                     : ' ' + scene::frequencyUnitText(m_shownUnit));
     m_status->setText(tr("%1 points, %2 frequencies from %3 to %4, in %5 ms (kernel %6 ms) on "
                          "%7; drawn through %8")
-                          .arg(m_series.t.size())
+                          .arg(m_analysed.t.size())
                           .arg(grid.logarithmic ? tr("%1 log-spaced").arg(grid.count)
                                                 : QString::number(grid.count))
                           .arg(grid.fmin, 0, 'g', 4)
@@ -877,6 +949,7 @@ void PeriodogramWorkspace::onComputed()
                           .arg(QString::fromStdString(result.device) + ", " +
                                QString::fromStdString(m_spectrum->method()))
                           .arg(m_view->pathText()) +
+                      (m_detrendNote.isEmpty() ? QString() : "; " + m_detrendNote) +
                       (m_gridNote.isEmpty() ? QString() : " " + m_gridNote));
     replot();
     showPeaks();
@@ -1178,6 +1251,11 @@ bool PeriodogramWorkspace::busy() const
     return m_computing || m_pending || m_loading;
 }
 
+QCustomPlot* PeriodogramWorkspace::lightCurveView() const
+{
+    return m_lightCurve;
+}
+
 QString PeriodogramWorkspace::launchText() const
 {
     return m_launchInfo->text();
@@ -1233,10 +1311,27 @@ QString PeriodogramWorkspace::exportCsv(const QString& path) const
 
 gpu::TimeSeries PeriodogramWorkspace::usedSeries() const
 {
-    gpu::TimeSeries used = m_series;
-    if (!m_useErrors->isChecked())
-        used.dy.clear();
-    return used;
+    return m_analysed;
+}
+
+void PeriodogramWorkspace::addMask(const gpu::TimeRange& range)
+{
+    if (m_masks.size() >= gpu::kMaxMasks) {
+        setError(tr("At most %1 ranges can be masked").arg(gpu::kMaxMasks));
+        return;
+    }
+    m_masks.push_back(range);
+    recordUndo();
+    schedule();
+}
+
+void PeriodogramWorkspace::removeMask(int index)
+{
+    if (index < 0 || index >= int(m_masks.size()))
+        return;
+    m_masks.erase(m_masks.begin() + index);
+    recordUndo();
+    schedule();
 }
 
 QString PeriodogramWorkspace::exportPeaks(const QString& path) const
@@ -1304,6 +1399,9 @@ scene::PeriodogramScene PeriodogramWorkspace::readControls(const scene::Periodog
     c.method = gpu::PeriodogramMethod(m_method->currentIndex());
     c.peaks = m_peakCount->value();
     c.gridStride = m_gridStride->isChecked();
+    c.detrend = {gpu::DetrendMethod(m_detrendMethod->currentIndex()), m_detrendDegree->value(),
+                 m_detrendWindow->value()};
+    c.masks = m_masks;
     return c;
 }
 
@@ -1353,6 +1451,12 @@ void PeriodogramWorkspace::setControls(const scene::PeriodogramScene& c)
     m_blockThreads->setText(QString::number(c.blockThreads));
     m_gridBlocks->setText(QString::number(c.gridBlocks));
     m_gridStride->setChecked(c.gridStride);
+    m_detrendMethod->setCurrentIndex(int(c.detrend.method));
+    m_detrendDegree->setValue(c.detrend.degree);
+    m_detrendWindow->setValue(c.detrend.window);
+    m_detrendDegree->setEnabled(c.detrend.method == gpu::DetrendMethod::Polynomial);
+    m_detrendWindow->setEnabled(c.detrend.method == gpu::DetrendMethod::RunningMedian);
+    m_masks = c.masks;
     const bool manual = c.gridMode != scene::GridMode::Automatic;
     m_samplesPerPeak->setEnabled(!manual);
     m_nyquist->setEnabled(!manual);

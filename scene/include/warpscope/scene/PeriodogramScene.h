@@ -1,5 +1,6 @@
 #pragma once
 
+#include "warpscope/gpu/Detrend.h"
 #include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/gpu/Periodogram.h"
 #include "warpscope/gpu/Spectrum.h"
@@ -70,6 +71,10 @@ struct PeriodogramScene
     long long blockThreads = gpu::PeriodogramLaunch{}.blockThreads;
     long long gridBlocks = gpu::PeriodogramLaunch{}.gridBlocks; // 0: enough to cover
     bool gridStride = gpu::PeriodogramLaunch{}.gridStride;
+    // What is taken out of the data before its periodogram: the points in masked time
+    // ranges, then a trend (the periodogram is of the residuals). Times in the data's unit.
+    gpu::DetrendOptions detrend;
+    std::vector<gpu::TimeRange> masks;
 
     gpu::PeriodogramLaunch launch() const { return {blockThreads, gridBlocks, gridStride}; }
     bool operator==(const PeriodogramScene&) const = default;
@@ -77,8 +82,8 @@ struct PeriodogramScene
 
 // The ranges above, gpu::validateFrequencyRange on the manual grid (in ordinary frequency,
 // whatever the grid mode, so that switching to it later works), and
-// gpu::validatePeriodogramLaunch against the limits every CUDA GPU shares; every problem in
-// one message.
+// gpu::validatePeriodogramLaunch against the limits every CUDA GPU shares, and
+// gpu::validateDetrend and gpu::validateMasks; every problem in one message.
 gpu::Status validate(const PeriodogramScene& periodogram);
 
 } // namespace warpscope::scene

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "warpscope/gpu/Detrend.h"
 #include "warpscope/gpu/Periodogram.h"
 #include "warpscope/gpu/PeriodogramSampling.h"
 #include "warpscope/gpu/TimeSeriesIO.h"
@@ -20,6 +21,11 @@ QString frequencyUnitText(gpu::TimeUnit unit, bool angular = false);
 QString periodUnitText(gpu::TimeUnit unit);
 // A period with its unit, "365.25 days", or the number alone when the unit is unknown.
 QString periodText(double period, gpu::TimeUnit unit, int digits = 6);
+
+// The trend taken out, for status lines: "a degree-2 polynomial", "a running median over
+// 30 days" (the window with the unit where it is known), "no trend".
+QString detrendText(const gpu::DetrendOptions& detrend,
+                    gpu::TimeUnit unit = gpu::TimeUnit::Unknown);
 
 // What regular sampling means for a grid from fmin to fmax, for the panel and the command
 // line: the step, the true Nyquist frequency, and that the automatic grid stops there

@@ -27,6 +27,7 @@ class QUndoStack;
 
 namespace warpscope::ui {
 
+class LightCurveView;
 class PeriodogramMarks;
 class SpectrumView;
 
@@ -77,6 +78,13 @@ public:
     QString errorText() const;
     SpectrumView* spectrumView() const { return m_view; }
     QCustomPlot* foldPlot() const { return m_fold; }
+    // The series over time above the periodogram, with the trend and the masked ranges.
+    QCustomPlot* lightCurveView() const;
+    // The time ranges left out of the detrending and the periodogram.
+    const std::vector<gpu::TimeRange>& masks() const { return m_masks; }
+    // The series the shown periodogram was computed on: masked points left out, the trend
+    // taken out, dy cleared when the weights are not used.
+    const gpu::TimeSeries& analysedSeries() const { return m_analysed; }
     // The spectral window's plot, shown under the periodogram while "Spectral window" is on.
     QCustomPlot* windowPlot() const { return m_windowPlot; }
     // The labels of the marks drawn over the periodogram: false-alarm levels, then aliases.
@@ -121,6 +129,7 @@ private:
         std::optional<gpu::RegularSampling> sampling;
         bool window = false; // compute the spectral window too
         gpu::TimeUnit unit = gpu::TimeUnit::Unknown;
+        QString detrendNote; // what was taken out, for the status line
     };
     struct Result
     {
@@ -172,6 +181,9 @@ private:
     // The shown series as it was computed: dy cleared when the weights are not used.
     gpu::TimeSeries usedSeries() const;
     void exportDialog();
+    // A mask drawn on the light curve, or one clicked away: one undo step each.
+    void addMask(const gpu::TimeRange& range);
+    void removeMask(int index);
 
     std::shared_ptr<gpu::DevicePool> m_devices;
     QUndoStack* m_undo;
@@ -202,6 +214,9 @@ private:
     std::optional<gpu::RegularSampling> m_shownSampling;
     std::shared_ptr<const gpu::Spectrum> m_window; // the spectral window shown, or null
     std::vector<gpu::Peak> m_peaks;
+    std::vector<gpu::TimeRange> m_masks;
+    gpu::TimeSeries m_analysed; // the shown (or computing) periodogram's series
+    QString m_detrendNote;      // and what was taken out of it
 
     // Loading
     QFutureWatcher<std::pair<gpu::Status, gpu::TimeSeries>> m_load;
@@ -240,6 +255,9 @@ private:
     QLineEdit* m_blockThreads;
     QLineEdit* m_gridBlocks;
     QCheckBox* m_gridStride;
+    QComboBox* m_detrendMethod;
+    QSpinBox* m_detrendDegree;
+    QDoubleSpinBox* m_detrendWindow;
     QLabel* m_launchInfo;
     gpu::DeviceInfo m_deviceInfo = gpu::simulatedHopper();
     long long m_suggestedBlock = 0;
@@ -254,6 +272,7 @@ private:
     QSpinBox* m_peakCount;
     SpectrumView* m_view;
     QCustomPlot* m_fold;
+    LightCurveView* m_lightCurve;
     QCustomPlot* m_windowPlot;
     PeriodogramMarks* m_marks;
 };
