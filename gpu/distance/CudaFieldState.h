@@ -23,11 +23,16 @@ public:
     // Makes room for the kernel's tables for params, outside any timed region.
     Status prepareScratch(const DistanceParams& params, cudaStream_t stream);
 
-    // Marks the field's work as queued. Its figures are copied by the first poll() after it,
-    // which the owner of a mapped GL buffer calls once the buffer is unmapped.
-    Status queueResult(CudaBacking& cuda);
-    // The figures once they have arrived, without blocking; queues their copy first.
-    std::optional<FieldResult> poll();
+    // Marks a field's work as queued on the context's stream. Its figures are copied by the
+    // first poll() after it, which the owner of a mapped GL buffer calls once it is unmapped.
+    void markQueued()
+    {
+        m_pending = true;
+        m_copyQueued = false;
+    }
+    // The figures once they have arrived, without blocking; queues their copy on cuda's
+    // stream first.
+    std::optional<FieldResult> poll(CudaBacking& cuda);
     void setResult(const FieldResult& result)
     {
         m_last = result;
@@ -44,7 +49,6 @@ public:
 private:
     cudaEvent_t m_arrived = nullptr; // the stats are in m_pinnedStats
     double* m_pinnedStats = nullptr; // DistanceStatsState::finalMin, finalMax
-    CudaBacking* m_cuda = nullptr;   // the context the last field was queued on
     bool m_copyQueued = false;
     bool m_pending = false;
     std::optional<FieldResult> m_last;

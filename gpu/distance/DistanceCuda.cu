@@ -49,7 +49,8 @@ template <typename Out> Status runTimed(Context& context, const DistanceParams& 
             return s;
     }
     WS_CUDA_TRY(cudaEventRecord(state.stop, stream));
-    return state.queueResult(cuda);
+    state.markQueued();
+    return Status::success();
 }
 
 template <typename Out>
@@ -65,7 +66,7 @@ Status computeToHost(Context& context, const DistanceParams& params, std::span<O
     Out* device = state.field.as<Out>();
     if (Status s = runTimed(context, params, device); !s)
         return s;
-    state.poll(); // no GL buffer is mapped here: the figures' copy goes now
+    state.poll(cuda); // no GL buffer is mapped here: the figures' copy goes now
     if (Status s = cuda.recorded(
             cuda.stream(), cuda.streamLane(), SpanKind::CopyDeviceToHost, "field to host", bytes,
             [&] {
@@ -111,21 +112,13 @@ Status CudaFieldState::prepareScratch(const DistanceParams& params, cudaStream_t
     return scratch.grow(scratchBytesFor(params), stream);
 }
 
-Status CudaFieldState::queueResult(CudaBacking& cuda)
-{
-    m_cuda = &cuda;
-    m_pending = true;
-    m_copyQueued = false;
-    return Status::success();
-}
-
-std::optional<FieldResult> CudaFieldState::poll()
+std::optional<FieldResult> CudaFieldState::poll(CudaBacking& cuda)
 {
     if (m_pending && !m_copyQueued) {
         // From the kernel's state, behind the field's work (see DistanceKernel.cuh).
-        const cudaStream_t stream = m_cuda->stream();
-        const Status copied = m_cuda->recorded(
-            stream, m_cuda->streamLane(), SpanKind::CopyDeviceToHost, "field min/max",
+        const cudaStream_t stream = cuda.stream();
+        const Status copied = cuda.recorded(
+            stream, cuda.streamLane(), SpanKind::CopyDeviceToHost, "field min/max",
             2 * sizeof(double), [&] {
                 return cudaStatus(cudaMemcpyAsync(m_pinnedStats, &statsState->finalMin,
                                                   2 * sizeof(double), cudaMemcpyDeviceToHost,
@@ -192,7 +185,7 @@ Status launchDistanceCuda(Context& context, const DistanceParams& params, float*
 
 std::optional<FieldResult> fieldResultCuda(Context& context)
 {
-    return context.state<CudaFieldState>().poll();
+    return context.state<CudaFieldState>().poll(cudaBacking(context));
 }
 
 void setFieldResultCuda(Context& context, const FieldResult& result)

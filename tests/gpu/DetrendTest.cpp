@@ -12,33 +12,10 @@
 namespace warpscope::gpu::test {
 namespace {
 
-std::vector<std::vector<std::string>> readRows(const std::string& path)
-{
-    std::ifstream in(path);
-    EXPECT_TRUE(in.good()) << path;
-    std::vector<std::vector<std::string>> rows;
-    std::string line;
-    bool header = true;
-    while (std::getline(in, line)) {
-        if (line.empty() || line[0] == '#')
-            continue;
-        if (std::exchange(header, false))
-            continue;
-        std::vector<std::string> fields;
-        std::stringstream ss(line);
-        std::string field;
-        while (std::getline(ss, field, ','))
-            fields.push_back(field);
-        rows.push_back(fields);
-    }
-    return rows;
-}
-
 TimeSeries detrendSeries(const std::string& name)
 {
     TimeSeries s;
-    for (const auto& row :
-         readRows(fixtureDir() + "/periodogram/detrend_series_" + name + ".csv")) {
+    for (const auto& row : readCsv(fixtureDir() + "/periodogram/detrend_series_" + name + ".csv")) {
         s.t.push_back(std::stod(row[0]));
         s.y.push_back(std::stod(row[1]));
         s.dy.push_back(std::stod(row[2]));
@@ -51,7 +28,7 @@ using Key = std::tuple<std::string, std::string, std::string, bool>;
 std::map<Key, std::vector<double>> numpyTrends()
 {
     std::map<Key, std::vector<double>> trends;
-    for (const auto& row : readRows(fixtureDir() + "/periodogram/detrend.csv"))
+    for (const auto& row : readCsv(fixtureDir() + "/periodogram/detrend.csv"))
         trends[{row[0], row[1], row[2], row[3] == "1"}].push_back(std::stod(row[5]));
     return trends;
 }

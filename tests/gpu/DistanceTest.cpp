@@ -142,17 +142,9 @@ TEST(CpuDistance, RejectsInvalidParametersAndShortOutput)
     EXPECT_NE(s.message().find("needs"), std::string::npos);
 }
 
-class CudaDistance : public ::testing::Test
+class CudaDistance : public CudaContextTest
 {
 protected:
-    void SetUp() override
-    {
-        auto selection = cudaContext();
-        if (!selection)
-            GTEST_SKIP() << "no CUDA device";
-        m_cuda = std::move(selection);
-    }
-    std::unique_ptr<Context> m_cuda;
     std::unique_ptr<Context> m_cpuOwner = cpuContext(4);
     Context& m_cpu = *m_cpuOwner;
 };

@@ -14,36 +14,6 @@
 namespace warpscope::gpu::test {
 namespace {
 
-std::vector<std::vector<std::string>> readCsv(const std::string& path,
-                                              std::string* comments = nullptr)
-{
-    std::ifstream in(path);
-    EXPECT_TRUE(in.good()) << path;
-    std::vector<std::vector<std::string>> rows;
-    std::string line;
-    bool header = true;
-    while (std::getline(in, line)) {
-        if (line.empty())
-            continue;
-        if (line[0] == '#') {
-            if (comments)
-                *comments += line + "\n";
-            continue;
-        }
-        if (header) {
-            header = false;
-            continue;
-        }
-        std::vector<std::string> fields;
-        std::stringstream ss(line);
-        std::string field;
-        while (std::getline(ss, field, ','))
-            fields.push_back(field);
-        rows.push_back(fields);
-    }
-    return rows;
-}
-
 TimeSeries loadSeries(const std::string& name)
 {
     TimeSeries s;
@@ -978,18 +948,10 @@ TEST(Periodogram, CpuSimulatesTheLaunchsCoverage)
     EXPECT_GE(o.suggestedBlock, 32);
 }
 
-class CudaPeriodogramTest : public ::testing::Test
+class CudaPeriodogramTest : public CudaContextTest
 {
 protected:
-    void SetUp() override
-    {
-        auto selection = cudaContext();
-        if (!selection)
-            GTEST_SKIP() << "no CUDA device";
-        m_cuda = std::move(selection);
-    }
     bool hasTensorCores() const { return m_cuda->info().ccMajor >= 8; }
-    std::unique_ptr<Context> m_cuda;
 };
 
 TEST_F(CudaPeriodogramTest, MatchesAstropy)

@@ -147,19 +147,17 @@ TEST(StreamsLab, CpuNormalisesAndRecordsNestedSteps)
     }
 }
 
-class CudaStreamsLabTest : public ::testing::Test
+class CudaStreamsLabTest : public CudaContextTest
 {
 protected:
     void SetUp() override
     {
-        auto selection = cudaContext();
-        if (!selection)
-            GTEST_SKIP() << "no CUDA device";
-        m_cuda = std::move(selection);
+        CudaContextTest::SetUp();
+        if (IsSkipped())
+            return;
         m_timeline = std::make_shared<Timeline>();
         m_cuda->setTimeline(m_timeline, "field");
     }
-    std::unique_ptr<Context> m_cuda;
     std::shared_ptr<Timeline> m_timeline;
 };
 

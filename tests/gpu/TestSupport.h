@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <limits>
 #include <memory>
 #include <random>
@@ -38,6 +39,51 @@ inline std::unique_ptr<Context> cudaContext(int ordinal = 0)
         return context;
     return nullptr;
 }
+
+// The rows of a fixture CSV after its header line, split at commas; comment lines (#)
+// are skipped, or collected into comments.
+inline std::vector<std::vector<std::string>> readCsv(const std::string& path,
+                                                     std::string* comments = nullptr)
+{
+    std::ifstream in(path);
+    EXPECT_TRUE(in.good()) << path;
+    std::vector<std::vector<std::string>> rows;
+    std::string line;
+    bool header = true;
+    while (std::getline(in, line)) {
+        if (line.empty())
+            continue;
+        if (line[0] == '#') {
+            if (comments)
+                *comments += line + "\n";
+            continue;
+        }
+        if (header) {
+            header = false;
+            continue;
+        }
+        std::vector<std::string> fields;
+        std::stringstream ss(line);
+        std::string field;
+        while (std::getline(ss, field, ','))
+            fields.push_back(field);
+        rows.push_back(fields);
+    }
+    return rows;
+}
+
+// A fixture for tests on the first CUDA device; they skip where there is none.
+class CudaContextTest : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        m_cuda = cudaContext();
+        if (!m_cuda)
+            GTEST_SKIP() << "no CUDA device";
+    }
+    std::unique_ptr<Context> m_cuda;
+};
 
 // One row of tests/fixtures/city_distances.csv (GeographicLib on a sphere).
 struct CityPair

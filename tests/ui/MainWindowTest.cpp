@@ -941,11 +941,6 @@ private slots:
         QVERIFY(foldY->range().lower < -0.5 && foldY->range().upper > 0.5);
     }
 
-    // Yearly means from 1700, as sunspot numbers come: an 11-year cycle and noise. Above 0.5
-    // cycles per year the periodogram of yearly times only mirrors what lies below, so the
-    // automatic grid stops there, the panel says why, and the highest peak is the cycle, not
-    // its twin at 1 + 1/11 cycles per year. The false-alarm levels and the peak's aliases are
-    // drawn, every listed peak has its false-alarm probability, and the spectral window shows.
     // Weekly dates over ten years with a linear and quadratic trend and a yearly sinusoid: the
     // trend's leakage is the highest peak until a degree-2 polynomial is taken out. A range
     // masked with Shift+drag on the light curve leaves its points out, as one undo step, and a
@@ -1031,6 +1026,11 @@ private slots:
         QCOMPARE(periodogram()->analysedSeries().t.size(), std::size_t(520));
     }
 
+    // Yearly means from 1700, as sunspot numbers come: an 11-year cycle and noise. Above 0.5
+    // cycles per year the periodogram of yearly times only mirrors what lies below, so the
+    // automatic grid stops there, the panel says why, and the highest peak is the cycle, not
+    // its twin at 1 + 1/11 cycles per year. The false-alarm levels and the peak's aliases are
+    // drawn, every listed peak has its false-alarm probability, and the spectral window shows.
     void regularSamplingStopsTheGridAndMarksAliases()
     {
         m_window->showPeriodogram();

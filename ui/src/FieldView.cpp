@@ -424,13 +424,13 @@ QString FieldView::ownerText(gpu::GeoPoint point)
 // computed, straight into the staging memory of the target's write; the write is handed to
 // OpenGL with the GL context current, in paintGL. One job runs at a time; parameters that
 // change meanwhile start the next job when it ends.
-void FieldView::startHostJob(const gpu::DistanceParams& params, const render::FieldSurface& target)
+void FieldView::startHostJob(const gpu::DistanceParams& params, render::FieldSurface target)
 {
     m_jobWrite = std::make_unique<render::GlWriteScope>(*m_interop, target.buffer, target.bytes());
     if (gpu::Status s = m_jobWrite->status(); !s) {
         m_jobWrite.reset();
         if (target.buffer != m_surface.buffer)
-            dropSurface(const_cast<render::FieldSurface&>(target));
+            dropSurface(target);
         fail(QString::fromStdString(s.message()));
         return;
     }

@@ -113,7 +113,7 @@ private:
     void compute();
     void computeLesson(const gpu::DistanceParams& params);
     QString ownerText(gpu::GeoPoint point);
-    void startHostJob(const gpu::DistanceParams& params, const render::FieldSurface& target);
+    void startHostJob(const gpu::DistanceParams& params, render::FieldSurface target);
     void presentHostField(const HostField& field);
     // Makes target hold a surface for layout: the current one, or a new one so that the
     // current picture survives a failure. Returns false (and reports) when it cannot.
