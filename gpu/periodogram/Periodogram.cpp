@@ -287,6 +287,17 @@ std::vector<PeriodogramProblem> validatePeriodogram(const TimeSeries& series,
             problems.push_back({PeriodogramInput::Data,
                                 "y does not vary (zero variance): there is nothing to find"});
     }
+    if (options.nterms < 1 || options.nterms > kMaxPeriodogramTerms)
+        problems.push_back({PeriodogramInput::Data,
+                            "The model takes 1 to " + std::to_string(kMaxPeriodogramTerms) +
+                                " terms, not " + std::to_string(options.nterms)});
+    else if (const int parameters = periodogramParameters(options);
+             options.nterms > 1 && n >= 3 && n <= std::size_t(parameters))
+        problems.push_back(
+            {PeriodogramInput::Data, "A " + std::to_string(options.nterms) + "-term model has " +
+                                         std::to_string(parameters) + " parameters and fits " +
+                                         std::to_string(n) +
+                                         " points exactly: it needs more points than parameters"});
     if (problems.empty())
         checkScale(series, options, problems);
     const FrequencyGrid& g = options.grid;
@@ -385,6 +396,7 @@ PeriodogramOptions windowOptions(const PeriodogramOptions& options)
     window.normalization = Normalization::Standard;
     window.fitMean = false;
     window.centerData = false;
+    window.nterms = 1; // the sampling's own aliases, whatever model the data are fitted with
     return window;
 }
 

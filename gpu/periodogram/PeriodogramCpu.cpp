@@ -1,3 +1,4 @@
+#include "periodogram/HarmonicPeriodogramCpu.h"
 #include "periodogram/LombScargle.h"
 #include "periodogram/PeriodogramPlan.h"
 #include "periodogram/PeriodogramShared.h"
@@ -173,7 +174,9 @@ Status computePeriodogramCpu(Context& context, const TimeSeries& series,
     std::fill(power.begin() + covered.grid.count, power.begin() + options.grid.count,
               std::numeric_limits<double>::quiet_NaN());
     try {
-        if (options.precision == Precision::Float64)
+        if (options.nterms > 1)
+            harmonicPeriodogramCpu(cpu, context.timeline(), series, covered, power.data());
+        else if (options.precision == Precision::Float64)
             periodogram<double>(cpu, context.timeline(), series, covered, power.data());
         else
             periodogram<float>(cpu, context.timeline(), series, covered, power.data());

@@ -1,4 +1,5 @@
 #include "periodogram/CudaSpectrum.h"
+#include "periodogram/HarmonicPeriodogramKernel.cuh"
 #include "periodogram/PeriodogramKernel.cuh"
 #include "periodogram/PeriodogramMatrixKernel.cuh"
 #include "periodogram/PeriodogramPlan.h"
@@ -42,6 +43,24 @@ public:
     cudaEvent_t start = nullptr, stop = nullptr;
     PeriodogramMethod lastMethod = PeriodogramMethod::Direct;
 };
+
+// The multi-term kernel reads the series in double whatever the precision of its trigonometry,
+// so queuePeriodogram prepares a multi-term request as float64.
+cudaError_t launchTerms(const PeriodogramArgs<double>& args, const PeriodogramOptions& options,
+                        const PeriodogramShape& shape, double* power, cudaStream_t stream)
+{
+    const HarmonicPeriodogramArgs terms{
+        args.t,     args.w,       args.wy, args.n,        args.fmin,          args.df,
+        args.count, args.logGrid, args.yy, args.psdScale, args.normalization, args.fitMean};
+    return launchHarmonicPeriodogram(terms, options.nterms, options.precision == Precision::Float64,
+                                     shape, power, stream);
+}
+
+cudaError_t launchTerms(const PeriodogramArgs<float>&, const PeriodogramOptions&,
+                        const PeriodogramShape&, double*, cudaStream_t)
+{
+    return cudaErrorInvalidValue;
+}
 
 template <typename T>
 Status runPeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, const TimeSeries& series,
@@ -114,18 +133,21 @@ Status runPeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, const Time
     WS_CUDA_TRY(cudaEventRecord(state.start, stream));
     const bool matrix = method == PeriodogramMethod::Matrix;
     {
-        const SpanScope span(cuda.recorder(), stream, cuda.streamLane(), SpanKind::Kernel,
-                             matrix ? "periodogram (tensor cores)" : "periodogram", 0,
-                             std::to_string(n) + " samples x " + std::to_string(count) +
-                                 " frequencies");
+        const SpanScope span(
+            cuda.recorder(), stream, cuda.streamLane(), SpanKind::Kernel,
+            options.nterms > 1 ? "periodogram (" + std::to_string(options.nterms) + " terms)"
+                               : (matrix ? "periodogram (tensor cores)" : "periodogram"),
+            0, std::to_string(n) + " samples x " + std::to_string(count) + " frequencies");
         // Poison: frequencies a small grid leaves out stay NaN, and so would any not written.
         WS_CUDA_TRY(cudaMemsetAsync(devicePower, 0xff, powerBytes, stream));
         cudaError_t launched = cudaSuccess;
-        if (matrix) {
+        const PeriodogramShape shape{int(options.launch.blockThreads), options.launch.gridBlocks,
+                                     options.launch.gridStride};
+        if (options.nterms > 1) {
+            launched = launchTerms(args, options, shape, devicePower, stream);
+        } else if (matrix) {
             launched = launchPeriodogramMatrix(args, devicePower, stream);
         } else {
-            const PeriodogramShape shape{int(options.launch.blockThreads),
-                                         options.launch.gridBlocks, options.launch.gridStride};
             launched = launchPeriodogram(args, shape, devicePower, stream);
         }
         if (Status s = cudaStatus(launched, "Launching the periodogram kernel"); !s)
@@ -141,6 +163,14 @@ Status resolveMethod(const DeviceInfo& device, const PeriodogramOptions& options
 {
     const bool tensor = periodogramMatrixSupported(device.ccMajor);
     const bool float64 = options.precision == Precision::Float64;
+    if (options.nterms > 1) {
+        if (options.method == PeriodogramMethod::Matrix)
+            return Status::failure("The matrix products compute the one-term model; " +
+                                   std::to_string(options.nterms) +
+                                   " terms run on the direct kernel (Method: Auto or Direct)");
+        method = PeriodogramMethod::Direct;
+        return Status::success();
+    }
     switch (options.method) {
     case PeriodogramMethod::Matrix:
         if (options.grid.logarithmic)
@@ -184,7 +214,7 @@ Status queuePeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, const Ti
         return s;
     state.lastMethod = method;
     try {
-        return options.precision == Precision::Float64
+        return options.precision == Precision::Float64 || options.nterms > 1
                    ? runPeriodogram<double>(cuda, state, series, options, method, devicePower,
                                             heldBytes)
                    : runPeriodogram<float>(cuda, state, series, options, method, devicePower,

@@ -14,18 +14,6 @@
 namespace warpscope::gpu::test {
 namespace {
 
-TimeSeries loadSeries(const std::string& name)
-{
-    TimeSeries s;
-    for (const auto& row : readCsv(fixtureDir() + "/periodogram/series_" + name + ".csv")) {
-        s.t.push_back(std::stod(row[0]));
-        s.y.push_back(std::stod(row[1]));
-        if (row.size() > 2)
-            s.dy.push_back(std::stod(row[2]));
-    }
-    return s;
-}
-
 struct AstropyCase
 {
     Normalization normalization;
@@ -172,7 +160,7 @@ std::vector<double> run(Context& backend, const TimeSeries& s, const Periodogram
 template <typename Check> void forEachFixtureCase(Check&& check)
 {
     for (const char* name : {"A", "B", "C", "logB"}) {
-        const TimeSeries series = loadSeries(name == std::string("logB") ? "B" : name);
+        const TimeSeries series = loadFixtureSeries(name == std::string("logB") ? "B" : name);
         FrequencyGrid grid;
         for (const AstropyCase& c : loadPower(name, grid)) {
             PeriodogramOptions o;
@@ -245,7 +233,7 @@ TEST(Periodogram, CpuMatchesLongDoubleOnTheFixtureSeries)
 
 TEST(Periodogram, CpuMatchesScipy)
 {
-    const TimeSeries series = loadSeries("A");
+    const TimeSeries series = loadFixtureSeries("A");
     FrequencyGrid grid;
     loadPower("A", grid);
     std::vector<double> ref;
@@ -264,7 +252,7 @@ TEST(Periodogram, AutomaticGridFollowsAstropy)
 {
     for (const auto& row : readCsv(fixtureDir() + "/periodogram/autogrid.csv")) {
         const FrequencyGrid g =
-            autoFrequencyGrid(loadSeries(row[0]), std::stod(row[1]), std::stod(row[2]));
+            autoFrequencyGrid(loadFixtureSeries(row[0]), std::stod(row[1]), std::stod(row[2]));
         EXPECT_NEAR(g.fmin, std::stod(row[3]), 1e-12 * std::stod(row[3])) << row[0];
         EXPECT_NEAR(g.df, std::stod(row[4]), 1e-9 * std::stod(row[4])) << row[0];
         EXPECT_EQ(g.count, std::stoll(row[5])) << row[0] << " " << row[1] << " " << row[2];
@@ -275,8 +263,9 @@ TEST(Periodogram, BaluevFalseAlarmProbabilityFollowsAstropy)
 {
     for (const auto& row : readCsv(fixtureDir() + "/periodogram/fap.csv")) {
         const double expected = std::stod(row[4]);
-        const std::optional<double> fap = falseAlarmProbability(
-            std::stod(row[2]), std::stod(row[3]), loadSeries(row[0]), *parseNormalization(row[1]));
+        const std::optional<double> fap =
+            falseAlarmProbability(std::stod(row[2]), std::stod(row[3]), loadFixtureSeries(row[0]),
+                                  *parseNormalization(row[1]));
         ASSERT_TRUE(fap.has_value()) << row[0];
         EXPECT_NEAR(*fap, expected, 1e-9 + 1e-7 * expected)
             << row[0] << " " << row[1] << " z " << row[2];
@@ -689,7 +678,7 @@ TEST(Periodogram, FalseAlarmLevelFollowsAstropy)
     for (const auto& row : rows) {
         const double expected = std::stod(row[4]);
         const double probability = std::stod(row[2]);
-        const TimeSeries series = loadSeries(row[0]);
+        const TimeSeries series = loadFixtureSeries(row[0]);
         const std::optional<double> level =
             falseAlarmLevel(probability, std::stod(row[3]), series, *parseNormalization(row[1]));
         ASSERT_TRUE(level.has_value()) << row[0] << " " << row[1];
@@ -700,7 +689,7 @@ TEST(Periodogram, FalseAlarmLevelFollowsAstropy)
 
 TEST(Periodogram, FalseAlarmLevelExplainsWhatItCannotGive)
 {
-    const TimeSeries series = loadSeries("A");
+    const TimeSeries series = loadFixtureSeries("A");
     EXPECT_FALSE(falseAlarmLevel(0.0, 1.0, series, Normalization::Standard));
     EXPECT_FALSE(falseAlarmLevel(1.0, 1.0, series, Normalization::Standard));
     EXPECT_FALSE(falseAlarmLevel(std::nan(""), 1.0, series, Normalization::Standard));
@@ -731,7 +720,7 @@ TEST(Periodogram, SpectralWindowFollowsAstropy)
     PeriodogramOptions o;
     o.grid = fixtureGrid(comments);
     ASSERT_EQ(std::size_t(o.grid.count), expected.size());
-    const TimeSeries series = windowSeries(loadSeries("B"));
+    const TimeSeries series = windowSeries(loadFixtureSeries("B"));
     const PeriodogramOptions window = windowOptions(o);
     // A constant y is the window's data, not a problem, once nothing is centred.
     EXPECT_TRUE(validatePeriodogram(series, window).empty());

@@ -103,6 +103,19 @@ inline std::string fixtureDir()
     return dir ? dir : WARPSCOPE_FIXTURE_DIR;
 }
 
+// tests/fixtures/periodogram/series_<name>.csv: t, y and, where present, dy.
+inline TimeSeries loadFixtureSeries(const std::string& name)
+{
+    TimeSeries s;
+    for (const auto& row : readCsv(fixtureDir() + "/periodogram/series_" + name + ".csv")) {
+        s.t.push_back(std::stod(row[0]));
+        s.y.push_back(std::stod(row[1]));
+        if (row.size() > 2)
+            s.dy.push_back(std::stod(row[2]));
+    }
+    return s;
+}
+
 inline std::vector<CityPair> loadCityPairs()
 {
     std::ifstream in(fixtureDir() + "/city_distances.csv");

@@ -105,12 +105,23 @@ struct PeriodogramOptions
     Precision precision = Precision::Float64;
     PeriodogramLaunch launch;
     PeriodogramMethod method = PeriodogramMethod::Auto;
+    // Harmonics in the model (astropy's nterms): 1 is the classic sinusoid; 2 to
+    // kMaxPeriodogramTerms add its overtones, for non-sinusoidal light curves (eclipses,
+    // pulsations). More than one term runs on the direct kernel only.
+    int nterms = 1;
     // When set and it turns true, the computation stops at the next chunk of frequencies and
     // fails with "cancelled" (a newer request has made this one stale).
     const std::atomic<bool>* cancel = nullptr;
 };
 
 inline constexpr long long kMaxFrequencies = 1LL << 26;
+inline constexpr int kMaxPeriodogramTerms = 6;
+
+// The model's free parameters: 2 per term, and the offset when the mean floats.
+inline int periodogramParameters(const PeriodogramOptions& options)
+{
+    return 2 * options.nterms + (options.fitMean ? 1 : 0);
+}
 
 // What autoFrequencyGrid left out to stay within kMaxFrequencies: the number of frequencies
 // and the highest one astropy's rule asked for (wanted 0: nothing was left out).
@@ -183,7 +194,8 @@ std::vector<PeriodogramProblem> validateFrequencyRange(double fmin, double fmax,
 
 // The probability that noise alone gives a highest peak of at least z anywhere up to fmax:
 // Baluev (2008) eq. 6, the alias-free approximation, as astropy's
-// false_alarm_probability(method="baluev") computes it. None for fewer than
+// false_alarm_probability(method="baluev") computes it. It holds for the one-term model
+// only (astropy refuses the others too): a caller with nterms > 1 shows none. None for fewer than
 // kFalseAlarmMinPoints points: the approximation needs N - 3 > 0 (the points less the
 // model's three terms), and with N = 3 the sinusoid fits any data exactly.
 inline constexpr std::size_t kFalseAlarmMinPoints = 4;
