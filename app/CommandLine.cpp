@@ -210,6 +210,22 @@ ParseResult parseCommandLine(const QStringList& arguments)
                                   "Leave the points with T0 <= t <= T1 out of the detrending "
                                   "and the periodogram; repeat for several ranges.",
                                   "T0:T1");
+    const QCommandLineOption nterms(
+        "nterms",
+        "Harmonics in the periodogram's model, 1 to 6 (astropy's nterms; default 1, the "
+        "sinusoid): more terms follow eclipses and other non-sinusoidal light curves.",
+        "K");
+    const QCommandLineOption prewhiten(
+        "prewhiten",
+        "Prewhiten N times: fit the highest peak's sinusoid (frequency, amplitude, phase), take "
+        "it out and recompute, then fit all N together. The exports are of the residuals and "
+        "list the sinusoids.",
+        "N");
+    const QCommandLineOption exportFrequencies(
+        "export-frequencies",
+        "Write the prewhitened sinusoids as CSV (frequency, period, amplitude, phase and their "
+        "errors); without --screenshot, no window opens.",
+        "FILE");
     const QCommandLineOption exportPeriodogram(
         "export-periodogram",
         "Write the periodogram as CSV (frequency, period, power; the header names the time "
@@ -234,8 +250,8 @@ ParseResult parseCommandLine(const QStringList& arguments)
         "with it, before or after, override its values.",
         "FILE");
     parser.addOptions({sceneFile, periodogram, series, frequencies, method, normalization,
-                       fixedMean, noDy, timeFormat, detrend, mask, exportPeriodogram, exportPeaks,
-                       sweep, device, cupti});
+                       fixedMean, noDy, timeFormat, detrend, mask, nterms, prewhiten,
+                       exportPeriodogram, exportPeaks, exportFrequencies, sweep, device, cupti});
     parser.addOptions({help,      version,    backend,     noInterop,  screenshot, size,
                        latMin,    latMax,     lonMin,      lonMax,     nx,         ny,
                        ref,       precision,  units,       radius,     colormap,   reset,
@@ -420,12 +436,13 @@ ParseResult parseCommandLine(const QStringList& arguments)
                         "'");
     }
     o.series = parser.value(series);
-    o.periodogram = parser.isSet(periodogram) || parser.isSet(series) ||
-                    parser.isSet(frequencies) || parser.isSet(method) ||
-                    parser.isSet(normalization) || parser.isSet(fixedMean) || parser.isSet(noDy) ||
-                    parser.isSet(timeFormat) || parser.isSet(detrend) || parser.isSet(mask) ||
-                    parser.isSet(exportPeriodogram) || parser.isSet(exportPeaks) ||
-                    (o.scene && o.scene->workspace == scene::Workspace::Periodogram);
+    o.periodogram =
+        parser.isSet(periodogram) || parser.isSet(series) || parser.isSet(frequencies) ||
+        parser.isSet(method) || parser.isSet(normalization) || parser.isSet(fixedMean) ||
+        parser.isSet(noDy) || parser.isSet(timeFormat) || parser.isSet(detrend) ||
+        parser.isSet(mask) || parser.isSet(exportPeriodogram) || parser.isSet(exportPeaks) ||
+        parser.isSet(nterms) || parser.isSet(prewhiten) || parser.isSet(exportFrequencies) ||
+        (o.scene && o.scene->workspace == scene::Workspace::Periodogram);
     if (parser.isSet(frequencies)) {
         const QStringList parts = parser.value(frequencies).split(',');
         bool ok[3] = {false, false, false};
@@ -507,8 +524,27 @@ ParseResult parseCommandLine(const QStringList& arguments)
             return fail("--mask: " + QString::fromStdString(s.message()));
         o.masks = std::move(ranges);
     }
+    if (parser.isSet(nterms)) {
+        bool ok = false;
+        const int k = parser.value(nterms).toInt(&ok);
+        if (!ok || k < 1 || k > gpu::kMaxPeriodogramTerms)
+            return fail("--nterms must be a whole number from 1 to " +
+                        QString::number(gpu::kMaxPeriodogramTerms) + ", not '" +
+                        parser.value(nterms) + "'");
+        o.nterms = k;
+    }
+    if (parser.isSet(prewhiten)) {
+        bool ok = false;
+        o.prewhiten = parser.value(prewhiten).toInt(&ok);
+        if (!ok || o.prewhiten < 1 || std::size_t(o.prewhiten) > scene::kMaxPrewhitened)
+            return fail("--prewhiten must be a whole number from 1 to " +
+                        QString::number(scene::kMaxPrewhitened) + ", not '" +
+                        parser.value(prewhiten) + "'");
+    }
     const std::pair<const QCommandLineOption*, QString*> exports[] = {
-        {&exportPeriodogram, &o.exportPeriodogram}, {&exportPeaks, &o.exportPeaks}};
+        {&exportPeriodogram, &o.exportPeriodogram},
+        {&exportPeaks, &o.exportPeaks},
+        {&exportFrequencies, &o.exportFrequencies}};
     for (const auto& [option, target] : exports) {
         if (!parser.isSet(*option))
             continue;
@@ -517,7 +553,11 @@ ParseResult parseCommandLine(const QStringList& arguments)
             return fail(*problem);
     }
     if (o.exportsPeriodogram() && parser.isSet(sweep))
-        return fail("--export-periodogram and --export-peaks cannot be combined with --sweep");
+        return fail("--export-periodogram, --export-peaks and --export-frequencies cannot be "
+                    "combined with --sweep");
+    if (o.prewhiten > 0 && !o.headless())
+        return fail("--prewhiten runs without a window: give --export-periodogram, "
+                    "--export-peaks or --export-frequencies, and no --screenshot");
     o.exportTrace = parser.value(exportTrace);
     o.cupti = parser.isSet(cupti);
     if (parser.isSet(exportTrace) && o.exportTrace.isEmpty())

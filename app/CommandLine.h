@@ -58,12 +58,16 @@ struct AppOptions
     // degree or window not given keeps the scene's value).
     std::optional<gpu::DetrendOptions> detrend;
     std::optional<std::vector<gpu::TimeRange>> masks;
+    std::optional<int> nterms; // --nterms: harmonics in the periodogram's model
+    int prewhiten = 0;         // --prewhiten N: find, fit and take out N sinusoids
     QString exportPeriodogram; // CSV: frequency, period, power
-    QString exportPeaks;       // JSON: the highest peaks
+    QString exportPeaks;       // JSON: the highest peaks and the prewhitened sinusoids
+    QString exportFrequencies; // CSV: the prewhitened sinusoids
 
     bool exportsPeriodogram() const
     {
-        return !exportPeriodogram.isEmpty() || !exportPeaks.isEmpty();
+        return !exportPeriodogram.isEmpty() || !exportPeaks.isEmpty() ||
+               !exportFrequencies.isEmpty();
     }
     // An export without a picture, trace or lab to wait for: computed without a window.
     bool headless() const

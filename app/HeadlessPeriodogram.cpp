@@ -6,6 +6,7 @@
 #include "warpscope/gpu/TraceExport.h"
 #include "warpscope/scene/PeriodogramRequest.h"
 #include "warpscope/scene/PeriodogramUnits.h"
+#include "warpscope/scene/Prewhitening.h"
 
 #include <cstdio>
 
@@ -36,6 +37,8 @@ scene::PeriodogramScene controls(const AppOptions& options)
         c.detrend = *options.detrend;
     if (options.masks)
         c.masks = *options.masks;
+    if (options.nterms)
+        c.nterms = *options.nterms;
     if (options.frequencies) {
         bool logarithmic = false;
         std::tie(c.fmin, c.fmax, c.count, logarithmic) = *options.frequencies;
@@ -49,7 +52,7 @@ scene::PeriodogramScene controls(const AppOptions& options)
 
 int runHeadlessPeriodogram(const AppOptions& options)
 {
-    const scene::PeriodogramScene c = controls(options);
+    scene::PeriodogramScene c = controls(options);
     if (const gpu::Status s = scene::validate(c); !s)
         return failure(s.message());
     gpu::TimeSeries series;
@@ -75,26 +78,17 @@ int runHeadlessPeriodogram(const AppOptions& options)
         synthetic.seed = std::uint64_t(c.seed);
         series = gpu::syntheticSeries(synthetic);
     }
-    if (!c.useErrors)
-        series.dy.clear();
-    // The points in masked ranges go first, then the trend: the periodogram is of the
-    // residuals, as in the window.
-    std::size_t masked = 0;
-    series = gpu::applyMasks(series, c.masks, &masked);
-    if (masked > 0)
-        std::printf("Masked %zu points in %zu ranges; %zu remain\n", masked, c.masks.size(),
-                    series.t.size());
-    if (series.t.empty())
-        return failure("Every point of the series is masked");
-    if (c.detrend.method != gpu::DetrendMethod::None) {
-        std::vector<double> trend;
-        gpu::TimeSeries residuals;
-        if (const gpu::Status s = gpu::detrend(series, c.detrend, trend, residuals); !s)
-            return failure(s.message());
-        series = std::move(residuals);
+    const gpu::TimeSeries loaded = std::move(series);
+    scene::PreparedSeries prepared;
+    if (const gpu::Status s = scene::prepareSeries(c, loaded, prepared); !s)
+        return failure(s.message());
+    if (prepared.masked > 0)
+        std::printf("Masked %zu points in %zu ranges; %zu remain\n", prepared.masked,
+                    c.masks.size(), prepared.unmasked.t.size());
+    if (c.detrend.method != gpu::DetrendMethod::None)
         std::printf("Periodogram of the residuals after %s\n",
                     qPrintable(scene::detrendText(c.detrend, unit)));
-    }
+    series = prepared.series;
 
     scene::PeriodogramRequest request;
     if (const gpu::Status s = scene::makePeriodogramRequest(c, series, request); !s)
@@ -115,11 +109,47 @@ int runHeadlessPeriodogram(const AppOptions& options)
         !errors.empty())
         return failure(errors.front().message);
     std::vector<double> power(std::size_t(o.grid.count));
-    double kernelMs = 0.0;
-    if (const gpu::Status s = gpu::computePeriodogram(*context, series, o, power, &kernelMs); !s)
+    const auto compute = [&](const gpu::TimeSeries& data) {
+        double kernelMs = 0.0;
+        const gpu::Status s = gpu::computePeriodogram(*context, data, o, power, &kernelMs);
+        if (s)
+            std::printf("Computed %lld frequencies from %zu points on %s in %.1f ms\n",
+                        o.grid.count, data.t.size(), context->name().c_str(), kernelMs);
+        return s;
+    };
+    if (const gpu::Status s = compute(series); !s)
         return failure(s.message());
-    std::printf("Computed %lld frequencies from %zu points on %s in %.1f ms\n", o.grid.count,
-                series.t.size(), context->name().c_str(), kernelMs);
+    if (options.prewhiten > 0) {
+        // Each round fits the highest reportable peak of what is left and takes it out; then
+        // every sinusoid found is fitted together, and the periodogram is of what remains.
+        for (int round = 0; round < options.prewhiten; ++round) {
+            const std::vector<gpu::Peak> top =
+                gpu::reportablePeaks(gpu::topPeaks(power, o.grid, gpu::kSpectrumMaxPeaks), o.grid,
+                                     gpu::timeBaseline(series), 1);
+            if (top.empty())
+                return failure("Prewhitening stopped after " + std::to_string(round) +
+                               " sinusoids: the periodogram of the residuals has no peak to fit");
+            if (const gpu::Status s = scene::addPrewhitened(c, prepared, top.front().frequency); !s)
+                return failure(s.message());
+            const gpu::FittedSinusoid& f = c.prewhitened.back();
+            std::printf("Prewhitened %d: frequency %.10g +- %.2g, amplitude %.6g +- %.2g\n",
+                        round + 1, f.frequency, f.frequencyError, f.amplitude, f.amplitudeError);
+            if (const gpu::Status s = scene::prepareSeries(c, loaded, prepared); !s)
+                return failure(s.message());
+            series = prepared.series;
+            if (const gpu::Status s = compute(series); !s)
+                return failure(s.message());
+        }
+        if (const gpu::Status s = scene::refitPrewhitened(c, prepared); !s)
+            return failure("Fitting the " + std::to_string(c.prewhitened.size()) +
+                           " sinusoids together failed: " + s.message());
+        if (const gpu::Status s = scene::prepareSeries(c, loaded, prepared); !s)
+            return failure(s.message());
+        series = prepared.series;
+        if (const gpu::Status s = compute(series); !s)
+            return failure(s.message());
+        std::printf("Fitted together:\n%s", scene::prewhitenedCsv(c, unit).c_str());
+    }
 
     if (!options.exportPeriodogram.isEmpty()) {
         if (const gpu::Status s = gpu::writeTextFile(options.exportPeriodogram.toStdString(),
@@ -135,10 +165,18 @@ int runHeadlessPeriodogram(const AppOptions& options)
         const auto fap = scene::falseAlarmProbabilities(peaks, o.grid, series, o);
         if (const gpu::Status s =
                 gpu::writeTextFile(options.exportPeaks.toStdString(),
-                                   scene::peaksJson(peaks, fap, o.normalization, unit));
+                                   scene::peaksJson(peaks, fap, o.normalization, unit, o.nterms,
+                                                    c.prewhitened, c.prewhitenEpoch));
             !s)
             return failure(s.message());
         std::printf("Saved %s\n", qPrintable(options.exportPeaks));
+    }
+    if (!options.exportFrequencies.isEmpty()) {
+        if (const gpu::Status s = gpu::writeTextFile(options.exportFrequencies.toStdString(),
+                                                     scene::prewhitenedCsv(c, unit));
+            !s)
+            return failure(s.message());
+        std::printf("Saved %s\n", qPrintable(options.exportFrequencies));
     }
     return 0;
 }

@@ -5,6 +5,30 @@
 
 namespace warpscope::scene {
 
+gpu::Status prepareSeries(const PeriodogramScene& scene, const gpu::TimeSeries& loaded,
+                          PreparedSeries& prepared)
+{
+    prepared = {};
+    gpu::TimeSeries series = loaded;
+    if (!scene.useErrors)
+        series.dy.clear();
+    prepared.unmasked = gpu::applyMasks(series, scene.masks, &prepared.masked);
+    if (prepared.unmasked.t.empty())
+        return gpu::Status::failure("Every point of the series is masked");
+    if (scene.detrend.method == gpu::DetrendMethod::None) {
+        prepared.detrended = prepared.unmasked;
+    } else if (const gpu::Status s = gpu::detrend(prepared.unmasked, scene.detrend, prepared.trend,
+                                                  prepared.detrended);
+               !s) {
+        return s;
+    }
+    prepared.series =
+        scene.prewhitened.empty()
+            ? prepared.detrended
+            : gpu::subtractSinusoids(prepared.detrended, scene.prewhitened, scene.prewhitenEpoch);
+    return gpu::Status::success();
+}
+
 gpu::Status makePeriodogramRequest(const PeriodogramScene& scene, const gpu::TimeSeries& series,
                                    PeriodogramRequest& request)
 {
@@ -15,6 +39,7 @@ gpu::Status makePeriodogramRequest(const PeriodogramScene& scene, const gpu::Tim
     o.centerData = scene.center;
     o.precision = scene.precision;
     o.method = scene.method;
+    o.nterms = scene.nterms;
     o.launch = scene.launch();
     if (scene.gridMode == GridMode::Automatic) {
         const gpu::AutomaticGrid automatic =

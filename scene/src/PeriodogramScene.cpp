@@ -49,6 +49,26 @@ gpu::Status validate(const PeriodogramScene& p)
         problems << QString::fromStdString(s.message());
     if (const gpu::Status s = gpu::validateMasks(p.masks); !s)
         problems << QString::fromStdString(s.message());
+    checkRange(problems, "Terms", p.nterms, 1, gpu::kMaxPeriodogramTerms);
+    if (p.prewhitened.size() > kMaxPrewhitened)
+        problems << QStringLiteral("%1 prewhitened frequencies, more than the %2 allowed")
+                        .arg(p.prewhitened.size())
+                        .arg(kMaxPrewhitened);
+    else if (!std::isfinite(p.prewhitenEpoch))
+        problems << QStringLiteral("The prewhitening epoch must be a finite number");
+    for (std::size_t i = 0; i < p.prewhitened.size() && i < kMaxPrewhitened; ++i) {
+        const gpu::FittedSinusoid& f = p.prewhitened[i];
+        const bool finite = std::isfinite(f.frequency) && std::isfinite(f.amplitude) &&
+                            std::isfinite(f.phase) && std::isfinite(f.frequencyError) &&
+                            std::isfinite(f.amplitudeError) && std::isfinite(f.phaseError);
+        if (!finite || !(f.frequency > 0.0) || f.amplitude < 0.0 || f.phase < 0.0 ||
+            f.phase >= 1.0 || f.frequencyError < 0.0 || f.amplitudeError < 0.0 ||
+            f.phaseError < 0.0)
+            problems << QStringLiteral("Prewhitened frequency %1 needs finite values, a "
+                                       "frequency above 0, an amplitude and errors not "
+                                       "negative and a phase in [0, 1)")
+                            .arg(i + 1);
+    }
     if (problems.isEmpty())
         return gpu::Status::success();
     return gpu::Status::failure(problems.join("; ").toStdString());

@@ -93,8 +93,8 @@ std::vector<std::optional<double>> falseAlarmProbabilities(const std::vector<gpu
                                                            const gpu::PeriodogramOptions& options)
 {
     std::vector<std::optional<double>> fap(peaks.size());
-    // Baluev's approximation assumes the model's offset is fitted or removed.
-    if (!(options.fitMean || options.centerData) || grid.count < 1)
+    // Baluev's approximation assumes the model's offset is fitted or removed, and one term.
+    if (!(options.fitMean || options.centerData) || options.nterms != 1 || grid.count < 1)
         return fap;
     for (std::size_t i = 0; i < peaks.size(); ++i)
         fap[i] =
@@ -104,7 +104,8 @@ std::vector<std::optional<double>> falseAlarmProbabilities(const std::vector<gpu
 
 std::string peaksJson(const std::vector<gpu::Peak>& peaks,
                       const std::vector<std::optional<double>>& falseAlarms,
-                      gpu::Normalization normalization, gpu::TimeUnit unit)
+                      gpu::Normalization normalization, gpu::TimeUnit unit, int nterms,
+                      const std::vector<gpu::FittedSinusoid>& prewhitened, double prewhitenEpoch)
 {
     QJsonArray list;
     for (std::size_t i = 0; i < peaks.size(); ++i) {
@@ -117,6 +118,15 @@ std::string peaksJson(const std::vector<gpu::Peak>& peaks,
                                 {"power", p.power},
                                 {"falseAlarmProbability", fap}});
     }
+    QJsonArray sinusoids;
+    for (const gpu::FittedSinusoid& f : prewhitened)
+        sinusoids.append(QJsonObject{{"frequency", f.frequency},
+                                     {"frequencyError", f.frequencyError},
+                                     {"period", 1.0 / f.frequency},
+                                     {"amplitude", f.amplitude},
+                                     {"amplitudeError", f.amplitudeError},
+                                     {"phase", f.phase},
+                                     {"phaseError", f.phaseError}});
     const QString period = periodUnitText(unit);
     const QJsonObject root{{"timeUnit", unit == gpu::TimeUnit::Day    ? "day"
                                         : unit == gpu::TimeUnit::Year ? "year"
@@ -124,7 +134,13 @@ std::string peaksJson(const std::vector<gpu::Peak>& peaks,
                            {"frequencyUnit", frequencyUnitText(unit)},
                            {"periodUnit", period.isEmpty() ? QJsonValue() : QJsonValue(period)},
                            {"normalization", gpu::normalizationName(normalization)},
-                           {"peaks", list}};
+                           {"nterms", nterms},
+                           {"peaks", list},
+                           {"prewhitened", QJsonObject{{"epoch", prewhitenEpoch},
+                                                       {"model", "offset + sum amplitude sin(2 pi "
+                                                                 "(frequency (t - epoch) + "
+                                                                 "phase))"},
+                                                       {"sinusoids", sinusoids}}}};
     return QJsonDocument(root).toJson(QJsonDocument::Indented).toStdString();
 }
 

@@ -229,6 +229,52 @@ public:
         out = std::move(masks);
     }
 
+    // {"epoch": E, "sinusoids": [{"frequency": F, "amplitude": A, "phase": P, and their
+    // errors}, ...]}; the length is checked before the items, as for masks.
+    void prewhitening(const char* key, std::vector<gpu::FittedSinusoid>& out, double& epoch)
+    {
+        const auto object = this->object(key);
+        if (!object)
+            return;
+        Section section(m_reader, *object, path(key));
+        double e = 0.0;
+        section.number("epoch", e);
+        const auto list = section.array("sinusoids");
+        section.finish();
+        if (m_reader.failed())
+            return;
+        std::vector<gpu::FittedSinusoid> sinusoids;
+        if (list) {
+            if (std::size_t(list->size()) > kMaxPrewhitened)
+                return fail(key, QStringLiteral("%1 prewhitened sinusoids, more than the %2 "
+                                                "allowed")
+                                     .arg(list->size())
+                                     .arg(kMaxPrewhitened));
+            for (qsizetype i = 0; i < list->size(); ++i) {
+                if (!(*list)[i].isObject())
+                    return fail(key, QStringLiteral("sinusoids item %1: expected an object, "
+                                                    "found %2")
+                                         .arg(i)
+                                         .arg(describe((*list)[i])));
+                Section item(m_reader, (*list)[i].toObject(),
+                             path(key) + QStringLiteral(".sinusoids[%1]").arg(i));
+                gpu::FittedSinusoid f;
+                item.number("frequency", f.frequency);
+                item.number("amplitude", f.amplitude);
+                item.number("phase", f.phase);
+                item.number("frequencyError", f.frequencyError);
+                item.number("amplitudeError", f.amplitudeError);
+                item.number("phaseError", f.phaseError);
+                item.finish();
+                if (m_reader.failed())
+                    return;
+                sinusoids.push_back(f);
+            }
+        }
+        out = std::move(sinusoids);
+        epoch = e;
+    }
+
     QString path(const QString& key) const { return m_path.isEmpty() ? key : m_path + "." + key; }
 
     void finish()
@@ -361,6 +407,7 @@ void readPeriodogram(Section& s, PeriodogramScene& p)
     s.flag("weights", p.useErrors);
     s.choice("precision", p.precision, kPrecisions);
     s.choice("method", p.method, kMethods);
+    s.whole("nterms", p.nterms);
     s.whole("peaks", p.peaks);
     s.whole("blockThreads", p.blockThreads);
     s.whole("gridBlocks", p.gridBlocks);
@@ -369,6 +416,7 @@ void readPeriodogram(Section& s, PeriodogramScene& p)
     s.whole("detrendDegree", p.detrend.degree);
     s.number("detrendWindow", p.detrend.window);
     s.masks("masks", p.masks);
+    s.prewhitening("prewhitening", p.prewhitened, p.prewhitenEpoch);
 }
 
 void readLab(Section& s, LabScene& l)
@@ -404,6 +452,14 @@ QJsonObject toJson(const PeriodogramScene& p)
     QJsonArray masks;
     for (const gpu::TimeRange& m : p.masks)
         masks.append(QJsonArray{m.t0, m.t1});
+    QJsonArray sinusoids;
+    for (const gpu::FittedSinusoid& f : p.prewhitened)
+        sinusoids.append(QJsonObject{{"frequency", f.frequency},
+                                     {"amplitude", f.amplitude},
+                                     {"phase", f.phase},
+                                     {"frequencyError", f.frequencyError},
+                                     {"amplitudeError", f.amplitudeError},
+                                     {"phaseError", f.phaseError}});
     return {{"points", p.points},
             {"baseline", p.baseline},
             {"noise", p.noise},
@@ -425,6 +481,7 @@ QJsonObject toJson(const PeriodogramScene& p)
             {"weights", p.useErrors},
             {"precision", nameOf(p.precision, kPrecisions)},
             {"method", nameOf(p.method, kMethods)},
+            {"nterms", p.nterms},
             {"peaks", p.peaks},
             {"blockThreads", qint64(p.blockThreads)},
             {"gridBlocks", qint64(p.gridBlocks)},
@@ -432,7 +489,8 @@ QJsonObject toJson(const PeriodogramScene& p)
             {"detrend", nameOf(p.detrend.method, kDetrendMethods)},
             {"detrendDegree", p.detrend.degree},
             {"detrendWindow", p.detrend.window},
-            {"masks", masks}};
+            {"masks", masks},
+            {"prewhitening", QJsonObject{{"epoch", p.prewhitenEpoch}, {"sinusoids", sinusoids}}}};
 }
 
 std::optional<PeriodogramScene> periodogramFromJson(const QJsonObject& object, QString* error)

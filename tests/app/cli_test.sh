@@ -223,6 +223,62 @@ expect 1 "is not a date" --backend cpu --series "$dates" --time-format iso \
 expect 1 "Cannot open /nonexistent/series.csv" --series /nonexistent/series.csv \
     --export-peaks "$scenes/never.json"
 [ ! -e "$scenes/never.json" ] || { echo "FAIL: a failed export wrote a file"; fails=$((fails + 1)); }
+# Multi-term models and prewhitening, on the fixtures of tests/fixtures/generate_multiterm.py.
+fixtures=$(cd "$(dirname "$0")/../fixtures/periodogram" && pwd)
+expect 2 "--nterms must be a whole number from 1 to 6, not '7'" --nterms 7
+expect 2 "--nterms must be a whole number from 1 to 6, not 'two'" --nterms two
+expect 2 "--prewhiten must be a whole number from 1 to 100, not '0'" --prewhiten 0
+expect 2 "--prewhiten runs without a window" --prewhiten 2 --screenshot "$scenes/p.png" \
+    --export-peaks "$scenes/p.json"
+expect 2 "--export-frequencies: the folder /nonexistent does not exist" \
+    --export-frequencies /nonexistent/f.csv
+expect 0 "Saved $scenes/h.json" --backend cpu --series "$fixtures/series_H.csv" --nterms 3 \
+    --export-peaks "$scenes/h.json"
+# Three terms put the highest peak at the fundamental (2.37 days); Baluev's false-alarm
+# probability is for one term, so none is given.
+if ! python3 - "$scenes/h.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["nterms"] == 3, d["nterms"]
+assert abs(d["peaks"][0]["period"] - 2.37) < 0.01, d["peaks"][0]
+assert d["peaks"][0]["falseAlarmProbability"] is None
+PY
+then
+    echo "FAIL: the three-term periodogram's best period or its FAP"
+    fails=$((fails + 1))
+fi
+# Three rounds of prewhitening, then the three sinusoids fitted together: the same as scipy's
+# curve_fit of all three (fit_P.csv, case "all"), to 1e-4 of each error bar.
+expect 0 "Saved $scenes/frequencies.csv" --backend cpu --series "$fixtures/series_P.csv" \
+    --prewhiten 3 --export-frequencies "$scenes/frequencies.csv" \
+    --export-peaks "$scenes/prewhitened.json"
+if ! python3 - "$scenes/frequencies.csv" "$fixtures/fit_P.csv" "$scenes/prewhitened.json" <<'PY'
+import csv, json, sys
+rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if not l.startswith("#"))][1:]
+ref = {}
+for r in csv.reader(l for l in open(sys.argv[2]) if not l.startswith("#")):
+    if r[0] == "all":
+        ref[r[1]] = (float(r[2]), float(r[3]))
+assert len(rows) == 3, rows
+for k, r in enumerate(rows):
+    for name, col in (("frequency", 1), ("amplitude", 5), ("phase", 7)):
+        value, error = ref[f"{name}{k}"]
+        assert abs(float(r[col]) - value) < 1e-4 * error, (name, k, r[col], value)
+        assert abs(float(r[col + 1]) - error) < 1e-5 * error, (name, k, r[col + 1], error)
+d = json.load(open(sys.argv[3]))
+assert len(d["prewhitened"]["sinusoids"]) == 3
+# What is left after three sinusoids is noise: no listed peak is significant.
+assert all(p["falseAlarmProbability"] > 0.5 for p in d["peaks"]), d["peaks"]
+PY
+then
+    echo "FAIL: the prewhitened frequencies differ from scipy's fit"
+    fails=$((fails + 1))
+fi
+head -42 "$fixtures/series_P.csv" > "$scenes/short.csv"
+expect 1 "Fitting 15 frequencies takes 46 parameters, and there are only 40 points" \
+    --backend cpu --series "$scenes/short.csv" --prewhiten 15 \
+    --export-frequencies "$scenes/never.csv"
+[ ! -e "$scenes/never.csv" ] || { echo "FAIL: a failed prewhitening wrote a file"; fails=$((fails + 1)); }
 if ! command -v nvidia-smi >/dev/null 2>&1; then
     expect 1 "The CUDA backend was requested, but" --backend cuda
 fi

@@ -58,6 +58,9 @@ scene::Scene unusualScene()
     g.gridStride = true;
     g.detrend = {gpu::DetrendMethod::RunningMedian, 4, 12.5};
     g.masks = {{58001.25, 58003.5}, {-1e9, -2.0}, {58010.0, 58010.0}};
+    g.nterms = 4;
+    g.prewhitened = {{0.731, 1.01, 0.122, 8e-5, 0.013, 0.002}, {1.173, 0.5, 0.0, 1e-4, 0.01, 0.0}};
+    g.prewhitenEpoch = 2459050.0999238561;
     s.lab = {7, 123456, false, false, true, 99};
     s.workspace = scene::Workspace::Periodogram;
     return s;
@@ -382,4 +385,53 @@ TEST(Scene, HostileDetrendAndMasksAreRefusedWithAMessage)
     scene::Scene tooMany;
     tooMany.periodogram.masks.assign(gpu::kMaxMasks + 1, {0.0, 1.0});
     EXPECT_CONTAINS(scene::validate(tooMany).message(), "at most 10000 are allowed");
+}
+
+TEST(Scene, TermsAndPrewhiteningRoundTripAndOlderFilesKeepTheDefaults)
+{
+    scene::PeriodogramScene p;
+    p.nterms = 6;
+    p.prewhitened = {{0.25, 3.0, 0.999, 1e-6, 0.1, 0.01}};
+    p.prewhitenEpoch = -12.5;
+    QString error;
+    const auto back = scene::periodogramFromJson(scene::toJson(p), &error);
+    ASSERT_TRUE(back) << error.toStdString();
+    EXPECT_EQ(*back, p);
+    QJsonObject older = scene::toJson(scene::PeriodogramScene{});
+    older.remove("nterms");
+    older.remove("prewhitening");
+    const auto read = scene::periodogramFromJson(older, &error);
+    ASSERT_TRUE(read) << error.toStdString();
+    EXPECT_EQ(read->nterms, 1);
+    EXPECT_TRUE(read->prewhitened.empty());
+}
+
+TEST(Scene, HostileTermsAndPrewhiteningAreRefusedWithAMessage)
+{
+    EXPECT_CONTAINS(errorOf(withValue("periodogram", "nterms", "7")),
+                    "Terms must lie in [1, 6], not 7");
+    EXPECT_CONTAINS(errorOf(withValue("periodogram", "nterms", "2.5")), "periodogram.nterms");
+    const auto prewhitening = [](const QByteArray& sinusoids) {
+        return withValue("periodogram", "prewhitening",
+                         "{\"epoch\": 0, \"sinusoids\": " + sinusoids + "}");
+    };
+    EXPECT_CONTAINS(errorOf(prewhitening("[{\"frequency\": -1, \"amplitude\": 1}]")),
+                    "Prewhitened frequency 1 needs finite values, a frequency above 0");
+    EXPECT_CONTAINS(errorOf(prewhitening("[{\"frequency\": 1, \"phase\": 1.5}]")),
+                    "a phase in [0, 1)");
+    EXPECT_CONTAINS(errorOf(prewhitening("[{\"frequency\": \"x\"}]")),
+                    "periodogram.prewhitening.sinusoids[0].frequency: expected a number");
+    EXPECT_CONTAINS(errorOf(prewhitening("[3]")), "sinusoids item 0: expected an object");
+    EXPECT_CONTAINS(errorOf(prewhitening("{}")), "periodogram.prewhitening.sinusoids: expected "
+                                                 "an array");
+    EXPECT_CONTAINS(errorOf(withValue("periodogram", "prewhitening", "[1]")),
+                    "periodogram.prewhitening: expected an object");
+    QJsonArray many;
+    for (int i = 0; i < 1000; ++i)
+        many.append(QJsonObject{{"frequency", 1.0 + i}});
+    QJsonObject object = scene::toJson(scene::PeriodogramScene{});
+    object["prewhitening"] = QJsonObject{{"epoch", 0.0}, {"sinusoids", many}};
+    QString error;
+    EXPECT_FALSE(scene::periodogramFromJson(object, &error));
+    EXPECT_CONTAINS(error.toStdString(), "1000 prewhitened sinusoids, more than the 100 allowed");
 }

@@ -24,6 +24,22 @@ struct PeriodogramRequest
     std::string capNote;
 };
 
+// A loaded series made ready for its periodogram as a scene asks: dy dropped when the weights
+// are off, the masked points left out, the trend taken out, then the prewhitened sinusoids.
+struct PreparedSeries
+{
+    gpu::TimeSeries series;    // what the periodogram is of
+    gpu::TimeSeries detrended; // before the prewhitened sinusoids came out: what a fit of all of
+                               // them together starts from
+    gpu::TimeSeries unmasked;  // the points kept, before detrending (the light curve's times)
+    std::vector<double> trend; // at the times of unmasked (empty without detrending)
+    std::size_t masked = 0;    // points left out by the masks
+};
+
+// Fails, saying why, when every point is masked or the trend cannot be fitted.
+gpu::Status prepareSeries(const PeriodogramScene& scene, const gpu::TimeSeries& loaded,
+                          PreparedSeries& prepared);
+
 // Makes the request for series (its dy already dropped when the scene does not use them):
 // the options, and the grid, automatic grids following the series. Fails with the reasons
 // the series and the options cannot be computed (too few points, zero variance, ...).

@@ -2,6 +2,7 @@
 
 #include "warpscope/gpu/Detrend.h"
 #include "warpscope/gpu/DistanceParams.h"
+#include "warpscope/gpu/FrequencyFit.h"
 #include "warpscope/gpu/Periodogram.h"
 #include "warpscope/gpu/Spectrum.h"
 #include "warpscope/gpu/Status.h"
@@ -37,6 +38,9 @@ inline constexpr double kMinPeriod = 1e-6, kMaxPeriod = 1e9;
 inline constexpr int kMaxSeed = 1'000'000;
 inline constexpr double kMinSamplesPerPeak = 0.1, kMaxSamplesPerPeak = 1000.0;
 inline constexpr double kMinNyquistFactor = 0.01, kMaxNyquistFactor = 1000.0;
+// Prewhitening fits every listed frequency at once when asked to: a list longer than this
+// would be a fit no light curve supports.
+inline constexpr std::size_t kMaxPrewhitened = 100;
 
 // The periodogram workspace's controls: the synthetic series, the frequency grid, the options
 // of the computation, its launch, and how the result is shown.
@@ -66,6 +70,7 @@ struct PeriodogramScene
     bool useErrors = true; // weights from dy
     gpu::Precision precision = gpu::Precision::Float64;
     gpu::PeriodogramMethod method = gpu::PeriodogramMethod::Auto;
+    int nterms = 1; // harmonics in the model (gpu::PeriodogramOptions::nterms)
     int peaks = 10;
     // The direct kernel's launch (gpu::PeriodogramLaunch).
     long long blockThreads = gpu::PeriodogramLaunch{}.blockThreads;
@@ -75,6 +80,10 @@ struct PeriodogramScene
     // ranges, then a trend (the periodogram is of the residuals). Times in the data's unit.
     gpu::DetrendOptions detrend;
     std::vector<gpu::TimeRange> masks;
+    // Prewhitening: the sinusoids fitted so far, taken out of the detrended data before the
+    // periodogram, in the order they were found; phases at prewhitenEpoch.
+    std::vector<gpu::FittedSinusoid> prewhitened;
+    double prewhitenEpoch = 0.0;
 
     gpu::PeriodogramLaunch launch() const { return {blockThreads, gridBlocks, gridStride}; }
     bool operator==(const PeriodogramScene&) const = default;
@@ -83,7 +92,9 @@ struct PeriodogramScene
 // The ranges above, gpu::validateFrequencyRange on the manual grid (in ordinary frequency,
 // whatever the grid mode, so that switching to it later works), and
 // gpu::validatePeriodogramLaunch against the limits every CUDA GPU shares, and
-// gpu::validateDetrend and gpu::validateMasks; every problem in one message.
+// gpu::validateDetrend and gpu::validateMasks, the number of terms, and the prewhitened
+// sinusoids (finite, frequency above 0, amplitude and errors not negative, phase in [0, 1),
+// at most kMaxPrewhitened); every problem in one message.
 gpu::Status validate(const PeriodogramScene& periodogram);
 
 } // namespace warpscope::scene

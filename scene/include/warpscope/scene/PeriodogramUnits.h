@@ -1,6 +1,7 @@
 #pragma once
 
 #include "warpscope/gpu/Detrend.h"
+#include "warpscope/gpu/FrequencyFit.h"
 #include "warpscope/gpu/Periodogram.h"
 #include "warpscope/gpu/PeriodogramSampling.h"
 #include "warpscope/gpu/TimeSeriesIO.h"
@@ -49,10 +50,13 @@ std::vector<std::optional<double>> falseAlarmProbabilities(const std::vector<gpu
                                                            const gpu::TimeSeries& series,
                                                            const gpu::PeriodogramOptions& options);
 
-// The peaks as JSON: the unit, the normalisation and, highest first, each peak's frequency,
-// period, power and false-alarm probability (null where it is not defined).
+// The peaks as JSON: the unit, the normalisation, the model's terms and, highest first, each
+// peak's frequency, period, power and false-alarm probability (null where it is not
+// defined), then the prewhitened sinusoids with their errors and epoch.
 std::string peaksJson(const std::vector<gpu::Peak>& peaks,
                       const std::vector<std::optional<double>>& falseAlarms,
-                      gpu::Normalization normalization, gpu::TimeUnit unit);
+                      gpu::Normalization normalization, gpu::TimeUnit unit, int nterms = 1,
+                      const std::vector<gpu::FittedSinusoid>& prewhitened = {},
+                      double prewhitenEpoch = 0.0);
 
 } // namespace warpscope::scene
