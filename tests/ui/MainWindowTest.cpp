@@ -1026,6 +1026,117 @@ private slots:
         QCOMPARE(periodogram()->analysedSeries().t.size(), std::size_t(520));
     }
 
+    // Three sinusoids near BJD 2459000 (tests/fixtures/generate_multiterm.py). Prewhitening
+    // as a person does it: the highest peak is selected, Prewhiten peak fits and takes it out,
+    // three times, each the next sinusoid; Fit all together then gives scipy's simultaneous
+    // fit; the list exports as CSV; every step undoes. A second file starts its own list.
+    void prewhiteningFindsFitsAndExportsTheSinusoids()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        periodogram()->openFile(WARPSCOPE_FIXTURE_DIR "/periodogram/series_P.csv");
+        QVERIFY(waitForPeriodogram());
+        QVERIFY2(periodogram()->errorText().isEmpty(), qPrintable(periodogram()->errorText()));
+        auto* prewhiten = periodogram()->findChild<QPushButton*>("prewhiten");
+        auto* refit = periodogram()->findChild<QPushButton*>("refitAll");
+        auto* list = periodogram()->findChild<QTableWidget*>("prewhitened");
+        auto* peaks = periodogram()->findChild<QTableWidget*>("peaks");
+        QVERIFY(prewhiten && refit && list && peaks);
+        QVERIFY(!refit->isEnabled());
+        const int steps = periodogram()->undoStack()->count();
+        const double truth[] = {0.731, 1.173, 0.2217};
+        for (int round = 0; round < 3; ++round) {
+            QVERIFY(!periodogram()->peaks().empty());
+            QVERIFY2(std::abs(periodogram()->peaks()[0].frequency - truth[round]) < 0.002,
+                     qPrintable(QString::number(periodogram()->peaks()[0].frequency)));
+            QCOMPARE(peaks->currentRow(), 0);
+            QVERIFY(prewhiten->isEnabled());
+            QTest::mouseClick(prewhiten, Qt::LeftButton);
+            QVERIFY(waitForPeriodogram());
+            QVERIFY2(periodogram()->errorText().isEmpty(), qPrintable(periodogram()->errorText()));
+            QCOMPARE(list->rowCount(), round + 1);
+        }
+        QCOMPARE(periodogram()->undoStack()->count(), steps + 3);
+        auto* status = periodogram()->findChild<QLabel*>("periodogramStatus");
+        QVERIFY2(status->text().contains("3 sinusoid(s) prewhitened"), qPrintable(status->text()));
+
+        QVERIFY(refit->isEnabled());
+        QTest::mouseClick(refit, Qt::LeftButton);
+        QVERIFY(waitForPeriodogram());
+        const auto scene = periodogram()->currentScene();
+        QVERIFY(scene);
+        QCOMPARE(scene->prewhitened.size(), std::size_t(3));
+        // scipy's curve_fit of all three, to 1e-4 of each error bar (MultiTermTest says why).
+        QFile fixture(WARPSCOPE_FIXTURE_DIR "/periodogram/fit_P.csv");
+        QVERIFY(fixture.open(QIODevice::ReadOnly));
+        int compared = 0;
+        for (const QByteArray& line : fixture.readAll().split('\n')) {
+            const QList<QByteArray> f = line.split(',');
+            if (f.size() != 4 || f[0] != "all" || f[1] == "offset")
+                continue;
+            const gpu::FittedSinusoid& s = scene->prewhitened[std::size_t(f[1].right(1).toInt())];
+            const double value = f[1].startsWith("frequency")   ? s.frequency
+                                 : f[1].startsWith("amplitude") ? s.amplitude
+                                                                : s.phase;
+            QVERIFY2(std::abs(value - f[2].toDouble()) < 1e-4 * f[3].toDouble(), line.constData());
+            ++compared;
+        }
+        QCOMPARE(compared, 9);
+
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("frequencies.csv");
+        QCOMPARE(periodogram()->exportSinusoids(csv), QString());
+        QFile out(csv);
+        QVERIFY(out.open(QIODevice::ReadOnly));
+        const QByteArray text = out.readAll();
+        QCOMPARE(text.count('\n'), 5); // the model, the header and three sinusoids
+        QVERIFY(text.contains("frequency (cycles per day)"));
+        QVERIFY(!periodogram()->exportSinusoids("/nonexistent/f.csv").isEmpty());
+
+        // Undo the joint fit, then the last prewhitening.
+        periodogram()->undoStack()->undo();
+        QVERIFY(waitForPeriodogram());
+        QCOMPARE(periodogram()->currentScene()->prewhitened.size(), std::size_t(3));
+        QVERIFY(periodogram()->currentScene()->prewhitened != scene->prewhitened);
+        periodogram()->undoStack()->undo();
+        QVERIFY(waitForPeriodogram());
+        QCOMPARE(list->rowCount(), 2);
+        QVERIFY2(std::abs(periodogram()->peaks()[0].frequency - truth[2]) < 0.002,
+                 qPrintable(QString::number(periodogram()->peaks()[0].frequency)));
+
+        // Another file: the list was fitted to other data, so it starts empty.
+        periodogram()->openFile(WARPSCOPE_FIXTURE_DIR "/periodogram/series_H.csv");
+        QVERIFY(waitForPeriodogram());
+        QCOMPARE(list->rowCount(), 0);
+        QVERIFY(!refit->isEnabled());
+    }
+
+    // A light curve with two overtones: three terms put the highest peak at the fundamental,
+    // and the panel says why no false-alarm probability is given.
+    void multiTermModelsFindTheFundamental()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        periodogram()->openFile(WARPSCOPE_FIXTURE_DIR "/periodogram/series_H.csv");
+        QVERIFY(waitForPeriodogram());
+        auto* terms = periodogram()->findChild<QSpinBox*>("nterms");
+        QVERIFY(terms);
+        terms->setFocus();
+        QTest::keyClick(terms, Qt::Key_Up);
+        QTest::keyClick(terms, Qt::Key_Up);
+        QVERIFY(waitForPeriodogram());
+        QCOMPARE(terms->value(), 3);
+        QVERIFY2(periodogram()->errorText().isEmpty(), qPrintable(periodogram()->errorText()));
+        QVERIFY(!periodogram()->peaks().empty());
+        QVERIFY2(std::abs(1.0 / periodogram()->peaks()[0].frequency - 2.37) < 0.01,
+                 qPrintable(QString::number(1.0 / periodogram()->peaks()[0].frequency)));
+        auto* fap = periodogram()->findChild<QLabel*>("falseAlarm");
+        QVERIFY2(fap->text().contains("3 terms"), qPrintable(fap->text()));
+        auto* levels = periodogram()->findChild<QLabel*>("falseAlarmLevels");
+        QVERIFY2(levels->text().contains("one-term model"), qPrintable(levels->text()));
+        QVERIFY(periodogram()->markLabels().filter("FAP").isEmpty());
+    }
+
     // Yearly means from 1700, as sunspot numbers come: an 11-year cycle and noise. Above 0.5
     // cycles per year the periodogram of yearly times only mirrors what lies below, so the
     // automatic grid stops there, the panel says why, and the highest peak is the cycle, not

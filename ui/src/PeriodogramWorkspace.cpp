@@ -2,9 +2,11 @@
 
 #include "LightCurveView.h"
 #include "PeriodogramMarks.h"
+#include "PrewhiteningPanel.h"
 #include "Style.h"
 #include "warpscope/gpu/TraceExport.h"
 #include "warpscope/scene/PeriodogramUnits.h"
+#include "warpscope/scene/Prewhitening.h"
 #include "warpscope/scene/SceneFile.h"
 #include "warpscope/ui/SpectrumView.h"
 
@@ -157,6 +159,14 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
            "Auto: matrix products in float64 where FP64 tensor cores run at full rate, in "
            "float32 on any GPU with tensor cores.\n"
            "The CPU always uses rotation tables and simulates the direct kernel's launch."));
+    m_nterms = new QSpinBox(this);
+    m_nterms->setObjectName("nterms");
+    m_nterms->setRange(1, gpu::kMaxPeriodogramTerms);
+    m_nterms->setToolTip(
+        tr("Harmonics in the model (astropy's nterms): 1 fits a sinusoid; more terms follow\n"
+           "eclipses, pulsations and other non-sinusoidal light curves, whose one-term\n"
+           "periodogram splits power between the fundamental and its overtones. More than\n"
+           "one term runs on the direct kernel, and has no false-alarm probability."));
     m_blockThreads = new QLineEdit("128", this);
     m_blockThreads->setObjectName("periodogramBlock");
     m_blockThreads->setToolTip(tr("Threads per block (x); each thread evaluates %1 consecutive "
@@ -272,6 +282,7 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     auto* options = new QGroupBox(tr("Options"), this);
     auto* optionsForm = new QFormLayout(options);
     optionsForm->addRow(tr("Normalisation"), m_normalization);
+    optionsForm->addRow(tr("Terms"), m_nterms);
     optionsForm->addRow(m_fitMean);
     optionsForm->addRow(m_center);
     optionsForm->addRow(m_useErrors);
@@ -326,6 +337,7 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     m_fold->xAxis->setLabel(tr("phase"));
     m_fold->yAxis->setLabel(tr("y"));
     m_marks = new PeriodogramMarks(m_view);
+    m_prewhitening = new PrewhiteningPanel(this);
     m_lightCurve = new LightCurveView(this);
     m_lightCurve->setObjectName("lightCurve");
     m_windowPlot = new QCustomPlot(this);
@@ -378,6 +390,7 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     peaksBox->addWidget(m_peakTable);
     peaksBox->addWidget(m_levels);
     peaksBox->addWidget(m_aliases);
+    peaksBox->addWidget(m_prewhitening, 1);
     lowerLayout->addLayout(peaksBox, 2);
     lowerLayout->addWidget(m_fold, 3);
     auto* right = new QSplitter(Qt::Vertical, this);
@@ -435,6 +448,29 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     connect(autoLaunch, &QPushButton::clicked, this, &PeriodogramWorkspace::chooseAutoLaunch);
     for (QComboBox* box : {m_gridMode, m_normalization, m_precision, m_frequencyUnit, m_method})
         connect(box, &QComboBox::currentIndexChanged, this, &PeriodogramWorkspace::schedule);
+    connect(m_nterms, &QSpinBox::valueChanged, this, &PeriodogramWorkspace::schedule);
+    connect(m_prewhitening, &PrewhiteningPanel::prewhitenRequested, this,
+            [this] { prewhitenPeak(m_peakTable->currentRow()); });
+    connect(m_prewhitening, &PrewhiteningPanel::refitRequested, this,
+            &PeriodogramWorkspace::refitSinusoids);
+    connect(m_prewhitening, &PrewhiteningPanel::removeRequested, this,
+            &PeriodogramWorkspace::removeSinusoid);
+    connect(m_prewhitening, &PrewhiteningPanel::clearRequested, this, [this] {
+        scene::PeriodogramScene c = m_committed;
+        c.prewhitened.clear();
+        applyScene(c, tr("Clear the prewhitened sinusoids"));
+    });
+    connect(m_prewhitening, &PrewhiteningPanel::exportRequested, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export prewhitened sinusoids"),
+                                                          "frequencies.csv", tr("CSV (*.csv)"));
+        if (path.isEmpty())
+            return;
+        if (const QString error = exportSinusoids(path); !error.isEmpty())
+            setError(error);
+        else
+            emit message(tr("Saved %1").arg(path));
+    });
+    connect(&m_fit, &QFutureWatcher<Fitted>::finished, this, &PeriodogramWorkspace::onFitted);
     for (QCheckBox* box : {m_fitMean, m_center, m_useErrors, m_showWindow})
         connect(box, &QCheckBox::toggled, this, &PeriodogramWorkspace::schedule);
     connect(m_xAxis, &QComboBox::currentIndexChanged, this, &PeriodogramWorkspace::replot);
@@ -487,6 +523,13 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
                     return;
                 }
                 m_series = std::move(series);
+                // Sinusoids fitted to other data mean nothing here: a new file starts its own
+                // list (one undo step, so it can come back).
+                const bool otherData = m_loadingPath != m_source && !m_prewhitened.empty();
+                if (otherData) {
+                    m_prewhitened.clear();
+                    recordUndo();
+                }
                 m_source = m_loadingPath;
                 m_shownReport = m_loadReport;
                 m_shownChoice = m_loadingChoice;
@@ -500,7 +543,8 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
             });
     // After the handlers above: a load or a run that leaves nothing running settles the view.
     for (QFutureWatcherBase* watcher :
-         {static_cast<QFutureWatcherBase*>(&m_job), static_cast<QFutureWatcherBase*>(&m_load)})
+         {static_cast<QFutureWatcherBase*>(&m_job), static_cast<QFutureWatcherBase*>(&m_load),
+          static_cast<QFutureWatcherBase*>(&m_fit)})
         connect(watcher, &QFutureWatcherBase::finished, this, [this] {
             if (!busy())
                 emit settled();
@@ -572,6 +616,10 @@ void PeriodogramWorkspace::useSynthetic()
     o.sinusoids[0].amplitude = m_amplitude->value();
     o.seed = std::uint64_t(m_seed->value());
     m_series = gpu::syntheticSeries(o);
+    if (!m_source.isEmpty() && !m_prewhitened.empty()) { // fitted to the file left
+        m_prewhitened.clear();
+        recordUndo();
+    }
     m_source.clear();
     showColumns();
     showUnits();
@@ -696,45 +744,40 @@ void PeriodogramWorkspace::load(const QString& path, const gpu::ColumnChoice& co
 std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
 {
     Request r;
-    r.series = m_series;
     r.unit = m_source.isEmpty() ? gpu::TimeUnit::Unknown : m_shownReport.timeUnit;
-    if (!m_useErrors->isChecked())
-        r.series.dy.clear();
-    // The masked points go, then the trend: the periodogram is of the residuals.
-    const gpu::TimeSeries all = r.series;
-    std::size_t masked = 0;
-    r.series = gpu::applyMasks(all, m_masks, &masked);
-    const gpu::TimeSeries kept = r.series;
-    const gpu::DetrendOptions detrend{gpu::DetrendMethod(m_detrendMethod->currentIndex()),
-                                      m_detrendDegree->value(), m_detrendWindow->value()};
-    const std::vector<gpu::TimeRange>& shownMasks = m_masks;
-    std::vector<double> trend;
+    const scene::PeriodogramScene controls = readControls(m_committed);
+    // The masked points go, then the trend, then the prewhitened sinusoids: the periodogram is
+    // of what is left, as on the command line.
+    const gpu::Status prepared = scene::prepareSeries(controls, m_series, r.prepared);
+    gpu::TimeSeries all = m_series;
+    if (!controls.useErrors)
+        all.dy.clear();
     m_lightCurve->setTimeLabel(
         m_source.isEmpty() || m_shownReport.timeLabel.empty()
             ? tr("t")
             : tr("t, %1").arg(QString::fromStdString(m_shownReport.timeLabel)));
-    if (kept.t.empty()) {
-        m_lightCurve->setData(all, shownMasks, kept, {});
-        setError(tr("Every point is masked: click a shaded range on the light curve to unmask "
-                    "it"));
+    if (!prepared) {
+        m_lightCurve->setData(all, m_masks, r.prepared.unmasked, {});
+        setError(r.prepared.unmasked.t.empty()
+                     ? tr("Every point is masked: click a shaded range on the light curve to "
+                          "unmask it")
+                     : tr("The trend cannot be taken out: %1")
+                           .arg(QString::fromStdString(prepared.message())));
         return std::nullopt;
     }
-    if (detrend.method != gpu::DetrendMethod::None) {
-        gpu::TimeSeries residuals;
-        if (const gpu::Status s = gpu::detrend(kept, detrend, trend, residuals); !s) {
-            m_lightCurve->setData(all, shownMasks, kept, {});
-            setError(
-                tr("The trend cannot be taken out: %1").arg(QString::fromStdString(s.message())));
-            return std::nullopt;
-        }
-        r.series = std::move(residuals);
-        r.detrendNote =
-            tr("periodogram of residuals after %1").arg(scene::detrendText(detrend, r.unit));
-    }
+    r.series = r.prepared.series;
+    if (controls.detrend.method != gpu::DetrendMethod::None)
+        r.detrendNote = tr("periodogram of residuals after %1")
+                            .arg(scene::detrendText(controls.detrend, r.unit));
+    const std::size_t masked = r.prepared.masked;
     if (masked > 0)
         r.detrendNote += (r.detrendNote.isEmpty() ? QString() : tr("; ")) +
                          (masked == 1 ? tr("1 point masked") : tr("%1 points masked").arg(masked));
-    m_lightCurve->setData(all, shownMasks, kept, trend);
+    if (!controls.prewhitened.empty())
+        r.detrendNote +=
+            (r.detrendNote.isEmpty() ? QString() : tr("; ")) +
+            tr("%n sinusoid(s) prewhitened", nullptr, int(controls.prewhitened.size()));
+    m_lightCurve->setData(all, m_masks, r.prepared.unmasked, r.prepared.trend);
     gpu::PeriodogramOptions& o = r.options;
     o.normalization = gpu::Normalization(m_normalization->currentIndex());
     o.fitMean = m_fitMean->isChecked();
@@ -742,6 +785,7 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
     o.precision =
         m_precision->currentIndex() == 0 ? gpu::Precision::Float64 : gpu::Precision::Float32;
     o.method = gpu::PeriodogramMethod(m_method->currentIndex());
+    o.nterms = m_nterms->value();
     for (QLineEdit* e : {m_fmin, m_fmax, m_count, m_blockThreads, m_gridBlocks})
         e->setStyleSheet(QString());
     bool okBlock = false, okGrid = false;
@@ -855,6 +899,7 @@ void PeriodogramWorkspace::start(Request request)
                       (m_gridNote.isEmpty() ? QString() : " " + m_gridNote));
     m_shownOptions = request.options;
     m_analysed = request.series;
+    m_prepared = request.prepared;
     m_detrendNote = request.detrendNote;
     m_computing = true;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
@@ -1037,6 +1082,11 @@ void PeriodogramWorkspace::showPeaks()
         m_fap->setText(tr("No peak"));
     } else if (!(m_shownOptions.fitMean || m_shownOptions.centerData)) {
         m_fap->setText(tr("The false-alarm probability needs centred data"));
+    } else if (m_shownOptions.nterms > 1) {
+        m_fap->setText(tr("Highest peak: period %1 (%2 terms: no false-alarm probability, which "
+                          "Baluev gives for one term)")
+                           .arg(scene::periodText(1.0 / m_peaks[0].frequency, m_shownUnit))
+                           .arg(m_shownOptions.nterms));
     } else {
         const gpu::TimeSeries used = usedSeries();
         const std::optional<double> fap = gpu::falseAlarmProbability(
@@ -1059,6 +1109,7 @@ void PeriodogramWorkspace::showPeaks()
                                .arg(m_peaks[0].power, 0, 'g', 6));
     }
     showLevels();
+    showPrewhitening();
     if (!m_peaks.empty())
         m_peakTable->setCurrentCell(0, 0);
     showFold(m_peaks.empty() ? -1 : 0);
@@ -1071,6 +1122,10 @@ void PeriodogramWorkspace::showLevels()
         m_levels->clear();
     } else if (!(m_shownOptions.fitMean || m_shownOptions.centerData)) {
         m_levels->setText(tr("False-alarm levels need centred data or a floating mean"));
+    } else if (m_shownOptions.nterms > 1) {
+        m_levels->setText(tr("False-alarm levels are for the one-term model (Baluev 2008); "
+                             "this periodogram fits %1 terms")
+                              .arg(m_shownOptions.nterms));
     } else {
         const gpu::TimeSeries used = usedSeries();
         QStringList text;
@@ -1248,7 +1303,7 @@ void PeriodogramWorkspace::setError(const QString& text)
 
 bool PeriodogramWorkspace::busy() const
 {
-    return m_computing || m_pending || m_loading;
+    return m_computing || m_pending || m_loading || m_fitting;
 }
 
 QCustomPlot* PeriodogramWorkspace::lightCurveView() const
@@ -1341,8 +1396,90 @@ QString PeriodogramWorkspace::exportPeaks(const QString& path) const
     const auto fap = scene::falseAlarmProbabilities(m_peaks, grid(), usedSeries(), m_shownOptions);
     const gpu::Status s = gpu::writeTextFile(
         path.toStdString(),
-        scene::peaksJson(m_peaks, fap, m_shownOptions.normalization, m_shownUnit));
+        scene::peaksJson(m_peaks, fap, m_shownOptions.normalization, m_shownUnit,
+                         m_shownOptions.nterms, m_prewhitened, m_prewhitenEpoch));
     return s ? QString() : QString::fromStdString(s.message());
+}
+
+QString PeriodogramWorkspace::exportSinusoids(const QString& path) const
+{
+    const gpu::Status s = gpu::writeTextFile(
+        path.toStdString(), scene::prewhitenedCsv(readControls(m_committed), m_shownUnit));
+    return s ? QString() : QString::fromStdString(s.message());
+}
+
+void PeriodogramWorkspace::prewhitenPeak(int peak)
+{
+    if (peak < 0 || peak >= int(m_peaks.size()))
+        return setError(tr("Select a peak to prewhiten"));
+    const double frequency = m_peaks[std::size_t(peak)].frequency;
+    startFit(
+        [prepared = m_prepared, frequency](scene::PeriodogramScene& c) {
+            return scene::addPrewhitened(c, prepared, frequency);
+        },
+        tr("Prewhiten period %1").arg(scene::periodText(1.0 / frequency, m_shownUnit)));
+}
+
+void PeriodogramWorkspace::refitSinusoids()
+{
+    if (m_prewhitened.empty())
+        return;
+    startFit([prepared = m_prepared](
+                 scene::PeriodogramScene& c) { return scene::refitPrewhitened(c, prepared); },
+             tr("Fit %n sinusoid(s) together", nullptr, int(m_prewhitened.size())));
+}
+
+void PeriodogramWorkspace::removeSinusoid(int index)
+{
+    if (index < 0 || index >= int(m_prewhitened.size()))
+        return;
+    scene::PeriodogramScene c = m_committed;
+    c.prewhitened.erase(c.prewhitened.begin() + index);
+    applyScene(c, tr("Remove prewhitened sinusoid %1").arg(index + 1));
+}
+
+void PeriodogramWorkspace::startFit(std::function<gpu::Status(scene::PeriodogramScene&)> fit,
+                                    const QString& text)
+{
+    // A fit of the periodogram shown: while another is computed, the data it would start from
+    // are about to change.
+    if (m_fitting || m_computing || !m_spectrum)
+        return setError(tr("Wait for the periodogram to finish, then fit"));
+    m_fitting = true;
+    showPrewhitening();
+    m_fit.setFuture(QtConcurrent::run([fit = std::move(fit), c = m_committed, text]() mutable {
+        Fitted result;
+        result.scene = c;
+        result.text = text;
+        result.status = fit(result.scene);
+        return result;
+    }));
+}
+
+void PeriodogramWorkspace::onFitted()
+{
+    m_fitting = false;
+    Fitted result = m_fit.result();
+    showPrewhitening();
+    if (!result.status) {
+        setError(tr("The fit failed: %1").arg(QString::fromStdString(result.status.message())));
+        return;
+    }
+    applyScene(result.scene, result.text);
+    const gpu::FittedSinusoid& last = result.scene.prewhitened.back();
+    emit message(tr("%1: frequency %2 ± %3, amplitude %4 ± %5")
+                     .arg(result.text)
+                     .arg(last.frequency, 0, 'g', 10)
+                     .arg(last.frequencyError, 0, 'g', 2)
+                     .arg(last.amplitude, 0, 'g', 6)
+                     .arg(last.amplitudeError, 0, 'g', 2));
+}
+
+void PeriodogramWorkspace::showPrewhitening()
+{
+    m_prewhitening->setSinusoids(m_prewhitened, m_source.isEmpty() ? gpu::TimeUnit::Unknown
+                                                                   : m_shownReport.timeUnit);
+    m_prewhitening->setState(m_fitting, !m_peaks.empty());
 }
 
 void PeriodogramWorkspace::exportDialog()
@@ -1397,11 +1534,14 @@ scene::PeriodogramScene PeriodogramWorkspace::readControls(const scene::Periodog
     c.precision =
         m_precision->currentIndex() == 0 ? gpu::Precision::Float64 : gpu::Precision::Float32;
     c.method = gpu::PeriodogramMethod(m_method->currentIndex());
+    c.nterms = m_nterms->value();
     c.peaks = m_peakCount->value();
     c.gridStride = m_gridStride->isChecked();
     c.detrend = {gpu::DetrendMethod(m_detrendMethod->currentIndex()), m_detrendDegree->value(),
                  m_detrendWindow->value()};
     c.masks = m_masks;
+    c.prewhitened = m_prewhitened;
+    c.prewhitenEpoch = m_prewhitenEpoch;
     return c;
 }
 
@@ -1447,6 +1587,7 @@ void PeriodogramWorkspace::setControls(const scene::PeriodogramScene& c)
     m_useErrors->setChecked(c.useErrors);
     m_precision->setCurrentIndex(c.precision == gpu::Precision::Float64 ? 0 : 1);
     m_method->setCurrentIndex(int(c.method));
+    m_nterms->setValue(c.nterms);
     m_peakCount->setValue(c.peaks);
     m_blockThreads->setText(QString::number(c.blockThreads));
     m_gridBlocks->setText(QString::number(c.gridBlocks));
@@ -1457,6 +1598,9 @@ void PeriodogramWorkspace::setControls(const scene::PeriodogramScene& c)
     m_detrendDegree->setEnabled(c.detrend.method == gpu::DetrendMethod::Polynomial);
     m_detrendWindow->setEnabled(c.detrend.method == gpu::DetrendMethod::RunningMedian);
     m_masks = c.masks;
+    m_prewhitened = c.prewhitened;
+    m_prewhitenEpoch = c.prewhitenEpoch;
+    showPrewhitening();
     const bool manual = c.gridMode != scene::GridMode::Automatic;
     m_samplesPerPeak->setEnabled(!manual);
     m_nyquist->setEnabled(!manual);

@@ -5,11 +5,13 @@
 #include "warpscope/gpu/Periodogram.h"
 #include "warpscope/gpu/PeriodogramSampling.h"
 #include "warpscope/gpu/TimeSeriesIO.h"
+#include "warpscope/scene/PeriodogramRequest.h"
 #include "warpscope/scene/PeriodogramScene.h"
 
 #include <QFutureWatcher>
 #include <QWidget>
 #include <atomic>
+#include <functional>
 #include <memory>
 
 class QCheckBox;
@@ -29,6 +31,7 @@ namespace warpscope::ui {
 
 class LightCurveView;
 class PeriodogramMarks;
+class PrewhiteningPanel;
 class SpectrumView;
 
 // The periodogram workspace: a time series (the synthetic default, or a file opened or
@@ -92,8 +95,17 @@ public:
     // Writes frequency, period and power, the header naming the time unit; returns an error
     // message or an empty string.
     QString exportCsv(const QString& path) const;
-    // Writes the listed peaks as JSON (scene::peaksJson); returns an error message or "".
+    // Writes the listed peaks and the prewhitened sinusoids as JSON (scene::peaksJson);
+    // returns an error message or "".
     QString exportPeaks(const QString& path) const;
+    // Writes the prewhitened sinusoids as CSV (scene::prewhitenedCsv); "" or an error.
+    QString exportSinusoids(const QString& path) const;
+    // Prewhitening (one undo step each, off the GUI thread): fit the sinusoid of peak (a row
+    // of the peak table) and take it out; fit every listed sinusoid together; remove one.
+    void prewhitenPeak(int peak);
+    void refitSinusoids();
+    void removeSinusoid(int index);
+    PrewhiteningPanel* prewhiteningPanel() const { return m_prewhitening; }
     // The time unit of the periodogram shown (Unknown for the synthetic series).
     gpu::TimeUnit shownUnit() const { return m_shownUnit; }
     // The controls' values, remembered between runs (the data itself is not).
@@ -129,7 +141,8 @@ private:
         std::optional<gpu::RegularSampling> sampling;
         bool window = false; // compute the spectral window too
         gpu::TimeUnit unit = gpu::TimeUnit::Unknown;
-        QString detrendNote; // what was taken out, for the status line
+        QString detrendNote;            // what was taken out, for the status line
+        scene::PreparedSeries prepared; // series is prepared.series
     };
     struct Result
     {
@@ -184,6 +197,10 @@ private:
     // A mask drawn on the light curve, or one clicked away: one undo step each.
     void addMask(const gpu::TimeRange& range);
     void removeMask(int index);
+    // Runs a prewhitening fit on a worker; the scene it returns becomes one undo step.
+    void startFit(std::function<gpu::Status(scene::PeriodogramScene&)> fit, const QString& text);
+    void onFitted();
+    void showPrewhitening();
 
     std::shared_ptr<gpu::DevicePool> m_devices;
     QUndoStack* m_undo;
@@ -215,8 +232,19 @@ private:
     std::shared_ptr<const gpu::Spectrum> m_window; // the spectral window shown, or null
     std::vector<gpu::Peak> m_peaks;
     std::vector<gpu::TimeRange> m_masks;
-    gpu::TimeSeries m_analysed; // the shown (or computing) periodogram's series
-    QString m_detrendNote;      // and what was taken out of it
+    gpu::TimeSeries m_analysed;       // the shown (or computing) periodogram's series
+    QString m_detrendNote;            // and what was taken out of it
+    scene::PreparedSeries m_prepared; // its preparation: prewhitening fits start from it
+    std::vector<gpu::FittedSinusoid> m_prewhitened;
+    double m_prewhitenEpoch = 0.0;
+    struct Fitted
+    {
+        gpu::Status status;
+        scene::PeriodogramScene scene;
+        QString text;
+    };
+    QFutureWatcher<Fitted> m_fit;
+    bool m_fitting = false;
 
     // Loading
     QFutureWatcher<std::pair<gpu::Status, gpu::TimeSeries>> m_load;
@@ -252,6 +280,7 @@ private:
     QCheckBox* m_showWindow;
     QComboBox* m_precision;
     QComboBox* m_method;
+    QSpinBox* m_nterms;
     QLineEdit* m_blockThreads;
     QLineEdit* m_gridBlocks;
     QCheckBox* m_gridStride;
@@ -275,6 +304,7 @@ private:
     LightCurveView* m_lightCurve;
     QCustomPlot* m_windowPlot;
     PeriodogramMarks* m_marks;
+    PrewhiteningPanel* m_prewhitening;
 };
 
 } // namespace warpscope::ui
