@@ -1058,7 +1058,7 @@ private slots:
         }
         QCOMPARE(periodogram()->undoStack()->count(), steps + 3);
         auto* status = periodogram()->findChild<QLabel*>("periodogramStatus");
-        QVERIFY2(status->text().contains("3 sinusoid(s) prewhitened"), qPrintable(status->text()));
+        QVERIFY2(status->text().contains("3 sinusoids prewhitened"), qPrintable(status->text()));
 
         QVERIFY(refit->isEnabled());
         QTest::mouseClick(refit, Qt::LeftButton);

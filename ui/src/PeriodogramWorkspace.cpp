@@ -31,6 +31,7 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTimer>
 #include <QUndoCommand>
@@ -327,7 +328,7 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     m_view = new SpectrumView(m_devices, this);
     m_view->setObjectName("periodogramView");
     m_fold = new QCustomPlot(this);
-    m_fold->setMinimumSize(160, 120); // QCustomPlot warns when laid out at zero size
+    m_fold->setMinimumSize(160, 100); // QCustomPlot warns when laid out at zero size
     m_fold->setObjectName("foldPlot");
     m_fold->addGraph();
     m_fold->graph(0)->setLineStyle(QCPGraph::lsNone);
@@ -390,9 +391,14 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     peaksBox->addWidget(m_peakTable);
     peaksBox->addWidget(m_levels);
     peaksBox->addWidget(m_aliases);
-    peaksBox->addWidget(m_prewhitening, 1);
     lowerLayout->addLayout(peaksBox, 2);
-    lowerLayout->addWidget(m_fold, 3);
+    // The fold and the prewhitening list share the place: a Prewhiten press shows the list,
+    // a peak selected shows its fold.
+    m_lowerTabs = new QTabWidget(this);
+    m_lowerTabs->setObjectName("foldTabs");
+    m_lowerTabs->addTab(m_fold, tr("Fold"));
+    m_lowerTabs->addTab(m_prewhitening, tr("Prewhitening"));
+    lowerLayout->addWidget(m_lowerTabs, 3);
     auto* right = new QSplitter(Qt::Vertical, this);
     auto* top = new QWidget(this);
     auto* topLayout = new QVBoxLayout(top);
@@ -494,6 +500,9 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     connect(m_peakCount, &QSpinBox::valueChanged, this, &PeriodogramWorkspace::showPeaks);
     connect(m_peakTable, &QTableWidget::currentCellChanged, this,
             [this](int row) { showFold(row); });
+    // A peak picked by hand is looked at folded.
+    connect(m_peakTable, &QTableWidget::cellClicked, this,
+            [this] { m_lowerTabs->setCurrentWidget(m_fold); });
     connect(&m_job, &QFutureWatcher<Result>::finished, this, &PeriodogramWorkspace::onComputed);
     connect(exportCsvButton, &QPushButton::clicked, this, &PeriodogramWorkspace::exportDialog);
     connect(exportPng, &QPushButton::clicked, this, [this] {
@@ -523,9 +532,11 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
                     return;
                 }
                 m_series = std::move(series);
-                // Sinusoids fitted to other data mean nothing here: a new file starts its own
-                // list (one undo step, so it can come back).
-                const bool otherData = m_loadingPath != m_source && !m_prewhitened.empty();
+                // Sinusoids fitted here to other data mean nothing for this file: it starts its
+                // own list (one undo step, so it can come back). A list from a scene file is
+                // kept: the scene came with its data.
+                const bool otherData = !m_prewhitened.empty() && m_prewhitenedSource &&
+                                       *m_prewhitenedSource != m_loadingPath;
                 if (otherData) {
                     m_prewhitened.clear();
                     recordUndo();
@@ -616,7 +627,8 @@ void PeriodogramWorkspace::useSynthetic()
     o.sinusoids[0].amplitude = m_amplitude->value();
     o.seed = std::uint64_t(m_seed->value());
     m_series = gpu::syntheticSeries(o);
-    if (!m_source.isEmpty() && !m_prewhitened.empty()) { // fitted to the file left
+    // Sinusoids fitted here to the file left mean nothing for the synthetic series.
+    if (!m_prewhitened.empty() && m_prewhitenedSource && !m_prewhitenedSource->isEmpty()) {
         m_prewhitened.clear();
         recordUndo();
     }
@@ -774,9 +786,10 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
         r.detrendNote += (r.detrendNote.isEmpty() ? QString() : tr("; ")) +
                          (masked == 1 ? tr("1 point masked") : tr("%1 points masked").arg(masked));
     if (!controls.prewhitened.empty())
-        r.detrendNote +=
-            (r.detrendNote.isEmpty() ? QString() : tr("; ")) +
-            tr("%n sinusoid(s) prewhitened", nullptr, int(controls.prewhitened.size()));
+        r.detrendNote += (r.detrendNote.isEmpty() ? QString() : tr("; ")) +
+                         (controls.prewhitened.size() == 1
+                              ? tr("1 sinusoid prewhitened")
+                              : tr("%1 sinusoids prewhitened").arg(controls.prewhitened.size()));
     m_lightCurve->setData(all, m_masks, r.prepared.unmasked, r.prepared.trend);
     gpu::PeriodogramOptions& o = r.options;
     o.normalization = gpu::Normalization(m_normalization->currentIndex());
@@ -1426,7 +1439,7 @@ void PeriodogramWorkspace::refitSinusoids()
         return;
     startFit([prepared = m_prepared](
                  scene::PeriodogramScene& c) { return scene::refitPrewhitened(c, prepared); },
-             tr("Fit %n sinusoid(s) together", nullptr, int(m_prewhitened.size())));
+             tr("Fit %1 sinusoids together").arg(m_prewhitened.size()));
 }
 
 void PeriodogramWorkspace::removeSinusoid(int index)
@@ -1466,6 +1479,8 @@ void PeriodogramWorkspace::onFitted()
         return;
     }
     applyScene(result.scene, result.text);
+    m_prewhitenedSource = m_source;
+    m_lowerTabs->setCurrentWidget(m_prewhitening);
     const gpu::FittedSinusoid& last = result.scene.prewhitened.back();
     emit message(tr("%1: frequency %2 ± %3, amplitude %4 ± %5")
                      .arg(result.text)

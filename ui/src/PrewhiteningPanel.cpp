@@ -4,9 +4,10 @@
 
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QTableWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace warpscope::ui {
@@ -38,43 +39,43 @@ PrewhiteningPanel::PrewhiteningPanel(QWidget* parent) : QWidget(parent)
     m_table->setToolTip(tr("The sinusoids taken out of the data, in the order they were found, "
                            "each fitted by least squares with its one-sigma error. The "
                            "periodogram is of what they leave."));
-    m_summary = new QLabel(this);
-    m_summary->setObjectName("prewhiteningSummary");
-    m_summary->setWordWrap(true);
-    m_prewhiten = new QPushButton(tr("Prewhiten peak"), this);
+    m_prewhiten = new QPushButton(tr("Prewhiten"), this);
     m_prewhiten->setObjectName("prewhiten");
-    m_prewhiten->setToolTip(tr("Fit the selected peak's sinusoid (frequency, amplitude, phase "
-                               "and offset, by least squares), take it out, and recompute the "
-                               "periodogram of the residuals"));
-    m_refit = new QPushButton(tr("Fit all together"), this);
+    m_prewhiten->setToolTip(
+        tr("Fit the peak selected in Peaks: its sinusoid (frequency, amplitude, "
+           "phase and offset, by least squares) is taken out, and the "
+           "periodogram, peaks and fold become those of the residuals"));
+    m_refit = new QPushButton(tr("Fit all"), this);
     m_refit->setObjectName("refitAll");
     m_refit->setToolTip(tr("Fit every listed sinusoid at once to the detrended data, refining "
                            "each frequency"));
-    m_remove = new QPushButton(tr("Remove"), this);
-    m_remove->setObjectName("removeSinusoid");
-    m_clear = new QPushButton(tr("Clear"), this);
-    m_clear->setObjectName("clearSinusoids");
-    m_export = new QPushButton(tr("Export…"), this);
-    m_export->setObjectName("exportSinusoids");
-    m_export->setToolTip(tr("Save the list as CSV: frequency, period, amplitude and phase with "
-                            "their errors, and the epoch of the phases"));
+    // The two steps of the workflow as buttons, the rest in a menu: a narrow row, so that the
+    // panel never makes the workspace's smallest size larger.
+    auto* more = new QToolButton(this);
+    more->setObjectName("prewhiteningMore");
+    more->setText(tr("List"));
+    more->setPopupMode(QToolButton::InstantPopup);
+    auto* menu = new QMenu(more);
+    m_removeAction = menu->addAction(tr("Remove selected"), this, [this] {
+        if (selectedRow() >= 0)
+            emit removeRequested(selectedRow());
+    });
+    m_clearAction = menu->addAction(tr("Clear"), this, &PrewhiteningPanel::clearRequested);
+    m_exportAction = menu->addAction(tr("Export CSV…"), this, &PrewhiteningPanel::exportRequested);
+    more->setMenu(menu);
     auto* buttons = new QHBoxLayout;
-    for (QPushButton* b : {m_prewhiten, m_refit, m_remove, m_clear, m_export})
-        buttons->addWidget(b);
+    buttons->addWidget(m_prewhiten);
+    buttons->addWidget(m_refit);
+    buttons->addWidget(more);
+    buttons->addStretch(1);
+    m_table->setMinimumHeight(40);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(buttons);
     layout->addWidget(m_table, 1);
-    layout->addWidget(m_summary);
 
     connect(m_prewhiten, &QPushButton::clicked, this, &PrewhiteningPanel::prewhitenRequested);
     connect(m_refit, &QPushButton::clicked, this, &PrewhiteningPanel::refitRequested);
-    connect(m_remove, &QPushButton::clicked, this, [this] {
-        if (selectedRow() >= 0)
-            emit removeRequested(selectedRow());
-    });
-    connect(m_clear, &QPushButton::clicked, this, &PrewhiteningPanel::clearRequested);
-    connect(m_export, &QPushButton::clicked, this, &PrewhiteningPanel::exportRequested);
     connect(m_table, &QTableWidget::itemSelectionChanged, this, &PrewhiteningPanel::updateButtons);
     updateButtons();
 }
@@ -97,12 +98,6 @@ void PrewhiteningPanel::setSinusoids(const std::vector<gpu::FittedSinusoid>& sin
             m_table->setItem(row, column, item);
         }
     }
-    m_summary->setText(
-        sinusoids.empty()
-            ? tr("Select a peak and press Prewhiten peak to fit its sinusoid and take it out.")
-            : tr("%n sinusoid(s) taken out; the periodogram, peaks and fold are of the "
-                 "residuals.",
-                 nullptr, int(sinusoids.size())));
     updateButtons();
 }
 
@@ -124,9 +119,9 @@ void PrewhiteningPanel::updateButtons()
     const bool any = m_table->rowCount() > 0;
     m_prewhiten->setEnabled(!m_busy && m_canFit);
     m_refit->setEnabled(!m_busy && any);
-    m_remove->setEnabled(!m_busy && selectedRow() >= 0);
-    m_clear->setEnabled(!m_busy && any);
-    m_export->setEnabled(any);
+    m_removeAction->setEnabled(!m_busy && selectedRow() >= 0);
+    m_clearAction->setEnabled(!m_busy && any);
+    m_exportAction->setEnabled(any);
 }
 
 } // namespace warpscope::ui

@@ -6,7 +6,7 @@
 #include <QWidget>
 #include <vector>
 
-class QLabel;
+class QAction;
 class QPushButton;
 class QTableWidget;
 
@@ -40,12 +40,11 @@ private:
     void updateButtons();
 
     QTableWidget* m_table;
-    QLabel* m_summary;
     QPushButton* m_prewhiten;
     QPushButton* m_refit;
-    QPushButton* m_remove;
-    QPushButton* m_clear;
-    QPushButton* m_export;
+    QAction* m_removeAction;
+    QAction* m_clearAction;
+    QAction* m_exportAction;
     bool m_busy = false;
     bool m_canFit = false;
 };

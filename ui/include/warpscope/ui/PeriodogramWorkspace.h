@@ -24,6 +24,7 @@ class QLineEdit;
 class QProgressDialog;
 class QSettings;
 class QSpinBox;
+class QTabWidget;
 class QTableWidget;
 class QUndoStack;
 
@@ -237,6 +238,9 @@ private:
     scene::PreparedSeries m_prepared; // its preparation: prewhitening fits start from it
     std::vector<gpu::FittedSinusoid> m_prewhitened;
     double m_prewhitenEpoch = 0.0;
+    // The data a fit here added to the list: the file, or "" for the synthetic series. None
+    // while the list came from a scene.
+    std::optional<QString> m_prewhitenedSource;
     struct Fitted
     {
         gpu::Status status;
@@ -305,6 +309,7 @@ private:
     QCustomPlot* m_windowPlot;
     PeriodogramMarks* m_marks;
     PrewhiteningPanel* m_prewhitening;
+    QTabWidget* m_lowerTabs;
 };
 
 } // namespace warpscope::ui
