@@ -228,6 +228,59 @@ TimeSeries subtractSinusoids(const TimeSeries& series, const std::vector<FittedS
     return out;
 }
 
+double HarmonicFit::at(double frequency, double t) const
+{
+    const double cycles = frequency * (t - epoch);
+    const double x = kTwoPi * (cycles - std::nearbyint(cycles));
+    double y = offset;
+    for (std::size_t k = 0; k < harmonics.size(); ++k) {
+        const double kx = double(k + 1) * x;
+        y += harmonics[k].first * std::cos(kx) + harmonics[k].second * std::sin(kx);
+    }
+    return y;
+}
+
+HarmonicFit fitHarmonics(const TimeSeries& series, double frequency, int nterms, bool fitMean)
+{
+    HarmonicFit fit;
+    const std::size_t n = series.t.size(), terms = std::size_t(std::max(0, nterms));
+    if (n == 0 || series.y.size() != n)
+        return fit;
+    fit.epoch = fitEpoch(series);
+    const Scaled d = scale(series, fit.epoch);
+    fit.offset = d.mean;
+    if (!(d.span > 0.0) || !std::isfinite(d.span))
+        return fit; // one time: no phase to fit
+    // Columns: [offset,] then cos kx and sin kx for each harmonic, x in the scaled time.
+    const std::size_t first = fitMean ? 0 : 1, q = 1 + 2 * terms - first;
+    std::vector<double> m(q * q, 0.0), r(q, 0.0), row(1 + 2 * terms);
+    const double g = frequency * d.span;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double cycles = g * d.u[i];
+        const double x = kTwoPi * (cycles - std::nearbyint(cycles));
+        row[0] = 1.0;
+        for (std::size_t k = 0; k < terms; ++k) {
+            row[1 + 2 * k] = std::cos(double(k + 1) * x);
+            row[2 + 2 * k] = std::sin(double(k + 1) * x);
+        }
+        for (std::size_t a = 0; a < q; ++a) {
+            r[a] += d.w[i] * row[first + a] * d.y[i];
+            for (std::size_t b = 0; b < q; ++b)
+                m[a * q + b] += d.w[i] * row[first + a] * row[first + b];
+        }
+    }
+    Cholesky c(std::move(m), q);
+    if (terms == 0 || !c.factor())
+        return fit;
+    const std::vector<double> x = c.solve(std::move(r));
+    if (fitMean)
+        fit.offset += d.spread * x[0];
+    for (std::size_t k = 0; k < terms; ++k)
+        fit.harmonics.emplace_back(d.spread * x[1 + 2 * k - first],
+                                   d.spread * x[2 + 2 * k - first]);
+    return fit;
+}
+
 Status fitFrequencies(const TimeSeries& series, const std::vector<double>& frequencies,
                       FrequencyFit& fit)
 {

@@ -152,6 +152,48 @@ TEST(MultiTermPeriodogram, CpuPoisonsNothingItCovers)
         ASSERT_TRUE(std::isfinite(p) && p >= 0.0 && p <= 1.0 + 1e-12) << p;
 }
 
+// The fold's model is the multi-term periodogram's fit: at any frequency, the share of the
+// weighted variance it explains is astropy's standard power there.
+TEST(MultiTermPeriodogram, HarmonicFitExplainsAstropysPower)
+{
+    const TimeSeries series = loadFixtureSeries("H");
+    const FrequencyGrid grid{0.01, 0.0023, 300};
+    double wsum = 0.0, wy = 0.0;
+    for (std::size_t i = 0; i < series.t.size(); ++i) {
+        wsum += 1.0 / (series.dy[i] * series.dy[i]);
+        wy += series.y[i] / (series.dy[i] * series.dy[i]);
+    }
+    const double mean = wy / wsum;
+    int checked = 0;
+    for (const TermsCase& c : loadTermsCases()) {
+        if (c.logGrid || c.normalization != Normalization::Standard || !c.fitMean)
+            continue;
+        for (long long k : {7LL, 125LL, 181LL, 299LL}) {
+            const double f = grid.frequency(k);
+            const HarmonicFit fit = fitHarmonics(series, f, c.nterms, true);
+            ASSERT_EQ(fit.harmonics.size(), std::size_t(c.nterms));
+            double chi2 = 0.0, chi2Ref = 0.0;
+            for (std::size_t i = 0; i < series.t.size(); ++i) {
+                const double w = 1.0 / (series.dy[i] * series.dy[i]);
+                const double r = series.y[i] - fit.at(f, series.t[i]);
+                chi2 += w * r * r;
+                chi2Ref += w * (series.y[i] - mean) * (series.y[i] - mean);
+            }
+            EXPECT_NEAR(1.0 - chi2 / chi2Ref, c.power[std::size_t(k)], 1e-9)
+                << c.nterms << " terms at f = " << f;
+            ++checked;
+        }
+    }
+    EXPECT_EQ(checked, 6 * 4);
+    // All times equal: nothing to fit, and no NaN.
+    TimeSeries flat = series;
+    for (double& t : flat.t)
+        t = 3.0;
+    const HarmonicFit none = fitHarmonics(flat, 0.4, 2, true);
+    EXPECT_TRUE(none.harmonics.empty());
+    EXPECT_TRUE(std::isfinite(none.at(0.4, 3.0)));
+}
+
 class CudaMultiTermTest : public CudaContextTest
 {};
 

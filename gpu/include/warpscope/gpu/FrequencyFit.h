@@ -50,6 +50,22 @@ Status fitFrequencies(const TimeSeries& series, const std::vector<double>& frequ
 TimeSeries subtractSinusoids(const TimeSeries& series, const std::vector<FittedSinusoid>& terms,
                              double epoch);
 
+// The least-squares model of nterms harmonics at one fixed frequency, as the multi-term
+// periodogram fits it there (weights dy^-2):
+//   y = offset + sum_{k=1..nterms} (a_k cos(2 pi k f (t - epoch)) + b_k sin(2 pi k f (t - epoch)))
+// with the offset the weighted mean when fitMean is false. For the fold of a peak: phase
+// frac(f (t - epoch)) holds the model's shape. Empty harmonics when the columns cannot be
+// told apart (every phase the same).
+struct HarmonicFit
+{
+    double epoch = 0.0;
+    double offset = 0.0;
+    std::vector<std::pair<double, double>> harmonics; // (a_k, b_k), k = 1..nterms
+    double at(double frequency, double t) const;
+};
+
+HarmonicFit fitHarmonics(const TimeSeries& series, double frequency, int nterms, bool fitMean);
+
 // The epoch fitFrequencies gives a series: the middle of its time span (0 when it has none).
 double fitEpoch(const TimeSeries& series);
 
