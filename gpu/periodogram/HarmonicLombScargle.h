@@ -52,8 +52,12 @@ template <int K> WS_HD double harmonicSin(const HarmonicSums<K>& a, int m)
 }
 
 // The explained sum of squares b^T A^-1 b, by a Cholesky factorisation of A. Zero where A is
-// not positive definite: every phase coincides (f = 0, or a multiple of a common sampling
-// rate), so the harmonics cannot be told apart and nothing is explained, as with one term.
+// too close to singular for double to solve (a pivot under 1e-9 of its diagonal: a condition
+// number near 1e9 or more, where rounding alone moves p by 1e-7 of it): every phase coincides
+// (f = 0, a multiple of a common sampling rate), or, with several terms, the frequency makes
+// less than a cycle over the data and the overtones cannot be told from the offset. Such a
+// power would be rounding noise, different on every device; nothing can be explained there,
+// as with one term. Clamped to [0, yy], which rounding could otherwise leave.
 template <int K> WS_HD double harmonicExplained(const HarmonicSums<K>& a, bool fitMean)
 {
     constexpr int kMax = 2 * K + 1;
@@ -97,7 +101,7 @@ template <int K> WS_HD double harmonicExplained(const HarmonicSums<K>& a, bool f
         double d = m[j][j];
         for (int k = 0; k < j; ++k)
             d -= m[j][k] * m[j][k];
-        if (!(d > 1e-13 * m[j][j]))
+        if (!(d > 1e-9 * m[j][j]))
             return 0.0;
         const double l = sqrt(d);
         m[j][j] = l;
@@ -124,7 +128,8 @@ template <int K>
 WS_HD double harmonicPower(const HarmonicSums<K>& a, double yy, double psdScale, int normalization,
                            bool fitMean)
 {
-    const double p = harmonicExplained(a, fitMean);
+    const double explained = harmonicExplained(a, fitMean);
+    const double p = explained < 0.0 ? 0.0 : (explained > yy ? yy : explained);
     switch (normalization) {
     case kLsModel:
         return p / (yy - p);

@@ -218,6 +218,15 @@ TEST_F(CudaMultiTermTest, MatchesTheCpuOnLargeGridsWithEveryLaunch)
             std::vector<double> onCpu(std::size_t(o.grid.count)), onGpu(onCpu.size(), -1.0);
             ASSERT_TRUE(computePeriodogram(*cpu, series, o, onCpu));
             ASSERT_TRUE(computePeriodogram(*m_cuda, series, o, onGpu));
+            for (double p : onGpu)
+                ASSERT_TRUE(std::isfinite(p) && p >= 0.0 && p <= 1.0) << p;
+            // Below one cycle over the data (1 / baseline), six terms are close to singular
+            // (condition numbers up to 1e17 here, by numpy): the powers there are rounding,
+            // zeroed past 1e9 and otherwise the devices' own. Peaks are never reported there.
+            const long long from = std::max(
+                0LL, (long long)std::ceil((1.0 / timeBaseline(series) - o.grid.fmin) / o.grid.df));
+            onCpu.erase(onCpu.begin(), onCpu.begin() + from);
+            onGpu.erase(onGpu.begin(), onGpu.begin() + from);
             EXPECT_LT(relativeToPeak(onGpu, onCpu), 1e-10)
                 << nterms << " terms, block " << launch.blockThreads;
         }
