@@ -944,7 +944,8 @@ private slots:
     // Weekly dates over ten years with a linear and quadratic trend and a yearly sinusoid: the
     // trend's leakage is the highest peak until a degree-2 polynomial is taken out. A range
     // masked with Shift+drag on the light curve leaves its points out, as one undo step, and a
-    // click on it unmasks it.
+    // click on it unmasks it. Then the yearly sinusoid is prewhitened and the results export:
+    // the whole flow from a dated CSV.
     void detrendingAndMaskingTheLightCurve()
     {
         m_window->showPeriodogram();
@@ -1024,6 +1025,36 @@ private slots:
         QVERIFY(waitForPeriodogram());
         QVERIFY(periodogram()->masks().empty());
         QCOMPARE(periodogram()->analysedSeries().t.size(), std::size_t(520));
+
+        // On to the end of the flow: the yearly sinusoid is prewhitened, its fitted period is
+        // a year within its error, what is left has no significant peak, and the list and the
+        // residuals' peaks export.
+        QTest::mouseClick(periodogram()->findChild<QPushButton*>("prewhiten"), Qt::LeftButton);
+        QVERIFY(waitForPeriodogram());
+        QVERIFY2(periodogram()->errorText().isEmpty(), qPrintable(periodogram()->errorText()));
+        const auto prewhitened = periodogram()->currentScene()->prewhitened;
+        QCOMPARE(prewhitened.size(), std::size_t(1));
+        const double period = 1.0 / prewhitened[0].frequency;
+        const double periodError = prewhitened[0].frequencyError * period * period;
+        QVERIFY2(std::abs(period - 365.25) < 3.0 * periodError && periodError < 2.0,
+                 qPrintable(QString("%1 +- %2").arg(period).arg(periodError)));
+        QVERIFY2(std::abs(prewhitened[0].amplitude - 1.0) < 0.05,
+                 qPrintable(QString::number(prewhitened[0].amplitude)));
+        auto* fap = periodogram()->findChild<QLabel*>("falseAlarm");
+        QVERIFY2(fap->text().contains("false-alarm probability"), qPrintable(fap->text()));
+        const double highestFap =
+            fap->text().section("false-alarm probability ", 1).section(' ', 0, 0).toDouble();
+        QVERIFY2(highestFap > 0.01, qPrintable(fap->text()));
+        QTemporaryDir out;
+        QCOMPARE(periodogram()->exportSinusoids(out.filePath("frequencies.csv")), QString());
+        QCOMPARE(periodogram()->exportPeaks(out.filePath("peaks.json")), QString());
+        QFile json(out.filePath("peaks.json"));
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        const QJsonObject root = QJsonDocument::fromJson(json.readAll()).object();
+        QCOMPARE(root["timeUnit"].toString(), QString("day"));
+        const QJsonArray sinusoids = root["prewhitened"].toObject()["sinusoids"].toArray();
+        QCOMPARE(sinusoids.size(), 1);
+        QCOMPARE(sinusoids[0].toObject()["frequency"].toDouble(), prewhitened[0].frequency);
     }
 
     // Three sinusoids near BJD 2459000 (tests/fixtures/generate_multiterm.py). Prewhitening
