@@ -757,40 +757,37 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
 {
     Request r;
     r.unit = m_source.isEmpty() ? gpu::TimeUnit::Unknown : m_shownReport.timeUnit;
-    const scene::PeriodogramScene controls = readControls(m_committed);
-    // The masked points go, then the trend, then the prewhitened sinusoids: the periodogram is
-    // of what is left, as on the command line.
-    const gpu::Status prepared = scene::prepareSeries(controls, m_series, r.prepared);
-    gpu::TimeSeries all = m_series;
-    if (!controls.useErrors)
-        all.dy.clear();
+    r.controls = readControls(m_committed);
+    r.loaded = m_series;
+    // The masked points go here, as the grid needs their times; the worker then takes out the
+    // trend and the prewhitened sinusoids (scene::prepareSeries, as on the command line),
+    // which for a long series is too slow for the GUI thread.
+    r.series = r.loaded;
+    if (!r.controls.useErrors)
+        r.series.dy.clear();
+    std::size_t masked = 0;
+    r.series = gpu::applyMasks(r.series, m_masks, &masked);
     m_lightCurve->setTimeLabel(
         m_source.isEmpty() || m_shownReport.timeLabel.empty()
             ? tr("t")
             : tr("t, %1").arg(QString::fromStdString(m_shownReport.timeLabel)));
-    if (!prepared) {
-        m_lightCurve->setData(all, m_masks, r.prepared.unmasked, {});
-        setError(r.prepared.unmasked.t.empty()
-                     ? tr("Every point is masked: click a shaded range on the light curve to "
-                          "unmask it")
-                     : tr("The trend cannot be taken out: %1")
-                           .arg(QString::fromStdString(prepared.message())));
+    if (r.series.t.empty()) {
+        showLightCurve(r.series, {}, r.controls.useErrors);
+        setError(tr("Every point is masked: click a shaded range on the light curve to unmask "
+                    "it"));
         return std::nullopt;
     }
-    r.series = r.prepared.series;
-    if (controls.detrend.method != gpu::DetrendMethod::None)
+    if (r.controls.detrend.method != gpu::DetrendMethod::None)
         r.detrendNote = tr("periodogram of residuals after %1")
-                            .arg(scene::detrendText(controls.detrend, r.unit));
-    const std::size_t masked = r.prepared.masked;
+                            .arg(scene::detrendText(r.controls.detrend, r.unit));
     if (masked > 0)
         r.detrendNote += (r.detrendNote.isEmpty() ? QString() : tr("; ")) +
                          (masked == 1 ? tr("1 point masked") : tr("%1 points masked").arg(masked));
-    if (!controls.prewhitened.empty())
+    const std::size_t sinusoids = r.controls.prewhitened.size();
+    if (sinusoids > 0)
         r.detrendNote += (r.detrendNote.isEmpty() ? QString() : tr("; ")) +
-                         (controls.prewhitened.size() == 1
-                              ? tr("1 sinusoid prewhitened")
-                              : tr("%1 sinusoids prewhitened").arg(controls.prewhitened.size()));
-    m_lightCurve->setData(all, m_masks, r.prepared.unmasked, r.prepared.trend);
+                         (sinusoids == 1 ? tr("1 sinusoid prewhitened")
+                                         : tr("%1 sinusoids prewhitened").arg(sinusoids));
     gpu::PeriodogramOptions& o = r.options;
     o.normalization = gpu::Normalization(m_normalization->currentIndex());
     o.fitMean = m_fitMean->isChecked();
@@ -912,7 +909,6 @@ void PeriodogramWorkspace::start(Request request)
                       (m_gridNote.isEmpty() ? QString() : " " + m_gridNote));
     m_shownOptions = request.options;
     m_analysed = request.series;
-    m_prepared = request.prepared;
     m_detrendNote = request.detrendNote;
     m_computing = true;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
@@ -929,13 +925,20 @@ void PeriodogramWorkspace::start(Request request)
         if (!result.status)
             return result;
         result.device = m_context->name();
+        result.useErrors = request.controls.useErrors;
         const auto t0 = std::chrono::steady_clock::now();
-        result.status =
-            gpu::computeSpectrum(*m_context, request.series, request.options, result.spectrum);
+        if (const gpu::Status s =
+                scene::prepareSeries(request.controls, request.loaded, result.prepared);
+            !s) {
+            result.status = gpu::Status::failure("The trend cannot be taken out: " + s.message());
+            return result;
+        }
+        const gpu::TimeSeries& series = result.prepared.series;
+        result.status = gpu::computeSpectrum(*m_context, series, request.options, result.spectrum);
         result.sampling = request.sampling;
         if (result.status && request.window)
             result.windowStatus =
-                gpu::computeSpectrum(*m_context, gpu::windowSeries(request.series),
+                gpu::computeSpectrum(*m_context, gpu::windowSeries(series),
                                      gpu::windowOptions(request.options), result.window);
         result.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();
@@ -956,11 +959,14 @@ void PeriodogramWorkspace::onComputed()
         schedule();
         return;
     }
+    showLightCurve(result.prepared.unmasked, result.prepared.trend, result.useErrors);
     if (!result.status) {
         setError(QString::fromStdString(result.status.message()));
         m_status->clear();
         return;
     }
+    m_prepared = std::move(result.prepared);
+    m_analysed = m_prepared.series;
     m_spectrum = std::move(result.spectrum);
     m_window = std::move(result.window);
     m_shownSampling = result.sampling;
@@ -1488,6 +1494,15 @@ void PeriodogramWorkspace::onFitted()
                      .arg(last.frequencyError, 0, 'g', 2)
                      .arg(last.amplitude, 0, 'g', 6)
                      .arg(last.amplitudeError, 0, 'g', 2));
+}
+
+void PeriodogramWorkspace::showLightCurve(const gpu::TimeSeries& kept,
+                                          const std::vector<double>& trend, bool useErrors)
+{
+    gpu::TimeSeries all = m_series;
+    if (!useErrors)
+        all.dy.clear();
+    m_lightCurve->setData(all, m_masks, kept, trend);
 }
 
 void PeriodogramWorkspace::showPrewhitening()

@@ -142,8 +142,11 @@ private:
         std::optional<gpu::RegularSampling> sampling;
         bool window = false; // compute the spectral window too
         gpu::TimeUnit unit = gpu::TimeUnit::Unknown;
-        QString detrendNote;            // what was taken out, for the status line
-        scene::PreparedSeries prepared; // series is prepared.series
+        QString detrendNote; // what was taken out, for the status line
+        // The loaded series and the controls: the worker prepares the series (trend,
+        // prewhitening) before its periodogram. series above is the masked one, for the grid.
+        gpu::TimeSeries loaded;
+        scene::PeriodogramScene controls;
     };
     struct Result
     {
@@ -158,6 +161,8 @@ private:
         gpu::TimeUnit unit = gpu::TimeUnit::Unknown;
         std::shared_ptr<const gpu::Spectrum> window;
         gpu::Status windowStatus;
+        scene::PreparedSeries prepared;
+        bool useErrors = true;
     };
     std::optional<Request> makeRequest();
     // Shows the problems and marks their fields; true when there are none.
@@ -202,6 +207,10 @@ private:
     void startFit(std::function<gpu::Status(scene::PeriodogramScene&)> fit, const QString& text);
     void onFitted();
     void showPrewhitening();
+    // The light curve of the series loaded, with the masked ranges and, where known, the
+    // points kept and the trend fitted to them.
+    void showLightCurve(const gpu::TimeSeries& kept, const std::vector<double>& trend,
+                        bool useErrors);
 
     std::shared_ptr<gpu::DevicePool> m_devices;
     QUndoStack* m_undo;
@@ -235,7 +244,7 @@ private:
     std::vector<gpu::TimeRange> m_masks;
     gpu::TimeSeries m_analysed;       // the shown (or computing) periodogram's series
     QString m_detrendNote;            // and what was taken out of it
-    scene::PreparedSeries m_prepared; // its preparation: prewhitening fits start from it
+    scene::PreparedSeries m_prepared; // the shown one's preparation: fits start from it
     std::vector<gpu::FittedSinusoid> m_prewhitened;
     double m_prewhitenEpoch = 0.0;
     // The data a fit here added to the list: the file, or "" for the synthetic series. None
