@@ -219,7 +219,7 @@ ParseResult parseCommandLine(const QStringList& arguments)
         "prewhiten",
         "Prewhiten N times: fit the highest peak's sinusoid (frequency, amplitude, phase), take "
         "it out and recompute, then fit all N together. The exports are of the residuals and "
-        "list the sinusoids.",
+        "list the sinusoids; a window opens with them in its prewhitening list.",
         "N");
     const QCommandLineOption exportFrequencies(
         "export-frequencies",
@@ -555,9 +555,7 @@ ParseResult parseCommandLine(const QStringList& arguments)
     if (o.exportsPeriodogram() && parser.isSet(sweep))
         return fail("--export-periodogram, --export-peaks and --export-frequencies cannot be "
                     "combined with --sweep");
-    if (o.prewhiten > 0 && !o.headless())
-        return fail("--prewhiten runs without a window: give --export-periodogram, "
-                    "--export-peaks or --export-frequencies, and no --screenshot");
+
     o.exportTrace = parser.value(exportTrace);
     o.cupti = parser.isSet(cupti);
     if (parser.isSet(exportTrace) && o.exportTrace.isEmpty())

@@ -50,7 +50,7 @@ scene::PeriodogramScene controls(const AppOptions& options)
 
 } // namespace
 
-int runHeadlessPeriodogram(const AppOptions& options)
+int runHeadlessPeriodogram(const AppOptions& options, scene::PeriodogramScene* found)
 {
     scene::PeriodogramScene c = controls(options);
     if (const gpu::Status s = scene::validate(c); !s)
@@ -149,6 +149,10 @@ int runHeadlessPeriodogram(const AppOptions& options)
         if (const gpu::Status s = compute(series); !s)
             return failure(s.message());
         std::printf("Fitted together:\n%s", scene::prewhitenedCsv(c, unit).c_str());
+    }
+    if (found) {
+        *found = c;
+        return 0;
     }
 
     if (!options.exportPeriodogram.isEmpty()) {

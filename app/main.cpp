@@ -53,7 +53,8 @@ std::function<void()> scheduleBatch(ui::MainWindow& window, const QString& path,
                                     const QString& tracePath, const app::AppOptions& options,
                                     const bool* labDone, BatchOutcome* outcome)
 {
-    const QString periodogramCsv = options.exportPeriodogram, peaksJson = options.exportPeaks;
+    const QString periodogramCsv = options.exportPeriodogram, peaksJson = options.exportPeaks,
+                  frequenciesCsv = options.exportFrequencies;
     auto done = std::make_shared<bool>(false);
     const auto check = [=, &window] {
         if (*done)
@@ -99,7 +100,8 @@ std::function<void()> scheduleBatch(ui::MainWindow& window, const QString& path,
         // The periodogram's exports, from the workspace shown.
         for (const auto& [file, write] :
              {std::pair{periodogramCsv, &ui::PeriodogramWorkspace::exportCsv},
-              std::pair{peaksJson, &ui::PeriodogramWorkspace::exportPeaks}}) {
+              std::pair{peaksJson, &ui::PeriodogramWorkspace::exportPeaks},
+              std::pair{frequenciesCsv, &ui::PeriodogramWorkspace::exportSinusoids}}) {
             if (file.isEmpty())
                 continue;
             if (const QString error = (periodogram->*write)(file); !error.isEmpty()) {
@@ -177,6 +179,14 @@ int main(int argc, char** argv)
     // Exports alone need no window, nor a display.
     if (options.headless())
         return app::runHeadlessPeriodogram(options);
+    // Prewhitening before a window: the rounds run as without one, and the window opens on
+    // the sinusoids found, as a scene that holds them.
+    std::optional<scene::PeriodogramScene> prewhitened;
+    if (options.prewhiten > 0) {
+        prewhitened.emplace();
+        if (const int status = app::runHeadlessPeriodogram(options, &*prewhitened); status != 0)
+            return status;
+    }
 
     // A compatibility context: drivers give their newest version (the field shader needs
     // 3.3), and Qt's painter draws the overlay in it on every driver.
@@ -235,13 +245,19 @@ int main(int argc, char** argv)
             std::apply([workspace](auto... grid) { workspace->setManualGrid(grid...); },
                        *options.frequencies);
         if (auto controls = workspace->currentScene();
-            controls && (options.normalization || options.fixedMean || options.noDy ||
-                         options.detrend || options.masks)) {
+            controls &&
+            (options.normalization || options.fixedMean || options.noDy || options.detrend ||
+             options.masks || options.nterms || options.prewhiten > 0)) {
             controls->normalization = options.normalization.value_or(controls->normalization);
             controls->detrend = options.detrend.value_or(controls->detrend);
             controls->masks = options.masks.value_or(controls->masks);
+            controls->nterms = options.nterms.value_or(controls->nterms);
             controls->fitMean = controls->fitMean && !options.fixedMean;
             controls->useErrors = controls->useErrors && !options.noDy;
+            if (prewhitened) {
+                controls->prewhitened = prewhitened->prewhitened;
+                controls->prewhitenEpoch = prewhitened->prewhitenEpoch;
+            }
             workspace->applyScene(*controls, QObject::tr("Command-line options"));
         }
         window.showPeriodogram();

@@ -68,6 +68,14 @@ out=$("$app" --backend cpu --size 1400x900 --series "$fixtures/dates/weekly_yyyy
     --screenshot "$dir/shot_periodogram_file.png" 2>&1) || { echo "FAIL ($?): $out"; exit 1; }
 read -r w h colours < <("$diff" info "$dir/shot_periodogram_file.png")
 [ "$colours" -gt 50 ] || { echo "FAIL: the loaded file's periodogram looks blank"; exit 1; }
+# Prewhitening before the window: it opens on the residuals with the two sinusoids listed,
+# and the list exports from the window.
+rm -f "$dir/frequencies.csv"
+out=$("$app" --backend cpu --size 1400x900 --series "$fixtures/periodogram/series_P.csv" \
+    --prewhiten 2 --screenshot "$dir/shot_prewhitened.png" \
+    --export-frequencies "$dir/frequencies.csv" 2>&1) || { echo "FAIL: $out"; exit 1; }
+[ "$(grep -c '^[0-9]' "$dir/frequencies.csv")" = 2 ] ||
+    { echo "FAIL: the window's list is not the two sinusoids: $(cat "$dir/frequencies.csv")"; exit 1; }
 if out=$("$app" --backend cpu --series /nonexistent/series.csv --screenshot "$dir/x.png" 2>&1); then
     echo "FAIL: a missing series file succeeded"; exit 1
 fi
