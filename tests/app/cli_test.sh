@@ -228,8 +228,7 @@ fixtures=$(cd "$(dirname "$0")/../fixtures/periodogram" && pwd)
 expect 2 "--nterms must be a whole number from 1 to 6, not '7'" --nterms 7
 expect 2 "--nterms must be a whole number from 1 to 6, not 'two'" --nterms two
 expect 2 "--prewhiten must be a whole number from 1 to 100, not '0'" --prewhiten 0
-expect 2 "--prewhiten runs without a window" --prewhiten 2 --screenshot "$scenes/p.png" \
-    --export-peaks "$scenes/p.json"
+expect 2 "--prewhiten must be a whole number from 1 to 100, not '101'" --prewhiten 101
 expect 2 "--export-frequencies: the folder /nonexistent does not exist" \
     --export-frequencies /nonexistent/f.csv
 expect 0 "Saved $scenes/h.json" --backend cpu --series "$fixtures/series_H.csv" --nterms 3 \
