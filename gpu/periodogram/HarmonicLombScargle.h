@@ -129,17 +129,8 @@ WS_HD double harmonicPower(const HarmonicSums<K>& a, double yy, double psdScale,
                            bool fitMean)
 {
     const double explained = harmonicExplained(a, fitMean);
-    const double p = explained < 0.0 ? 0.0 : (explained > yy ? yy : explained);
-    switch (normalization) {
-    case kLsModel:
-        return p / (yy - p);
-    case kLsLog:
-        return -log(1.0 - p / yy);
-    case kLsPsd:
-        return p * psdScale;
-    default:
-        return p / yy;
-    }
+    return lsNormalize(explained < 0.0 ? 0.0 : (explained > yy ? yy : explained), yy, psdScale,
+                       normalization);
 }
 
 } // namespace warpscope::gpu::math

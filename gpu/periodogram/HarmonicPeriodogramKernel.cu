@@ -1,3 +1,4 @@
+#include "periodogram/CyclePhase.cuh"
 #include "periodogram/HarmonicLombScargle.h"
 #include "periodogram/HarmonicPeriodogramKernel.cuh"
 
@@ -7,16 +8,6 @@ namespace {
 constexpr int kMaxThreads = 512; // the one-term kernel's limit, so one launch rule serves both
 constexpr int kTile = 256;
 constexpr int kPerThread = 8; // kFrequenciesPerThread: the launch covers what the panel says
-
-template <typename T> __device__ void sinCosCycles(T cycles, T& s, T& c);
-template <> __device__ void sinCosCycles<double>(double cycles, double& s, double& c)
-{
-    sincospi(2.0 * cycles, &s, &c);
-}
-template <> __device__ void sinCosCycles<float>(float cycles, float& s, float& c)
-{
-    sincospif(2.0f * cycles, &s, &c);
-}
 
 // One thread evaluates kPerThread consecutive frequencies, one after another (the K-term sums
 // of one frequency already fill the registers), each over every sample, staged in shared
@@ -60,41 +51,14 @@ __global__ void __launch_bounds__(kMaxThreads)
     }
 }
 
-template <int K, typename T>
-void launchTerms(const HarmonicPeriodogramArgs& args, bool gridStride, unsigned blocks,
-                 unsigned threads, double* power, cudaStream_t stream)
-{
-    harmonicPeriodogramKernel<K, T><<<blocks, threads, 0, stream>>>(args, gridStride, power);
-}
+using HarmonicKernel = void (*)(HarmonicPeriodogramArgs, bool, double*);
 
+// The kernel of each number of terms, 1 to kMaxHarmonicTerms, in one precision.
 template <typename T>
-cudaError_t launchPrecision(const HarmonicPeriodogramArgs& args, int nterms, bool gridStride,
-                            unsigned blocks, unsigned threads, double* power, cudaStream_t stream)
-{
-    switch (nterms) {
-    case 1:
-        launchTerms<1, T>(args, gridStride, blocks, threads, power, stream);
-        break;
-    case 2:
-        launchTerms<2, T>(args, gridStride, blocks, threads, power, stream);
-        break;
-    case 3:
-        launchTerms<3, T>(args, gridStride, blocks, threads, power, stream);
-        break;
-    case 4:
-        launchTerms<4, T>(args, gridStride, blocks, threads, power, stream);
-        break;
-    case 5:
-        launchTerms<5, T>(args, gridStride, blocks, threads, power, stream);
-        break;
-    case 6:
-        launchTerms<6, T>(args, gridStride, blocks, threads, power, stream);
-        break;
-    default:
-        return cudaErrorInvalidValue;
-    }
-    return cudaGetLastError();
-}
+constexpr HarmonicKernel kKernels[math::kMaxHarmonicTerms] = {
+    harmonicPeriodogramKernel<1, T>, harmonicPeriodogramKernel<2, T>,
+    harmonicPeriodogramKernel<3, T>, harmonicPeriodogramKernel<4, T>,
+    harmonicPeriodogramKernel<5, T>, harmonicPeriodogramKernel<6, T>};
 
 } // namespace
 
@@ -109,10 +73,13 @@ cudaError_t launchHarmonicPeriodogram(const HarmonicPeriodogramArgs& args, int n
     const long long blocks = shape.gridBlocks > 0 ? shape.gridBlocks : cover;
     if (blocks > 0x7fffffffLL || blocks < 1)
         return cudaErrorInvalidConfiguration;
-    return float64 ? launchPrecision<double>(args, nterms, shape.gridStride, unsigned(blocks),
-                                             unsigned(shape.blockThreads), power, stream)
-                   : launchPrecision<float>(args, nterms, shape.gridStride, unsigned(blocks),
-                                            unsigned(shape.blockThreads), power, stream);
+    if (nterms < 1 || nterms > math::kMaxHarmonicTerms)
+        return cudaErrorInvalidValue;
+    const HarmonicKernel kernel =
+        float64 ? kKernels<double>[nterms - 1] : kKernels<float>[nterms - 1];
+    kernel<<<unsigned(blocks), unsigned(shape.blockThreads), 0, stream>>>(args, shape.gridStride,
+                                                                          power);
+    return cudaGetLastError();
 }
 
 } // namespace warpscope::gpu

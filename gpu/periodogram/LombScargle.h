@@ -41,8 +41,23 @@ enum LsNormalization
     kLsPsd = 3
 };
 
-// The power from the sums (evaluated in double: a few operations per frequency). yy is the
-// weighted sum of squares of the centred y; psdScale is sum(dy^-2) / 2.
+// The normalised power of an explained sum of squares p, in the order of LsNormalization. yy
+// is the weighted sum of squares of the centred y; psdScale is sum(dy^-2) / 2.
+WS_HD double lsNormalize(double p, double yy, double psdScale, int normalization)
+{
+    switch (normalization) {
+    case kLsModel:
+        return p / (yy - p);
+    case kLsLog:
+        return -log(1.0 - p / yy);
+    case kLsPsd:
+        return p * psdScale;
+    default:
+        return p / yy;
+    }
+}
+
+// The power from the sums (evaluated in double: a few operations per frequency).
 template <typename T>
 WS_HD double lsPower(const LsSums<T>& a, double yy, double psdScale, int normalization,
                      bool fitMean)
@@ -60,16 +75,7 @@ WS_HD double lsPower(const LsSums<T>& a, double yy, double psdScale, int normali
     // Degenerate only where every phase coincides (a frequency of 0 or a multiple of a
     // common sampling rate): no sinusoid can be fitted, so nothing is explained.
     const double p = d > 0.0 ? (ss * yc * yc + cc * ys * ys - 2.0 * cs * yc * ys) / d : 0.0;
-    switch (normalization) {
-    case kLsModel:
-        return p / (yy - p);
-    case kLsLog:
-        return -log(1.0 - p / yy);
-    case kLsPsd:
-        return p * psdScale;
-    default:
-        return p / yy;
-    }
+    return lsNormalize(p, yy, psdScale, normalization);
 }
 
 } // namespace warpscope::gpu::math

@@ -1,3 +1,4 @@
+#include "periodogram/CyclePhase.cuh"
 #include "periodogram/LombScargle.h"
 #include "periodogram/PeriodogramKernel.cuh"
 
@@ -7,16 +8,6 @@ namespace {
 constexpr int kMaxThreads = 512;
 constexpr int kTile = 256;    // samples staged in shared memory at a time
 constexpr int kPerThread = 8; // consecutive frequencies a thread evaluates
-
-template <typename T> __device__ void sinCosCycles(T cycles, T& s, T& c);
-template <> __device__ void sinCosCycles<double>(double cycles, double& s, double& c)
-{
-    sincospi(2.0 * cycles, &s, &c);
-}
-template <> __device__ void sinCosCycles<float>(float cycles, float& s, float& c)
-{
-    sincospif(2.0f * cycles, &s, &c);
-}
 
 // With gridStride, blocks step through the grid until every frequency is done; the step is
 // the same for a whole block, so every thread meets every barrier.
