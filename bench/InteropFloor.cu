@@ -332,6 +332,12 @@ int main(int argc, char** argv)
         std::sort(v.begin(), v.end());
         return v[v.size() / 2];
     };
+    // Still exact after the timed frames, with GL having drawn from the buffer all along.
+    fill(vmm, count, 11, stream, sms);
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    if (const long long bad = differing(shared, count, 11); bad != 0)
+        fail("after the timed frames OpenGL read " + std::to_string(bad) +
+             " values that differ from what CUDA wrote");
     const double k = mid(kernel), d = mid(draw), kd = mid(both), c = mid(classicBoth);
     std::printf("  %-52s %8.3f ms\n", "kernel + stream sync alone (VMM buffer)", k);
     std::printf("  %-52s %8.3f ms\n", "draw alone, to glFinish (VMM buffer)", d);

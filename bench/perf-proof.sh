@@ -5,7 +5,7 @@
 # floor (a frame with no map against the classic map/unmap frame). Run from the repository
 # root after
 #   bench/bundle-device.sh --headless build-hopper/bench/warpscope-bench \
-#       build-hopper/bench/warpscope-interop-floor
+#       build-hopper/bench/warpscope-interop-floor build-hopper/tests/warpscope_gpu_tests
 # (or a desktop bundle holding both), with .device carried. Python 3 with Numba and CuPy must
 # be on the machine. Logs go to $OUT (or ./device-out); a table of medians ends the output.
 #
@@ -20,6 +20,15 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
     tee "$log"
 python3 -c "import numba, cupy; print('numba', numba.__version__, 'cupy', cupy.__version__)" \
     2>&1 | tee -a "$log"
+
+# The periodogram's and the lab's GPU tests first, when bundled: the call's pieces must give
+# the bits of one launch before their timings mean anything.
+if [ -x "$DESKTOP_BIN/warpscope_gpu_tests" ]; then
+    WARPSCOPE_FIXTURE_DIR=$PWD/tests/fixtures "$DESKTOP_BIN/warpscope_gpu_tests" \
+        --gtest_filter='*Periodogram*:*Spectrum*:*StreamsLab*' > "$out/perf-tests.log" 2>&1
+    echo "gpu_tests (periodogram, spectrum, streams lab) exit $?" | tee -a "$log"
+    grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran" "$out/perf-tests.log" | tee -a "$log"
+fi
 
 # 1. The streams lesson, Warpscope and Numba alternating, so drift touches both alike.
 for run in $(seq "${ROUNDS:-3}"); do

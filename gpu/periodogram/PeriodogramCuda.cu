@@ -333,7 +333,7 @@ Status computePeriodogramCuda(Context& context, const TimeSeries& series,
     // on the host pool, while the GPU goes on.
     const cudaStream_t copies = state.copyStream;
     const int copyLane = cuda.recorder().recording() && timeline
-                             ? timeline->lane("CUDA stream: periodogram out")
+                             ? timeline->lane("CUDA stream: " + context.role() + " out")
                              : -1;
     const double* device = state.power.as<double>();
     double* landing = state.hostPower.as<double>();
@@ -357,8 +357,8 @@ Status computePeriodogramCuda(Context& context, const TimeSeries& series,
         WS_CUDA_TRY(cudaEventSynchronize(state.copied[k]));
         const long long begin = pieces.begin[k], end = pieces.begin[k + 1];
         const ScopedHostSpan span(timeline, cuda.hostLane(), "periodogram to the caller");
-        // Blocks of 64 Ki values: enough to be worth a thread, few enough to share out.
-        constexpr long long kBlock = 1 << 16;
+        // Blocks of 16 Ki values (128 KiB): a piece of 2 MiB then spreads over 16 threads.
+        constexpr long long kBlock = 1 << 14;
         cuda.hostPool().parallelFor(std::size_t((end - begin + kBlock - 1) / kBlock),
                                     [&](std::size_t first, std::size_t last, unsigned) {
                                         const long long from = begin + (long long)first * kBlock;
