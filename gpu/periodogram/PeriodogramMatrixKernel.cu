@@ -460,9 +460,13 @@ cudaError_t launchWith(const PeriodogramArgs<Real>& a, double* power, cudaStream
 template <typename Real, bool FitMean> int ctasPerSm()
 {
     int ctas = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, periodogramMatrixKernel<Real, FitMean>,
+    // Above 48 KB of dynamic shared memory the query counts none until the kernel may use it.
+    if (cudaFuncSetAttribute(periodogramMatrixKernel<Real, FitMean>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             int(sharedBytes<Real, FitMean>())) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, periodogramMatrixKernel<Real, FitMean>,
                                                       kThreads, sharedBytes<Real, FitMean>()) !=
-        cudaSuccess) {
+            cudaSuccess) {
         cudaGetLastError(); // not sticky; the caller then launches in one piece
         return 0;
     }
