@@ -62,7 +62,6 @@ StreamsLabPanel::StreamsLabPanel(std::shared_ptr<gpu::DevicePool> devices, QWidg
                            "allow")
                             .arg(kSweepStreams));
     m_chart->setObjectName("labSweepChart");
-    m_chart->setMinimumHeight(220);
     m_chart->addGraph();
     m_chart->graph(0)->setName(tr("job time (median of 3)"));
     m_chart->graph(0)->setPen(QPen(QColor(0x25, 0x63, 0xeb), 2));
@@ -73,7 +72,16 @@ StreamsLabPanel::StreamsLabPanel(std::shared_ptr<gpu::DevicePool> devices, QWidg
     m_chart->xAxis->setLabel(tr("streams (k), the same data in k arrays"));
     m_chart->yAxis->setLabel(tr("ms"));
     m_chart->xAxis->setRange(0.5, kSweepStreams + 0.5);
+    QSharedPointer<QCPAxisTickerFixed> wholeStreams(new QCPAxisTickerFixed);
+    wholeStreams->setTickStep(1.0);
+    wholeStreams->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    m_chart->xAxis->setTicker(wholeStreams);
+    // The legend goes under the chart: inside, it would hide points of a narrow panel.
     m_chart->legend->setVisible(true);
+    m_chart->axisRect()->insetLayout()->take(m_chart->legend);
+    m_chart->plotLayout()->addElement(1, 0, m_chart->legend);
+    m_chart->plotLayout()->setRowStretchFactor(1, 0.001);
+    m_chart->setMinimumHeight(280);
     m_chart->setVisible(false); // until the first sweep
     m_busy->setRange(0, 0);
     m_busy->setVisible(false);
