@@ -9,38 +9,72 @@
 #include "runtime/CudaContext.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <vector>
 
 namespace warpscope::gpu {
 namespace {
 
-// What the periodogram keeps on a CUDA context between calls: the uploaded series, the
-// powers (when they go to the host), its own timing events and the last method.
+// A call whose powers go to the host runs the matrix products in up to this many pieces, so
+// that each piece's powers travel while the next is computed.
+constexpr int kMaxPieces = 8;
+
+// What the periodogram keeps on a CUDA context between calls, all of it grow-only: the
+// uploaded series and its pinned staging, the powers (when they go to the host) with their
+// pinned landing place, a stream for the copies out, its own timing events and the last
+// method.
 class CudaPeriodogramState : public SliceState
 {
 public:
     ~CudaPeriodogramState() override
     {
-        if (start)
-            cudaEventDestroy(start);
-        if (stop)
-            cudaEventDestroy(stop);
+        for (cudaEvent_t e : {start, stop, uploaded})
+            if (e)
+                cudaEventDestroy(e);
+        for (cudaEvent_t e : computed)
+            if (e)
+                cudaEventDestroy(e);
+        for (cudaEvent_t e : copied)
+            if (e)
+                cudaEventDestroy(e);
+        if (copyStream)
+            cudaStreamDestroy(copyStream);
     }
     Status prepare()
     {
-        if (!start)
-            WS_CUDA_TRY(cudaEventCreate(&start));
-        if (!stop)
-            WS_CUDA_TRY(cudaEventCreate(&stop));
+        for (cudaEvent_t* e : {&start, &stop})
+            if (!*e)
+                WS_CUDA_TRY(cudaEventCreate(e));
+        if (!uploaded)
+            WS_CUDA_TRY(cudaEventCreateWithFlags(&uploaded, cudaEventDisableTiming));
+        return Status::success();
+    }
+    // What only a call with host output needs.
+    Status prepareCopies()
+    {
+        if (!copyStream)
+            WS_CUDA_TRY(cudaStreamCreateWithFlags(&copyStream, cudaStreamNonBlocking));
+        for (int k = 0; k < kMaxPieces; ++k) {
+            if (!computed[k])
+                WS_CUDA_TRY(cudaEventCreateWithFlags(&computed[k], cudaEventDisableTiming));
+            if (!copied[k])
+                WS_CUDA_TRY(cudaEventCreateWithFlags(&copied[k], cudaEventDisableTiming));
+        }
         return Status::success();
     }
 
     CudaBuffer series{"the time series", false};
+    CudaBuffer staging{"the time series' staging", true};
     CudaBuffer power{"the periodogram", false};
+    CudaBuffer hostPower{"the periodogram's copy to the host", true};
     cudaEvent_t start = nullptr, stop = nullptr;
+    cudaEvent_t uploaded = nullptr; // the staging was read: it may be written again
+    cudaStream_t copyStream = nullptr;
+    cudaEvent_t computed[kMaxPieces] = {}, copied[kMaxPieces] = {};
     PeriodogramMethod lastMethod = PeriodogramMethod::Direct;
 };
 
@@ -62,26 +96,79 @@ cudaError_t launchTerms(const PeriodogramArgs<float>&, const PeriodogramOptions&
     return cudaErrorInvalidValue;
 }
 
+// Where a call's powers go in pieces: piece k is CTAs [cta[k], cta[k + 1]) of the matrix
+// products and frequencies [begin[k], begin[k + 1]).
+struct PowerPieces
+{
+    bool toHost = false; // each piece's end is marked by state.computed[k]
+    int count = 1;
+    long long cta[kMaxPieces + 1] = {};
+    long long begin[kMaxPieces + 1] = {};
+};
+
+// One piece (the whole grid) unless pieces are asked for and the matrix products run: then
+// whole waves of CTAs a piece, at most kMaxPieces, so that no piece leaves SMs idle that one
+// launch would have used.
 template <typename T>
-Status runPeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, const TimeSeries& series,
-                      const PeriodogramOptions& options, PeriodogramMethod method,
-                      double* devicePower, std::size_t heldBytes)
+PowerPieces powerPieces(const CudaBacking& cuda, const PeriodogramOptions& options,
+                        PeriodogramMethod method, bool wanted)
+{
+    PowerPieces pieces;
+    pieces.toHost = wanted;
+    const long long count = options.grid.count;
+    pieces.cta[1] = -1; // one launch of every CTA
+    pieces.begin[1] = count;
+    if (!wanted || method != PeriodogramMethod::Matrix)
+        return pieces;
+    const long long perWave =
+        (long long)periodogramMatrixCtasPerSm(sizeof(T) == 8, options.fitMean) *
+        cuda.info().smCount;
+    const long long ctas = periodogramMatrixCtas(count);
+    if (perWave <= 0 || ctas < 2 * perWave)
+        return pieces;
+    const long long waves = (ctas + perWave - 1) / perWave;
+    const long long wavesPerPiece = (waves + kMaxPieces - 1) / kMaxPieces;
+    pieces.count = int((waves + wavesPerPiece - 1) / wavesPerPiece);
+    for (int k = 1; k < pieces.count; ++k) {
+        pieces.cta[k] = k * wavesPerPiece * perWave;
+        pieces.begin[k] = std::min(count, pieces.cta[k] * periodogramMatrixCtaFrequencies());
+    }
+    pieces.cta[pieces.count] = ctas;
+    pieces.begin[pieces.count] = count;
+    return pieces;
+}
+
+template <typename T>
+Status runPeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, Timeline* timeline,
+                      const TimeSeries& series, const PeriodogramOptions& options,
+                      PeriodogramMethod method, double* devicePower, std::size_t heldBytes,
+                      PowerPieces& pieces)
 {
     const cudaStream_t stream = cuda.stream();
-    const PeriodogramPlan<T> plan = makePeriodogramPlan<T>(series, options);
+    std::optional<PeriodogramPlan<T>> made;
+    {
+        const ScopedHostSpan span(timeline, cuda.hostLane(), "periodogram plan");
+        made.emplace(makePeriodogramPlan<T>(series, options));
+    }
+    const PeriodogramPlan<T>& plan = *made;
     const std::size_t n = plan.t.size();
     const std::size_t count = std::size_t(options.grid.count);
     // One upload: t in double, then w, wy and the rotation steps in T.
     const std::size_t seriesBytes = n * sizeof(double) + 4 * n * sizeof(T);
     const std::size_t powerBytes = count * sizeof(double);
-    std::size_t freeBytes = 0, totalBytes = 0;
-    WS_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
-    freeBytes += state.series.bytes() + heldBytes;
-    if (seriesBytes + powerBytes > freeBytes)
-        return Status::failure("The periodogram needs " +
-                               std::to_string((seriesBytes + powerBytes) >> 20) +
-                               " MiB of GPU memory; " + std::to_string(freeBytes >> 20) +
-                               " MiB are free on " + cuda.name() + ". Use fewer frequencies.");
+    const bool fits =
+        state.series.bytes() >= seriesBytes && (devicePower || state.power.bytes() >= powerBytes);
+    if (!fits) {
+        // Only a call that must allocate asks the driver (a query costs tens of µs).
+        std::size_t freeBytes = 0, totalBytes = 0;
+        WS_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
+        freeBytes += state.series.bytes() + heldBytes;
+        if (seriesBytes + powerBytes > freeBytes)
+            return Status::failure("The periodogram needs " +
+                                   std::to_string((seriesBytes + powerBytes) >> 20) +
+                                   " MiB of GPU memory; " + std::to_string(freeBytes >> 20) +
+                                   " MiB are free on " + cuda.name() + ". Use fewer frequencies.");
+    }
     if (Status s = state.series.grow(seriesBytes, stream); !s)
         return s;
     if (!devicePower) {
@@ -89,8 +176,12 @@ Status runPeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, const Time
             return s;
         devicePower = state.power.as<double>();
     }
-    std::vector<unsigned char> staging(seriesBytes);
-    unsigned char* at = staging.data();
+    // The last upload read the staging before this one writes it (at once in practice: every
+    // call waits for its results).
+    WS_CUDA_TRY(cudaEventSynchronize(state.uploaded));
+    if (Status s = state.staging.grow(seriesBytes, stream); !s)
+        return s;
+    unsigned char* at = state.staging.as<unsigned char>();
     auto put = [&at](const void* data, std::size_t bytes) {
         std::memcpy(at, data, bytes);
         at += bytes;
@@ -104,12 +195,13 @@ Status runPeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, const Time
     if (Status s = cuda.recorded(
             stream, cuda.streamLane(), SpanKind::CopyHostToDevice, "series in", seriesBytes,
             [&] {
-                return cudaStatus(cudaMemcpyAsync(device, staging.data(), seriesBytes,
+                return cudaStatus(cudaMemcpyAsync(device, state.staging.get(), seriesBytes,
                                                   cudaMemcpyHostToDevice, stream),
                                   "Copying the series to the GPU");
             });
         !s)
         return s;
+    WS_CUDA_TRY(cudaEventRecord(state.uploaded, stream));
     PeriodogramArgs<T> args{};
     args.t = reinterpret_cast<const double*>(device);
     const T* arrays = reinterpret_cast<const T*>(device + n * sizeof(double));
@@ -131,27 +223,38 @@ Status runPeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, const Time
         if (method == PeriodogramMethod::Matrix)
             args.scale = periodogramMatrixScale(plan.w.data(), plan.wy.data(), int(n));
     WS_CUDA_TRY(cudaEventRecord(state.start, stream));
+    // Poison: frequencies a small grid leaves out stay NaN, and so would any not written.
+    WS_CUDA_TRY(cudaMemsetAsync(devicePower, 0xff, powerBytes, stream));
     const bool matrix = method == PeriodogramMethod::Matrix;
-    {
-        const SpanScope span(
-            cuda.recorder(), stream, cuda.streamLane(), SpanKind::Kernel,
-            options.nterms > 1 ? "periodogram (" + std::to_string(options.nterms) + " terms)"
-                               : (matrix ? "periodogram (tensor cores)" : "periodogram"),
-            0, std::to_string(n) + " samples x " + std::to_string(count) + " frequencies");
-        // Poison: frequencies a small grid leaves out stay NaN, and so would any not written.
-        WS_CUDA_TRY(cudaMemsetAsync(devicePower, 0xff, powerBytes, stream));
+    const PeriodogramShape shape{int(options.launch.blockThreads), options.launch.gridBlocks,
+                                 options.launch.gridStride};
+    for (int k = 0; k < pieces.count; ++k) {
+        const std::string detail =
+            std::to_string(n) + " samples x " +
+            std::to_string(pieces.begin[k + 1] - pieces.begin[k]) + " frequencies" +
+            (pieces.count > 1
+                 ? " (piece " + std::to_string(k + 1) + " of " + std::to_string(pieces.count) + ")"
+                 : std::string());
+        const SpanScope span(cuda.recorder(), stream, cuda.streamLane(), SpanKind::Kernel,
+                             options.nterms > 1
+                                 ? "periodogram (" + std::to_string(options.nterms) + " terms)"
+                                 : (matrix ? "periodogram (tensor cores)" : "periodogram"),
+                             0, detail);
         cudaError_t launched = cudaSuccess;
-        const PeriodogramShape shape{int(options.launch.blockThreads), options.launch.gridBlocks,
-                                     options.launch.gridStride};
         if (options.nterms > 1) {
             launched = launchTerms(args, options, shape, devicePower, stream);
         } else if (matrix) {
-            launched = launchPeriodogramMatrix(args, devicePower, stream);
+            launched = pieces.count > 1
+                           ? launchPeriodogramMatrix(args, devicePower, stream, pieces.cta[k],
+                                                     pieces.cta[k + 1] - pieces.cta[k])
+                           : launchPeriodogramMatrix(args, devicePower, stream);
         } else {
             launched = launchPeriodogram(args, shape, devicePower, stream);
         }
         if (Status s = cudaStatus(launched, "Launching the periodogram kernel"); !s)
             return s;
+        if (pieces.toHost)
+            WS_CUDA_TRY(cudaEventRecord(state.computed[k], stream));
     }
     WS_CUDA_TRY(cudaEventRecord(state.stop, stream));
     return Status::success();
@@ -198,10 +301,12 @@ Status resolveMethod(const DeviceInfo& device, const PeriodogramOptions& options
 
 // Computes a checked request (checkPeriodogram) into devicePower (device memory; null: the
 // state's own buffer) on the context's stream, without waiting, once the method is settled
-// and the powers are known to fit beside the series.
-Status queuePeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, const TimeSeries& series,
-                        const PeriodogramOptions& options, double* devicePower,
-                        std::size_t heldBytes)
+// and the powers are known to fit beside the series. toHost: the powers then go to the host,
+// in the pieces it leaves in pieces.
+Status queuePeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, Timeline* timeline,
+                        const TimeSeries& series, const PeriodogramOptions& options,
+                        double* devicePower, std::size_t heldBytes, bool toHost,
+                        PowerPieces& pieces)
 {
     if (options.cancel && options.cancel->load())
         return Status::failure("The periodogram was cancelled");
@@ -209,16 +314,23 @@ Status queuePeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, const Ti
         return s;
     if (Status s = state.prepare(); !s)
         return s;
+    if (toHost)
+        if (Status s = state.prepareCopies(); !s)
+            return s;
     PeriodogramMethod method = PeriodogramMethod::Direct;
     if (Status s = resolveMethod(cuda.info(), options, method); !s)
         return s;
     state.lastMethod = method;
+    const bool float64 = options.precision == Precision::Float64;
+    pieces = float64 ? powerPieces<double>(cuda, options, method, toHost)
+                     : powerPieces<float>(cuda, options, method, toHost);
     try {
-        return options.precision == Precision::Float64 || options.nterms > 1
-                   ? runPeriodogram<double>(cuda, state, series, options, method, devicePower,
-                                            heldBytes)
-                   : runPeriodogram<float>(cuda, state, series, options, method, devicePower,
-                                           heldBytes);
+        // The multi-term kernel reads the series in double whatever its precision.
+        return float64 || options.nterms > 1
+                   ? runPeriodogram<double>(cuda, state, timeline, series, options, method,
+                                            devicePower, heldBytes, pieces)
+                   : runPeriodogram<float>(cuda, state, timeline, series, options, method,
+                                           devicePower, heldBytes, pieces);
     } catch (const std::bad_alloc&) {
         return Status::failure("Out of host memory for the periodogram");
     }
@@ -241,26 +353,64 @@ Status computePeriodogramCuda(Context& context, const TimeSeries& series,
 {
     CudaBacking& cuda = cudaBacking(context);
     CudaPeriodogramState& state = context.state<CudaPeriodogramState>();
-    const cudaStream_t stream = cuda.stream();
-    if (Status s = queuePeriodogram(cuda, state, series, options, nullptr, state.power.bytes()); !s)
-        return s;
-    const std::size_t bytes = std::size_t(options.grid.count) * sizeof(double);
-    if (Status s = cuda.recorded(
-            stream, cuda.streamLane(), SpanKind::CopyDeviceToHost, "power out", bytes,
-            [&] {
-                return cudaStatus(cudaMemcpyAsync(power.data(), state.power.get(), bytes,
-                                                  cudaMemcpyDeviceToHost, stream),
-                                  "Copying the periodogram to the host");
-            });
+    Timeline* timeline = context.timeline();
+    PowerPieces pieces;
+    if (Status s = queuePeriodogram(cuda, state, timeline, series, options, nullptr,
+                                    state.power.bytes(), true, pieces);
         !s)
         return s;
-    WS_CUDA_TRY(cudaStreamSynchronize(stream));
+    const std::size_t bytes = std::size_t(options.grid.count) * sizeof(double);
+    if (Status s = state.hostPower.grow(bytes, state.copyStream); !s)
+        return s;
+    // Each piece goes to pinned memory at the link's full rate as soon as it is computed,
+    // while the next is; the host then moves it into power and counts what is not finite,
+    // on the host pool, while the GPU goes on.
+    const cudaStream_t copies = state.copyStream;
+    const int copyLane = cuda.recorder().recording() && timeline
+                             ? timeline->lane("CUDA stream: " + context.role() + " out")
+                             : -1;
+    const double* device = state.power.as<double>();
+    double* landing = state.hostPower.as<double>();
+    for (int k = 0; k < pieces.count; ++k) {
+        const long long begin = pieces.begin[k], end = pieces.begin[k + 1];
+        const std::size_t pieceBytes = std::size_t(end - begin) * sizeof(double);
+        WS_CUDA_TRY(cudaStreamWaitEvent(copies, state.computed[k]));
+        if (Status s = cuda.recorded(
+                copies, copyLane, SpanKind::CopyDeviceToHost, "power out", pieceBytes,
+                [&] {
+                    return cudaStatus(cudaMemcpyAsync(landing + begin, device + begin, pieceBytes,
+                                                      cudaMemcpyDeviceToHost, copies),
+                                      "Copying the periodogram to the host");
+                });
+            !s)
+            return s;
+        WS_CUDA_TRY(cudaEventRecord(state.copied[k], copies));
+    }
+    std::atomic<long long> nonFinite{0};
+    for (int k = 0; k < pieces.count; ++k) {
+        WS_CUDA_TRY(cudaEventSynchronize(state.copied[k]));
+        const long long begin = pieces.begin[k], end = pieces.begin[k + 1];
+        const ScopedHostSpan span(timeline, cuda.hostLane(), "periodogram to the caller");
+        // Blocks of 16 Ki values (128 KiB): a piece of 2 MiB then spreads over 16 threads.
+        constexpr long long kBlock = 1 << 14;
+        cuda.hostPool().parallelFor(std::size_t((end - begin + kBlock - 1) / kBlock),
+                                    [&](std::size_t first, std::size_t last, unsigned) {
+                                        const long long from = begin + (long long)first * kBlock;
+                                        const long long to =
+                                            std::min(end, begin + (long long)last * kBlock);
+                                        std::memcpy(power.data() + from, landing + from,
+                                                    std::size_t(to - from) * sizeof(double));
+                                        long long bad = 0;
+                                        for (long long i = from; i < to; ++i)
+                                            bad += !std::isfinite(landing[i]);
+                                        nonFinite += bad;
+                                    });
+    }
+    WS_CUDA_TRY(cudaEventSynchronize(state.stop));
     float ms = 0.0f;
     WS_CUDA_TRY(cudaEventElapsedTime(&ms, state.start, state.stop));
     kernelMs = ms;
-    const long long nonFinite = std::count_if(power.begin(), power.begin() + options.grid.count,
-                                              [](double p) { return !std::isfinite(p); });
-    return checkPowers(nonFinite, unevaluated(state, options), options);
+    return checkPowers(nonFinite.load(), unevaluated(state, options), options);
 }
 
 Status computeSpectrumCuda(Context& context, const TimeSeries& series,
@@ -275,7 +425,10 @@ Status computeSpectrumCuda(Context& context, const TimeSeries& series,
     std::shared_ptr<CudaSpectrum> result;
     if (Status s = CudaSpectrum::create(cuda.ordinal(), options.grid, result); !s)
         return s;
-    if (Status s = queuePeriodogram(cuda, state, series, options, result->power(), 0); !s)
+    PowerPieces pieces;
+    if (Status s = queuePeriodogram(cuda, state, context.timeline(), series, options,
+                                    result->power(), 0, false, pieces);
+        !s)
         return s;
     const int token =
         cuda.recorder().begin(stream, cuda.streamLane(), SpanKind::Kernel, "peak search", 0,

@@ -313,7 +313,7 @@ __device__ __forceinline__ void multiply(float (&d)[4], const Operand<float>& a,
 
 template <typename Real, bool FitMean>
 __global__ void __launch_bounds__(kThreads, 1)
-    periodogramMatrixKernel(PeriodogramArgs<Real> a, double* __restrict__ power)
+    periodogramMatrixKernel(PeriodogramArgs<Real> a, double* __restrict__ power, long long firstCta)
 {
     constexpr int rows = rowCount<FitMean>();
     // Warps in 4 row groups x 2 column groups; each holds fragmentRows 16-row fragments by
@@ -326,7 +326,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     Stored<Real>* shared = reinterpret_cast<Stored<Real>*>(sharedBytesRaw);
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, tq = lane % 4;
-    const long long firstBlock = (long long)blockIdx.x * kBlocks;
+    const long long firstBlock = (firstCta + (long long)blockIdx.x) * kBlocks;
     const int rowGroup = warp / 2;
     const int firstColumn = (warp % 2) * columnFragments * 8;
 
@@ -438,7 +438,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 template <typename Real, bool FitMean>
-cudaError_t launchWith(const PeriodogramArgs<Real>& a, double* power, cudaStream_t stream)
+cudaError_t launchWith(const PeriodogramArgs<Real>& a, double* power, cudaStream_t stream,
+                       long long firstCta, long long ctaCount)
 {
     constexpr std::size_t bytes = sharedBytes<Real, FitMean>();
     if (const cudaError_t e =
@@ -446,12 +447,30 @@ cudaError_t launchWith(const PeriodogramArgs<Real>& a, double* power, cudaStream
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
         e != cudaSuccess)
         return e;
-    const long long perCta = (long long)kBlocks * kFrequencies;
-    const long long ctas = (a.count + perCta - 1) / perCta;
-    if (ctas > 0x7fffffffLL)
+    const long long ctas = periodogramMatrixCtas(a.count);
+    if (ctaCount < 0)
+        ctaCount = ctas - firstCta;
+    if (firstCta < 0 || ctaCount <= 0 || firstCta + ctaCount > ctas || ctaCount > 0x7fffffffLL)
         return cudaErrorInvalidConfiguration;
-    periodogramMatrixKernel<Real, FitMean><<<unsigned(ctas), kThreads, bytes, stream>>>(a, power);
+    periodogramMatrixKernel<Real, FitMean>
+        <<<unsigned(ctaCount), kThreads, bytes, stream>>>(a, power, firstCta);
     return cudaGetLastError();
+}
+
+template <typename Real, bool FitMean> int ctasPerSm()
+{
+    int ctas = 0;
+    // Above 48 KB of dynamic shared memory the query counts none until the kernel may use it.
+    if (cudaFuncSetAttribute(periodogramMatrixKernel<Real, FitMean>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             int(sharedBytes<Real, FitMean>())) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, periodogramMatrixKernel<Real, FitMean>,
+                                                      kThreads, sharedBytes<Real, FitMean>()) !=
+            cudaSuccess) {
+        cudaGetLastError(); // not sticky; the caller then launches in one piece
+        return 0;
+    }
+    return ctas;
 }
 
 } // namespace
@@ -478,18 +497,36 @@ bool periodogramMatrixPreferred(int ccMajor, int ccMinor, bool float64)
     return (ccMajor == 8 && ccMinor == 0) || ccMajor == 9 || ccMajor == 10;
 }
 
-cudaError_t launchPeriodogramMatrix(const PeriodogramArgs<double>& args, double* power,
-                                    cudaStream_t stream)
+long long periodogramMatrixCtaFrequencies()
 {
-    return args.fitMean ? launchWith<double, true>(args, power, stream)
-                        : launchWith<double, false>(args, power, stream);
+    return (long long)kBlocks * kFrequencies;
+}
+
+long long periodogramMatrixCtas(long long count)
+{
+    const long long perCta = periodogramMatrixCtaFrequencies();
+    return (count + perCta - 1) / perCta;
+}
+
+int periodogramMatrixCtasPerSm(bool float64, bool fitMean)
+{
+    if (float64)
+        return fitMean ? ctasPerSm<double, true>() : ctasPerSm<double, false>();
+    return fitMean ? ctasPerSm<float, true>() : ctasPerSm<float, false>();
+}
+
+cudaError_t launchPeriodogramMatrix(const PeriodogramArgs<double>& args, double* power,
+                                    cudaStream_t stream, long long firstCta, long long ctaCount)
+{
+    return args.fitMean ? launchWith<double, true>(args, power, stream, firstCta, ctaCount)
+                        : launchWith<double, false>(args, power, stream, firstCta, ctaCount);
 }
 
 cudaError_t launchPeriodogramMatrix(const PeriodogramArgs<float>& args, double* power,
-                                    cudaStream_t stream)
+                                    cudaStream_t stream, long long firstCta, long long ctaCount)
 {
-    return args.fitMean ? launchWith<float, true>(args, power, stream)
-                        : launchWith<float, false>(args, power, stream);
+    return args.fitMean ? launchWith<float, true>(args, power, stream, firstCta, ctaCount)
+                        : launchWith<float, false>(args, power, stream, firstCta, ctaCount);
 }
 
 } // namespace warpscope::gpu

@@ -22,10 +22,21 @@ bool periodogramMatrixPreferred(int ccMajor, int ccMinor, bool float64);
 // float32's PeriodogramArgs::scale for these weights and weighted values (host arrays).
 float periodogramMatrixScale(const float* w, const float* wy, int n);
 
-// Writes args.count powers to power on stream. Returns the launch error, if any.
+// The CTAs that cover count frequencies, and how many of them one SM holds at once (0 when
+// the occupancy query fails).
+long long periodogramMatrixCtas(long long count);
+long long periodogramMatrixCtaFrequencies();
+int periodogramMatrixCtasPerSm(bool float64, bool fitMean);
+
+// Writes the powers of CTAs firstCta .. firstCta + ctaCount (-1: to the end) to power (all
+// args.count of them by default) on stream. Every CTA computes from its absolute place in the
+// grid, so a grid launched in pieces gives the same bits as in one launch: the pieces let
+// copies of finished powers overlap the rest. Returns the launch error, if any.
 cudaError_t launchPeriodogramMatrix(const PeriodogramArgs<double>& args, double* power,
-                                    cudaStream_t stream);
+                                    cudaStream_t stream, long long firstCta = 0,
+                                    long long ctaCount = -1);
 cudaError_t launchPeriodogramMatrix(const PeriodogramArgs<float>& args, double* power,
-                                    cudaStream_t stream);
+                                    cudaStream_t stream, long long firstCta = 0,
+                                    long long ctaCount = -1);
 
 } // namespace warpscope::gpu

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <gtest/gtest.h>
 #include <map>
 #include <numbers>
@@ -967,6 +968,48 @@ TEST_F(CudaPeriodogramTest, MatrixProductsMatchLongDouble)
                                              trial < 8 ? 1000 + 997 * trial : 2048);
         });
     expectWithinLimits("CUDA matrix periodogram (float32 as three FP16 products)", worst);
+}
+
+// A call into host memory runs the matrix products in pieces of whole waves, each copied out
+// while the next computes; the device-resident spectrum runs them in one launch. Every CTA
+// works from its absolute place in the grid, so both give the same bits, on a grid of many
+// waves with a partial last CTA, in both precisions, with and without the floating mean. The
+// timeline shows the pieces, so the test cannot pass with one piece.
+TEST_F(CudaPeriodogramTest, MatrixProductsInPiecesGiveTheBitsOfOneLaunch)
+{
+    if (!hasTensorCores())
+        GTEST_SKIP() << "no tensor cores on " << m_cuda->name();
+    std::mt19937 rng(61);
+    const TimeSeries s = randomSeries(rng, 1024, true, 0.0);
+    auto timeline = std::make_shared<Timeline>();
+    m_cuda->setTimeline(timeline, "periodogram");
+    PeriodogramOptions o;
+    o.method = PeriodogramMethod::Matrix;
+    for (const Precision precision : {Precision::Float64, Precision::Float32})
+        for (const bool fitMean : {true, false}) {
+            o.precision = precision;
+            o.fitMean = fitMean;
+            // 8 waves of one CTA per SM (2048 frequencies a CTA), plus part of a CTA.
+            const long long count = 8LL * m_cuda->info().smCount * 2048 + 777;
+            o.grid = {0.001, 50.0 / double(count), count};
+            timeline->clear();
+            const std::vector<double> pieces = run(*m_cuda, s, o);
+            ASSERT_TRUE(m_cuda->collectTimeline());
+            long long copies = 0;
+            for (const Span& span : timeline->snapshot().spans)
+                copies += span.name == "power out";
+            EXPECT_GE(copies, 2) << precisionName(precision) << ", fit_mean " << fitMean;
+            std::shared_ptr<const Spectrum> spectrum;
+            ASSERT_TRUE(computeSpectrum(*m_cuda, s, o, spectrum));
+            std::vector<double> whole = poisoned<double>(std::size_t(count));
+            ASSERT_TRUE(spectrum->read(std::span<double>(whole)));
+            long long differing = 0;
+            for (long long i = 0; i < count; ++i)
+                differing += std::memcmp(&pieces[std::size_t(i)], &whole[std::size_t(i)],
+                                         sizeof(double)) != 0;
+            EXPECT_EQ(differing, 0) << precisionName(precision) << ", fit_mean " << fitMean;
+        }
+    m_cuda->setTimeline(nullptr, "periodogram");
 }
 
 // float32's FP16 halves over weights spanning eight decades and values near 1e5: the scaling

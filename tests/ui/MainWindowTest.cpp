@@ -25,6 +25,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMouseEvent>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -585,6 +586,47 @@ private slots:
         for (const gpu::Span& s : timeline->shown().spans)
             arrays += s.name.rfind("normalise array", 0) == 0;
         QCOMPARE(arrays, 8); // 4 arrays, twice
+    }
+
+    // The lab's chart: the same data split over 1..16 streams, one point per k, each run
+    // checked, the progress bar counting the k done; on the CPU there are no copies, so no
+    // floor is drawn and the legend says why.
+    void streamsLabSweepChartsEveryStreamCount()
+    {
+        m_window->showStreamsLab();
+        ui::StreamsLabPanel* lab = m_window->streamsLabPanel();
+        lab->lengthField()->setText("40000");
+        lab->arraysField()->setValue(4);
+        QCustomPlot* chart = lab->sweepChart();
+        QVERIFY(!chart->isVisible());
+        QProgressBar* progress = lab->findChild<QProgressBar*>();
+        QVERIFY(progress);
+        QSignalSpy steps(progress, &QProgressBar::valueChanged);
+        QSignalSpy finished(lab, &ui::StreamsLabPanel::finished);
+        QTest::mouseClick(lab->findChild<QPushButton*>("labSweep"), Qt::LeftButton);
+        QVERIFY(!lab->findChild<QPushButton*>("labRun")->isEnabled()); // until it ends
+        QVERIFY(finished.wait(60000));
+        QVERIFY2(finished.front().at(0).toBool(), qPrintable(lab->resultText()));
+        QVERIFY(chart->isVisible());
+        QCOMPARE(chart->graph(0)->dataCount(), ui::StreamsLabPanel::kSweepStreams);
+        for (int k = 0; k < chart->graph(0)->dataCount(); ++k) {
+            QCOMPARE(chart->graph(0)->data()->at(k)->key, double(k + 1));
+            QVERIFY(chart->graph(0)->data()->at(k)->value > 0.0);
+        }
+        QCOMPARE(steps.last().at(0).toInt(), ui::StreamsLabPanel::kSweepStreams);
+        QCOMPARE(chart->graph(1)->dataCount(), 0);
+        QVERIFY2(chart->graph(1)->name().contains("needs a GPU"),
+                 qPrintable(chart->graph(1)->name()));
+        QVERIFY2(lab->resultText().contains("every array summed to 1"),
+                 qPrintable(lab->resultText()));
+        // A bad length is refused at the field, as for a run, and the chart stays.
+        lab->lengthField()->setText("abc");
+        QSignalSpy refused(lab, &ui::StreamsLabPanel::finished);
+        QTest::mouseClick(lab->findChild<QPushButton*>("labSweep"), Qt::LeftButton);
+        QCOMPARE(refused.size(), 1);
+        QCOMPARE(refused.front().at(0).toBool(), false);
+        QVERIFY(!lab->running());
+        lab->lengthField()->setText("40000");
     }
 
     // One device policy: what the window was asked for (here the CPU) reaches the periodogram

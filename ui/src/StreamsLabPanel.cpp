@@ -14,7 +14,9 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 #include <cmath>
+#include <qcustomplot.h>
 
 namespace warpscope::ui {
 
@@ -23,7 +25,8 @@ StreamsLabPanel::StreamsLabPanel(std::shared_ptr<gpu::DevicePool> devices, QWidg
       m_length(new QLineEdit(this)), m_streams(new QComboBox(this)), m_memory(new QComboBox(this)),
       m_ordered(new QCheckBox(tr("Copies in order"), this)),
       m_run(new QPushButton(tr("&Run"), this)), m_compare(new QPushButton(tr("Run 1 vs &K"), this)),
-      m_busy(new QProgressBar(this)), m_result(new QLabel(this))
+      m_sweep(new QPushButton(tr("&Sweep 1..%1").arg(kSweepStreams), this)),
+      m_busy(new QProgressBar(this)), m_result(new QLabel(this)), m_chart(new QCustomPlot(this))
 {
     m_arrays->setObjectName("labArrays");
     m_arrays->setRange(1, gpu::kStreamsLabMaxArrays);
@@ -53,6 +56,33 @@ StreamsLabPanel::StreamsLabPanel(std::shared_ptr<gpu::DevicePool> devices, QWidg
     m_run->setToolTip(tr("Normalise the arrays once (Ctrl+Enter)"));
     m_compare->setObjectName("labCompare");
     m_compare->setToolTip(tr("Run with 1 stream, then with K streams, and compare"));
+    m_sweep->setObjectName("labSweep");
+    m_sweep->setToolTip(tr("Split the same K x L values into 1, 2, ... %1 arrays on as many "
+                           "streams,\nand chart the job's time against the floor the copies "
+                           "allow")
+                            .arg(kSweepStreams));
+    m_chart->setObjectName("labSweepChart");
+    m_chart->addGraph();
+    m_chart->graph(0)->setName(tr("job time (median of 3)"));
+    m_chart->graph(0)->setPen(QPen(QColor(0x25, 0x63, 0xeb), 2));
+    m_chart->graph(0)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
+    m_chart->addGraph();
+    m_chart->graph(1)->setName(tr("floor: every copy in, then 1/k of the data back"));
+    m_chart->graph(1)->setPen(QPen(QColor(0xf5, 0x9e, 0x0b), 2, Qt::DashLine));
+    m_chart->xAxis->setLabel(tr("streams (k), the same data in k arrays"));
+    m_chart->yAxis->setLabel(tr("ms"));
+    m_chart->xAxis->setRange(0.5, kSweepStreams + 0.5);
+    QSharedPointer<QCPAxisTickerFixed> wholeStreams(new QCPAxisTickerFixed);
+    wholeStreams->setTickStep(1.0);
+    wholeStreams->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    m_chart->xAxis->setTicker(wholeStreams);
+    // The legend goes under the chart: inside, it would hide points of a narrow panel.
+    m_chart->legend->setVisible(true);
+    m_chart->axisRect()->insetLayout()->take(m_chart->legend);
+    m_chart->plotLayout()->addElement(1, 0, m_chart->legend);
+    m_chart->plotLayout()->setRowStretchFactor(1, 0.001);
+    m_chart->setMinimumHeight(280);
+    m_chart->setVisible(false); // until the first sweep
     m_busy->setRange(0, 0);
     m_busy->setVisible(false);
     m_result->setObjectName("labResult");
@@ -72,24 +102,30 @@ StreamsLabPanel::StreamsLabPanel(std::shared_ptr<gpu::DevicePool> devices, QWidg
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_run);
     buttons->addWidget(m_compare);
+    buttons->addWidget(m_sweep);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(intro);
     layout->addLayout(form);
     layout->addLayout(buttons);
     layout->addWidget(m_busy);
     layout->addWidget(m_result);
-    layout->addStretch(1);
+    layout->addWidget(m_chart, 1);
+    layout->addStretch(0);
 
     setConfig(gpu::StreamsLabConfig{});
     connect(m_run, &QPushButton::clicked, this, [this] { run(false); });
     connect(m_compare, &QPushButton::clicked, this, [this] { run(true); });
     connect(m_length, &QLineEdit::editingFinished, this, [this] { config(); });
+    connect(m_sweep, &QPushButton::clicked, this, &StreamsLabPanel::sweep);
     connect(&m_job, &QFutureWatcher<Outcome>::finished, this, &StreamsLabPanel::onFinished);
+    connect(&m_sweepJob, &QFutureWatcher<SweepOutcome>::finished, this,
+            &StreamsLabPanel::onSweepFinished);
 }
 
 StreamsLabPanel::~StreamsLabPanel()
 {
     m_job.waitForFinished();
+    m_sweepJob.waitForFinished();
 }
 
 void StreamsLabPanel::setConfig(const gpu::StreamsLabConfig& config)
@@ -157,7 +193,17 @@ void StreamsLabPanel::restoreSettings(const QSettings& s)
 
 bool StreamsLabPanel::running() const
 {
-    return m_job.isRunning();
+    return m_job.isRunning() || m_sweepJob.isRunning();
+}
+
+gpu::Status StreamsLabPanel::openContext()
+{
+    // A device chosen since the last run takes over from the next one.
+    if (m_context && m_contextGeneration == m_devices->generation())
+        return gpu::Status::success();
+    m_contextGeneration = m_devices->generation();
+    m_context.reset();
+    return m_devices->open("lab", m_context);
 }
 
 QString StreamsLabPanel::resultText() const
@@ -187,17 +233,14 @@ void StreamsLabPanel::run(bool compare)
     }
     m_run->setEnabled(false);
     m_compare->setEnabled(false);
+    m_sweep->setEnabled(false);
+    m_busy->setRange(0, 0);
     m_busy->setVisible(true);
     m_result->setStyleSheet(QString());
     m_result->setText(tr("Running…"));
     m_job.setFuture(QtConcurrent::run([this, configs = m_submitted] {
         Outcome outcome;
-        // A device chosen since the last run takes over from the next one.
-        if (!m_context || m_contextGeneration != m_devices->generation()) {
-            m_contextGeneration = m_devices->generation();
-            m_context.reset();
-            outcome.status = m_devices->open("lab", m_context);
-        }
+        outcome.status = openContext();
         if (!outcome.status)
             return outcome;
         outcome.device = m_context->name();
@@ -223,6 +266,7 @@ void StreamsLabPanel::onFinished()
     const Outcome outcome = m_job.result();
     m_run->setEnabled(true);
     m_compare->setEnabled(true);
+    m_sweep->setEnabled(true);
     m_busy->setVisible(false);
     m_lastRunUs = {outcome.startUs, outcome.endUs};
     if (!outcome.timeline)
@@ -263,6 +307,123 @@ void StreamsLabPanel::onFinished()
     m_result->setStyleSheet(passed ? QString() : kErrorText);
     m_result->setText(lines.join('\n'));
     emit finished(passed, lines.join("; "));
+}
+
+void StreamsLabPanel::sweep()
+{
+    if (running())
+        return;
+    const std::optional<gpu::StreamsLabConfig> c = config();
+    if (!c) {
+        emit finished(false, m_result->text());
+        return;
+    }
+    m_arrays->setStyleSheet(QString());
+    m_run->setEnabled(false);
+    m_compare->setEnabled(false);
+    m_sweep->setEnabled(false);
+    m_busy->setRange(0, kSweepStreams);
+    m_busy->setValue(0);
+    m_busy->setVisible(true);
+    m_result->setStyleSheet(QString());
+    m_result->setText(tr("Sweeping 1 to %1 streams…").arg(kSweepStreams));
+    m_sweepJob.setFuture(QtConcurrent::run([this, base = *c] {
+        SweepOutcome outcome;
+        outcome.status = openContext();
+        if (!outcome.status)
+            return outcome;
+        outcome.device = m_context->name();
+        gpu::Timeline* timeline = m_context->timeline();
+        const long long total = base.arrays * base.length;
+        double copyInMs = 0.0, copyOutMs = 0.0;
+        for (int k = 1; k <= kSweepStreams && outcome.status; ++k) {
+            gpu::StreamsLabConfig config = base;
+            config.arrays = k;
+            config.length = std::max(1LL, (total + k - 1) / k);
+            config.multiStream = k > 1;
+            std::vector<double> times;
+            for (int run = 0; run < 3 && outcome.status; ++run) {
+                if (timeline)
+                    timeline->beginFrame();
+                gpu::StreamsLabResult result;
+                outcome.status = gpu::runStreamsLab(*m_context, config, result);
+                if (!outcome.status)
+                    break;
+                outcome.passed = outcome.passed && result.passed();
+                times.push_back(result.totalMs);
+                // With one stream nothing overlaps, so its copy spans are the copies' own
+                // times: the floor for every k is all of them in, then a k-th of them back.
+                if (k == 1 && run == 2 && timeline && result.jobEndUs > result.jobStartUs) {
+                    outcome.timeline = m_context->collectTimeline();
+                    for (const gpu::Span& s : timeline->snapshot().spans) {
+                        if (s.startUs < result.jobStartUs || s.endUs > result.jobEndUs)
+                            continue;
+                        if (s.kind == gpu::SpanKind::CopyHostToDevice)
+                            copyInMs += s.durationUs() / 1000.0;
+                        if (s.kind == gpu::SpanKind::CopyDeviceToHost)
+                            copyOutMs = std::max(copyOutMs, s.durationUs() / 1000.0);
+                    }
+                }
+            }
+            if (!outcome.status)
+                break;
+            std::sort(times.begin(), times.end());
+            outcome.medianMs.push_back(times[times.size() / 2]);
+            if (copyInMs > 0.0)
+                outcome.floorMs.push_back(copyInMs + copyOutMs / k);
+            QMetaObject::invokeMethod(m_busy, "setValue", Qt::QueuedConnection, Q_ARG(int, k));
+        }
+        if (const gpu::Status s = m_context->collectTimeline(); !s)
+            outcome.timeline = s;
+        return outcome;
+    }));
+}
+
+void StreamsLabPanel::onSweepFinished()
+{
+    const SweepOutcome outcome = m_sweepJob.result();
+    m_run->setEnabled(true);
+    m_compare->setEnabled(true);
+    m_sweep->setEnabled(true);
+    m_busy->setVisible(false);
+    if (!outcome.timeline)
+        emit timelineProblem(QString::fromStdString(outcome.timeline.message()));
+    if (!outcome.status) {
+        const QString text = QString::fromStdString(outcome.status.message());
+        showError(text);
+        emit finished(false, text);
+        return;
+    }
+    QVector<double> k, median, floor;
+    for (std::size_t i = 0; i < outcome.medianMs.size(); ++i) {
+        k << double(i + 1);
+        median << outcome.medianMs[i];
+        if (i < outcome.floorMs.size())
+            floor << outcome.floorMs[i];
+    }
+    m_chart->graph(0)->setData(k, median, true);
+    m_chart->graph(1)->setData(k.mid(0, floor.size()), floor, true);
+    // Without copies (the CPU) or a timeline there is no floor to draw, and the legend says so.
+    m_chart->graph(1)->setName(floor.isEmpty()
+                                   ? tr("floor: needs a GPU and the timeline's copy spans")
+                                   : tr("floor: every copy in, then 1/k of the data back"));
+    const double top =
+        std::max(*std::max_element(median.begin(), median.end()),
+                 floor.isEmpty() ? 0.0 : *std::max_element(floor.begin(), floor.end()));
+    m_chart->yAxis->setRange(0.0, top * 1.1);
+    m_chart->setVisible(true);
+    m_chart->replot();
+    const int best = int(std::min_element(median.begin(), median.end()) - median.begin());
+    QString text = tr("Streams 1 to %1: fastest with %2 (%3 ms; 1 stream %4 ms)")
+                       .arg(kSweepStreams)
+                       .arg(best + 1)
+                       .arg(median[best], 0, 'f', 3)
+                       .arg(median[0], 0, 'f', 3);
+    text += outcome.passed ? tr(", every array summed to 1") : tr(", CHECK FAILED");
+    text += tr(", on %1").arg(QString::fromStdString(outcome.device));
+    m_result->setStyleSheet(outcome.passed ? QString() : kErrorText);
+    m_result->setText(text);
+    emit finished(outcome.passed, text);
 }
 
 } // namespace warpscope::ui

@@ -9,6 +9,7 @@
 #include <optional>
 
 class QCheckBox;
+class QCustomPlot;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -36,6 +37,11 @@ public:
     void setConfig(const gpu::StreamsLabConfig& config);
     // Runs the lab once with the fields' configuration; compare runs 1 stream, then K.
     void run(bool compare = false);
+    // The lesson's chart: the fields' data (K x L values) split into k arrays on k streams,
+    // k = 1..kSweepStreams, the median of three runs each, against the floor the copies allow.
+    void sweep();
+    static constexpr int kSweepStreams = 16;
+    QCustomPlot* sweepChart() const { return m_chart; }
     bool running() const;
     QString resultText() const;
     // When the last run's job ran, on the timeline's clock, in microseconds.
@@ -61,7 +67,19 @@ private:
         gpu::Status timeline;
         double startUs = 0.0, endUs = 0.0;
     };
+    struct SweepOutcome
+    {
+        gpu::Status status;
+        std::vector<double> medianMs; // per k, from 1
+        std::vector<double> floorMs;  // per k; empty when no copy spans were recorded
+        bool passed = true;
+        std::string device;
+        gpu::Status timeline;
+    };
     void onFinished();
+    void onSweepFinished();
+    // The lab's context on the worker thread, opened again when the pool's device changed.
+    gpu::Status openContext();
     void showError(const QString& text);
 
     std::shared_ptr<gpu::DevicePool> m_devices;
@@ -69,6 +87,7 @@ private:
     std::unique_ptr<gpu::Context> m_context;
     std::uint64_t m_contextGeneration = 0; // the pool's generation it was opened in
     QFutureWatcher<Outcome> m_job;
+    QFutureWatcher<SweepOutcome> m_sweepJob;
     std::vector<gpu::StreamsLabConfig> m_submitted;
     std::pair<double, double> m_lastRunUs{0.0, 0.0};
 
@@ -79,8 +98,10 @@ private:
     QCheckBox* m_ordered;
     QPushButton* m_run;
     QPushButton* m_compare;
+    QPushButton* m_sweep;
     QProgressBar* m_busy;
     QLabel* m_result;
+    QCustomPlot* m_chart;
 };
 
 } // namespace warpscope::ui
