@@ -3,6 +3,7 @@
 #include "warpscope/scene/FieldScene.h"
 #include "warpscope/ui/DevicePanel.h"
 #include "warpscope/ui/FieldView.h"
+#include "warpscope/ui/FoldView.h"
 #include "warpscope/ui/LaunchPanel.h"
 #include "warpscope/ui/NumberField.h"
 #include "warpscope/ui/ParametersPanel.h"
