@@ -156,6 +156,26 @@ private slots:
         QCOMPARE(fold.binnedGraph()->dataCount(), 0);
     }
 
+    // Values and errors near double's limits are drawn in units of a power of ten, and their
+    // bins' sums do not overflow: each bin holds +-1e308 alike, so its mean is the same.
+    void hugeValuesKeepTheirBins()
+    {
+        ui::FoldView fold;
+        fold.setBins(2);
+        gpu::TimeSeries s;
+        for (int i = 0; i < 40; ++i) {
+            s.t.push_back(0.01 + i * 0.025);
+            s.y.push_back(s.t.back() < 0.5 ? 1e308 : -1e308);
+            s.dy.push_back(1e306 * (1 + i % 3));
+        }
+        fold.setFold(s, 1.0, {}, "1", "y");
+        QVERIFY2(fold.yAxis->label().contains("1e308"), qPrintable(fold.yAxis->label()));
+        const auto bins = points(fold.binnedGraph());
+        QCOMPARE(bins.size(), std::size_t(4));
+        QVERIFY(std::abs(bins[0].second - 1.0) < 1e-12 && std::abs(bins[1].second + 1.0) < 1e-12);
+        QVERIFY(fold.yAxis->range().lower < -1.0 && fold.yAxis->range().upper > 1.0);
+    }
+
     // Julian dates near 2.46e6 at 10 cycles a day: the phase is as exact as the times
     // themselves (a double near 2.46e6 days resolves 4.7e-10 days, 5e-9 cycles here).
     void phaseKeepsJulianDateAccuracy()

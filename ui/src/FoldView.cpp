@@ -116,7 +116,7 @@ void FoldView::redraw()
     const std::size_t n = std::min(s.t.size(), s.y.size());
     const bool withErrors = s.dy.size() == s.t.size() && !s.dy.empty();
     // The points kept: finite, and with a positive dy where dy weighs them.
-    QVector<double> phase, value, error, weight;
+    QVector<double> phase, value, error;
     m_skipped = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const double dy = withErrors ? s.dy[i] : 1.0;
@@ -124,35 +124,16 @@ void FoldView::redraw()
             ++m_skipped;
             continue;
         }
-        const double p = phaseOf(s.t[i], m_model.epoch, m_frequency);
-        phase.push_back(p);
+        phase.push_back(phaseOf(s.t[i], m_model.epoch, m_frequency));
         value.push_back(s.y[i]);
         error.push_back(dy);
-        weight.push_back(1.0 / (dy * dy));
     }
     m_skipped += std::max(s.t.size(), s.y.size()) - n;
-    // The weighted mean of each bin of one cycle; empty bins (or all weights lost to
-    // underflow) are left out rather than drawn as gaps of NaN.
-    std::vector<double> sumW(std::size_t(m_bins), 0.0), sumWY(std::size_t(m_bins), 0.0);
-    // Weights relative to the largest, so that 1/dy^2 neither overflows nor underflows.
-    const double wMax = weight.isEmpty() ? 1.0 : *std::max_element(weight.begin(), weight.end());
-    for (qsizetype i = 0; i < phase.size(); ++i) {
-        const std::size_t b = std::min(std::size_t(phase[i] * m_bins), std::size_t(m_bins - 1));
-        const double w = std::isfinite(wMax) ? weight[i] / wMax : (weight[i] == wMax ? 1.0 : 0.0);
-        sumW[b] += w;
-        sumWY[b] += w * value[i];
-    }
-    QVector<double> binX, binY;
-    for (int cycle = 0; cycle < 2; ++cycle)
-        for (int b = 0; b < m_bins; ++b) {
-            if (!(sumW[std::size_t(b)] > 0.0))
-                continue;
-            const double mean = sumWY[std::size_t(b)] / sumW[std::size_t(b)];
-            if (std::isfinite(mean)) {
-                binX.push_back(cycle + (b + 0.5) / m_bins);
-                binY.push_back(mean);
-            }
-        }
+    // Weights 1/dy^2 taken as (dyMin/dy)^2, so that they neither overflow nor underflow.
+    const double dyMin = error.isEmpty() ? 1.0 : *std::min_element(error.begin(), error.end());
+    QVector<double> weight;
+    for (const double dy : error)
+        weight.push_back((dyMin / dy) * (dyMin / dy));
     QVector<double> modelX, modelY;
     bool modelFinite = std::isfinite(m_model.offset);
     for (const auto& [a, b] : m_model.harmonics)
@@ -176,7 +157,7 @@ void FoldView::redraw()
     // QCustomPlot refuses ranges wider than 1e250 or narrower than 1e-280: values near
     // double's limits are drawn in units of a power of ten, which the axis names.
     double largest = 0.0;
-    for (const QVector<double>* values : {&value, &binY, &modelY})
+    for (const QVector<double>* values : {&value, &modelY})
         for (const double v : *values)
             largest = std::max(largest, std::abs(v));
     const int decade = largest > 1e200 || (largest > 0.0 && largest < 1e-200)
@@ -184,9 +165,28 @@ void FoldView::redraw()
                            : 0;
     // In two factors, each within double's range even where 10^-decade is not.
     const double half = std::pow(10.0, -(decade / 2)), rest = std::pow(10.0, decade / 2 - decade);
-    for (QVector<double>* values : {&value, &error, &binY, &modelY})
+    for (QVector<double>* values : {&value, &error, &modelY})
         for (double& v : *values)
             v = v * half * rest;
+    // The weighted mean of each bin of one cycle, of the values as drawn (so the sums stay
+    // finite); empty bins are left out rather than drawn as gaps of NaN.
+    std::vector<double> sumW(std::size_t(m_bins), 0.0), sumWY(std::size_t(m_bins), 0.0);
+    for (qsizetype i = 0; i < phase.size(); ++i) {
+        const std::size_t b = std::min(std::size_t(phase[i] * m_bins), std::size_t(m_bins - 1));
+        sumW[b] += weight[i];
+        sumWY[b] += weight[i] * value[i];
+    }
+    QVector<double> binX, binY;
+    for (int cycle = 0; cycle < 2; ++cycle)
+        for (int b = 0; b < m_bins; ++b) {
+            if (!(sumW[std::size_t(b)] > 0.0))
+                continue;
+            const double mean = sumWY[std::size_t(b)] / sumW[std::size_t(b)];
+            if (std::isfinite(mean)) {
+                binX.push_back(cycle + (b + 0.5) / m_bins);
+                binY.push_back(mean);
+            }
+        }
 
     // Two cycles: every point at its phase and one cycle later.
     const qsizetype kept = phase.size();
