@@ -3,6 +3,7 @@
 #include "warpscope/scene/FieldScene.h"
 #include "warpscope/ui/DevicePanel.h"
 #include "warpscope/ui/FieldView.h"
+#include "warpscope/ui/FoldView.h"
 #include "warpscope/ui/LaunchPanel.h"
 #include "warpscope/ui/NumberField.h"
 #include "warpscope/ui/ParametersPanel.h"
@@ -17,8 +18,10 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -190,6 +193,9 @@ private slots:
         m_window->show();
         QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
         QVERIFY(waitForPeriodogram());
+        // The periodogram's plots have the window until the Device dock is asked for.
+        QVERIFY(!m_window->devicePanel()->isVisible());
+        m_window->showDevicePanel();
         QVERIFY(m_window->devicePanel()->isVisible());
         QVERIFY2(!m_window->devicePanel()->value("Device").isEmpty(), "the Device dock is empty");
         // Every row is shown (the line saying who computes where waits for its first report).
@@ -368,6 +374,79 @@ private slots:
         const QImage partial = settledImage();
         QCOMPARE(view()->lesson()->launch.grid.x, 2);
         QVERIFY(differingPixels(before, partial) > before.width() * before.height() / 4);
+    }
+
+    // Whether a dock is shown, as its View menu entry says (a dock behind another's tab is
+    // shown, not raised).
+    bool docked(const ui::MainWindow& window, const char* name) const
+    {
+        return window.findChild<QDockWidget*>(name)->toggleViewAction()->isChecked();
+    }
+
+    // The periodogram opens with its plots alone: the field's docks step aside, and come back
+    // as they were on the field. A dock shown or closed on a tab comes back so on that tab,
+    // also after the window is closed and opened again.
+    void docksAreRememberedPerTab()
+    {
+        QSettings().clear();
+        ui::WindowOptions options;
+        options.backend = gpu::BackendKind::Cpu;
+        const std::vector<const char*> all{"parametersDock", "deviceDock", "launchDock",
+                                           "streamsLabDock", "timelineDock"};
+        {
+            ui::MainWindow first(options);
+            first.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&first));
+            for (const char* name : all)
+                QVERIFY2(docked(first, name), name);
+            QVERIFY(first.findChild<QDockWidget*>("timelineDock")->isVisible());
+            first.showPeriodogram();
+            for (const char* name : all) {
+                QVERIFY2(!docked(first, name), name);
+                QVERIFY2(!first.findChild<QDockWidget*>(name)->isVisible(), name);
+            }
+            // The plots have the window: the fold is wide and the peaks show six rows.
+            first.resize(1400, 900);
+            QTRY_VERIFY(first.periodogramWorkspace()->foldPlot()->width() >= 400);
+            auto* table = first.periodogramWorkspace()->findChild<QTableWidget*>("peaks");
+            QVERIFY2(table->viewport()->height() >=
+                         6 * table->verticalHeader()->defaultSectionSize(),
+                     qPrintable(QString::number(table->viewport()->height())));
+            // Back on the field, every dock as it was, the Parameters tab in front.
+            first.showPeriodogram(false);
+            for (const char* name : all)
+                QVERIFY2(docked(first, name), name);
+            QVERIFY(first.parametersPanel()->isVisible());
+            // The timeline shown on the periodogram, and closed on the field.
+            first.showPeriodogram();
+            first.findChild<QDockWidget*>("timelineDock")->toggleViewAction()->trigger();
+            QVERIFY(docked(first, "timelineDock"));
+            first.showPeriodogram(false);
+            first.findChild<QDockWidget*>("timelineDock")->toggleViewAction()->trigger();
+            QVERIFY(!docked(first, "timelineDock"));
+            first.showPeriodogram();
+            QVERIFY(docked(first, "timelineDock"));
+            QVERIFY(!docked(first, "deviceDock"));
+            first.showPeriodogram(false);
+            QVERIFY(!docked(first, "timelineDock"));
+            QVERIFY(docked(first, "deviceDock"));
+            first.showPeriodogram(); // closed on the periodogram
+            first.close();
+        }
+        {
+            ui::MainWindow second(options);
+            second.restoreSettings();
+            second.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&second));
+            QVERIFY(!docked(second, "timelineDock"));
+            QVERIFY(docked(second, "deviceDock"));
+            QVERIFY(docked(second, "parametersDock"));
+            second.showPeriodogram();
+            QVERIFY(docked(second, "timelineDock"));
+            QVERIFY(!docked(second, "deviceDock"));
+            QVERIFY(!docked(second, "launchDock"));
+        }
+        QSettings().clear();
     }
 
     void settingsRememberTheSceneAndRejectABadOne()
@@ -990,6 +1069,8 @@ private slots:
     // the whole flow from a dated CSV.
     void detrendingAndMaskingTheLightCurve()
     {
+        // At the default size a pixel of the light curve is a few days, less than a week.
+        m_window->resize(1400, 900);
         m_window->showPeriodogram();
         QVERIFY(waitForPeriodogram());
         QTemporaryDir dir;

@@ -89,6 +89,12 @@ constexpr int kMarkerDragControl = 1000;
 // memory by kilobytes a step.
 constexpr int kUndoLimit = 1000;
 
+// Every dock, by object name; each tab remembers which of them it shows.
+constexpr std::array kDocks{"parametersDock", "deviceDock", "launchDock", "streamsLabDock",
+                            "timelineDock"};
+// The tabs' names in the settings.
+constexpr std::array kTabKeys{"field", "periodogram"};
+
 } // namespace
 
 MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
@@ -112,20 +118,20 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     // The mesh's panels and status (its backend, size and kernel time) mean nothing to the
     // periodogram, which states its own: they step aside while it is shown and come back as
     // they were.
-    connect(m_workspaces, &QTabWidget::currentChanged, this, [this](int index) {
+    const auto sizeFromShown = [this](int index) {
+        // Only the workspace shown sets the window's smallest size: the periodogram's plots
+        // would otherwise squeeze the field's timeline, and the field's panels the plots.
+        for (int i = 0; i < m_workspaces->count(); ++i)
+            m_workspaces->widget(i)->setSizePolicy(
+                i == index ? QSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred)
+                           : QSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored));
+    };
+    sizeFromShown(0);
+    connect(m_workspaces, &QTabWidget::currentChanged, this, [this, sizeFromShown](int index) {
         for (QLabel* label : {m_meshLabel, m_timeLabel, m_backendLabel})
             label->setVisible(index != 1);
-        for (const char* name : {"parametersDock", "launchDock"}) {
-            auto* dock = findChild<QDockWidget*>(name);
-            if (!dock)
-                continue;
-            if (index == 1) {
-                dock->setProperty("shownForField", dock->isVisible());
-                dock->hide();
-            } else if (dock->property("shownForField").toBool()) {
-                dock->show();
-            }
-        }
+        sizeFromShown(index);
+        switchDocks(index);
     });
     connect(m_periodogram, &PeriodogramWorkspace::message, this,
             [this](const QString& text) { statusBar()->showMessage(text, 10000); });
@@ -332,8 +338,7 @@ void MainWindow::createMenus()
     QAction* zoomOut = view->addAction(tr("Zoom &Out"), m_view, [this] { m_view->zoomBy(0.8); });
     zoomOut->setShortcut(QKeySequence::ZoomOut);
     view->addSeparator();
-    for (const char* name :
-         {"parametersDock", "deviceDock", "launchDock", "streamsLabDock", "timelineDock"})
+    for (const char* name : kDocks)
         if (auto* dock = findChild<QDockWidget*>(name))
             view->addAction(dock->toggleViewAction());
     if (auto* dock = findChild<QDockWidget*>("timelineDock"))
@@ -368,22 +373,45 @@ SweepDialog* MainWindow::startSweep()
     return dialog;
 }
 
+void MainWindow::switchDocks(int to)
+{
+    if (to < 0 || to >= int(m_docksShown.size()) || to == m_docksTab)
+        return;
+    for (const char* name : kDocks)
+        if (auto* dock = findChild<QDockWidget*>(name))
+            m_docksShown[std::size_t(m_docksTab)][name] = dock->toggleViewAction()->isChecked();
+    m_docksTab = to;
+    // The field's docks stay as they are until a person changes them on the field's tab; the
+    // periodogram shows its plots alone until a person shows a dock there.
+    const QMap<QString, bool>& shown = m_docksShown[std::size_t(to)];
+    for (const char* name : kDocks)
+        if (auto* dock = findChild<QDockWidget*>(name))
+            if (shown.contains(name) || to == 1)
+                dock->setVisible(shown.value(name, false));
+}
+
 void MainWindow::showDevicePanel()
 {
-    if (auto* dock = findChild<QDockWidget*>("deviceDock"))
+    if (auto* dock = findChild<QDockWidget*>("deviceDock")) {
+        dock->show();
         dock->raise();
+    }
 }
 
 void MainWindow::showStreamsLab()
 {
-    if (auto* dock = findChild<QDockWidget*>("streamsLabDock"))
+    if (auto* dock = findChild<QDockWidget*>("streamsLabDock")) {
+        dock->show();
         dock->raise();
+    }
 }
 
 void MainWindow::showLaunchPanel()
 {
-    if (auto* dock = findChild<QDockWidget*>("launchDock"))
+    if (auto* dock = findChild<QDockWidget*>("launchDock")) {
+        dock->show();
         dock->raise();
+    }
 }
 
 void MainWindow::setParams(const gpu::DistanceParams& params)
@@ -584,6 +612,17 @@ QString MainWindow::restoreSettings()
     QSettings s;
     restoreGeometry(s.value("window/geometry").toByteArray());
     restoreState(s.value("window/state").toByteArray());
+    // The saved state has the docks of the tab shown at closing; each tab's own come back.
+    for (std::size_t tab = 0; tab < m_docksShown.size(); ++tab)
+        for (const char* name : kDocks) {
+            const QString key = QString("window/docks/%1/%2").arg(kTabKeys[tab], name);
+            if (s.contains(key))
+                m_docksShown[tab][name] = s.value(key).toBool();
+        }
+    const QMap<QString, bool>& shown = m_docksShown[std::size_t(m_docksTab)];
+    for (const char* name : kDocks)
+        if (auto* dock = findChild<QDockWidget*>(name); dock && shown.contains(name))
+            dock->setVisible(shown.value(name));
     if (!s.contains("scene/latMin"))
         return {};
     gpu::DistanceParams p;
@@ -624,6 +663,12 @@ void MainWindow::saveSettings()
     QSettings s;
     s.setValue("window/geometry", saveGeometry());
     s.setValue("window/state", saveState());
+    for (const char* name : kDocks)
+        if (auto* dock = findChild<QDockWidget*>(name))
+            m_docksShown[std::size_t(m_docksTab)][name] = dock->toggleViewAction()->isChecked();
+    for (std::size_t tab = 0; tab < m_docksShown.size(); ++tab)
+        for (auto it = m_docksShown[tab].cbegin(); it != m_docksShown[tab].cend(); ++it)
+            s.setValue(QString("window/docks/%1/%2").arg(kTabKeys[tab], it.key()), it.value());
     const gpu::DistanceParams& p = m_committed;
     s.setValue("scene/latMin", p.latMin);
     s.setValue("scene/latMax", p.latMax);

@@ -53,9 +53,10 @@ void PeriodogramMarks::setLevels(std::vector<Level> levels)
     update();
 }
 
-void PeriodogramMarks::setLines(std::vector<Line> lines)
+void PeriodogramMarks::setLines(std::vector<Line> lines, std::optional<Peak> peak)
 {
     m_lines = std::move(lines);
+    m_peak = std::move(peak);
     update();
 }
 
@@ -102,18 +103,62 @@ void PeriodogramMarks::paintEvent(QPaintEvent*)
         const double width = metrics.horizontalAdvance(level.label);
         painter.drawText(QPointF(right - width - 4.0, labelY), level.label);
     }
-    int row = 0;
+    // Lines closer than a few pixels (f - 1/yr and f + 1/yr on a wide grid) share one label.
+    struct Placed
+    {
+        double x;
+        QString label;
+    };
+    std::vector<Placed> placed;
+    std::vector<std::pair<double, QString>> shown;
     for (const Line& line : m_lines) {
         const double x = m_view->xPixel(line.frequency);
-        if (!(x >= left && x <= right))
-            continue;
+        if (x >= left && x <= right)
+            shown.emplace_back(x, line.label);
+    }
+    std::sort(shown.begin(), shown.end(),
+              [](const auto& p, const auto& q) { return p.first < q.first; });
+    for (const auto& [x, label] : shown) {
         painter.setPen(QPen(QColor(0x6a, 0x1b, 0x9a, 110), 1.0, Qt::DotLine));
         painter.drawLine(QPointF(x, top), QPointF(x, bottom));
-        painter.setPen(QColor(0x6a, 0x1b, 0x9a, 200));
-        // Labels step down so that neighbouring aliases stay readable.
-        painter.drawText(
-            QPointF(x + 3.0, top + metrics.ascent() + 2.0 + (row++ % 3) * metrics.height()),
-            line.label);
+        if (!placed.empty() && x - placed.back().x < 4.0)
+            placed.back().label += ", " + label;
+        else
+            placed.push_back({x, label});
+    }
+    // Each label right of its line, or left of it where it would leave the plot, on the
+    // highest row where it overlaps no other; one that fits no row is left to the list under
+    // the plot.
+    constexpr int kRows = 4;
+    std::vector<std::vector<std::pair<double, double>>> rows(kRows);
+    // The selected peak's marker and number, drawn by the view just above its top, stay
+    // readable: the rows they cross are taken there.
+    if (m_peak) {
+        const double x = m_view->xPixel(m_peak->frequency), y = m_view->yPixel(m_peak->power);
+        const double clearTop = y - 2.0 * metrics.height(), clearBottom = y + 4.0;
+        for (int row = 0; row < kRows; ++row) {
+            const double rowTop = top + 2.0 + row * metrics.height();
+            if (rowTop < clearBottom && rowTop + metrics.height() > clearTop)
+                rows[std::size_t(row)].emplace_back(x - 14.0, x + 14.0);
+        }
+    }
+    painter.setPen(QColor(0x6a, 0x1b, 0x9a, 220));
+    for (const Placed& p : placed) {
+        const double width = metrics.horizontalAdvance(p.label);
+        const double x0 = p.x + 3.0 + width <= right ? p.x + 3.0 : p.x - 3.0 - width;
+        const double x1 = x0 + width;
+        for (int row = 0; row < kRows; ++row) {
+            auto& taken = rows[std::size_t(row)];
+            const bool free = std::none_of(taken.begin(), taken.end(), [&](const auto& span) {
+                return x0 < span.second + 10.0 && span.first < x1 + 10.0;
+            });
+            if (!free)
+                continue;
+            taken.emplace_back(x0, x1);
+            painter.drawText(QPointF(x0, top + metrics.ascent() + 2.0 + row * metrics.height()),
+                             p.label);
+            break;
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include <QString>
 #include <QWidget>
+#include <optional>
 #include <vector>
 
 namespace warpscope::ui {
@@ -34,7 +35,13 @@ public:
     // How the view's x axis maps frequency: the period, or the frequency times scale.
     void setAxis(bool period, double frequencyScale);
     void setLevels(std::vector<Level> levels);
-    void setLines(std::vector<Line> lines);
+    // The lines, and the selected peak whose marker and number their labels keep clear of.
+    struct Peak
+    {
+        double frequency = 0.0;
+        double power = 0.0;
+    };
+    void setLines(std::vector<Line> lines, std::optional<Peak> peak = std::nullopt);
     const std::vector<Level>& levels() const { return m_levels; }
     const std::vector<Line>& lines() const { return m_lines; }
 
@@ -51,6 +58,7 @@ private:
     double m_scale = 1.0;
     std::vector<Level> m_levels;
     std::vector<Line> m_lines;
+    std::optional<Peak> m_peak;
 };
 
 } // namespace warpscope::ui

@@ -4,10 +4,12 @@
 #include "PeriodogramMarks.h"
 #include "PrewhiteningPanel.h"
 #include "Style.h"
+#include "warpscope/gpu/FrequencyFit.h"
 #include "warpscope/gpu/TraceExport.h"
 #include "warpscope/scene/PeriodogramUnits.h"
 #include "warpscope/scene/Prewhitening.h"
 #include "warpscope/scene/SceneFile.h"
+#include "warpscope/ui/FoldView.h"
 #include "warpscope/ui/SpectrumView.h"
 
 #include <QCheckBox>
@@ -327,16 +329,8 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
 
     m_view = new SpectrumView(m_devices, this);
     m_view->setObjectName("periodogramView");
-    m_fold = new QCustomPlot(this);
-    m_fold->setMinimumSize(160, 100); // QCustomPlot warns when laid out at zero size
+    m_fold = new FoldView(this);
     m_fold->setObjectName("foldPlot");
-    m_fold->addGraph();
-    m_fold->graph(0)->setLineStyle(QCPGraph::lsNone);
-    m_fold->graph(0)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
-    m_fold->addGraph();
-    m_fold->graph(1)->setPen(QPen(QColor(0xe5, 0x48, 0x4d), 2.0));
-    m_fold->xAxis->setLabel(tr("phase"));
-    m_fold->yAxis->setLabel(tr("y"));
     m_marks = new PeriodogramMarks(m_view);
     m_prewhitening = new PrewhiteningPanel(this);
     m_lightCurve = new LightCurveView(this);
@@ -366,7 +360,10 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     m_peakTable = new QTableWidget(0, 4, this);
     m_peakTable->setObjectName("peaks");
     m_peakTable->setHorizontalHeaderLabels({tr("frequency"), tr("period"), tr("power"), tr("FAP")});
-    m_peakTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    // Each column as wide as its title and numbers (the titles name the unit), the last taking
+    // what is left.
+    m_peakTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_peakTable->horizontalHeader()->setStretchLastSection(true);
     m_peakTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_peakTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_peakTable->setToolTip(
@@ -380,25 +377,39 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     m_peakCount->setToolTip(tr("How many of the highest peaks to list and mark (found where the "
                                "periodogram was computed)"));
 
-    auto* lower = new QWidget(this);
-    auto* lowerLayout = new QHBoxLayout(lower);
-    auto* peaksBox = new QVBoxLayout;
+    // Under the plots, side by side and about as wide as each other to begin with: the peaks
+    // with their false-alarm lines, and the fold (or the prewhitening list) of the selected
+    // peak. A splitter between them, and another above them, let either have more room.
+    m_fap->setWordWrap(true);
+    m_peakTable->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
+    // Four rows at the least; the splitter's first sizes give more.
+    m_peakTable->setMinimumHeight(m_peakTable->horizontalHeader()->sizeHint().height() +
+                                  4 * m_peakTable->verticalHeader()->defaultSectionSize() + 4);
+    auto* peaksPanel = new QWidget(this);
+    peaksPanel->setObjectName("peaksPanel");
+    auto* peaksBox = new QVBoxLayout(peaksPanel);
+    peaksBox->setContentsMargins(0, 0, 0, 0);
     auto* peaksRow = new QHBoxLayout;
     peaksRow->addWidget(m_fap, 1);
-    peaksRow->addWidget(new QLabel(tr("Peaks"), this));
-    peaksRow->addWidget(m_peakCount);
+    peaksRow->addWidget(new QLabel(tr("Peaks"), this), 0, Qt::AlignTop);
+    peaksRow->addWidget(m_peakCount, 0, Qt::AlignTop);
     peaksBox->addLayout(peaksRow);
-    peaksBox->addWidget(m_peakTable);
+    peaksBox->addWidget(m_peakTable, 1);
     peaksBox->addWidget(m_levels);
     peaksBox->addWidget(m_aliases);
-    lowerLayout->addLayout(peaksBox, 2);
     // The fold and the prewhitening list share the place: a Prewhiten press shows the list,
     // a peak selected shows its fold.
     m_lowerTabs = new QTabWidget(this);
     m_lowerTabs->setObjectName("foldTabs");
     m_lowerTabs->addTab(m_fold, tr("Fold"));
     m_lowerTabs->addTab(m_prewhitening, tr("Prewhitening"));
-    lowerLayout->addWidget(m_lowerTabs, 3);
+    auto* lower = new QSplitter(Qt::Horizontal, this);
+    lower->setObjectName("lowerSplitter");
+    lower->setChildrenCollapsible(false);
+    lower->addWidget(peaksPanel);
+    lower->addWidget(m_lowerTabs);
+    lower->setStretchFactor(0, 6);
+    lower->setStretchFactor(1, 5);
     auto* right = new QSplitter(Qt::Vertical, this);
     auto* top = new QWidget(this);
     auto* topLayout = new QVBoxLayout(top);
@@ -408,10 +419,12 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     topLayout->addWidget(m_windowPlot);
     topLayout->addWidget(m_status);
     topLayout->addWidget(m_error);
+    right->setObjectName("plotSplitter");
+    right->setChildrenCollapsible(false);
     right->addWidget(top);
     right->addWidget(lower);
-    right->setStretchFactor(0, 3);
-    right->setStretchFactor(1, 2);
+    right->setStretchFactor(0, 1);
+    right->setStretchFactor(1, 1);
     m_view->setMinimumHeight(220);
     auto* layout = new QHBoxLayout(this);
     layout->addWidget(scroll);
@@ -1172,10 +1185,12 @@ void PeriodogramWorkspace::showLevels()
 void PeriodogramWorkspace::showAliases(int peak)
 {
     std::vector<PeriodogramMarks::Line> lines;
+    std::optional<PeriodogramMarks::Peak> selected;
     QStringList text;
     const double scale = m_frequencyUnit->currentIndex() == 1 ? 2.0 * std::numbers::pi : 1.0;
     if (peak >= 0 && peak < int(m_peaks.size())) {
         const double f = m_peaks[std::size_t(peak)].frequency;
+        selected = PeriodogramMarks::Peak{f, m_peaks[std::size_t(peak)].power};
         for (const gpu::Alias& a : gpu::aliasFrequencies(f, m_shownUnit, m_shownSampling)) {
             const QString label = QString::fromStdString(a.label);
             lines.push_back({a.frequency, label});
@@ -1189,7 +1204,7 @@ void PeriodogramWorkspace::showAliases(int peak)
             ? QString()
             : tr("Aliases of the selected peak (dotted on the plot): %1").arg(text.join(", ")));
     m_aliases->setVisible(!text.isEmpty());
-    m_marks->setLines(std::move(lines));
+    m_marks->setLines(std::move(lines), selected);
 }
 
 void PeriodogramWorkspace::showWindow()
@@ -1249,49 +1264,53 @@ void PeriodogramWorkspace::showFold(int peak)
 {
     m_view->setPeaks(m_peaks, peak);
     showAliases(peak);
-    if (peak < 0 || peak >= int(m_peaks.size())) {
-        m_fold->graph(0)->data()->clear();
-        m_fold->graph(1)->data()->clear();
-        m_fold->replot(QCustomPlot::rpQueuedReplot);
-        return;
-    }
+    if (peak < 0 || peak >= int(m_peaks.size()))
+        return m_fold->clearFold(m_spectrum ? tr("No peak to fold: select one in the table")
+                                            : tr("The fold shows once a periodogram has peaks"));
+    // The model the periodogram fits at the peak: as many harmonics as its terms, with the
+    // epoch in the middle of the data so that large times keep the phase exact.
     const double f = m_peaks[std::size_t(peak)].frequency;
     const gpu::TimeSeries used = usedSeries();
-    const gpu::SinusoidFit fit = gpu::fitSinusoid(used, f, m_shownOptions.fitMean);
-    const double t0 = used.t.empty() ? 0.0 : used.t.front();
-    QVector<double> phase, value;
-    for (std::size_t i = 0; i < used.t.size(); ++i) {
-        const double cycles = (used.t[i] - t0) * f;
-        phase.push_back(cycles - std::floor(cycles));
-        value.push_back(used.y[i]);
+    const int nterms = std::max(1, m_shownOptions.nterms);
+    const gpu::HarmonicFit fit = gpu::fitHarmonics(used, f, nterms, m_shownOptions.fitMean);
+    FoldModel model;
+    model.epoch = fit.epoch;
+    model.offset = fit.offset;
+    model.harmonics = fit.harmonics;
+    const QString period = scene::periodText(1.0 / f, m_shownUnit);
+    model.parameters << tr("period %1").arg(period);
+    if (fit.harmonics.empty()) {
+        model.parameters << tr("no model: the data's phases cannot be told apart");
+    } else {
+        // One term: the sinusoid's amplitude; more: half the model's peak-to-peak range.
+        double amplitude = std::hypot(fit.harmonics[0].first, fit.harmonics[0].second);
+        if (nterms > 1) {
+            double lo = model.at(0.0), hi = lo;
+            for (int i = 1; i < 1000; ++i) {
+                const double y = model.at(i / 1000.0);
+                lo = std::min(lo, y);
+                hi = std::max(hi, y);
+            }
+            amplitude = 0.5 * (hi - lo);
+        }
+        if (std::isfinite(amplitude) && std::isfinite(fit.offset)) {
+            model.parameters << (nterms > 1 ? tr("half peak-to-peak %1 (%2 harmonics)")
+                                                  .arg(amplitude, 0, 'g', 5)
+                                                  .arg(nterms)
+                                            : tr("amplitude %1").arg(amplitude, 0, 'g', 5));
+            model.parameters << tr("offset %1").arg(fit.offset, 0, 'g', 6);
+        }
     }
-    QVector<double> curveX, curveY;
-    for (int i = 0; i <= 200; ++i) {
-        const double p = i / 200.0;
-        curveX.push_back(p);
-        curveY.push_back(fit.at(f, t0 + p / f));
-    }
-    // QCustomPlot refuses ranges wider than 1e250 or narrower than 1e-280: values near
-    // double's limits are drawn in units of a power of ten, which the axis names.
-    double largest = 0.0;
-    for (const QVector<double>* values : {&value, &curveY})
-        for (const double v : *values)
-            largest = std::max(largest, std::abs(v));
-    const int decade = largest > 1e200 || (largest > 0.0 && largest < 1e-200)
-                           ? int(std::floor(std::log10(largest)))
-                           : 0;
-    // In two factors, each within double's range even where 10^-decade is not.
-    const double half = std::pow(10.0, -(decade / 2)), rest = std::pow(10.0, decade / 2 - decade);
-    for (QVector<double>* values : {&value, &curveY})
-        for (double& v : *values)
-            v = v * half * rest;
-    m_fold->graph(0)->setData(phase, value);
-    m_fold->yAxis->setLabel(decade == 0 ? tr("y") : tr("y (×1e%1)").arg(decade));
-    m_fold->graph(1)->setData(curveX, curveY, true);
-    m_fold->xAxis->setLabel(tr("phase at period %1").arg(scene::periodText(1.0 / f, m_shownUnit)));
-    m_fold->rescaleAxes();
-    m_fold->xAxis->setRange(0.0, 1.0);
-    m_fold->replot(QCustomPlot::rpQueuedReplot);
+    model.parameters << tr("%1 points").arg(used.t.size());
+    const int yColumn = m_shownReport.yColumn;
+    QString yLabel =
+        m_source.isEmpty() || yColumn < 0 || yColumn >= int(m_shownReport.columns.size())
+            ? tr("y")
+            : QString::fromStdString(m_shownReport.columns[std::size_t(yColumn)]);
+    // The fold is of what the periodogram saw: after the trend and the prewhitened sinusoids.
+    if (!m_prepared.trend.empty() || !m_prewhitened.empty())
+        yLabel = tr("%1, residuals").arg(yLabel);
+    m_fold->setFold(used, f, model, period, yLabel);
 }
 
 void PeriodogramWorkspace::clickPlot(const QPointF& pos)

@@ -5,7 +5,9 @@
 #include "warpscope/scene/Scene.h"
 
 #include <QMainWindow>
+#include <QMap>
 #include <QTimer>
+#include <array>
 #include <optional>
 
 class QLabel;
@@ -58,7 +60,7 @@ public:
     const std::shared_ptr<gpu::Timeline>& timeline() const { return m_timeline; }
     // The device policy every workspace computes through.
     const std::shared_ptr<gpu::DevicePool>& devicePool() const { return m_devices; }
-    // Brings the Launch tab to the front.
+    // Shows the Launch dock and brings it to the front.
     void showLaunchPanel();
     void showStreamsLab();
     void showDevicePanel();
@@ -94,6 +96,12 @@ private:
     void saveScreenshot();
     void saveSettings();
     void createMenus();
+    // Each workspace has its own docks: those shown on the tab left are remembered for it, and
+    // the tab shown gets back its own (on the periodogram, none at first: its plots need room).
+    void switchDocks(int to);
+    // Whether each dock is shown, by object name, as a person left them on each tab.
+    std::array<QMap<QString, bool>, 2> m_docksShown;
+    int m_docksTab = 0; // the tab whose docks are shown
 
     WindowOptions m_options;
     std::shared_ptr<gpu::Timeline> m_timeline;

@@ -30,6 +30,7 @@ class QUndoStack;
 
 namespace warpscope::ui {
 
+class FoldView;
 class LightCurveView;
 class PeriodogramMarks;
 class PrewhiteningPanel;
@@ -81,7 +82,8 @@ public:
     void chooseAutoLaunch();
     QString errorText() const;
     SpectrumView* spectrumView() const { return m_view; }
-    QCustomPlot* foldPlot() const { return m_fold; }
+    // The data folded at the selected peak, with the model the periodogram fits there.
+    FoldView* foldPlot() const { return m_fold; }
     // The series over time above the periodogram, with the trend and the masked ranges.
     QCustomPlot* lightCurveView() const;
     // The time ranges left out of the detrending and the periodogram.
@@ -313,7 +315,7 @@ private:
     QTableWidget* m_peakTable;
     QSpinBox* m_peakCount;
     SpectrumView* m_view;
-    QCustomPlot* m_fold;
+    FoldView* m_fold;
     LightCurveView* m_lightCurve;
     QCustomPlot* m_windowPlot;
     PeriodogramMarks* m_marks;
