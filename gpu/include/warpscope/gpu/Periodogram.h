@@ -260,15 +260,4 @@ double timeBaseline(const TimeSeries& series);
 std::vector<Peak> reportablePeaks(const std::vector<Peak>& peaks, const FrequencyGrid& grid,
                                   double baseline, int k);
 
-// The least-squares sinusoid at one frequency: y = offset + a cos(2 pi f t) + b sin(2 pi f t),
-// with weights dy^-2; offset is the weighted mean when fitMean is false. For the phase-folded
-// view of a peak.
-struct SinusoidFit
-{
-    double offset = 0.0, a = 0.0, b = 0.0;
-    double at(double frequency, double t) const;
-};
-
-SinusoidFit fitSinusoid(const TimeSeries& series, double frequency, bool fitMean);
-
 } // namespace warpscope::gpu
