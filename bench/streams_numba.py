@@ -19,7 +19,13 @@ import statistics
 import sys
 
 import numpy as np
-from numba import cuda, float64
+
+# numpy 2.4 removed row_stack, which numba-cuda 0.2x still names when it compiles a kernel;
+# vstack is the same function.
+if not hasattr(np, "row_stack"):
+    np.row_stack = np.vstack
+
+from numba import cuda, float64  # noqa: E402 (after the shim above)
 
 THREADS = 256
 
