@@ -3,6 +3,7 @@
 //   warpscope-bench distance [--size N] [--refs K] [--frames F] [--view WxH]
 //   warpscope-bench streams [--arrays K] [--length L] [--runs R] [--trace DIR] [--no-timeline]
 //   warpscope-bench periodogram [--runs R]
+//   warpscope-bench batch make W1|W2 FILE.fits | run FILE.fits   (BatchBench.cpp)
 //
 // With a CUDA device it renders headless through EGL on that device and reports, in one run:
 //   - the interop frame: map, kernel, unmap and draw, wall clock up to glFinish;
@@ -15,6 +16,7 @@
 // streams runs the streams lab with 1 stream and with K streams, on pinned and on pageable
 // memory, and prints the median job time of each (CUDA events), the ratio, and the floor the
 // copies allow, from the copy spans the timeline recorded.
+#include "BatchBench.h"
 #include "PeriodogramBench.h"
 #include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/Distance.h"
@@ -417,7 +419,8 @@ int usage()
         stderr, "usage: warpscope-bench distance [--size N] [--refs K] [--frames F] [--view WxH]\n"
                 "       warpscope-bench streams [--arrays K] [--length L] [--runs R] [--trace DIR] "
                 "[--no-timeline]\n"
-                "       warpscope-bench periodogram [--runs R]\n");
+                "       warpscope-bench periodogram [--runs R]\n"
+                "       warpscope-bench batch make|run ... (see BatchBench.cpp)\n");
     return 2;
 }
 
@@ -425,6 +428,8 @@ int usage()
 
 int main(int argc, char** argv)
 {
+    if (argc >= 2 && std::strcmp(argv[1], "batch") == 0)
+        return runBatchBench(argc - 2, argv + 2);
     if (argc >= 2 && std::strcmp(argv[1], "periodogram") == 0) {
         const int runs = argc == 4 && std::strcmp(argv[2], "--runs") == 0 ? std::atoi(argv[3]) : 10;
         if (argc != 2 && argc != 4)

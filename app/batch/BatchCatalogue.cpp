@@ -206,8 +206,12 @@ gpu::Status Catalogue::openTable(const std::string& path, const TableColumns& co
             problem = missingColumn(path, "value", columns.y.empty() ? "flux" : columns.y, names);
         else if (!columns.dy.empty() && columns.dy != "-" && dyColumn < 0)
             problem = missingColumn(path, "error", columns.dy, names);
-        std::vector<std::string> ids(std::size_t(std::max(rows, 0LL)));
-        std::vector<double> t(ids.size()), y(ids.size()), dy(dyColumn >= 0 ? ids.size() : 0);
+        const std::size_t rowCount = std::size_t(std::max(rows, 0LL));
+        // Whole-number ids stay numbers until an object starts: a survey table has millions
+        // of rows.
+        std::vector<std::string> ids;
+        std::vector<long long> numbers;
+        std::vector<double> t(rowCount), y(rowCount), dy(dyColumn >= 0 ? rowCount : 0);
         if (problem && rows > 0) {
             int type = 0;
             long repeat = 0, width = 0;
@@ -224,12 +228,10 @@ gpu::Status Catalogue::openTable(const std::string& path, const TableColumns& co
                 for (std::size_t r = 0; r < ids.size(); ++r)
                     ids[r] = trim(pointers[r]);
             } else {
-                std::vector<long long> numbers(ids.size());
+                numbers.resize(rowCount);
                 int anyNull = 0;
                 fits_read_col(file, TLONGLONG, idColumn + 1, 1, 1, rows, nullptr, numbers.data(),
                               &anyNull, &status);
-                for (std::size_t r = 0; r < ids.size(); ++r)
-                    ids[r] = std::to_string(numbers[r]);
             }
             double nan = std::numeric_limits<double>::quiet_NaN();
             int anyNull = 0;
@@ -248,20 +250,29 @@ gpu::Status Catalogue::openTable(const std::string& path, const TableColumns& co
         fits_close_file(file, &closing);
         if (!problem)
             return problem;
+        const bool numeric = ids.empty();
         std::unordered_map<std::string, std::size_t> index;
-        for (std::size_t r = 0; r < ids.size(); ++r) {
-            auto [at, added] = index.try_emplace(ids[r], catalogue.m_objects.size());
-            if (added) {
-                Object object;
-                object.id = ids[r];
-                object.fromFits = true;
-                object.report.columns = names;
-                object.report.tColumn = tColumn;
-                object.report.yColumn = yColumn;
-                object.report.dyColumn = dyColumn;
-                catalogue.m_objects.push_back(std::move(object));
+        std::size_t current = 0;
+        for (std::size_t r = 0; r < rowCount; ++r) {
+            // An object's rows usually follow each other: look its id up when it changes.
+            const bool same =
+                r > 0 && (numeric ? numbers[r] == numbers[r - 1] : ids[r] == ids[r - 1]);
+            if (!same) {
+                const std::string id = numeric ? std::to_string(numbers[r]) : ids[r];
+                auto [at, added] = index.try_emplace(id, catalogue.m_objects.size());
+                current = at->second;
+                if (added) {
+                    Object object;
+                    object.id = id;
+                    object.fromFits = true;
+                    object.report.columns = names;
+                    object.report.tColumn = tColumn;
+                    object.report.yColumn = yColumn;
+                    object.report.dyColumn = dyColumn;
+                    catalogue.m_objects.push_back(std::move(object));
+                }
             }
-            Object& o = catalogue.m_objects[at->second];
+            Object& o = catalogue.m_objects[current];
             // Rows the app's FITS reader would skip are skipped and counted alike.
             if (!std::isfinite(t[r]) || !std::isfinite(y[r]) ||
                 (!dy.empty() && !std::isfinite(dy[r]))) {
