@@ -7,7 +7,7 @@
 //     sinusoid of random period, amplitude and phase, with Gaussian noise and its dy.
 //   warpscope-bench batch run FILE.fits [--frequencies M] [--fmin F] [--fmax F]
 //                                       [--precision float64,float32] [--method auto]
-//                                       [--backend auto] [--runs R] [--limit N]
+//                                       [--backend auto] [--per-gpu K] [--runs R] [--limit N]
 //     times warpscope-batch's whole run, FITS table in to results table out (in a temporary
 //     folder), on every GPU (or the CPU), as the median of R runs, once per precision; and
 //     the table's reading alone. The grid is shared by every object (M frequencies, default
@@ -42,7 +42,7 @@ int usage()
                  "usage: warpscope-bench batch make W1|W2 FILE.fits [--objects N] [--seed S]\n"
                  "       warpscope-bench batch run FILE.fits [--frequencies M] [--fmin F] "
                  "[--fmax F] [--precision float64,float32] [--method auto|direct|matrix] "
-                 "[--backend auto|cpu|cuda] [--runs R] [--limit N]\n");
+                 "[--backend auto|cpu|cuda] [--per-gpu K] [--runs R] [--limit N]\n");
     return 2;
 }
 
@@ -139,7 +139,7 @@ int runBatchBench(int argc, char** argv)
     long long objects = 0, frequencies = 100'000, limit = -1;
     unsigned long long seed = 1;
     double fmin = 0.001, fmax = 10.0;
-    int runs = 3;
+    int runs = 3, perGpu = 2;
     std::string precisions = "float64,float32", method = "auto", backend = "auto";
     for (int i = making ? 3 : 2; i < argc; i += 2) {
         if (i + 1 >= argc)
@@ -163,6 +163,8 @@ int runBatchBench(int argc, char** argv)
             backend = value;
         else if (option == "--runs")
             runs = std::atoi(value.c_str());
+        else if (option == "--per-gpu")
+            perGpu = std::atoi(value.c_str());
         else if (option == "--limit")
             limit = std::atoll(value.c_str());
         else
@@ -210,6 +212,7 @@ int runBatchBench(int argc, char** argv)
         o.settings.peaks = 3;
         o.backend = *kind;
         o.limit = limit;
+        o.contextsPerGpu = std::clamp(perGpu, 1, 64);
         o.progress = false;
         o.checkpointSeconds = 1e9;
         o.csvPath = (folder / "results.csv").string();

@@ -217,6 +217,7 @@ gpu::Status Catalogue::openTable(const std::string& path, const TableColumns& co
             long repeat = 0, width = 0;
             fits_get_coltype(file, idColumn + 1, &type, &repeat, &width, &status);
             if (type == TSTRING) {
+                ids.resize(rowCount);
                 std::vector<std::vector<char>> buffers(ids.size(),
                                                        std::vector<char>(std::size_t(width) + 1));
                 std::vector<char*> pointers;

@@ -95,16 +95,20 @@ QString parseOptions(const QStringList& arguments, Parsed& parsed, bool& exitNow
     const QCommandLineOption backend("backend", "auto (every GPU, else the CPU), cpu or cuda.",
                                      "KIND", "auto");
     const QCommandLineOption threads("threads", "CPU threads (default: every core).", "N", "0");
+    const QCommandLineOption perGpu("per-gpu",
+                                    "Objects computed at once on each GPU, each on "
+                                    "its own stream (default 2).",
+                                    "K", "2");
     const QCommandLineOption limit("limit", "Compute at most N objects this run.", "N");
     const QCommandLineOption checkpoint("checkpoint",
                                         "Save the rows done every S seconds "
                                         "(default 30).",
                                         "S", "30");
     const QCommandLineOption quiet("quiet", "No progress line.");
-    parser.addOptions({output, fits,        idColumn,      timeColumn, valueColumn, errorColumn,
-                       scene,  frequencies, normalization, fixedMean,  noDy,        precision,
-                       method, detrend,     mask,          peaks,      backend,     threads,
-                       limit,  checkpoint,  quiet});
+    parser.addOptions({output, fits, idColumn, timeColumn, valueColumn, errorColumn, scene});
+    parser.addOptions(
+        {frequencies, normalization, fixedMean, noDy, precision, method, detrend, mask, peaks});
+    parser.addOptions({backend, threads, perGpu, limit, checkpoint, quiet});
     if (!parser.parse(arguments))
         return parser.errorText();
     if (parser.isSet("help") || parser.isSet("version")) {
@@ -230,6 +234,9 @@ QString parseOptions(const QStringList& arguments, Parsed& parsed, bool& exitNow
     if (!ok || threadCount < 0 || threadCount > 4096)
         return "--threads must be 0 (every core) to 4096, not '" + parser.value(threads) + "'";
     parsed.run.cpuThreads = unsigned(threadCount);
+    parsed.run.contextsPerGpu = parser.value(perGpu).toInt(&ok);
+    if (!ok || parsed.run.contextsPerGpu < 1 || parsed.run.contextsPerGpu > 64)
+        return "--per-gpu must be 1 to 64, not '" + parser.value(perGpu) + "'";
     if (parser.isSet(limit)) {
         parsed.run.limit = parser.value(limit).toLongLong(&ok);
         if (!ok || parsed.run.limit < 0)

@@ -94,8 +94,9 @@ gpu::Status mergeTable(const Catalogue& catalogue, const RunOptions& options, Ta
     return gpu::Status::success();
 }
 
-// The contexts of this rank: every CUDA device, or the one of its local rank under MPI, or
-// the CPU with its cores when there is no GPU or the CPU was asked for.
+// The contexts of this rank: contextsPerGpu on every CUDA device, or on the one of its local
+// rank under MPI, or one on the CPU with its cores when there is no GPU or the CPU was asked
+// for.
 gpu::Status openContexts(const RunOptions& options, const Ranks& ranks,
                          std::vector<std::unique_ptr<gpu::Context>>& contexts)
 {
@@ -113,12 +114,13 @@ gpu::Status openContexts(const RunOptions& options, const Ranks& ranks,
         devices = {cuda[std::size_t(ranks.localRank) % cuda.size()]};
     else
         devices = cuda;
-    for (const gpu::Device& d : devices) {
-        std::unique_ptr<gpu::Context> context;
-        if (const gpu::Status s = gpu::Context::open(d, context, options.cpuThreads); !s)
-            return s;
-        contexts.push_back(std::move(context));
-    }
+    for (const gpu::Device& d : devices)
+        for (int k = 0; k < (d.kind == gpu::DeviceKind::Cuda ? options.contextsPerGpu : 1); ++k) {
+            std::unique_ptr<gpu::Context> context;
+            if (const gpu::Status s = gpu::Context::open(d, context, options.cpuThreads); !s)
+                return s;
+            contexts.push_back(std::move(context));
+        }
     return gpu::Status::success();
 }
 

@@ -16,7 +16,10 @@ struct RunOptions
     std::string csvPath;  // the results table; resumed when it exists
     std::string fitsPath; // the same table in FITS
     gpu::BackendKind backend = gpu::BackendKind::Auto;
-    unsigned cpuThreads = 0;         // 0: every core
+    unsigned cpuThreads = 0; // 0: every core
+    // Contexts (each with its stream and worker thread) per GPU: while one object's
+    // periodogram runs, another's loading, peaks and FAP run on the host.
+    int contextsPerGpu = 2;
     long long limit = -1;            // at most this many new objects this run (-1: all)
     double checkpointSeconds = 30.0; // how often a rank's part is saved
     bool progress = true;            // the progress line on stderr

@@ -36,6 +36,7 @@ expect 2 "--peaks must be 1 to 20" "$fixtures/files" -o "$work/x.csv" --peaks 0
 expect 2 "--frequencies needs FMIN,FMAX,M" "$fixtures/files" -o "$work/x.csv" --frequencies 2,1,10
 expect 2 "--backend must be auto, cpu or cuda" "$fixtures/files" -o "$work/x.csv" --backend gpu
 expect 2 "--detrend must be none" "$fixtures/files" -o "$work/x.csv" --detrend spline:3
+expect 2 "--per-gpu must be 1 to 64" "$fixtures/files" -o "$work/x.csv" --per-gpu 0
 expect 2 "Unknown option" "$fixtures/files" -o "$work/x.csv" --frobnicate
 expect 1 "No light-curve files" "$work/nothing-*.csv" -o "$work/x.csv"
 expect 1 "has no id column 'object'" "$fixtures/catalogue.csv" -o "$work/x.csv" --id-column object
