@@ -29,14 +29,15 @@ std::string optionalNumber(const std::optional<double>& value)
     return value ? number(*value) : std::string();
 }
 
-// RFC 4180: a cell with a comma, quote or line break is quoted, quotes doubled.
+// RFC 4180: a cell with a comma or quote is quoted, quotes doubled. Line breaks become
+// blanks, so that every row is one line (the reader reads lines).
 std::string csvCell(const std::string& text)
 {
     if (text.find_first_of(",\"\r\n") == std::string::npos)
         return text;
     std::string quoted = "\"";
     for (char c : text)
-        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+        quoted += c == '"' ? std::string("\"\"") : std::string(1, c == '\r' || c == '\n' ? ' ' : c);
     return quoted + "\"";
 }
 
