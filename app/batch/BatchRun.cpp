@@ -165,7 +165,8 @@ int runBatch(const Catalogue& catalogue, const RunOptions& options, const Ranks&
     std::vector<bool> done(catalogue.size(), false);
     long long alreadyDone = 0;
     std::error_code error;
-    if (std::filesystem::exists(options.csvPath, error)) {
+    const bool resuming = std::filesystem::exists(options.csvPath, error);
+    if (resuming) {
         std::vector<BatchResult> rows;
         if (const gpu::Status s = readResultsCsv(options.csvPath, options.settings.peaks, rows);
             !s) {
@@ -199,7 +200,7 @@ int runBatch(const Catalogue& catalogue, const RunOptions& options, const Ranks&
         mine.push_back(todo[j]);
     if (ranks.rank == 0) {
         std::string line = "warpscope-batch: " + std::to_string(catalogue.size()) + " objects";
-        if (alreadyDone > 0)
+        if (resuming)
             line += ", " + std::to_string(alreadyDone) + " already in " + options.csvPath +
                     " and skipped";
         line += "; " + std::to_string(todo.size()) + " to compute";

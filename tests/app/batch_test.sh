@@ -111,7 +111,10 @@ out=$("$batch" "$fixtures/catalogue.csv" -o "$work/stopped.csv" --frequencies 0.
 check "SIGINT: the rerun reads the table" grep -qF "$rows already in $work/stopped.csv and skipped" <<<"$out"
 
 if [ -n "$mpiexec" ]; then
-    mpi=("$mpiexec" --oversubscribe -np 2)
+    # In a sanitizer build the ranks check memory errors but not leaks: Open MPI keeps its
+    # one-time state to exit in plugins it unloads first, so LeakSanitizer would see it with
+    # unnamed frames that no suppression can match. The single-process runs above check ours.
+    mpi=(env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$mpiexec" --oversubscribe -np 2)
     [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
     "${mpi[@]}" "$batch" "$fixtures/catalogue.csv" -o "$work/mpi.csv" "${grid[@]}"
     check "mpiexec -np 2: exit 0" [ $? = 0 ]
