@@ -1,6 +1,6 @@
 #pragma once
 
-#include "BatchResult.h"
+#include "BatchTable.h"
 #include "warpscope/gpu/Context.h"
 #include "warpscope/gpu/TimeSeriesIO.h"
 #include "warpscope/scene/PeriodogramScene.h"

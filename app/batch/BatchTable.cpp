@@ -1,102 +1,13 @@
 #include "BatchTable.h"
 
-#include <cerrno>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <fitsio.h>
-#include <fstream>
+
+#include <algorithm>
+#include <filesystem>
 #include <limits>
-#include <sstream>
 
 namespace warpscope::batch {
 namespace {
-
-constexpr const char* kWarningSeparator = "; ";
-constexpr int kBestColumns = 7; // id, status, points, best_frequency/period/power/fap
-
-std::string number(double value)
-{
-    char text[40];
-    std::snprintf(text, sizeof text, "%.17g", value);
-    return text;
-}
-
-std::string optionalNumber(const std::optional<double>& value)
-{
-    return value ? number(*value) : std::string();
-}
-
-// RFC 4180: a cell with a comma or quote is quoted, quotes doubled. Line breaks become
-// blanks, so that every row is one line (the reader reads lines).
-std::string csvCell(const std::string& text)
-{
-    if (text.find_first_of(",\"\r\n") == std::string::npos)
-        return text;
-    std::string quoted = "\"";
-    for (char c : text)
-        quoted += c == '"' ? std::string("\"\"") : std::string(1, c == '\r' || c == '\n' ? ' ' : c);
-    return quoted + "\"";
-}
-
-std::string joinWarnings(const std::vector<std::string>& warnings)
-{
-    std::string text;
-    for (const std::string& w : warnings)
-        text += (text.empty() ? "" : kWarningSeparator) + w;
-    return text;
-}
-
-// Splits one CSV record; false when a quote is not closed.
-bool splitCsv(const std::string& line, std::vector<std::string>& cells)
-{
-    cells.assign(1, std::string());
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-                cells.back() += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                cells.back() += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            cells.emplace_back();
-        } else {
-            cells.back() += c;
-        }
-    }
-    return !quoted;
-}
-
-bool parseDouble(const std::string& text, double& value)
-{
-    if (text.empty())
-        return false;
-    char* end = nullptr;
-    errno = 0;
-    value = std::strtod(text.c_str(), &end);
-    return end == text.c_str() + text.size() && errno == 0 && std::isfinite(value);
-}
-
-bool parseOptional(const std::string& text, std::optional<double>& value)
-{
-    value.reset();
-    if (text.empty())
-        return true;
-    double v = 0.0;
-    if (!parseDouble(text, v))
-        return false;
-    value = v;
-    return true;
-}
 
 gpu::Status replaceFile(const std::string& temporary, const std::string& path)
 {
@@ -118,112 +29,6 @@ std::string fitsError(int status)
 
 } // namespace
 
-std::vector<std::string> resultColumns(int peaks)
-{
-    std::vector<std::string> columns{"id",          "status",     "points",  "best_frequency",
-                                     "best_period", "best_power", "best_fap"};
-    for (int j = 1; j <= peaks; ++j)
-        for (const char* what : {"period", "power", "fap"})
-            columns.push_back("peak" + std::to_string(j) + "_" + what);
-    columns.push_back("warnings");
-    return columns;
-}
-
-gpu::Status writeResultsCsv(const std::string& path, const std::vector<BatchResult>& rows,
-                            int peaks)
-{
-    const std::string temporary = path + ".writing";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        if (!out)
-            return gpu::Status::failure("Cannot write " + path + ": " + std::strerror(errno));
-        const std::vector<std::string> columns = resultColumns(peaks);
-        for (std::size_t c = 0; c < columns.size(); ++c)
-            out << (c ? "," : "") << columns[c];
-        out << '\n';
-        for (const BatchResult& r : rows) {
-            out << csvCell(r.id) << ',' << (r.failed ? "failed" : "ok") << ',' << r.points;
-            if (r.peaks.empty()) {
-                out << ",,,,";
-            } else {
-                const BatchPeak& best = r.peaks.front();
-                out << ',' << number(best.frequency) << ',' << number(best.period) << ','
-                    << number(best.power) << ',' << optionalNumber(best.fap);
-            }
-            for (int j = 0; j < peaks; ++j) {
-                if (std::size_t(j) < r.peaks.size()) {
-                    const BatchPeak& p = r.peaks[std::size_t(j)];
-                    out << ',' << number(p.period) << ',' << number(p.power) << ','
-                        << optionalNumber(p.fap);
-                } else {
-                    out << ",,,";
-                }
-            }
-            out << ',' << csvCell(joinWarnings(r.warnings)) << '\n';
-        }
-        out.flush();
-        if (!out)
-            return gpu::Status::failure("Cannot write " + path + ": the disk may be full");
-    }
-    return replaceFile(temporary, path);
-}
-
-gpu::Status readResultsCsv(const std::string& path, int peaks, std::vector<BatchResult>& rows)
-{
-    rows.clear();
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return gpu::Status::failure("Cannot read " + path + ": " + std::strerror(errno));
-    const std::vector<std::string> columns = resultColumns(peaks);
-    std::string line;
-    std::vector<std::string> cells;
-    if (!std::getline(in, line) || !splitCsv(line, cells) || cells != columns)
-        return gpu::Status::failure(path + " is not a results table with " + std::to_string(peaks) +
-                                    " peaks (--peaks must match the table being resumed)");
-    long long lineNumber = 1;
-    while (std::getline(in, line)) {
-        ++lineNumber;
-        const auto bad = [&](const std::string& why) {
-            return gpu::Status::failure(path + ", line " + std::to_string(lineNumber) + ": " + why);
-        };
-        if (!splitCsv(line, cells) || cells.size() != columns.size())
-            return bad("expected " + std::to_string(columns.size()) + " cells");
-        BatchResult r;
-        r.id = cells[0];
-        if (r.id.empty())
-            return bad("the object has no id");
-        if (cells[1] != "ok" && cells[1] != "failed")
-            return bad("the status is neither ok nor failed");
-        r.failed = cells[1] == "failed";
-        double points = 0.0;
-        if (!parseDouble(cells[2], points) || points < 0 || points != std::floor(points))
-            return bad("the number of points is not a whole number");
-        r.points = (long long)points;
-        for (int j = 0; j < peaks; ++j) {
-            const std::size_t c = kBestColumns + 3 * std::size_t(j);
-            if (cells[c].empty() && cells[c + 1].empty())
-                break;
-            BatchPeak p;
-            if (!parseDouble(cells[c], p.period) || !parseDouble(cells[c + 1], p.power) ||
-                !parseOptional(cells[c + 2], p.fap) || p.period == 0.0)
-                return bad("peak " + std::to_string(j + 1) + " is not a period, power and FAP");
-            p.frequency = 1.0 / p.period;
-            r.peaks.push_back(p);
-        }
-        // The best frequency is kept as written, not recomputed from the period.
-        if (!r.peaks.empty() && !parseDouble(cells[3], r.peaks.front().frequency))
-            return bad("the best frequency is not a number");
-        std::string warnings = cells.back();
-        for (std::size_t at; !warnings.empty();) {
-            at = warnings.find(kWarningSeparator);
-            r.warnings.push_back(warnings.substr(0, at));
-            warnings = at == std::string::npos ? "" : warnings.substr(at + 2);
-        }
-        rows.push_back(std::move(r));
-    }
-    return gpu::Status::success();
-}
-
 gpu::Status writeResultsFits(const std::string& path, const std::vector<BatchResult>& rows,
                              int peaks)
 {
@@ -233,7 +38,7 @@ gpu::Status writeResultsFits(const std::string& path, const std::vector<BatchRes
     std::size_t idWidth = 1, warningWidth = 1;
     for (const BatchResult& r : rows) {
         idWidth = std::max(idWidth, r.id.size());
-        warningWidth = std::max(warningWidth, joinWarnings(r.warnings).size());
+        warningWidth = std::max(warningWidth, scene::warningsText(r).size());
     }
     const std::string idForm = std::to_string(idWidth) + "A";
     const std::string warningForm = std::to_string(warningWidth) + "A";
@@ -270,7 +75,7 @@ gpu::Status writeResultsFits(const std::string& path, const std::vector<BatchRes
         for (const BatchResult& r : rows) {
             ids.push_back(r.id);
             states.push_back(r.failed ? "failed" : "ok");
-            warnings.push_back(joinWarnings(r.warnings));
+            warnings.push_back(scene::warningsText(r));
             points.push_back(r.points);
             const BatchPeak* b = r.peaks.empty() ? nullptr : &r.peaks.front();
             best[0].push_back(b ? b->frequency : nan);

@@ -71,6 +71,9 @@ TEST(BatchTable, CsvRoundTripKeepsEveryValueAndTheBytes)
         }
     }
     EXPECT_EQ(back[0].peaks[0].frequency, 0.25);
+    std::vector<BatchResult> anyPeaks; // peaks 0: the header says how many (the app's reading)
+    ASSERT_TRUE(readResultsCsv(path, 0, anyPeaks));
+    EXPECT_EQ(anyPeaks, back);
     const std::string again = scratch("again.csv");
     ASSERT_TRUE(writeResultsCsv(again, back, 2));
     EXPECT_EQ(read(path), read(again));
