@@ -97,10 +97,10 @@ BatchResultsDialog::BatchResultsDialog(QWidget* parent)
 
     m_histogram->xAxis->setLabel(tr("best period (log10)"));
     m_histogram->yAxis->setLabel(tr("objects"));
-    m_scatter->xAxis->setLabel(tr("best period"));
+    // log10 of the period on a linear axis, as the histogram: a catalogue spans decades, and
+    // a logarithmic axis over one or two of them gets crowded linear ticks.
+    m_scatter->xAxis->setLabel(tr("best period (log10)"));
     m_scatter->yAxis->setLabel(tr("power"));
-    m_scatter->xAxis->setScaleType(QCPAxis::stLogarithmic);
-    m_scatter->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
     m_points = m_scatter->addGraph();
     m_points->setLineStyle(QCPGraph::lsNone);
     m_points->setScatterStyle(
@@ -194,7 +194,7 @@ bool BatchResultsDialog::pointOf(const QString& id, QPointF& pixel) const
 {
     for (const Point& p : m_pointList)
         if (p.id == id) {
-            pixel = {m_scatter->xAxis->coordToPixel(p.period),
+            pixel = {m_scatter->xAxis->coordToPixel(std::log10(p.period)),
                      m_scatter->yAxis->coordToPixel(p.power)};
             return true;
         }
@@ -214,7 +214,7 @@ void BatchResultsDialog::fillPlots()
     QVector<double> x, y;
     double lo = 0, hi = 1, top = 1;
     for (const Point& p : m_pointList) {
-        x << p.period;
+        x << std::log10(p.period);
         y << p.power;
     }
     m_points->setData(x, y);
@@ -242,7 +242,7 @@ void BatchResultsDialog::fillPlots()
         top = *std::max_element(counts.begin(), counts.end());
         m_histogram->xAxis->setRange(lo - width, hi + width);
         m_histogram->yAxis->setRange(0, top * 1.1);
-        m_scatter->xAxis->setRange(std::pow(10.0, lo) / 1.5, std::pow(10.0, hi) * 1.5);
+        m_scatter->xAxis->setRange(lo - 2 * width, hi + 2 * width);
         m_scatter->yAxis->setRange(0, 1.05 * *std::max_element(y.begin(), y.end()));
     }
     m_histogram->replot();
@@ -254,7 +254,7 @@ void BatchResultsDialog::clickScatter(const QPointF& pixel)
     double bestDistance = 8.0; // pixels: a click near a point picks it
     QString id;
     for (const Point& p : m_pointList) {
-        const double dx = m_scatter->xAxis->coordToPixel(p.period) - pixel.x();
+        const double dx = m_scatter->xAxis->coordToPixel(std::log10(p.period)) - pixel.x();
         const double dy = m_scatter->yAxis->coordToPixel(p.power) - pixel.y();
         if (std::hypot(dx, dy) < bestDistance) {
             bestDistance = std::hypot(dx, dy);
@@ -273,7 +273,7 @@ void BatchResultsDialog::showSelection()
     m_selected->data()->clear();
     for (const Point& p : m_pointList)
         if (p.id == id)
-            m_selected->addData(p.period, p.power);
+            m_selected->addData(std::log10(p.period), p.power);
     m_scatter->replot();
     if (id.isEmpty())
         return;
