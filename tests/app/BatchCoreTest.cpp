@@ -15,13 +15,28 @@ using namespace warpscope::batch;
 
 namespace {
 
-// A folder of this process's own, so that builds testing at once do not meet.
+// A folder of this process's own, so that builds testing at once do not meet; removed when
+// the tests end.
+std::filesystem::path scratchFolder()
+{
+    return std::filesystem::temp_directory_path() /
+           ("warpscope-batch-core-" + std::to_string(::getpid()));
+}
+
+class RemoveScratch : public ::testing::Environment
+{
+    void TearDown() override
+    {
+        std::error_code ignored;
+        std::filesystem::remove_all(scratchFolder(), ignored);
+    }
+};
+const auto* g_removeScratch = ::testing::AddGlobalTestEnvironment(new RemoveScratch);
+
 std::string scratch(const std::string& name)
 {
-    const auto folder = std::filesystem::temp_directory_path() /
-                        ("warpscope-batch-core-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(folder);
-    return (folder / name).string();
+    std::filesystem::create_directories(scratchFolder());
+    return (scratchFolder() / name).string();
 }
 
 std::string read(const std::string& path)
