@@ -2,6 +2,7 @@
 
 #include "warpscope/gpu/Detrend.h"
 #include "warpscope/gpu/Spectrum.h"
+#include "warpscope/gpu/TraceExport.h"
 #include "warpscope/scene/PeriodogramRequest.h"
 #include "warpscope/scene/PeriodogramUnits.h"
 
@@ -28,6 +29,17 @@ std::string skippedRows(const gpu::LoadReport& r)
 }
 
 } // namespace
+
+std::string periodogramPath(const BatchSettings& settings, const std::string& id)
+{
+    std::string name = id;
+    for (char& c : name)
+        if (c == '/' || c == '\\' || c == ':' || (unsigned char)c < 32)
+            c = '_';
+    if (name.empty() || name[0] == '.')
+        name = "_" + name;
+    return settings.periodogramFolder + "/" + name + ".periodogram.csv";
+}
 
 BatchResult analyseObject(gpu::Context& context, const BatchSettings& settings,
                           const std::string& id, const gpu::Status& loaded, gpu::TimeSeries series,
@@ -76,6 +88,12 @@ BatchResult analyseObject(gpu::Context& context, const BatchSettings& settings,
         cancelled = cancel && cancel->load();
         return fail(s.message());
     }
+    if (!settings.periodogramFolder.empty())
+        if (const gpu::Status s =
+                gpu::writeTextFile(periodogramPath(settings, id),
+                                   scene::periodogramCsv(options.grid, power, report.timeUnit));
+            !s)
+            row.warnings.push_back("periodogram not written: " + s.message());
     const std::vector<gpu::Peak> peaks =
         gpu::reportablePeaks(gpu::topPeaks(power, options.grid, gpu::kSpectrumMaxPeaks),
                              options.grid, gpu::timeBaseline(series), settings.peaks);

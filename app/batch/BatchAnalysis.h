@@ -15,12 +15,19 @@ struct BatchSettings
 {
     scene::PeriodogramScene scene;
     int peaks = 3;
+    // Where each object's periodogram is written as CSV (as the app's export), when set.
+    std::string periodogramFolder;
 };
+
+// The file of an object's periodogram in settings.periodogramFolder: its id, with characters
+// a file name cannot hold replaced, and ".periodogram.csv".
+std::string periodogramPath(const BatchSettings& settings, const std::string& id);
 
 // One object's row, as the periodogram workspace would show it: its series (loaded as
 // loaded says) without dy when the scene does not use them, less its masked points, less
 // its trend; the request scene::makePeriodogramRequest makes for it; the periodogram on
-// context; its reportable peaks and their false-alarm probabilities. Never throws or
+// context (written to periodogramPath when settings ask); its reportable peaks and their
+// false-alarm probabilities. Never throws or
 // stops on a bad object: the row says why it failed. cancelled is set, and the row must be
 // dropped, when cancel turned true during the computation.
 BatchResult analyseObject(gpu::Context& context, const BatchSettings& settings,

@@ -73,6 +73,11 @@ QString parseOptions(const QStringList& arguments, Parsed& parsed, bool& exitNow
     const QCommandLineOption valueColumn("value-column", "A table's value column.", "NAME");
     const QCommandLineOption errorColumn("error-column", "A table's dy column, or - for none.",
                                          "NAME");
+    const QCommandLineOption periodograms(
+        "periodograms",
+        "Write each object's periodogram (frequency, period, power) as CSV "
+        "into this folder, as ID.periodogram.csv.",
+        "FOLDER");
     const QCommandLineOption scene("scene",
                                    "Take the periodogram settings from a scene file "
                                    "saved by warpscope; the options below override "
@@ -105,7 +110,8 @@ QString parseOptions(const QStringList& arguments, Parsed& parsed, bool& exitNow
                                         "(default 30).",
                                         "S", "30");
     const QCommandLineOption quiet("quiet", "No progress line.");
-    parser.addOptions({output, fits, idColumn, timeColumn, valueColumn, errorColumn, scene});
+    parser.addOptions(
+        {output, fits, periodograms, idColumn, timeColumn, valueColumn, errorColumn, scene});
     parser.addOptions(
         {frequencies, normalization, fixedMean, noDy, precision, method, detrend, mask, peaks});
     parser.addOptions({backend, threads, perGpu, limit, checkpoint, quiet});
@@ -133,6 +139,11 @@ QString parseOptions(const QStringList& arguments, Parsed& parsed, bool& exitNow
     parsed.run.csvPath = csv.toStdString();
     parsed.run.fitsPath = parser.isSet(fits) ? parser.value(fits).toStdString()
                                              : (csv.chopped(4) + ".fits").toStdString();
+    if (parser.isSet(periodograms)) {
+        if (!QFileInfo(parser.value(periodograms)).isDir())
+            return "--periodograms: " + parser.value(periodograms) + " is not a folder";
+        parsed.run.settings.periodogramFolder = parser.value(periodograms).toStdString();
+    }
     parsed.columns.id = parser.value(idColumn).toStdString();
     parsed.columns.t = parser.value(timeColumn).toStdString();
     parsed.columns.y = parser.value(valueColumn).toStdString();

@@ -1,9 +1,8 @@
 #include "BatchTable.h"
 
-#include <fitsio.h>
-
 #include <algorithm>
 #include <filesystem>
+#include <fitsio.h>
 #include <limits>
 
 namespace warpscope::batch {

@@ -86,6 +86,19 @@ check "a FITS table gives the CSV table's results" cmp "$work/table.csv" "$work/
     --value-column flux --error-column flux_err
 check "columns chosen by name" cmp "$work/table.csv" "$work/named.csv"
 
+# Each periodogram written beside the table: the app's export format, one per good object.
+mkdir -p "$work/periodograms"
+"$batch" "$fixtures/catalogue.csv" -o "$work/with-periodograms.csv" "${grid[@]}" \
+    --periodograms "$work/periodograms"
+check "--periodograms: the table is the same" cmp "$work/table.csv" "$work/with-periodograms.csv"
+check "--periodograms: one file per computed object" \
+    [ "$(ls "$work/periodograms" | wc -l)" = 7 ]
+check "--periodograms: 3000 frequencies and a header" \
+    [ "$(wc -l <"$work/periodograms/star02.periodogram.csv")" = 3001 ]
+check "--periodograms: star02's best power is in its periodogram" \
+    grep -q ",$(awk -F, '$1 == "star02" { print $6 }' "$work/table.csv")\$" "$work/periodograms/star02.periodogram.csv"
+expect 2 "is not a folder" "$fixtures/files" -o "$work/x.csv" --periodograms "$work/none"
+
 # Resumed: four objects, then the rest.
 "$batch" "$fixtures/catalogue.csv" -o "$work/resumed.csv" "${grid[@]}" --limit 4
 check "--limit 4 keeps 4 rows" [ "$(wc -l <"$work/resumed.csv")" = 5 ]
