@@ -86,6 +86,23 @@ check "a FITS table gives the CSV table's results" cmp "$work/table.csv" "$work/
     --value-column flux --error-column flux_err
 check "columns chosen by name" cmp "$work/table.csv" "$work/named.csv"
 
+# Settings from a scene file as the app saves it, the options on the line over it.
+cat >"$work/scene.json" <<'SCENE'
+{"format": "warpscope-scene", "version": 1, "workspace": "periodogram",
+ "periodogram": {"gridMode": "linear", "fmin": 0.05, "fmax": 2.0, "count": 3000,
+                 "unit": "ordinary", "normalization": "model"}}
+SCENE
+"$batch" "$fixtures/catalogue.csv" -o "$work/scene.csv" --scene "$work/scene.json" --peaks 3 \
+    --quiet --normalization standard
+check "a scene file's grid, its normalisation overridden, gives the options' table" \
+    cmp "$work/table.csv" "$work/scene.csv"
+"$batch" "$fixtures/catalogue.csv" -o "$work/scene-model.csv" --scene "$work/scene.json" \
+    --peaks 3 --quiet
+check "a scene file's normalisation is used" bash -c \
+    "! cmp -s '$work/table.csv' '$work/scene-model.csv' && [ \$(wc -l <'$work/scene-model.csv') = 10 ]"
+echo '{"format": "warpscope-scene", "version": 1, "periodogram": {"count": -5}}' >"$work/bad.json"
+expect 2 "bad.json" "$fixtures/files" -o "$work/x.csv" --scene "$work/bad.json"
+
 # Each periodogram written beside the table: the app's export format, one per good object.
 mkdir -p "$work/periodograms"
 "$batch" "$fixtures/catalogue.csv" -o "$work/with-periodograms.csv" "${grid[@]}" \
