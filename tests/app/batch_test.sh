@@ -130,7 +130,9 @@ expect 1 "is not a results table with 5 peaks" "$fixtures/catalogue.csv" -o "$wo
 "$batch" "$fixtures/catalogue.csv" -o "$work/stopped.csv" --frequencies 0.05,2.0,4000000 \
     --threads 1 --quiet 2>"$work/stopped.log" &
 pid=$!
-sleep 1
+# Once it computes (its handler is set by then), half a second in.
+for _ in $(seq 300); do grep -q "computing on" "$work/stopped.log" && break; sleep 0.1; done
+sleep 0.5
 kill -INT $pid
 wait $pid
 check "SIGINT exits 130" [ $? = 130 ]
