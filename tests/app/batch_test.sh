@@ -125,6 +125,14 @@ check "a resumed run gives the uninterrupted table" cmp "$work/table.csv" "$work
 check "a resumed run's FITS table is the uninterrupted one's" cmp "$work/table.fits" "$work/resumed.fits"
 expect 1 "is not a results table with 5 peaks" "$fixtures/catalogue.csv" -o "$work/resumed.csv" --peaks 5
 
+# A rank killed mid-run leaves its part file (here, four rows of one): the rerun merges it
+# before anything else, skips its objects and removes it.
+head -n 5 "$work/table.csv" >"$work/killed.csv.rank1.part"
+out=$("$batch" "$fixtures/catalogue.csv" -o "$work/killed.csv" "${grid[@]}" 2>&1)
+check "a killed rank's part is resumed" grep -qF "4 already in $work/killed.csv and skipped" <<<"$out"
+check "a killed rank's part, resumed, gives the uninterrupted table" cmp "$work/table.csv" "$work/killed.csv"
+check "a killed rank's part is removed once merged" [ ! -e "$work/killed.csv.rank1.part" ]
+
 # Stopped by SIGINT mid-run (a grid large enough that it cannot finish first): it exits 130
 # with a valid table of what was done, which a rerun reads.
 "$batch" "$fixtures/catalogue.csv" -o "$work/stopped.csv" --frequencies 0.05,2.0,4000000 \
