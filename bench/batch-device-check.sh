@@ -2,11 +2,14 @@
 # On a GPU machine: warpscope-batch on CUDA equals the CPU backend, and several GPUs (threads,
 # and mpirun ranks when mpirun is there) give the table of one GPU, byte for byte.
 #   bash bench/batch-device-check.sh [BUILD_DIR (build-hopper)] [OBJECTS (2000)]
+# (or, from a bundle: source .device/env.sh && source .device/mpi-env.sh first)
 # Tolerances against the CPU (float64): best power 1e-9 relative, FAP 1e-6 relative, the best
 # frequency the same grid point unless two peaks' powers are within 1e-9 of each other.
 set -u
 build=${1:-build-hopper} objects=${2:-2000}
-batch=$build/app/batch/warpscope-batch bench=$build/bench/warpscope-bench
+# From a bundle (source .device/env.sh), the binaries are in $DESKTOP_BIN.
+batch=${DESKTOP_BIN:-$build/app/batch}/warpscope-batch
+bench=${DESKTOP_BIN:-$build/bench}/warpscope-bench
 work=$(mktemp -d /tmp/warpscope-batch-check.XXXXXX)
 grid=(--frequencies 0.001,10,100000 --quiet)
 fails=0
