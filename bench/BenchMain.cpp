@@ -4,6 +4,7 @@
 //   warpscope-bench streams [--arrays K] [--length L] [--runs R] [--trace DIR] [--no-timeline]
 //   warpscope-bench streams --sweep 16 [--runs R]
 //   warpscope-bench periodogram [--runs R]
+//   warpscope-bench batch make W1|W2 FILE.fits | run FILE.fits   (BatchBench.cpp)
 //
 // With a CUDA device it renders headless through EGL on that device and reports, in one run:
 //   - the interop frame: map, kernel, unmap and draw, wall clock up to glFinish;
@@ -16,6 +17,7 @@
 // streams runs the streams lab with 1 stream and with K streams, on pinned and on pageable
 // memory, and prints the median job time of each (CUDA events), the ratio, and the floor the
 // copies allow, from the copy spans the timeline recorded.
+#include "BatchBench.h"
 #include "PeriodogramBench.h"
 #include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/Distance.h"
@@ -498,7 +500,8 @@ int usage()
                 "       warpscope-bench streams [--arrays K] [--length L] [--runs R] [--trace DIR] "
                 "[--no-timeline]\n"
                 "       warpscope-bench streams --sweep K [--arrays K] [--length L] [--runs R]\n"
-                "       warpscope-bench periodogram [--runs R]\n");
+                "       warpscope-bench periodogram [--runs R]\n"
+                "       warpscope-bench batch make|run ... (see BatchBench.cpp)\n");
     return 2;
 }
 
@@ -506,6 +509,8 @@ int usage()
 
 int main(int argc, char** argv)
 {
+    if (argc >= 2 && std::strcmp(argv[1], "batch") == 0)
+        return runBatchBench(argc - 2, argv + 2);
     if (argc >= 2 && std::strcmp(argv[1], "periodogram") == 0) {
         const int runs = argc == 4 && std::strcmp(argv[2], "--runs") == 0 ? std::atoi(argv[3]) : 10;
         if (argc != 2 && argc != 4)

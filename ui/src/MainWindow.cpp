@@ -2,6 +2,7 @@
 
 #include "warpscope/render/Colormap.h"
 #include "warpscope/scene/SceneFile.h"
+#include "warpscope/ui/BatchResultsDialog.h"
 #include "warpscope/ui/DevicePanel.h"
 #include "warpscope/ui/FieldView.h"
 #include "warpscope/ui/LaunchPanel.h"
@@ -295,6 +296,15 @@ void MainWindow::createMenus()
             statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
     });
     saveSceneAction->setShortcut(QKeySequence::SaveAs);
+    file->addAction(tr("Open &Batch Results…"), this, [this] {
+        const QString path =
+            QFileDialog::getOpenFileName(this, tr("Open batch results"), QString(),
+                                         tr("warpscope-batch results (*.csv);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        if (const QString error = openBatchResults(path); !error.isEmpty())
+            QMessageBox::warning(this, tr("Open Batch Results"), error);
+    });
     file->addAction(tr("Export &Trace…"), this, [this] {
         const QString path = QFileDialog::getSaveFileName(
             this, tr("Export trace"), "warpscope-trace.json", tr("Chrome trace (*.json)"));
@@ -483,6 +493,30 @@ QString MainWindow::saveScene(const QString& path)
     if (!s)
         return tr("%1: not saved. %2").arg(path, problem);
     return scene::saveScene(*s, path);
+}
+
+QString MainWindow::openBatchResults(const QString& path)
+{
+    auto* dialog = findChild<BatchResultsDialog*>();
+    if (!dialog) {
+        dialog = new BatchResultsDialog(this);
+        connect(dialog, &BatchResultsDialog::objectChosen, this,
+                [this](const QString& id, const QString& lightCurve) {
+                    if (lightCurve.isEmpty()) {
+                        statusBar()->showMessage(
+                            tr("%1: its light curve is not a file beside the results").arg(id),
+                            5000);
+                        return;
+                    }
+                    showPeriodogram();
+                    m_periodogram->openFile(lightCurve);
+                });
+    }
+    if (const QString error = dialog->open(path); !error.isEmpty())
+        return error;
+    dialog->show();
+    dialog->raise();
+    return {};
 }
 
 QString MainWindow::openScene(const QString& path)

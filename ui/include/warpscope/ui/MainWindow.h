@@ -81,6 +81,10 @@ public:
     // an error message naming the file, or an empty string.
     QString saveScene(const QString& path);
     QString openScene(const QString& path);
+    // Shows a warpscope-batch results table (File > Open Batch Results); choosing an object
+    // there opens its light curve on the periodogram, where its file is known. Returns an
+    // error message, or an empty string.
+    QString openBatchResults(const QString& path);
 
 protected:
     void closeEvent(QCloseEvent* event) override;

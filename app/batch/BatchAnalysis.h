@@ -1,0 +1,38 @@
+#pragma once
+
+#include "BatchTable.h"
+#include "warpscope/gpu/Context.h"
+#include "warpscope/gpu/TimeSeriesIO.h"
+#include "warpscope/scene/PeriodogramScene.h"
+
+#include <atomic>
+
+namespace warpscope::batch {
+
+// What every object of a run is analysed with: the periodogram scene (grid, normalisation,
+// floating mean, dy, detrending, masks, precision, method) and how many peaks to keep.
+struct BatchSettings
+{
+    scene::PeriodogramScene scene;
+    int peaks = 3;
+    // Where each object's periodogram is written as CSV (as the app's export), when set.
+    std::string periodogramFolder;
+};
+
+// The file of an object's periodogram in settings.periodogramFolder: its id, with characters
+// a file name cannot hold replaced, and ".periodogram.csv".
+std::string periodogramPath(const BatchSettings& settings, const std::string& id);
+
+// One object's row, as the periodogram workspace would show it: its series (loaded as
+// loaded says) without dy when the scene does not use them, less its masked points, less
+// its trend; the request scene::makePeriodogramRequest makes for it; the periodogram on
+// context (written to periodogramPath when settings ask); its reportable peaks and their
+// false-alarm probabilities. Never throws or
+// stops on a bad object: the row says why it failed. cancelled is set, and the row must be
+// dropped, when cancel turned true during the computation.
+BatchResult analyseObject(gpu::Context& context, const BatchSettings& settings,
+                          const std::string& id, const gpu::Status& loaded, gpu::TimeSeries series,
+                          const gpu::LoadReport& report, const std::atomic<bool>* cancel,
+                          bool& cancelled);
+
+} // namespace warpscope::batch

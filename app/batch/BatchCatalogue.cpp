@@ -1,0 +1,398 @@
+#include "BatchCatalogue.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fitsio.h>
+#include <fstream>
+#include <glob.h>
+#include <limits>
+#include <numeric>
+#include <sstream>
+#include <unordered_map>
+
+namespace warpscope::batch {
+namespace {
+
+std::string lower(std::string text)
+{
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    return text;
+}
+
+bool endsWith(const std::string& text, const std::string& tail)
+{
+    return text.size() >= tail.size() &&
+           text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+bool isLightCurveFile(const std::string& name)
+{
+    const std::string n = lower(name);
+    for (const char* e :
+         {".csv", ".tsv", ".txt", ".dat", ".fits", ".fit", ".fts", ".fits.gz", ".lc"})
+        if (endsWith(n, e))
+            return true;
+    return false;
+}
+
+std::string trim(const std::string& text)
+{
+    const auto first = text.find_first_not_of(" \t\r");
+    if (first == std::string::npos)
+        return {};
+    return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
+}
+
+// The cells of one line: split at delimiter outside quotes (quotes removed), or at runs of
+// blanks when delimiter is ' '.
+std::vector<std::string> splitLine(const std::string& line, char delimiter)
+{
+    std::vector<std::string> cells;
+    if (delimiter == ' ') {
+        std::istringstream in(line);
+        for (std::string cell; in >> cell;)
+            cells.push_back(cell);
+        return cells;
+    }
+    cells.emplace_back();
+    bool quoted = false;
+    for (char c : line) {
+        if (c == '"')
+            quoted = !quoted;
+        else if (c == delimiter && !quoted)
+            cells.emplace_back();
+        else
+            cells.back() += c;
+    }
+    for (std::string& cell : cells)
+        cell = trim(cell);
+    return cells;
+}
+
+int findName(const std::vector<std::string>& names, const std::string& wanted)
+{
+    for (std::size_t i = 0; i < names.size(); ++i)
+        if (lower(names[i]) == lower(wanted))
+            return int(i);
+    return -1;
+}
+
+std::string listNames(const std::vector<std::string>& names)
+{
+    std::string text;
+    for (const std::string& n : names)
+        text += (text.empty() ? "" : ", ") + n;
+    return text;
+}
+
+gpu::Status missingColumn(const std::string& path, const std::string& what, const std::string& name,
+                          const std::vector<std::string>& names)
+{
+    return gpu::Status::failure(path + " has no " + what + " column '" + name +
+                                "'; its columns are " + listNames(names));
+}
+
+std::string fitsError(int status)
+{
+    char text[FLEN_STATUS] = {};
+    fits_get_errstatus(status, text);
+    return text;
+}
+
+// The FITS table's column for what: the name given, else the first recognised one.
+int fitsColumn(const std::vector<std::string>& names, const std::string& given,
+               std::initializer_list<const char*> recognised)
+{
+    if (!given.empty())
+        return findName(names, given);
+    for (const char* r : recognised)
+        if (int i = findName(names, r); i >= 0)
+            return i;
+    return -1;
+}
+
+} // namespace
+
+gpu::Status Catalogue::openFiles(const std::string& folderOrGlob, gpu::TimeFormat timeFormat,
+                                 Catalogue& catalogue)
+{
+    catalogue = {};
+    catalogue.m_choice.timeFormat = timeFormat;
+    std::vector<std::string> paths;
+    std::error_code error;
+    if (std::filesystem::is_directory(folderOrGlob, error)) {
+        for (const auto& entry : std::filesystem::directory_iterator(folderOrGlob, error))
+            if (!entry.is_directory() && isLightCurveFile(entry.path().filename().string()))
+                paths.push_back(entry.path().string());
+        if (error)
+            return gpu::Status::failure("Cannot list " + folderOrGlob + ": " + error.message());
+    } else {
+        glob_t found{};
+        const int result = ::glob(folderOrGlob.c_str(), 0, nullptr, &found);
+        for (std::size_t i = 0; result == 0 && i < found.gl_pathc; ++i)
+            if (!std::filesystem::is_directory(found.gl_pathv[i], error))
+                paths.push_back(found.gl_pathv[i]);
+        globfree(&found);
+    }
+    if (paths.empty())
+        return gpu::Status::failure("No light-curve files in " + folderOrGlob);
+    std::sort(paths.begin(), paths.end());
+    std::unordered_map<std::string, int> seen;
+    for (const std::string& path : paths) {
+        Object object;
+        object.path = path;
+        object.id = std::filesystem::path(path).filename().string();
+        if (seen[object.id]++ > 0) // a glob over folders may name two files alike
+            object.id = path;
+        catalogue.m_objects.push_back(std::move(object));
+    }
+    return gpu::Status::success();
+}
+
+gpu::Status Catalogue::openTable(const std::string& path, const TableColumns& columns,
+                                 gpu::TimeFormat timeFormat, Catalogue& catalogue)
+{
+    catalogue = {};
+    catalogue.m_choice.timeFormat = timeFormat;
+    if (columns.t.empty() != columns.y.empty())
+        return gpu::Status::failure("Name both the time and the value columns, or neither");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return gpu::Status::failure("Cannot read " + path);
+    char magic[9] = {};
+    in.read(magic, 9);
+    const bool fits = std::string(magic, std::size_t(in.gcount())) == "SIMPLE  =";
+    in.clear();
+    in.seekg(0);
+
+    if (fits) {
+        in.close();
+        fitsfile* file = nullptr;
+        int status = 0;
+        if (fits_open_table(&file, path.c_str(), READONLY, &status))
+            return gpu::Status::failure("Cannot read the FITS table " + path + ": " +
+                                        fitsError(status));
+        int columnCount = 0;
+        long long rows = 0;
+        fits_get_num_cols(file, &columnCount, &status);
+        fits_get_num_rowsll(file, &rows, &status);
+        std::vector<std::string> names;
+        for (int c = 1; c <= columnCount && !status; ++c) {
+            char key[FLEN_KEYWORD], value[FLEN_VALUE] = {};
+            fits_make_keyn("TTYPE", c, key, &status);
+            fits_read_key_str(file, key, value, nullptr, &status);
+            names.push_back(trim(value));
+        }
+        const int idColumn = findName(names, columns.id);
+        const int tColumn = fitsColumn(names, columns.t, {"time", "t", "mjd", "bjd", "jd"});
+        const int yColumn =
+            fitsColumn(names, columns.y, {"flux", "mag", "y", "pdcsap_flux", "value"});
+        const int dyColumn = columns.dy == "-" ? -1
+                                               : fitsColumn(names, columns.dy,
+                                                            {"flux_err", "mag_err", "dy", "err",
+                                                             "error", "pdcsap_flux_err", "sigma"});
+        gpu::Status problem;
+        if (status)
+            problem = gpu::Status::failure("Cannot read the FITS table " + path + ": " +
+                                           fitsError(status));
+        else if (idColumn < 0)
+            problem = missingColumn(path, "id", columns.id, names);
+        else if (tColumn < 0)
+            problem = missingColumn(path, "time", columns.t.empty() ? "time" : columns.t, names);
+        else if (yColumn < 0)
+            problem = missingColumn(path, "value", columns.y.empty() ? "flux" : columns.y, names);
+        else if (!columns.dy.empty() && columns.dy != "-" && dyColumn < 0)
+            problem = missingColumn(path, "error", columns.dy, names);
+        const std::size_t rowCount = std::size_t(std::max(rows, 0LL));
+        // Whole-number ids stay numbers until an object starts: a survey table has millions
+        // of rows.
+        std::vector<std::string> ids;
+        std::vector<long long> numbers;
+        std::vector<double> t(rowCount), y(rowCount), dy(dyColumn >= 0 ? rowCount : 0);
+        if (problem && rows > 0) {
+            int type = 0;
+            long repeat = 0, width = 0;
+            fits_get_coltype(file, idColumn + 1, &type, &repeat, &width, &status);
+            if (type == TSTRING) {
+                ids.resize(rowCount);
+                std::vector<std::vector<char>> buffers(ids.size(),
+                                                       std::vector<char>(std::size_t(width) + 1));
+                std::vector<char*> pointers;
+                for (auto& b : buffers)
+                    pointers.push_back(b.data());
+                int anyNull = 0;
+                fits_read_col(file, TSTRING, idColumn + 1, 1, 1, rows, nullptr, pointers.data(),
+                              &anyNull, &status);
+                for (std::size_t r = 0; r < ids.size(); ++r)
+                    ids[r] = trim(pointers[r]);
+            } else {
+                numbers.resize(rowCount);
+                int anyNull = 0;
+                fits_read_col(file, TLONGLONG, idColumn + 1, 1, 1, rows, nullptr, numbers.data(),
+                              &anyNull, &status);
+            }
+            double nan = std::numeric_limits<double>::quiet_NaN();
+            int anyNull = 0;
+            fits_read_col(file, TDOUBLE, tColumn + 1, 1, 1, rows, &nan, t.data(), &anyNull,
+                          &status);
+            fits_read_col(file, TDOUBLE, yColumn + 1, 1, 1, rows, &nan, y.data(), &anyNull,
+                          &status);
+            if (dyColumn >= 0)
+                fits_read_col(file, TDOUBLE, dyColumn + 1, 1, 1, rows, &nan, dy.data(), &anyNull,
+                              &status);
+            if (status)
+                problem = gpu::Status::failure("Cannot read the FITS table " + path + ": " +
+                                               fitsError(status));
+        }
+        int closing = 0;
+        fits_close_file(file, &closing);
+        if (!problem)
+            return problem;
+        const bool numeric = ids.empty();
+        std::unordered_map<std::string, std::size_t> index;
+        std::size_t current = 0;
+        for (std::size_t r = 0; r < rowCount; ++r) {
+            // An object's rows usually follow each other: look its id up when it changes.
+            const bool same =
+                r > 0 && (numeric ? numbers[r] == numbers[r - 1] : ids[r] == ids[r - 1]);
+            if (!same) {
+                const std::string id = numeric ? std::to_string(numbers[r]) : ids[r];
+                auto [at, added] = index.try_emplace(id, catalogue.m_objects.size());
+                current = at->second;
+                if (added) {
+                    Object object;
+                    object.id = id;
+                    object.fromFits = true;
+                    object.report.columns = names;
+                    object.report.tColumn = tColumn;
+                    object.report.yColumn = yColumn;
+                    object.report.dyColumn = dyColumn;
+                    catalogue.m_objects.push_back(std::move(object));
+                }
+            }
+            Object& o = catalogue.m_objects[current];
+            // Rows the app's FITS reader would skip are skipped and counted alike.
+            if (!std::isfinite(t[r]) || !std::isfinite(y[r]) ||
+                (!dy.empty() && !std::isfinite(dy[r]))) {
+                ++o.report.nonFiniteRows;
+                continue;
+            }
+            if (!dy.empty() && dy[r] <= 0.0) {
+                ++o.report.nonPositiveErrors;
+                continue;
+            }
+            o.series.t.push_back(t[r]);
+            o.series.y.push_back(y[r]);
+            if (!dy.empty())
+                o.series.dy.push_back(dy[r]);
+        }
+        if (catalogue.m_objects.empty())
+            return gpu::Status::failure(path + " has no rows");
+        return gpu::Status::success();
+    }
+
+    // CSV or TSV: each object's rows go under the table's header, and are parsed as a file.
+    std::string header;
+    char delimiter = ',';
+    std::vector<std::string> names;
+    int idColumn = -1;
+    std::unordered_map<std::string, std::size_t> index;
+    for (std::string line; std::getline(in, line);) {
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        const std::string content = trim(line);
+        if (content.empty() || content[0] == '#')
+            continue;
+        if (header.empty()) {
+            header = line;
+            delimiter = line.find('\t') != std::string::npos  ? '\t'
+                        : line.find(',') != std::string::npos ? ','
+                        : line.find(';') != std::string::npos ? ';'
+                                                              : ' ';
+            names = splitLine(line, delimiter);
+            idColumn = findName(names, columns.id);
+            catalogue.m_idColumn = idColumn;
+            if (idColumn < 0)
+                return missingColumn(path, "id", columns.id, names);
+            if (!columns.t.empty()) {
+                catalogue.m_choice.byName = false;
+                catalogue.m_choice.t = findName(names, columns.t);
+                catalogue.m_choice.y = findName(names, columns.y);
+                catalogue.m_choice.dy =
+                    columns.dy.empty() || columns.dy == "-" ? -1 : findName(names, columns.dy);
+                if (catalogue.m_choice.t < 0)
+                    return missingColumn(path, "time", columns.t, names);
+                if (catalogue.m_choice.y < 0)
+                    return missingColumn(path, "value", columns.y, names);
+                if (catalogue.m_choice.dy < 0 && !columns.dy.empty() && columns.dy != "-")
+                    return missingColumn(path, "error", columns.dy, names);
+            }
+            continue;
+        }
+        const std::vector<std::string> cells = splitLine(line, delimiter);
+        const std::string id =
+            std::size_t(idColumn) < cells.size() ? cells[std::size_t(idColumn)] : std::string();
+        auto [at, added] = index.try_emplace(id, catalogue.m_objects.size());
+        if (added) {
+            Object object;
+            object.id = id.empty() ? "(no id)" : id;
+            object.text = header + "\n";
+            catalogue.m_objects.push_back(std::move(object));
+        }
+        catalogue.m_objects[at->second].text += line + "\n";
+    }
+    if (header.empty())
+        return gpu::Status::failure(path + " is empty");
+    if (catalogue.m_objects.empty())
+        return gpu::Status::failure(path + " has a header but no rows");
+    if (columns.dy == "-")
+        catalogue.m_choice.dy = -1;
+    return gpu::Status::success();
+}
+
+gpu::Status Catalogue::load(std::size_t i, gpu::TimeSeries& series, gpu::LoadReport& report) const
+{
+    const Object& o = m_objects[i];
+    series = {};
+    report = {};
+    gpu::Status status;
+    if (!o.path.empty()) {
+        status = gpu::loadTimeSeries(o.path, m_choice, series, report);
+    } else if (o.fromFits) {
+        report = o.report;
+        series = o.series;
+        // Sorted by time, as the app's readers leave a series.
+        std::vector<std::size_t> order(series.t.size());
+        std::iota(order.begin(), order.end(), std::size_t(0));
+        if (!std::is_sorted(series.t.begin(), series.t.end())) {
+            std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                return series.t[a] < series.t[b];
+            });
+            gpu::TimeSeries sorted;
+            for (std::size_t k : order) {
+                sorted.t.push_back(series.t[k]);
+                sorted.y.push_back(series.y[k]);
+                if (!series.dy.empty())
+                    sorted.dy.push_back(series.dy[k]);
+            }
+            series = std::move(sorted);
+            report.sorted = true;
+        }
+        report.rows = series.t.size();
+        if (series.t.empty())
+            status =
+                gpu::Status::failure("No usable rows: every row has a NaN or a non-positive error");
+    } else {
+        status = gpu::parseTimeSeries(o.text, m_choice, series, report);
+        if (status && m_choice.byName)
+            if (report.tColumn == m_idColumn || report.yColumn == m_idColumn)
+                status = gpu::Status::failure("The id column cannot be the time or the value; "
+                                              "name them with --time and --value");
+    }
+    return status;
+}
+
+} // namespace warpscope::batch

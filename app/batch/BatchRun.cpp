@@ -1,0 +1,342 @@
+#include "BatchRun.h"
+
+#include "BatchTable.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unistd.h>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace warpscope::batch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string partPath(const std::string& csv, int rank)
+{
+    return csv + ".rank" + std::to_string(rank) + ".part";
+}
+
+// The parts beside the table, of this run or of one that was killed, whatever its ranks.
+std::vector<std::string> partPaths(const std::string& csv)
+{
+    namespace fs = std::filesystem;
+    const fs::path table(csv);
+    const fs::path folder = table.has_parent_path() ? table.parent_path() : fs::path(".");
+    const std::string prefix = table.filename().string() + ".rank";
+    std::vector<std::string> parts;
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(folder, error)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind(prefix, 0) == 0 && name.size() > 5 &&
+            name.compare(name.size() - 5, 5, ".part") == 0)
+            parts.push_back(entry.path().string());
+    }
+    std::sort(parts.begin(), parts.end());
+    return parts;
+}
+
+struct TableCounts
+{
+    long long rows = 0, ok = 0, failed = 0, warned = 0, foreign = 0;
+};
+
+// The table and every part, in the catalogue's order (rows of objects not in this input
+// after them, as they were), written as CSV and FITS; the parts are then removed.
+gpu::Status mergeTable(const Catalogue& catalogue, const RunOptions& options, TableCounts& counts)
+{
+    std::vector<BatchResult> rows;
+    std::error_code error;
+    if (std::filesystem::exists(options.csvPath, error))
+        if (const gpu::Status s = readResultsCsv(options.csvPath, options.settings.peaks, rows); !s)
+            return s;
+    const std::vector<std::string> parts = partPaths(options.csvPath);
+    for (const std::string& part : parts) {
+        std::vector<BatchResult> more;
+        if (const gpu::Status s = readResultsCsv(part, options.settings.peaks, more); !s)
+            return s;
+        rows.insert(rows.end(), std::make_move_iterator(more.begin()),
+                    std::make_move_iterator(more.end()));
+    }
+    std::unordered_map<std::string, std::size_t> byId;
+    for (std::size_t r = 0; r < rows.size(); ++r)
+        byId.try_emplace(rows[r].id, r);
+    std::vector<BatchResult> merged;
+    std::vector<bool> used(rows.size(), false);
+    for (std::size_t i = 0; i < catalogue.size(); ++i)
+        if (auto at = byId.find(catalogue.id(i)); at != byId.end()) {
+            merged.push_back(rows[at->second]);
+            used[at->second] = true;
+        }
+    counts = {};
+    for (std::size_t r = 0; r < rows.size(); ++r)
+        if (!used[r] && byId[rows[r].id] == r) {
+            merged.push_back(rows[r]);
+            ++counts.foreign;
+        }
+    for (const BatchResult& r : merged) {
+        ++counts.rows;
+        r.failed ? ++counts.failed : ++counts.ok;
+        counts.warned += !r.failed && !r.warnings.empty();
+    }
+    if (const gpu::Status s = writeResultsCsv(options.csvPath, merged, options.settings.peaks); !s)
+        return s;
+    if (const gpu::Status s = writeResultsFits(options.fitsPath, merged, options.settings.peaks);
+        !s)
+        return s;
+    for (const std::string& part : parts)
+        std::filesystem::remove(part, error);
+    return gpu::Status::success();
+}
+
+// The contexts of this rank: contextsPerGpu on every CUDA device, or on the one of its local
+// rank under MPI, or one on the CPU with its cores when there is no GPU or the CPU was asked
+// for.
+gpu::Status openContexts(const RunOptions& options, const Ranks& ranks,
+                         std::vector<std::unique_ptr<gpu::Context>>& contexts)
+{
+    std::vector<gpu::Device> cuda;
+    for (const gpu::Device& d : gpu::listDevices())
+        if (d.kind == gpu::DeviceKind::Cuda)
+            cuda.push_back(d);
+    std::vector<gpu::Device> devices;
+    if (options.backend == gpu::BackendKind::Cpu ||
+        (options.backend == gpu::BackendKind::Auto && cuda.empty()))
+        devices = {gpu::Device{}};
+    else if (cuda.empty())
+        return gpu::Status::failure("--backend cuda: this machine or build has no CUDA device");
+    else if (ranks.mpi)
+        devices = {cuda[std::size_t(ranks.localRank) % cuda.size()]};
+    else
+        devices = cuda;
+    for (const gpu::Device& d : devices)
+        for (int k = 0; k < (d.kind == gpu::DeviceKind::Cuda ? options.contextsPerGpu : 1); ++k) {
+            std::unique_ptr<gpu::Context> context;
+            if (const gpu::Status s = gpu::Context::open(d, context, options.cpuThreads); !s)
+                return s;
+            contexts.push_back(std::move(context));
+        }
+    return gpu::Status::success();
+}
+
+std::string duration(double seconds)
+{
+    char text[40];
+    const long long s = (long long)(seconds + 0.5);
+    if (s >= 3600)
+        std::snprintf(text, sizeof text, "%lldh%02lldm", s / 3600, s / 60 % 60);
+    else if (s >= 60)
+        std::snprintf(text, sizeof text, "%lldm%02llds", s / 60, s % 60);
+    else
+        std::snprintf(text, sizeof text, "%llds", s);
+    return text;
+}
+
+void fail(const Ranks& ranks, const std::string& message)
+{
+    if (ranks.size > 1)
+        std::fprintf(stderr, "warpscope-batch: rank %d: %s\n", ranks.rank, message.c_str());
+    else
+        std::fprintf(stderr, "warpscope-batch: %s\n", message.c_str());
+}
+
+} // namespace
+
+int runBatch(const Catalogue& catalogue, const RunOptions& options, const Ranks& ranks,
+             std::atomic<bool>& stop)
+{
+    // A killed run's parts first, so that every rank starts from one table.
+    long long failures = 0;
+    if (ranks.rank == 0 && !partPaths(options.csvPath).empty()) {
+        TableCounts counts;
+        if (const gpu::Status s = mergeTable(catalogue, options, counts); !s) {
+            fail(ranks, s.message());
+            ++failures;
+        }
+    }
+    if (sumOverRanks(ranks, failures) > 0)
+        return 1;
+
+    std::vector<bool> done(catalogue.size(), false);
+    long long alreadyDone = 0;
+    std::error_code error;
+    const bool resuming = std::filesystem::exists(options.csvPath, error);
+    if (resuming) {
+        std::vector<BatchResult> rows;
+        if (const gpu::Status s = readResultsCsv(options.csvPath, options.settings.peaks, rows);
+            !s) {
+            fail(ranks, s.message());
+            ++failures;
+        }
+        std::unordered_set<std::string> ids;
+        for (const BatchResult& r : rows)
+            ids.insert(r.id);
+        for (std::size_t i = 0; i < catalogue.size(); ++i)
+            if (ids.count(catalogue.id(i))) {
+                done[i] = true;
+                ++alreadyDone;
+            }
+    }
+    std::vector<std::unique_ptr<gpu::Context>> contexts;
+    if (failures == 0)
+        if (const gpu::Status s = openContexts(options, ranks, contexts); !s) {
+            fail(ranks, s.message());
+            ++failures;
+        }
+    if (sumOverRanks(ranks, failures) > 0)
+        return 1;
+
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < catalogue.size(); ++i)
+        if (!done[i] && (options.limit < 0 || (long long)todo.size() < options.limit))
+            todo.push_back(i);
+    std::vector<std::size_t> mine;
+    for (std::size_t j = std::size_t(ranks.rank); j < todo.size(); j += std::size_t(ranks.size))
+        mine.push_back(todo[j]);
+    if (ranks.rank == 0) {
+        std::string line = "warpscope-batch: " + std::to_string(catalogue.size()) + " objects";
+        if (resuming)
+            line += ", " + std::to_string(alreadyDone) + " already in " + options.csvPath +
+                    " and skipped";
+        line += "; " + std::to_string(todo.size()) + " to compute";
+        if (ranks.size > 1)
+            line += " on " + std::to_string(ranks.size) + " ranks";
+        std::fprintf(stderr, "%s\n", line.c_str());
+    }
+    std::string where;
+    for (const auto& c : contexts)
+        where += (where.empty() ? "" : ", ") + c->name();
+    if (ranks.size > 1)
+        std::fprintf(stderr, "warpscope-batch: rank %d: %zu objects on %s\n", ranks.rank,
+                     mine.size(), where.c_str());
+    else
+        std::fprintf(stderr, "warpscope-batch: computing on %s\n", where.c_str());
+
+    // The rows of this run, by object; the workers fill them, the checkpoints save them.
+    std::vector<std::optional<BatchResult>> rows(catalogue.size());
+    std::mutex rowsMutex;
+    std::atomic<std::size_t> next{0};
+    std::atomic<long long> computed{0}, failedObjects{0};
+    std::atomic<std::size_t> active{contexts.size()};
+    std::vector<std::thread> workers;
+    for (auto& context : contexts)
+        workers.emplace_back([&, c = context.get()] {
+            struct Leaving
+            {
+                std::atomic<std::size_t>& active;
+                ~Leaving() { --active; }
+            } leaving{active};
+            for (;;) {
+                const std::size_t k = next.fetch_add(1);
+                if (k >= mine.size() || stop.load())
+                    return;
+                const std::size_t i = mine[k];
+                gpu::TimeSeries series;
+                gpu::LoadReport report;
+                const gpu::Status loaded = catalogue.load(i, series, report);
+                bool cancelled = false;
+                BatchResult row = analyseObject(*c, options.settings, catalogue.id(i), loaded,
+                                                std::move(series), report, &stop, cancelled);
+                if (cancelled)
+                    return; // stopped during its periodogram: the object is left for the rerun
+                failedObjects += row.failed;
+                std::lock_guard lock(rowsMutex);
+                rows[i] = std::move(row);
+                ++computed;
+            }
+        });
+
+    const auto savePart = [&]() -> gpu::Status {
+        std::vector<BatchResult> part;
+        {
+            std::lock_guard lock(rowsMutex);
+            for (const auto& r : rows)
+                if (r)
+                    part.push_back(*r);
+        }
+        if (part.empty())
+            return gpu::Status::success();
+        return writeResultsCsv(partPath(options.csvPath, ranks.rank), part, options.settings.peaks);
+    };
+
+    const bool terminal = isatty(STDERR_FILENO);
+    const Clock::time_point start = Clock::now();
+    Clock::time_point lastLine = start, lastSave = start;
+    const auto progressLine = [&](bool final) {
+        const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+        const long long n = computed.load();
+        const double rate = elapsed > 0 ? double(n) / elapsed : 0.0;
+        const double eta = rate > 0 ? double((long long)mine.size() - n) / rate : 0.0;
+        char rank[32] = "";
+        if (ranks.size > 1)
+            std::snprintf(rank, sizeof rank, "rank %d: ", ranks.rank);
+        std::fprintf(stderr,
+                     "%swarpscope-batch: %s%lld/%zu objects (%lld failed), %.1f objects/s, %s %s%s",
+                     terminal ? "\r" : "", rank, n, mine.size(), failedObjects.load(), rate,
+                     final ? "in" : "ETA", duration(final ? elapsed : eta).c_str(),
+                     terminal && !final ? "   " : "\n");
+        std::fflush(stderr);
+    };
+    gpu::Status saved;
+    while (active.load() > 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const Clock::time_point now = Clock::now();
+        if (options.progress &&
+            now - lastLine > std::chrono::milliseconds(terminal ? 500 : 10000)) {
+            progressLine(false);
+            lastLine = now;
+        }
+        if (std::chrono::duration<double>(now - lastSave).count() > options.checkpointSeconds) {
+            if (saved = savePart(); !saved)
+                break;
+            lastSave = now;
+        }
+    }
+    for (auto& w : workers)
+        w.join();
+    if (options.progress)
+        progressLine(true);
+    if (saved)
+        saved = savePart();
+    if (!saved) {
+        fail(ranks, saved.message());
+        ++failures;
+    }
+
+    const bool stopped = stop.load();
+    const long long anyStopped = sumOverRanks(ranks, stopped ? 1 : 0);
+    if (sumOverRanks(ranks, failures) > 0)
+        return 1;
+    int exitCode = anyStopped > 0 ? 130 : 0;
+    if (ranks.rank == 0) {
+        TableCounts counts;
+        if (const gpu::Status s = mergeTable(catalogue, options, counts); !s) {
+            fail(ranks, s.message());
+            exitCode = 1;
+        } else {
+            const long long remaining =
+                (long long)catalogue.size() - (counts.rows - counts.foreign);
+            std::fprintf(stderr,
+                         "warpscope-batch: %s and %s hold %lld objects: %lld ok (%lld with "
+                         "warnings), %lld failed",
+                         options.csvPath.c_str(), options.fitsPath.c_str(), counts.rows, counts.ok,
+                         counts.warned, counts.failed);
+            if (counts.foreign > 0)
+                std::fprintf(stderr, ", %lld not in this input", counts.foreign);
+            if (remaining > 0)
+                std::fprintf(stderr, "; %lld objects remain, run again to resume%s", remaining,
+                             anyStopped ? " (stopped)" : "");
+            std::fprintf(stderr, "\n");
+        }
+    }
+    // Every rank leaves with rank 0's verdict on the merge.
+    const long long mergeFailed = sumOverRanks(ranks, exitCode == 1 ? 1 : 0);
+    return mergeFailed > 0 ? 1 : exitCode;
+}
+
+} // namespace warpscope::batch

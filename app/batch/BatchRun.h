@@ -1,0 +1,39 @@
+#pragma once
+
+#include "BatchAnalysis.h"
+#include "BatchCatalogue.h"
+#include "BatchRanks.h"
+#include "warpscope/gpu/Device.h"
+
+#include <atomic>
+#include <string>
+
+namespace warpscope::batch {
+
+struct RunOptions
+{
+    BatchSettings settings;
+    std::string csvPath;  // the results table; resumed when it exists
+    std::string fitsPath; // the same table in FITS
+    gpu::BackendKind backend = gpu::BackendKind::Auto;
+    unsigned cpuThreads = 0; // 0: every core
+    // Contexts (each with its stream and worker thread) per GPU: while one object's
+    // periodogram runs, another's loading, peaks and FAP run on the host.
+    int contextsPerGpu = 2;
+    long long limit = -1;            // at most this many new objects this run (-1: all)
+    double checkpointSeconds = 30.0; // how often a rank's part is saved
+    bool progress = true;            // the progress line on stderr
+};
+
+// Runs the catalogue: skips the objects the results table already holds, shares the rest
+// between the ranks (object i of the remaining ones goes to rank i mod size) and, in a rank,
+// between its devices (one context and thread each, taking the next object from a shared
+// counter); each rank saves its rows to a part file beside the table now and then and at
+// the end, and rank 0 merges the table and the parts into the table, in input order, whatever
+// the number of ranks and devices. Stops cleanly, saving what is done, when stop turns true.
+// Returns the exit status: 0 when every object has a row (failed objects included), 1 when
+// the work failed (a device, a file), 130 when stopped before the end.
+int runBatch(const Catalogue& catalogue, const RunOptions& options, const Ranks& ranks,
+             std::atomic<bool>& stop);
+
+} // namespace warpscope::batch

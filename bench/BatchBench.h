@@ -1,0 +1,4 @@
+#pragma once
+
+// Runs `warpscope-bench batch ...` (arguments after "batch"); returns the exit status.
+int runBatchBench(int argc, char** argv);

@@ -1,0 +1,223 @@
+#include "warpscope/scene/BatchResults.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace warpscope::scene {
+namespace {
+
+constexpr const char* kWarningSeparator = "; ";
+constexpr int kBestColumns = 7; // id, status, points, best_frequency/period/power/fap
+
+std::string number(double value)
+{
+    char text[40];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    return text;
+}
+
+std::string optionalNumber(const std::optional<double>& value)
+{
+    return value ? number(*value) : std::string();
+}
+
+// RFC 4180: a cell with a comma or quote is quoted, quotes doubled. Line breaks become
+// blanks, so that every row is one line (the reader reads lines).
+std::string csvCell(const std::string& text)
+{
+    if (text.find_first_of(",\"\r\n") == std::string::npos)
+        return text;
+    std::string quoted = "\"";
+    for (char c : text)
+        quoted += c == '"' ? std::string("\"\"") : std::string(1, c == '\r' || c == '\n' ? ' ' : c);
+    return quoted + "\"";
+}
+
+// Splits one CSV record; false when a quote is not closed.
+bool splitCsv(const std::string& line, std::vector<std::string>& cells)
+{
+    cells.assign(1, std::string());
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                cells.back() += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                cells.back() += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            cells.emplace_back();
+        } else {
+            cells.back() += c;
+        }
+    }
+    return !quoted;
+}
+
+bool parseDouble(const std::string& text, double& value)
+{
+    if (text.empty())
+        return false;
+    char* end = nullptr;
+    errno = 0;
+    value = std::strtod(text.c_str(), &end);
+    return end == text.c_str() + text.size() && errno == 0 && std::isfinite(value);
+}
+
+bool parseOptional(const std::string& text, std::optional<double>& value)
+{
+    value.reset();
+    if (text.empty())
+        return true;
+    double v = 0.0;
+    if (!parseDouble(text, v))
+        return false;
+    value = v;
+    return true;
+}
+
+gpu::Status replaceFile(const std::string& temporary, const std::string& path)
+{
+    std::error_code error;
+    std::filesystem::rename(temporary, path, error);
+    if (error) {
+        std::filesystem::remove(temporary, error);
+        return gpu::Status::failure("Cannot write " + path + ": " + error.message());
+    }
+    return gpu::Status::success();
+}
+
+} // namespace
+
+std::string warningsText(const BatchResult& row)
+{
+    std::string text;
+    for (const std::string& w : row.warnings)
+        text += (text.empty() ? "" : kWarningSeparator) + w;
+    return text;
+}
+
+std::vector<std::string> resultColumns(int peaks)
+{
+    std::vector<std::string> columns{"id",          "status",     "points",  "best_frequency",
+                                     "best_period", "best_power", "best_fap"};
+    for (int j = 1; j <= peaks; ++j)
+        for (const char* what : {"period", "power", "fap"})
+            columns.push_back("peak" + std::to_string(j) + "_" + what);
+    columns.push_back("warnings");
+    return columns;
+}
+
+gpu::Status writeResultsCsv(const std::string& path, const std::vector<BatchResult>& rows,
+                            int peaks)
+{
+    const std::string temporary = path + ".writing";
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        if (!out)
+            return gpu::Status::failure("Cannot write " + path + ": " + std::strerror(errno));
+        const std::vector<std::string> columns = resultColumns(peaks);
+        for (std::size_t c = 0; c < columns.size(); ++c)
+            out << (c ? "," : "") << columns[c];
+        out << '\n';
+        for (const BatchResult& r : rows) {
+            out << csvCell(r.id) << ',' << (r.failed ? "failed" : "ok") << ',' << r.points;
+            if (r.peaks.empty()) {
+                out << ",,,,";
+            } else {
+                const BatchPeak& best = r.peaks.front();
+                out << ',' << number(best.frequency) << ',' << number(best.period) << ','
+                    << number(best.power) << ',' << optionalNumber(best.fap);
+            }
+            for (int j = 0; j < peaks; ++j) {
+                if (std::size_t(j) < r.peaks.size()) {
+                    const BatchPeak& p = r.peaks[std::size_t(j)];
+                    out << ',' << number(p.period) << ',' << number(p.power) << ','
+                        << optionalNumber(p.fap);
+                } else {
+                    out << ",,,";
+                }
+            }
+            out << ',' << csvCell(warningsText(r)) << '\n';
+        }
+        out.flush();
+        if (!out)
+            return gpu::Status::failure("Cannot write " + path + ": the disk may be full");
+    }
+    return replaceFile(temporary, path);
+}
+
+gpu::Status readResultsCsv(const std::string& path, int peaks, std::vector<BatchResult>& rows)
+{
+    rows.clear();
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return gpu::Status::failure("Cannot read " + path + ": " + std::strerror(errno));
+    std::string line;
+    std::vector<std::string> cells;
+    const bool hasHeader = bool(std::getline(in, line)) && splitCsv(line, cells);
+    if (peaks == 0 && hasHeader && cells.size() >= std::size_t(kBestColumns + 4))
+        peaks = int(cells.size() - kBestColumns - 1) / 3;
+    const std::vector<std::string> columns = resultColumns(peaks);
+    if (!hasHeader || cells != columns)
+        return gpu::Status::failure(path + " is not a results table" +
+                                    (peaks > 0
+                                         ? " with " + std::to_string(peaks) +
+                                               " peaks (--peaks must match the table being resumed)"
+                                         : std::string()));
+    long long lineNumber = 1;
+    while (std::getline(in, line)) {
+        ++lineNumber;
+        const auto bad = [&](const std::string& why) {
+            return gpu::Status::failure(path + ", line " + std::to_string(lineNumber) + ": " + why);
+        };
+        if (!splitCsv(line, cells) || cells.size() != columns.size())
+            return bad("expected " + std::to_string(columns.size()) + " cells");
+        BatchResult r;
+        r.id = cells[0];
+        if (r.id.empty())
+            return bad("the object has no id");
+        if (cells[1] != "ok" && cells[1] != "failed")
+            return bad("the status is neither ok nor failed");
+        r.failed = cells[1] == "failed";
+        double points = 0.0;
+        if (!parseDouble(cells[2], points) || points < 0 || points != std::floor(points))
+            return bad("the number of points is not a whole number");
+        r.points = (long long)points;
+        for (int j = 0; j < peaks; ++j) {
+            const std::size_t c = kBestColumns + 3 * std::size_t(j);
+            if (cells[c].empty() && cells[c + 1].empty())
+                break;
+            BatchPeak p;
+            if (!parseDouble(cells[c], p.period) || !parseDouble(cells[c + 1], p.power) ||
+                !parseOptional(cells[c + 2], p.fap) || p.period == 0.0)
+                return bad("peak " + std::to_string(j + 1) + " is not a period, power and FAP");
+            p.frequency = 1.0 / p.period;
+            r.peaks.push_back(p);
+        }
+        // The best frequency is kept as written, not recomputed from the period.
+        if (!r.peaks.empty() && !parseDouble(cells[3], r.peaks.front().frequency))
+            return bad("the best frequency is not a number");
+        std::string warnings = cells.back();
+        for (std::size_t at; !warnings.empty();) {
+            at = warnings.find(kWarningSeparator);
+            r.warnings.push_back(warnings.substr(0, at));
+            warnings = at == std::string::npos ? "" : warnings.substr(at + 2);
+        }
+        rows.push_back(std::move(r));
+    }
+    return gpu::Status::success();
+}
+
+} // namespace warpscope::scene

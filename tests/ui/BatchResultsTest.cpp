@@ -1,0 +1,94 @@
+#include "warpscope/scene/BatchResults.h"
+
+#include "warpscope/ui/BatchResultsDialog.h"
+#include "warpscope/ui/MainWindow.h"
+#include "warpscope/ui/PeriodogramWorkspace.h"
+
+#include <QFile>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <qcustomplot.h>
+
+using namespace warpscope;
+
+// File > Open Batch Results as a person uses it: the table of a warpscope-batch run in the
+// real main window, filtered, sorted, and an object chosen on the scatter, which opens its
+// light curve on the periodogram.
+class BatchResultsTest : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_results;
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        // Three objects beside their light curves, as a folder run leaves them; one failed.
+        const QString star = m_dir.filePath("star02.csv");
+        QVERIFY(QFile::copy(WARPSCOPE_FIXTURE_DIR "/batch/files/star02.csv", star));
+        std::vector<scene::BatchResult> rows(3);
+        rows[0] = {"star01.csv", 80, false, {{1 / 3.7, 3.7, 0.79, 2e-23}}, {}};
+        rows[1] = {"star02.csv", 150, false, {{1 / 11.2, 11.2, 0.84, 4e-55}}, {}};
+        rows[2] = {"single.csv", 1, true, {}, {"A periodogram needs at least 3 points"}};
+        m_results = m_dir.filePath("results.csv");
+        QVERIFY(scene::writeResultsCsv(m_results.toStdString(), rows, 3));
+    }
+
+    void aResultsTableIsFilteredSortedAndOpensAnObject()
+    {
+        ui::WindowOptions options;
+        options.backend = gpu::BackendKind::Cpu;
+        options.useSettings = false;
+        ui::MainWindow window(options);
+        window.resize(1000, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+
+        QVERIFY(!window.openBatchResults(m_dir.filePath("missing.csv")).isEmpty());
+        QCOMPARE(window.openBatchResults(m_results), QString());
+        auto* dialog = window.findChild<ui::BatchResultsDialog*>();
+        QVERIFY(dialog);
+        QVERIFY(QTest::qWaitForWindowExposed(dialog));
+        QCOMPARE(dialog->shownRows(), 3);
+
+        QTest::keyClicks(dialog->filter(), "failed");
+        QCOMPARE(dialog->shownRows(), 1);
+        dialog->filter()->clear();
+        QCOMPARE(dialog->shownRows(), 3);
+
+        // Sorted by power, highest first: star02 on top; the failed row has no power.
+        dialog->table()->sortByColumn(4, Qt::DescendingOrder);
+        QCOMPARE(dialog->table()->model()->index(0, 0).data().toString(), QString("star02.csv"));
+        dialog->table()->sortByColumn(4, Qt::AscendingOrder); // empty cells last either way
+        QCOMPARE(dialog->table()->model()->index(0, 0).data().toString(), QString("star01.csv"));
+        QCOMPARE(dialog->table()->model()->index(2, 0).data().toString(), QString("single.csv"));
+
+        // A click on star02's point selects its row and opens its light curve.
+        QSignalSpy chosen(dialog, &ui::BatchResultsDialog::objectChosen);
+        QPointF pixel;
+        QVERIFY(!dialog->pointOf("single.csv", pixel)); // a failed object has no point
+        QVERIFY(dialog->pointOf("star02.csv", pixel));
+        QTest::mouseClick(dialog->scatter(), Qt::LeftButton, {}, pixel.toPoint());
+        QCOMPARE(dialog->selectedId(), QString("star02.csv"));
+        QCOMPARE(chosen.size(), 1);
+        QCOMPARE(chosen.front().at(1).toString(), m_dir.filePath("star02.csv"));
+        auto* periodogram = window.findChild<ui::PeriodogramWorkspace*>();
+        QVERIFY(periodogram);
+        QVERIFY(QTest::qWaitFor([&] { return periodogram->series().t.size() == 150u; }, 30000));
+
+        // star01's light curve is not beside the results: its row is chosen, nothing opens.
+        dialog->selectObject("star01.csv");
+        QCOMPARE(dialog->selectedId(), QString("star01.csv"));
+        QCOMPARE(chosen.size(), 2);
+        QCOMPARE(chosen.back().at(1).toString(), QString());
+        QCOMPARE(periodogram->series().t.size(), 150u);
+    }
+};
+
+QTEST_MAIN(BatchResultsTest)
+#include "BatchResultsTest.moc"
