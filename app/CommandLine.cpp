@@ -174,6 +174,8 @@ ParseResult parseCommandLine(const QStringList& arguments)
         "FILE");
     const QCommandLineOption cupti("cupti", "Time kernels and copies in the timeline with CUPTI's "
                                             "activity records instead of CUDA events.");
+    const QCommandLineOption kernel("kernel", "Open on the Kernel workspace (a user's kernel, "
+                                              "compiled live, drawn beside its source).");
     const QCommandLineOption periodogram("periodogram",
                                          "Open on the periodogram workspace (synthetic series).");
     const QCommandLineOption series("series",
@@ -233,7 +235,7 @@ ParseResult parseCommandLine(const QStringList& arguments)
         "periodogram and workspace it holds replace saved settings. The other options given "
         "with it, before or after, override its values.",
         "FILE");
-    parser.addOptions({sceneFile, periodogram, series, frequencies, method, normalization,
+    parser.addOptions({sceneFile, kernel, periodogram, series, frequencies, method, normalization,
                        fixedMean, noDy, timeFormat, detrend, mask, exportPeriodogram, exportPeaks,
                        sweep, device, cupti});
     parser.addOptions({help,      version,    backend,     noInterop,  screenshot, size,
@@ -420,6 +422,7 @@ ParseResult parseCommandLine(const QStringList& arguments)
                         "'");
     }
     o.series = parser.value(series);
+    o.kernel = parser.isSet(kernel);
     o.periodogram = parser.isSet(periodogram) || parser.isSet(series) ||
                     parser.isSet(frequencies) || parser.isSet(method) ||
                     parser.isSet(normalization) || parser.isSet(fixedMean) || parser.isSet(noDy) ||

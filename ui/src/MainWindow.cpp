@@ -4,6 +4,7 @@
 #include "warpscope/scene/SceneFile.h"
 #include "warpscope/ui/DevicePanel.h"
 #include "warpscope/ui/FieldView.h"
+#include "warpscope/ui/KernelWorkspace.h"
 #include "warpscope/ui/LaunchPanel.h"
 #include "warpscope/ui/ParametersPanel.h"
 #include "warpscope/ui/PeriodogramWorkspace.h"
@@ -107,6 +108,12 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     m_workspaces->setObjectName("workspaces");
     m_workspaces->addTab(m_view, tr("Distance field"));
     m_workspaces->addTab(m_periodogram, tr("Periodogram"));
+    m_kernel = new KernelWorkspace(m_devices, this);
+    m_workspaces->addTab(m_kernel, tr("Kernel"));
+    m_kernel->setMesh(m_view->params());
+    connect(m_view, &FieldView::fieldShown, m_kernel, &KernelWorkspace::setMesh);
+    connect(m_kernel, &KernelWorkspace::message, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 10000); });
     m_workspaces->setDocumentMode(true);
     setCentralWidget(m_workspaces);
     // The mesh's panels and status (its backend, size and kernel time) mean nothing to the
@@ -357,6 +364,16 @@ void MainWindow::showPeriodogram(bool show)
 bool MainWindow::periodogramShown() const
 {
     return m_workspaces->currentWidget() == m_periodogram;
+}
+
+void MainWindow::showKernel()
+{
+    m_workspaces->setCurrentWidget(m_kernel);
+}
+
+bool MainWindow::kernelShown() const
+{
+    return m_workspaces->currentWidget() == m_kernel;
 }
 
 SweepDialog* MainWindow::startSweep()
