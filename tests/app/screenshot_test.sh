@@ -72,4 +72,11 @@ if out=$("$app" --backend cpu --series /nonexistent/series.csv --screenshot "$di
     echo "FAIL: a missing series file succeeded"; exit 1
 fi
 grep -q "Cannot open /nonexistent/series.csv" <<<"$out" || { echo "FAIL: no message: $out"; exit 1; }
+# The Kernel workspace: its first kernel (the per-node template) is compiled by the CPU
+# simulator and drawn before the screenshot is taken.
+"$app" --backend cpu --size 1200x800 --kernel --screenshot "$dir/shot_kernel.png"
+read -r w h colours < <("$diff" info "$dir/shot_kernel.png")
+[ "$w" = 1200 ] && [ "$h" = 800 ] || { echo "FAIL: wrong kernel screenshot size"; exit 1; }
+[ "$colours" -gt 200 ] || { echo "FAIL: the kernel screenshot looks blank"; exit 1; }
+
 echo ok

@@ -238,6 +238,18 @@ TEST(KernelCompile, OptionsChangeTheBuildAndUnknownOnesAreRefused)
     EXPECT_FALSE(compileKernel(source, options, {}, refused).ok());
 }
 
+// Builds without the toolkit say plainly that NVRTC is missing; the simulator still builds.
+TEST(KernelCompile, WithoutNvrtcTheBuildSaysSo)
+{
+    if (nvrtcAvailable())
+        GTEST_SKIP() << "NVRTC is available in this build";
+    CompiledKernel built;
+    const Status s = compileKernel(example("Per node").source, {}, {}, built);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("NVRTC is not available"), std::string::npos) << s.message();
+    EXPECT_TRUE(nvrtcVersion().empty());
+}
+
 TEST(KernelCompile, ParamErrorsStopTheBuildAtTheirLine)
 {
     CompiledKernel built;
