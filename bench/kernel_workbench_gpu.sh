@@ -17,3 +17,5 @@ for run in cold warm; do
     xvfb-run -a -s "-screen 0 1920x1080x24" "$build/app/warpscope" --kernel \
         --screenshot "$out/kernel_workspace_$run.png" --size 1600x900
 done
+"$build/bench/warpscope-kernel-bench" --size 4096 --refs 1 --runs 20 | tee "$out/kernel_bench_1ref.txt"
+"$build/bench/warpscope-kernel-bench" --size 4096 --refs 16 --runs 20 | tee "$out/kernel_bench_16ref.txt"

@@ -11,6 +11,7 @@ KernelView::KernelView(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent
     : QOpenGLWidget(parent), m_devices(std::move(devices))
 {
     setObjectName("kernelView");
+    m_args.launch.block = {16, 16, 1}; // the Launch panel's default, until it sends its own
     setMinimumSize(320, 240);
 }
 
@@ -56,10 +57,10 @@ void KernelView::setValues(const std::vector<float>& values)
     update();
 }
 
-void KernelView::setLaunch(const gpu::LaunchConfig& launch)
+void KernelView::setLaunch(const gpu::LaunchConfig& launch, bool gridFitted)
 {
     m_args.launch = launch;
-    m_launchGiven = true;
+    m_gridFitted = gridFitted;
     m_dirty = true;
     update();
 }
@@ -105,9 +106,11 @@ void KernelView::runKernel()
             return;
         }
     }
-    if (!m_launchGiven) // 16 x 16 blocks over the mesh until a launch is chosen
-        m_args.launch = {
-            {16, 16, 1}, {(m_args.mesh.nx + 15) / 16, (m_args.mesh.ny + 15) / 16, 1}, 0};
+    if (m_gridFitted) {
+        const gpu::Dim3 block = m_args.launch.block;
+        m_args.launch.grid = {(m_args.mesh.nx + block.x - 1) / block.x,
+                              (m_args.mesh.ny + block.y - 1) / block.y, 1};
+    }
     render::GlWriteScope scope(*m_interop, m_surface.buffer, m_surface.bytes());
     gpu::KernelRun run;
     gpu::Status status = scope.status();

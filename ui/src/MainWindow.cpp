@@ -112,6 +112,11 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     m_workspaces->addTab(m_kernel, tr("Kernel"));
     m_kernel->setMesh(m_view->params());
     connect(m_view, &FieldView::fieldShown, m_kernel, &KernelWorkspace::setMesh);
+    // A whole kernel runs with the Launch panel's block and grid.
+    connect(m_launch, &LaunchPanel::changed, m_kernel, [this] {
+        if (const auto lesson = m_launch->settings())
+            m_kernel->setLaunch(lesson->launch, lesson->gridFitted);
+    });
     connect(m_kernel, &KernelWorkspace::message, this,
             [this](const QString& text) { statusBar()->showMessage(text, 10000); });
     m_workspaces->setDocumentMode(true);

@@ -33,7 +33,8 @@ public:
     void setBuild(std::shared_ptr<const KernelBuild> build);
     void setMesh(const gpu::DistanceParams& mesh);
     void setValues(const std::vector<float>& values);
-    void setLaunch(const gpu::LaunchConfig& launch);
+    // The whole kernel's launch; gridFitted: the fewest blocks that cover the mesh.
+    void setLaunch(const gpu::LaunchConfig& launch, bool gridFitted);
     const gpu::DistanceParams& mesh() const { return m_args.mesh; }
     // Whether kernels run on a CUDA device here, and its properties (the CPU's simulated
     // device otherwise); known once the view has been shown.
@@ -65,7 +66,7 @@ private:
     render::FieldSurface m_surface;
     std::shared_ptr<const KernelBuild> m_build;
     gpu::KernelArgs m_args;
-    bool m_launchGiven = false;
+    bool m_gridFitted = true;
     bool m_dirty = true;
     bool m_hasPicture = false;
     int m_framesDrawn = 0;

@@ -31,7 +31,10 @@ public:
     ~KernelWorkspace() override;
 
     void setMesh(const gpu::DistanceParams& mesh) { m_view->setMesh(mesh); }
-    void setLaunch(const gpu::LaunchConfig& launch) { m_view->setLaunch(launch); }
+    void setLaunch(const gpu::LaunchConfig& launch, bool gridFitted)
+    {
+        m_view->setLaunch(launch, gridFitted);
+    }
     // Replaces the editor's text with the example of this index (kernelExamples()).
     void chooseExample(int index);
     QString source() const;
