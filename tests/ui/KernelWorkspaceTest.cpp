@@ -3,6 +3,8 @@
 #include "warpscope/ui/MainWindow.h"
 
 #include <QApplication>
+#include <QDir>
+#include <QFile>
 #include <QListWidget>
 #include <QSlider>
 #include <QTest>
@@ -116,6 +118,25 @@ private slots:
         QVERIFY(!workspace()->busy()); // no compile started
         const QImage after = frameAfter(frames);
         QVERIFY2(differingPixels(before, after) > 1000, "the slider should change the picture");
+    }
+
+    void aKernelSavedAsCuOpensAgain()
+    {
+        frameAfter(0);
+        typeKernel("// @param float k = 2.0 [0, 4]\nreturn p.k * float(lon);");
+        QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
+        const QString path = QDir::temp().filePath("warpscope-kernel-test.cu");
+        QCOMPARE(workspace()->saveFile(path), QString());
+        const QString saved = workspace()->source();
+        workspace()->chooseExample(1); // the whole-kernel template
+        QVERIFY(workspace()->source() != saved);
+        QCOMPARE(workspace()->openFile(path), QString());
+        QCOMPARE(workspace()->source(), saved);
+        QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
+        QVERIFY2(workspace()->messages().isEmpty(), qPrintable(workspace()->messages().join('\n')));
+        QFile::remove(path);
+        QVERIFY(workspace()->openFile("/nonexistent/k.cu").startsWith("Cannot open"));
+        QVERIFY(workspace()->saveFile("/nonexistent/dir/k.cu").startsWith("Could not save"));
     }
 };
 

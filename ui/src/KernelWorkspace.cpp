@@ -3,6 +3,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -11,6 +12,7 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QSaveFile>
 #include <QSlider>
 #include <QSplitter>
 #include <QStandardPaths>
@@ -31,6 +33,10 @@ constexpr int kWarningMarker = 2;
 constexpr int kSliderSteps = 1000;
 // Typing pauses this long before a compile starts.
 constexpr int kPauseMs = 400;
+// The first line of a saved kernel: its shape.
+const char* kPerNodeMarker = "// warpscope kernel: per node";
+const char* kWholeKernelMarker = "// warpscope kernel: whole kernel";
+constexpr qint64 kMaxSourceBytes = 1 << 20;
 
 QString kernelCacheDir()
 {
@@ -99,6 +105,10 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     for (const gpu::KernelExample& e : gpu::kernelExamples())
         m_examples->addItem(QString::fromStdString(e.name), QString::fromStdString(e.description));
     auto* compile = new QPushButton(tr("Compile (Ctrl+Enter)"), this);
+    auto* open = new QPushButton(tr("Open .cu…"), this);
+    auto* save = new QPushButton(tr("Save .cu…"), this);
+    open->setObjectName("kernelOpen");
+    save->setObjectName("kernelSave");
     m_ptx->setReadOnly(true);
     m_sass->setReadOnly(true);
     m_ptx->setFont(mono);
@@ -113,6 +123,8 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     bar->addWidget(new QLabel(tr("Start from:"), this));
     bar->addWidget(m_examples, 1);
     bar->addWidget(compile);
+    bar->addWidget(open);
+    bar->addWidget(save);
     auto* info = new QTabWidget(this);
     info->addTab(m_messages, tr("Messages"));
     info->addTab(m_resources, tr("Resources"));
@@ -143,6 +155,21 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     connect(m_pause, &QTimer::timeout, this, &KernelWorkspace::compileNow);
     connect(m_editor, &QsciScintilla::textChanged, m_pause, qOverload<>(&QTimer::start));
     connect(compile, &QPushButton::clicked, this, &KernelWorkspace::compileNow);
+    connect(open, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a kernel"), {},
+                                                          tr("CUDA source (*.cu);;All files (*)"));
+        if (!path.isEmpty())
+            if (const QString error = openFile(path); !error.isEmpty())
+                emit message(error);
+    });
+    connect(save, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save the kernel"), "kernel.cu",
+                                                          tr("CUDA source (*.cu)"));
+        if (!path.isEmpty()) {
+            const QString error = saveFile(path);
+            emit message(error.isEmpty() ? tr("Saved %1").arg(path) : error);
+        }
+    });
     // The editor takes its keys before shortcuts see them, so Ctrl+Enter is caught there.
     m_editor->installEventFilter(this);
     connect(m_examples, &QComboBox::activated, this, &KernelWorkspace::chooseExample);
@@ -202,6 +229,39 @@ void KernelWorkspace::setSource(const QString& code, gpu::KernelShape shape)
     m_shape = shape;
     m_editor->setText(code);
     compileNow();
+}
+
+QString KernelWorkspace::saveFile(const QString& path) const
+{
+    QSaveFile file(path);
+    QByteArray text = m_shape == gpu::KernelShape::PerNode ? kPerNodeMarker : kWholeKernelMarker;
+    text += '\n' + m_editor->text().toUtf8();
+    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size() || !file.commit())
+        return tr("Could not save %1: %2").arg(path, file.errorString());
+    return {};
+}
+
+QString KernelWorkspace::openFile(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return tr("Cannot open %1: %2").arg(path, file.errorString());
+    if (file.size() > kMaxSourceBytes)
+        return tr("%1 is larger than %2 KiB: not a kernel to edit here")
+            .arg(path)
+            .arg(kMaxSourceBytes / 1024);
+    QString text = QString::fromUtf8(file.readAll());
+    // The first line says the shape (saveFile writes it); without it, a file with a
+    // __global__ function is a whole kernel.
+    const QString first = text.section('\n', 0, 0).trimmed();
+    gpu::KernelShape shape =
+        text.contains("__global__") ? gpu::KernelShape::WholeKernel : gpu::KernelShape::PerNode;
+    if (first == kPerNodeMarker || first == kWholeKernelMarker) {
+        shape = first == kPerNodeMarker ? gpu::KernelShape::PerNode : gpu::KernelShape::WholeKernel;
+        text = text.section('\n', 1);
+    }
+    setSource(text, shape);
+    return {};
 }
 
 QStringList KernelWorkspace::messages() const

@@ -39,6 +39,12 @@ public:
     void chooseExample(int index);
     QString source() const;
     void setSource(const QString& code, gpu::KernelShape shape);
+    // Saves the source as a .cu file, its first line naming its shape; an empty string or
+    // why it failed.
+    QString saveFile(const QString& path) const;
+    // Opens a .cu file saved so (or any source: one with a __global__ function is a whole
+    // kernel) and compiles it; an empty string or why it failed.
+    QString openFile(const QString& path);
     // Compiles now (Ctrl+Enter).
     void compileNow();
     bool busy() const { return m_job.isRunning() || m_again; }
