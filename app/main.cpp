@@ -255,6 +255,13 @@ int main(int argc, char** argv)
     }
     if (options.kernel)
         window.showKernel();
+    if (!options.kernelSource.isEmpty()) {
+        if (const QString error = window.kernelWorkspace()->openFile(options.kernelSource);
+            !error.isEmpty()) {
+            std::fprintf(stderr, "warpscope: %s\n", qPrintable(error));
+            return 1;
+        }
+    }
     window.show();
     BatchOutcome outcome;
     bool labDone = !options.streamsLab;

@@ -110,8 +110,6 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     m_workspaces->addTab(m_periodogram, tr("Periodogram"));
     m_kernel = new KernelWorkspace(m_devices, this);
     m_workspaces->addTab(m_kernel, tr("Kernel"));
-    m_kernel->setMesh(m_view->params());
-    connect(m_view, &FieldView::fieldShown, m_kernel, &KernelWorkspace::setMesh);
     // A whole kernel runs with the Launch panel's block and grid.
     connect(m_launch, &LaunchPanel::changed, m_kernel, [this] {
         if (const auto lesson = m_launch->settings())
@@ -205,6 +203,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
 
     m_committed = m_panel->params();
     m_view->setParams(m_committed);
+    m_kernel->setMesh(m_committed);
     updatePrecisionHint(m_committed);
 
     connect(m_panel, &ParametersPanel::edited, this, &MainWindow::onEdited);
@@ -415,6 +414,7 @@ void MainWindow::setParams(const gpu::DistanceParams& params)
     m_panel->setParams(params);
     m_panel->showErrors(gpu::validate(params));
     m_view->setParams(params);
+    m_kernel->setMesh(params);
     updatePrecisionHint(params);
 }
 
@@ -431,6 +431,7 @@ void MainWindow::applyParams(const gpu::DistanceParams& params)
     m_panel->setParams(params);
     m_panel->showErrors({});
     m_view->setParams(params);
+    m_kernel->setMesh(params);
     updatePrecisionHint(params);
 }
 
