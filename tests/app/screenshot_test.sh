@@ -78,5 +78,12 @@ grep -q "Cannot open /nonexistent/series.csv" <<<"$out" || { echo "FAIL: no mess
 read -r w h colours < <("$diff" info "$dir/shot_kernel.png")
 [ "$w" = 1200 ] && [ "$h" = 800 ] || { echo "FAIL: wrong kernel screenshot size"; exit 1; }
 [ "$colours" -gt 200 ] || { echo "FAIL: the kernel screenshot looks blank"; exit 1; }
+# A kernel file that cannot be read fails with a message and exit code 1.
+set +e
+out=$("$app" --backend cpu --kernel-source /nonexistent/k.cu --screenshot "$dir/x.png" 2>&1)
+code=$?
+set -e
+[ "$code" = 1 ] || { echo "FAIL: a missing kernel file exited $code"; exit 1; }
+grep -q "Cannot open /nonexistent/k.cu" <<<"$out" || { echo "FAIL: no message: $out"; exit 1; }
 
 echo ok

@@ -12,7 +12,7 @@ KernelView::KernelView(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent
 {
     setObjectName("kernelView");
     m_args.launch.block = {16, 16, 1}; // the Launch panel's default, until it sends its own
-    setMinimumSize(320, 240);
+    setMinimumSize(160, 120);
 }
 
 KernelView::~KernelView()

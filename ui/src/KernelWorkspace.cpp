@@ -118,13 +118,14 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     m_resources->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_resources->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     m_resources->setWordWrap(true);
+    m_resources->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
 
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Start from:"), this));
     bar->addWidget(m_examples, 1);
     bar->addWidget(compile);
-    bar->addWidget(open);
-    bar->addWidget(save);
+    m_examples->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_examples->setMinimumContentsLength(8);
     auto* info = new QTabWidget(this);
     info->addTab(m_messages, tr("Messages"));
     info->addTab(m_resources, tr("Resources"));
@@ -141,12 +142,19 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     editorSplit->setStretchFactor(1, 1);
     leftLayout->addWidget(editorSplit, 1);
     leftLayout->addWidget(m_paramsBox);
-    leftLayout->addWidget(m_status);
+    auto* bottom = new QHBoxLayout;
+    bottom->addWidget(m_status, 1);
+    bottom->addWidget(open);
+    bottom->addWidget(save);
+    leftLayout->addLayout(bottom);
+    // The status can be long; it must not widen the window.
+    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(left);
     split->addWidget(m_view);
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 1);
+    split->setSizes({1000, 1000}); // the editor and the picture share the width
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(split);
 
