@@ -38,6 +38,14 @@ private:
         return workspace()->view()->grabFramebuffer();
     }
 
+    // The messages shown, less the notice that builds without NVRTC show.
+    QStringList problems() const
+    {
+        QStringList lines = workspace()->messages();
+        lines.removeIf([](const QString& m) { return m.startsWith("NVRTC is not available"); });
+        return lines;
+    }
+
     static int differingPixels(const QImage& a, const QImage& b)
     {
         if (a.size() != b.size())
@@ -87,18 +95,17 @@ private slots:
         typeKernel("return float(lat * 3.0 - lon);");
         const QImage typed = frameAfter(frames);
         QVERIFY2(differingPixels(first, typed) > 1000, "the typed kernel should draw a new field");
-        QVERIFY(workspace()->messages().isEmpty());
+        QVERIFY2(problems().isEmpty(), qPrintable(problems().join('\n')));
     }
 
     void anErrorIsMarkedAtItsLineAndTheLastKernelKeepsDrawing()
     {
         const QImage good = frameAfter(0);
         typeKernel("float a = 1.0f;\nreturn a + notDeclared;");
-        QTRY_VERIFY_WITH_TIMEOUT(!workspace()->messages().isEmpty(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!problems().isEmpty(), 60000);
         QTRY_VERIFY(!workspace()->busy());
-        QVERIFY2(workspace()->messages().first().startsWith("Line 2: "),
-                 qPrintable(workspace()->messages().join('\n')));
-        QVERIFY(workspace()->messages().first().contains("notDeclared"));
+        QVERIFY2(problems().first().startsWith("Line 2: "), qPrintable(problems().join('\n')));
+        QVERIFY(problems().first().contains("notDeclared"));
         QCOMPARE(editor()->markersAtLine(1) != 0, true);
         QCOMPARE(editor()->markersAtLine(0), 0u);
         workspace()->view()->update();
@@ -133,7 +140,7 @@ private slots:
         QCOMPARE(workspace()->openFile(path), QString());
         QCOMPARE(workspace()->source(), saved);
         QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
-        QVERIFY2(workspace()->messages().isEmpty(), qPrintable(workspace()->messages().join('\n')));
+        QVERIFY2(problems().isEmpty(), qPrintable(problems().join('\n')));
         QFile::remove(path);
         QVERIFY(workspace()->openFile("/nonexistent/k.cu").startsWith("Cannot open"));
         QVERIFY(workspace()->saveFile("/nonexistent/dir/k.cu").startsWith("Could not save"));
