@@ -422,7 +422,8 @@ void KernelWorkspace::showCompilerReport(const KernelBuild& build)
     }
     const gpu::KernelUsage& u = gpuBuild.usage;
     const gpu::DeviceInfo info = m_view->deviceInfo();
-    const long long block = m_shape == gpu::KernelShape::PerNode ? 256 : 256;
+    // The per-node launcher's blocks are 16 x 16; a whole kernel has the Launch panel's.
+    const long long block = m_shape == gpu::KernelShape::PerNode ? 256 : m_view->block().volume();
     gpu::KernelResources resources;
     resources.registersPerThread = u.registers;
     resources.staticSharedBytes = u.sharedBytes;

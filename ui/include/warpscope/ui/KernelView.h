@@ -36,6 +36,8 @@ public:
     // The whole kernel's launch; gridFitted: the fewest blocks that cover the mesh.
     void setLaunch(const gpu::LaunchConfig& launch, bool gridFitted);
     const gpu::DistanceParams& mesh() const { return m_args.mesh; }
+    // The whole kernel's block (the Launch panel's).
+    gpu::Dim3 block() const { return m_args.launch.block; }
     // Whether kernels run on a CUDA device here, and its properties (the CPU's simulated
     // device otherwise); known once the view has been shown.
     bool cuda() const { return m_context && m_context->isCuda(); }
