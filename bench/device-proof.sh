@@ -4,7 +4,8 @@
 #       build-hopper/tests/warpscope_gpu_tests build-hopper/tests/warpscope_render_tests
 # with .device carried. Writes logs, screenshots and traces to $OUT (or ./device-out).
 #
-#   bench/device-proof.sh [field|teaching|timeline|periodogram|hostile|ui|soak|parity|gpu1]...
+#   bench/device-proof.sh [field|teaching|timeline|periodogram|realdata|kernel|hostile|ui|soak|
+#                          parity|gpu1]...
 #   (default: field timeline)
 set -uo pipefail
 out=${OUT:-device-out}; mkdir -p "$out"
@@ -80,6 +81,38 @@ periodogram)
         --screenshot "$out/periodogram.png"; echo "periodogram screenshot exit $?"
     "$app" --backend cuda --size 1600x1000 --frequencies 0.001,5,100000,log \
         --screenshot "$out/periodogram_log.png"; echo "logarithmic grid screenshot exit $?" ;;
+realdata)
+    # Real-format data at 1400x900 on the GPU: a TESS light curve detrended with its fold, a
+    # weekly dated series with a trend through detrending and one prewhitened sinusoid, and a
+    # light curve with overtones under a three-term model.
+    fx=tests/fixtures
+    "$app" --backend cuda --size 1400x900 --series "$fx/fits/tess_lc.fits" --detrend poly:1 \
+        --screenshot "$out/tess_detrended.png"; echo "TESS screenshot exit $?"
+    python3 - "$out/weekly.csv" <<'PY'
+import datetime, math, random, sys
+random.seed(7)
+with open(sys.argv[1], "w") as f:
+    f.write("date,flux,flux_err\n")
+    for i in range(520):
+        x = i / 52.0
+        y = (10 + 4 * x + 0.8 * (x - 5) ** 2 + math.sin(2 * math.pi * i * 7 / 365.25)
+             + 0.4 * math.sin(2 * math.pi * i * 7 / 97.0 + 1.0) + random.gauss(0, 0.2))
+        day = datetime.date(2010, 1, 3) + datetime.timedelta(weeks=i)
+        f.write(f"{day},{y:.4f},0.2\n")
+PY
+    "$app" --backend cuda --size 1400x900 --series "$out/weekly.csv" --detrend poly:2 \
+        --prewhiten 1 --export-frequencies "$out/weekly_frequencies.csv" \
+        --screenshot "$out/weekly_prewhitened.png"; echo "prewhitening screenshot exit $?"
+    cat "$out/weekly_frequencies.csv"; rm -f "$out/weekly.csv"
+    "$app" --backend cuda --size 1400x900 --series "$fx/periodogram/series_H.csv" --nterms 3 \
+        --screenshot "$out/three_terms.png"; echo "three-term screenshot exit $?" ;;
+kernel)
+    # The Kernel workspace compiling with NVRTC and drawing on the GPU, cold and warm cache.
+    export XDG_CACHE_HOME=/tmp/kernel-cache LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/usr/local/cuda/lib64
+    for run in cold warm; do
+        "$app" --backend cuda --kernel --size 1400x900 --screenshot "$out/kernel_$run.png"
+        echo "kernel workspace ($run cache) exit $?"
+    done ;;
 hostile)
     # Inputs that once hung, crashed or passed silently: each must end at once with its
     # message and the right exit status.
