@@ -225,24 +225,24 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
     dataButtons->addWidget(generate);
     dataForm->addRow(dataButtons);
     dataForm->addRow(m_sourceLabel);
-    auto* columnsRow = new QHBoxLayout;
-    for (auto [box, name, tip] :
-         {std::tuple{&m_tColumn, "tColumn", tr("The column of times")},
-          std::tuple{&m_yColumn, "yColumn", tr("The column of values")},
-          std::tuple{&m_dyColumn, "dyColumn", tr("The column of uncertainties, or none")}}) {
+    // A row each, so that long column names (PDCSAP_FLUX_ERR) show whole.
+    for (auto [box, name, label, tip] :
+         {std::tuple{&m_tColumn, "tColumn", tr("Time (t)"), tr("The column of times")},
+          std::tuple{&m_yColumn, "yColumn", tr("Value (y)"), tr("The column of values")},
+          std::tuple{&m_dyColumn, "dyColumn", tr("Error (dy)"),
+                     tr("The column of uncertainties, or none")}}) {
         *box = new QComboBox(this);
         (*box)->setObjectName(name);
         (*box)->setToolTip(tip);
         (*box)->setEnabled(false);
-        (*box)->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-        columnsRow->addWidget(*box);
+        (*box)->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        (*box)->setMinimumContentsLength(12);
+        dataForm->addRow(label, *box);
         connect(*box, &QComboBox::activated, this, [this] {
             chooseColumns(m_tColumn->currentIndex(), m_yColumn->currentIndex(),
                           m_dyColumn->currentIndex() - 1);
         });
     }
-    columnsRow->addStretch(1);
-    dataForm->addRow(tr("t, y, dy"), columnsRow);
     m_timeFormat = new QComboBox(this);
     m_timeFormat->setObjectName("timeFormat");
     m_timeFormat->setToolTip(tr("How the time column is written: automatic detects it from the "
