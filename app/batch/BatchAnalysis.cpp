@@ -93,7 +93,7 @@ Prepared prepareObject(const BatchSettings& settings, BatchObject& object)
 
 // The row of an object whose periodogram is power, or which failed with status.
 void finishObject(const BatchSettings& settings, Prepared& p, const gpu::Status& status,
-                  const std::vector<double>& power)
+                  std::span<const double> power)
 {
     BatchResult& row = p.row;
     if (!status) {
@@ -189,18 +189,21 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
         series.reserve(group.size());
         for (const std::size_t j : group)
             series.push_back(std::move(prepared[j].series));
-        std::vector<double> power(group.size() * count);
+        // Reused by the worker from chunk to chunk: a batch's powers are up to 256 MiB, which
+        // would otherwise be zeroed before every batch overwrites them.
+        thread_local std::vector<double> batchPower;
+        if (batchPower.size() < group.size() * count)
+            batchPower.resize(group.size() * count);
+        const std::span<double> power(batchPower.data(), group.size() * count);
         std::vector<gpu::Status> perObject;
         const gpu::Status s =
             gpu::computePeriodogramBatch(context, series, options, power, &perObject);
         if (failedBy(s) && cancelled)
             break;
-        std::vector<double> one(count);
         for (std::size_t g = 0; g < group.size(); ++g) {
             Prepared& p = prepared[group[g]];
             p.series = std::move(series[g]);
-            std::copy_n(power.begin() + std::ptrdiff_t(g * count), count, one.begin());
-            finishObject(settings, p, s ? perObject[g] : s, one);
+            finishObject(settings, p, s ? perObject[g] : s, power.subspan(g * count, count));
         }
     }
     std::vector<BatchResult> rows;

@@ -55,13 +55,16 @@ Status computePeriodogramBatch(Context& context, std::span<const TimeSeries> ser
     request.power = power.first(series.size() * count);
     request.status = perObject ? perObject : &local;
     request.status->assign(series.size(), Status::success());
-    // Poison: a row no implementation writes stays NaN, and so does a failed object's.
-    std::fill(request.power.begin(), request.power.end(), std::numeric_limits<double>::quiet_NaN());
+    // A failed object's row is NaN; the implementations poison the others' (on CUDA on the
+    // device, where the kernels write) and check every power.
     for (std::size_t i = 0; i < series.size(); ++i) {
-        if (Status s = checkPeriodogram(series[i], options, count, context.info()); !s)
+        if (Status s = checkPeriodogram(series[i], options, count, context.info()); !s) {
             (*request.status)[i] = s;
-        else
+            std::fill_n(request.power.begin() + std::ptrdiff_t(i * count), count,
+                        std::numeric_limits<double>::quiet_NaN());
+        } else {
             request.valid.push_back(i);
+        }
     }
     if (options.cancel && options.cancel->load())
         return Status::failure("The periodogram was cancelled");

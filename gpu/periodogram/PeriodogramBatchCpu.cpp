@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <new>
 
 namespace warpscope::gpu {
@@ -32,9 +33,13 @@ template <typename T> Status batch(CpuBacking& cpu, Timeline* timeline, BatchReq
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         return plans[a].t.size() > plans[b].t.size();
     });
+    const std::size_t count = std::size_t(options.grid.count);
+    // Poison: a power no chunk writes stays NaN and fails its object.
+    for (const std::size_t i : request.valid)
+        std::fill_n(request.power.begin() + std::ptrdiff_t(i * count), count,
+                    std::numeric_limits<double>::quiet_NaN());
     const long long chunks = cpuPeriodogramChunks<T>(options.grid.count);
     const std::size_t pairs = objects * std::size_t(chunks);
-    const std::size_t count = std::size_t(options.grid.count);
     std::atomic<std::size_t> nextPair{0};
     cpu.hostPool().parallelFor(
         cpu.hostPool().size(), [&](std::size_t, std::size_t, unsigned worker) {
