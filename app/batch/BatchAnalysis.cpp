@@ -134,10 +134,16 @@ bool sameBatch(const gpu::PeriodogramOptions& a, const gpu::PeriodogramOptions& 
            a.launch.gridBlocks == b.launch.gridBlocks && a.launch.gridStride == b.launch.gridStride;
 }
 
-bool batchable(const gpu::PeriodogramOptions& o)
+// An object of more points than this keeps a GPU busy on its own, where Auto's matrix
+// products (on GPUs with FP64 tensor cores) outrun the batch's direct sums.
+constexpr std::size_t kBatchMostPoints = 4096;
+
+bool batchable(const Prepared& p)
 {
+    const gpu::PeriodogramOptions& o = p.options;
     return o.nterms == 1 && o.method != gpu::PeriodogramMethod::Matrix &&
-           gpu::coveredFrequencies(o.launch, o.grid.count) == o.grid.count;
+           gpu::coveredFrequencies(o.launch, o.grid.count) == o.grid.count &&
+           (o.method == gpu::PeriodogramMethod::Direct || p.series.t.size() <= kBatchMostPoints);
 }
 
 // Powers a batch holds at most (256 MiB): a group beyond it goes in several batches.
@@ -166,7 +172,7 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
             continue;
         const gpu::PeriodogramOptions& options = prepared[i].options;
         const std::size_t count = std::size_t(options.grid.count);
-        if (!batchable(options)) {
+        if (!batchable(prepared[i])) {
             done[i] = true;
             std::vector<double> power(count);
             const gpu::Status s =
@@ -181,7 +187,8 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
         const std::size_t most =
             std::max<std::size_t>(1, kBatchPowers / std::max<std::size_t>(1, count));
         for (std::size_t j = i; j < prepared.size() && group.size() < most; ++j)
-            if (!done[j] && !prepared[j].row.failed && sameBatch(prepared[j].options, options)) {
+            if (!done[j] && !prepared[j].row.failed && batchable(prepared[j]) &&
+                sameBatch(prepared[j].options, options)) {
                 group.push_back(j);
                 done[j] = true;
             }
