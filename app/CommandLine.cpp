@@ -174,6 +174,13 @@ ParseResult parseCommandLine(const QStringList& arguments)
         "FILE");
     const QCommandLineOption cupti("cupti", "Time kernels and copies in the timeline with CUPTI's "
                                             "activity records instead of CUDA events.");
+    const QCommandLineOption kernel("kernel", "Open on the Kernel workspace (a user's kernel, "
+                                              "compiled live, drawn beside its source).");
+    const QCommandLineOption kernelSource(
+        "kernel-source",
+        "Open this kernel (a .cu file saved by the Kernel workspace, or any "
+        "source) on the Kernel workspace.",
+        "FILE");
     const QCommandLineOption periodogram("periodogram",
                                          "Open on the periodogram workspace (synthetic series).");
     const QCommandLineOption series("series",
@@ -249,8 +256,8 @@ ParseResult parseCommandLine(const QStringList& arguments)
         "periodogram and workspace it holds replace saved settings. The other options given "
         "with it, before or after, override its values.",
         "FILE");
-    parser.addOptions({sceneFile, periodogram, series, frequencies, method, normalization,
-                       fixedMean, noDy, timeFormat, detrend, mask, nterms, prewhiten,
+    parser.addOptions({sceneFile, kernel, kernelSource, periodogram, series, frequencies, method,
+                       normalization, fixedMean, noDy, timeFormat, detrend, mask, nterms, prewhiten,
                        exportPeriodogram, exportPeaks, exportFrequencies, sweep, device, cupti});
     parser.addOptions({help,      version,    backend,     noInterop,  screenshot, size,
                        latMin,    latMax,     lonMin,      lonMax,     nx,         ny,
@@ -436,6 +443,8 @@ ParseResult parseCommandLine(const QStringList& arguments)
                         "'");
     }
     o.series = parser.value(series);
+    o.kernelSource = parser.value(kernelSource);
+    o.kernel = parser.isSet(kernel) || !o.kernelSource.isEmpty();
     o.periodogram =
         parser.isSet(periodogram) || parser.isSet(series) || parser.isSet(frequencies) ||
         parser.isSet(method) || parser.isSet(normalization) || parser.isSet(fixedMean) ||

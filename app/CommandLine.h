@@ -43,6 +43,8 @@ struct AppOptions
     QString exportTrace;      // the timeline as Chrome trace JSON, written after the lab or frame
     bool cupti = false;       // time kernels and copies with CUPTI
     bool periodogram = false; // open on the periodogram workspace
+    bool kernel = false;      // open on the Kernel workspace
+    QString kernelSource;     // a .cu file to open there
     bool sweep = false;       // run the block-size sweep (--screenshot saves its plot)
     QString series;           // a time series file for it
     // A manual frequency grid for it: fmin, fmax, the number of frequencies and whether they

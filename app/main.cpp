@@ -2,6 +2,7 @@
 #include "HeadlessPeriodogram.h"
 #include "warpscope/gpu/TraceExport.h"
 #include "warpscope/ui/FieldView.h"
+#include "warpscope/ui/KernelWorkspace.h"
 #include "warpscope/ui/LaunchPanel.h"
 #include "warpscope/ui/MainWindow.h"
 #include "warpscope/ui/PeriodogramWorkspace.h"
@@ -64,7 +65,7 @@ std::function<void()> scheduleBatch(ui::MainWindow& window, const QString& path,
         QString failure = window.launchPanel()->errorText();
         if (failure.isEmpty() && window.periodogramShown() && !periodogram->busy())
             failure = periodogram->errorText();
-        if (failure.isEmpty() && !window.periodogramShown())
+        if (failure.isEmpty() && !window.periodogramShown() && !window.kernelShown())
             failure = view->failureText();
         if (outcome->failed()) { // before the event loop ran, so it could not exit then
             *done = true;
@@ -78,10 +79,13 @@ std::function<void()> scheduleBatch(ui::MainWindow& window, const QString& path,
         }
         const bool periodogramReady =
             !window.periodogramShown() || (!periodogram->busy() && periodogram->spectrum());
+        const ui::KernelWorkspace* kernel = window.kernelWorkspace();
+        const bool kernelReady =
+            !window.kernelShown() || (!kernel->busy() && kernel->view()->framesDrawn() > 0);
         // A hidden field view does not paint, so it settles only when shown.
-        const bool fieldReady = window.periodogramShown() ||
+        const bool fieldReady = window.periodogramShown() || window.kernelShown() ||
                                 (view->frameSettled() && view->shownParams() == view->params());
-        if (!*labDone || !periodogramReady || !fieldReady)
+        if (!*labDone || !periodogramReady || !fieldReady || !kernelReady)
             return;
         *done = true;
         // The timeline shows the newest spans, drawn now rather than on its next poll.
@@ -133,6 +137,7 @@ std::function<void()> scheduleBatch(ui::MainWindow& window, const QString& path,
     QObject::connect(window.periodogramWorkspace(), &ui::PeriodogramWorkspace::settled, &window,
                      later);
     QObject::connect(window.launchPanel(), &ui::LaunchPanel::changed, &window, later);
+    QObject::connect(window.kernelWorkspace()->view(), &ui::KernelView::ran, &window, later);
     QTimer::singleShot(0, &window, check); // what happened before the event loop
     QTimer::singleShot(120000, &window, [done, outcome] {
         if (!*done) {
@@ -263,6 +268,15 @@ int main(int argc, char** argv)
         window.showPeriodogram();
         if (!options.series.isEmpty())
             workspace->openFile(options.series, options.timeFormat);
+    }
+    if (options.kernel)
+        window.showKernel();
+    if (!options.kernelSource.isEmpty()) {
+        if (const QString error = window.kernelWorkspace()->openFile(options.kernelSource);
+            !error.isEmpty()) {
+            std::fprintf(stderr, "warpscope: %s\n", qPrintable(error));
+            return 1;
+        }
     }
     window.show();
     BatchOutcome outcome;

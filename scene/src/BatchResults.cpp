@@ -70,9 +70,10 @@ bool parseDouble(const std::string& text, double& value)
     if (text.empty())
         return false;
     char* end = nullptr;
-    errno = 0;
     value = std::strtod(text.c_str(), &end);
-    return end == text.c_str() + text.size() && errno == 0 && std::isfinite(value);
+    // ERANGE on underflow is no error: a false-alarm probability of a strong signal is often
+    // subnormal (1e-310), and strtod reads it exactly. Overflow comes back infinite.
+    return end == text.c_str() + text.size() && std::isfinite(value);
 }
 
 bool parseOptional(const std::string& text, std::optional<double>& value)

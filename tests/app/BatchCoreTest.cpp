@@ -57,6 +57,8 @@ std::vector<BatchResult> hostileRows()
     BatchResult good{"star, \"the\" first", 120, false, {}, {}};
     good.peaks.push_back({0.25, 4.0, 0.8, 1e-30});
     good.peaks.push_back({1.0 / 3.0, 3.0, 0.1 + 0.2, std::nullopt});
+    // A strong signal's false-alarm probability underflows to a subnormal number.
+    good.peaks.push_back({0.5, 2.0, 0.9, 1e-310});
     good.warnings = {"rows skipped: 2 with NaN or infinite values"};
     BatchResult failed{"broken.csv", 0, true, {}, {"unreadable: not a text file"}};
     BatchResult quiet{"12345", 3, false, {}, {"no peak"}};
@@ -69,9 +71,9 @@ TEST(BatchTable, CsvRoundTripKeepsEveryValueAndTheBytes)
 {
     const std::string path = scratch("round.csv");
     const std::vector<BatchResult> rows = hostileRows();
-    ASSERT_TRUE(writeResultsCsv(path, rows, 2));
+    ASSERT_TRUE(writeResultsCsv(path, rows, 3));
     std::vector<BatchResult> back;
-    ASSERT_TRUE(readResultsCsv(path, 2, back));
+    ASSERT_TRUE(readResultsCsv(path, 3, back));
     ASSERT_EQ(back.size(), rows.size());
     for (std::size_t i = 0; i < rows.size(); ++i) {
         EXPECT_EQ(back[i].id, rows[i].id);
@@ -90,7 +92,7 @@ TEST(BatchTable, CsvRoundTripKeepsEveryValueAndTheBytes)
     ASSERT_TRUE(readResultsCsv(path, 0, anyPeaks));
     EXPECT_EQ(anyPeaks, back);
     const std::string again = scratch("again.csv");
-    ASSERT_TRUE(writeResultsCsv(again, back, 2));
+    ASSERT_TRUE(writeResultsCsv(again, back, 3));
     EXPECT_EQ(read(path), read(again));
     EXPECT_FALSE(std::filesystem::exists(path + ".writing"));
 }

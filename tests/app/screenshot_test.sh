@@ -80,4 +80,18 @@ if out=$("$app" --backend cpu --series /nonexistent/series.csv --screenshot "$di
     echo "FAIL: a missing series file succeeded"; exit 1
 fi
 grep -q "Cannot open /nonexistent/series.csv" <<<"$out" || { echo "FAIL: no message: $out"; exit 1; }
+# The Kernel workspace: its first kernel (the per-node template) is compiled by the CPU
+# simulator and drawn before the screenshot is taken.
+"$app" --backend cpu --size 1200x800 --kernel --screenshot "$dir/shot_kernel.png"
+read -r w h colours < <("$diff" info "$dir/shot_kernel.png")
+[ "$w" = 1200 ] && [ "$h" = 800 ] || { echo "FAIL: wrong kernel screenshot size"; exit 1; }
+[ "$colours" -gt 200 ] || { echo "FAIL: the kernel screenshot looks blank"; exit 1; }
+# A kernel file that cannot be read fails with a message and exit code 1.
+set +e
+out=$("$app" --backend cpu --kernel-source /nonexistent/k.cu --screenshot "$dir/x.png" 2>&1)
+code=$?
+set -e
+[ "$code" = 1 ] || { echo "FAIL: a missing kernel file exited $code"; exit 1; }
+grep -q "Cannot open /nonexistent/k.cu" <<<"$out" || { echo "FAIL: no message: $out"; exit 1; }
+
 echo ok

@@ -5,6 +5,7 @@
 #include "warpscope/ui/BatchResultsDialog.h"
 #include "warpscope/ui/DevicePanel.h"
 #include "warpscope/ui/FieldView.h"
+#include "warpscope/ui/KernelWorkspace.h"
 #include "warpscope/ui/LaunchPanel.h"
 #include "warpscope/ui/ParametersPanel.h"
 #include "warpscope/ui/PeriodogramWorkspace.h"
@@ -114,6 +115,15 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     m_workspaces->setObjectName("workspaces");
     m_workspaces->addTab(m_view, tr("Distance field"));
     m_workspaces->addTab(m_periodogram, tr("Periodogram"));
+    m_kernel = new KernelWorkspace(m_devices, this);
+    m_workspaces->addTab(m_kernel, tr("Kernel"));
+    // A whole kernel runs with the Launch panel's block and grid.
+    connect(m_launch, &LaunchPanel::changed, m_kernel, [this] {
+        if (const auto lesson = m_launch->settings())
+            m_kernel->setLaunch(lesson->launch, lesson->gridFitted);
+    });
+    connect(m_kernel, &KernelWorkspace::message, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 10000); });
     m_workspaces->setDocumentMode(true);
     setCentralWidget(m_workspaces);
     // The mesh's panels and status (its backend, size and kernel time) mean nothing to the
@@ -200,6 +210,7 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
 
     m_committed = m_panel->params();
     m_view->setParams(m_committed);
+    m_kernel->setMesh(m_committed);
     updatePrecisionHint(m_committed);
 
     connect(m_panel, &ParametersPanel::edited, this, &MainWindow::onEdited);
@@ -374,6 +385,16 @@ bool MainWindow::periodogramShown() const
     return m_workspaces->currentWidget() == m_periodogram;
 }
 
+void MainWindow::showKernel()
+{
+    m_workspaces->setCurrentWidget(m_kernel);
+}
+
+bool MainWindow::kernelShown() const
+{
+    return m_workspaces->currentWidget() == m_kernel;
+}
+
 SweepDialog* MainWindow::startSweep()
 {
     auto* dialog = new SweepDialog(m_committed, m_devices, this);
@@ -431,6 +452,7 @@ void MainWindow::setParams(const gpu::DistanceParams& params)
     m_panel->setParams(params);
     m_panel->showErrors(gpu::validate(params));
     m_view->setParams(params);
+    m_kernel->setMesh(params);
     updatePrecisionHint(params);
 }
 
@@ -447,6 +469,7 @@ void MainWindow::applyParams(const gpu::DistanceParams& params)
     m_panel->setParams(params);
     m_panel->showErrors({});
     m_view->setParams(params);
+    m_kernel->setMesh(params);
     updatePrecisionHint(params);
 }
 

@@ -18,6 +18,7 @@ namespace warpscope::ui {
 
 class DevicePanel;
 class FieldView;
+class KernelWorkspace;
 class LaunchPanel;
 class ParametersPanel;
 class PeriodogramWorkspace;
@@ -57,6 +58,9 @@ public:
     // Brings the periodogram workspace (or the distance field) to the front.
     void showPeriodogram(bool show = true);
     bool periodogramShown() const;
+    KernelWorkspace* kernelWorkspace() const { return m_kernel; }
+    void showKernel();
+    bool kernelShown() const;
     const std::shared_ptr<gpu::Timeline>& timeline() const { return m_timeline; }
     // The device policy every workspace computes through.
     const std::shared_ptr<gpu::DevicePool>& devicePool() const { return m_devices; }
@@ -118,6 +122,7 @@ private:
     TimelinePanel* m_timelinePanel;
     StreamsLabPanel* m_lab;
     PeriodogramWorkspace* m_periodogram;
+    KernelWorkspace* m_kernel;
     QTabWidget* m_workspaces;
     QUndoStack* m_undo;
     QLabel* m_backendLabel;

@@ -1,0 +1,218 @@
+#pragma once
+
+#include "warpscope/gpu/BufferView.h"
+#include "warpscope/gpu/Context.h"
+#include "warpscope/gpu/Distance.h"
+#include "warpscope/gpu/DistanceParams.h"
+#include "warpscope/gpu/LaunchConfig.h"
+#include "warpscope/gpu/Status.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// The kernel workbench: a person's own kernel source, wrapped into a full translation unit,
+// compiled with NVRTC for the GPU (no device needed) or as C++ by the system compiler for
+// the CPU simulator, and launched into a field laid out like the distance field
+// (FieldLayout: padded rows, then the minimum and maximum of the finite values).
+//
+// The fixed signatures the user's code is written against (both targets):
+//
+//   struct Ref    { double lat, lon; };                      // degrees
+//   struct Refs   { int count; double radius;                // Earth's, in the scene's unit
+//                   Ref ref[64]; const Ref& operator[](int) const; };
+//   struct Mesh   { double latMin, latMax, lonMin, lonMax; int nx, ny;
+//                   double lat(int row) const; double lon(int col) const; };
+//   struct Params { float <name>; ... };                     // one per // @param line
+//   struct Out    { int nx, ny;                              // bounds-checked view
+//                   void write(int row, int col, float value) const; };
+//
+//   Per node:      the body of  float value(double lat, double lon, const Refs& refs,
+//                                           const Params& p)
+//   Whole kernel:  __global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)
+//                  launched with the caller's grid and block.
+//
+// Out::write ignores a node outside the mesh and counts it: a kernel cannot write past its
+// output on either target (KernelRun::outOfBoundsWrites). Raw pointers the user makes
+// are not checked: on the GPU the driver reports them as an illegal address.
+namespace warpscope::gpu {
+
+enum class KernelShape
+{
+    PerNode,
+    WholeKernel
+};
+
+struct KernelSource
+{
+    KernelShape shape = KernelShape::PerNode;
+    std::string code;
+    bool operator==(const KernelSource&) const = default;
+};
+
+struct KernelExample
+{
+    std::string name;
+    std::string description;
+    KernelSource source;
+};
+
+// The three templates first (per node, whole kernel, the built-in haversine as editable
+// source), then the examples (ripples, Voronoi by Manhattan distance, bearing to the nearest
+// reference).
+const std::vector<KernelExample>& kernelExamples();
+
+inline constexpr int kMaxKernelParams = 32;
+
+// A live parameter, declared in the source as `// @param float k = 1.0 [0, 10]`.
+struct KernelParam
+{
+    std::string name;
+    float value = 0.0f;
+    float min = 0.0f;
+    float max = 1.0f;
+    int line = 0; // the user's line
+    bool operator==(const KernelParam&) const = default;
+};
+
+enum class Severity
+{
+    Error,
+    Warning
+};
+
+// A compiler's or the workbench's message about the user's source.
+struct KernelMessage
+{
+    Severity severity = Severity::Error;
+    int line = 0; // the user's line, 1-based; 0 when it names no line of theirs
+    int column = 0;
+    std::string text;
+};
+
+struct KernelParamParse
+{
+    std::vector<KernelParam> params;
+    std::vector<KernelMessage> errors;
+};
+
+// Finds the @param declarations. A malformed one is an error at its line; names must be C
+// identifiers, unique, not reserved; min < max and min <= value <= max, all finite.
+KernelParamParse parseKernelParams(std::string_view code);
+
+enum class KernelTarget
+{
+    Cuda,
+    Cpu
+};
+
+// The name of the user's code in messages and #line directives.
+inline constexpr const char* kUserSourceName = "kernel.cu";
+
+// The whole translation unit for a target: the prelude (the structs above), the user's code
+// after `#line 1 "kernel.cu"` (so compilers name the user's lines), the launcher and the
+// figures' kernels. params must come from parseKernelParams(source.code).
+std::string wrapKernelSource(const KernelSource& source, const std::vector<KernelParam>& params,
+                             KernelTarget target);
+
+struct KernelOptions
+{
+    int smMajor = 9; // the architecture compiled for (sm_90 where there is no device)
+    int smMinor = 0;
+    std::vector<std::string> flags; // NVRTC options, e.g. "-use_fast_math", "-maxrregcount=32"
+    bool operator==(const KernelOptions&) const = default;
+};
+
+// What ptxas reported for the kernel the user wrote (or the per-node launcher).
+struct KernelUsage
+{
+    bool known = false;
+    int registers = 0;
+    int barriers = 0;
+    long long stackBytes = 0; // the local memory of one thread's stack frame
+    long long spillStoreBytes = 0;
+    long long spillLoadBytes = 0;
+    long long sharedBytes = 0; // static shared memory per block
+    long long constantBytes = 0;
+};
+
+// A GPU build of a kernel: messages, PTX, CUBIN and resources.
+struct CompiledKernel
+{
+    KernelSource source;
+    KernelOptions options;
+    std::vector<KernelParam> params;
+    bool ok = false;
+    std::vector<KernelMessage> messages;
+    std::string log; // NVRTC's whole log, ptxas' report included
+    std::string ptx;
+    std::vector<char> cubin;
+    std::string entry; // the lowered name of the kernel launched
+    KernelUsage usage;
+    bool fromCache = false;
+    double compileMs = 0.0; // NVRTC's time, or the cache's read
+};
+
+// Whether NVRTC is linked into this build, and its version ("13.0"; empty without).
+bool nvrtcAvailable();
+std::string nvrtcVersion();
+
+// Compiles source with NVRTC for options' architecture; needs no device. Fails with the
+// first error, every message in out.messages at the user's lines. cacheDir (empty: none)
+// keeps builds on disk keyed by source, options, architecture and NVRTC version.
+Status compileKernel(const KernelSource& source, const KernelOptions& options,
+                     const std::string& cacheDir, CompiledKernel& out);
+
+// The constructs the CPU simulator cannot run (block barriers, warp intrinsics, shared memory,
+// atomics, inline PTX), one error each at its line. Comments and strings are not searched.
+std::vector<KernelMessage> simulatorLimitations(std::string_view code);
+
+// The C++ compiler the simulator uses (from $CXX, else c++, g++, clang++ on PATH); empty when
+// there is none.
+std::string hostCompiler();
+
+class SimulatedKernel; // a loaded shared library (KernelSimulator.cpp)
+
+// A CPU build of a kernel: the user's source compiled as C++ into a shared library, loaded.
+struct SimulatorBuild
+{
+    KernelSource source;
+    std::vector<KernelParam> params;
+    bool ok = false;
+    std::vector<KernelMessage> messages;
+    std::string log;
+    std::shared_ptr<const SimulatedKernel> kernel;
+    bool fromCache = false;
+    double compileMs = 0.0;
+};
+
+// Builds the simulator's library with hostCompiler() into cacheDir (empty: a temporary
+// folder), reusing one built before from the same source. Fails, with messages at the
+// user's lines, on simulatorLimitations(), on compile errors, or without a compiler.
+Status buildSimulatedKernel(const KernelSource& source, const std::string& cacheDir,
+                            SimulatorBuild& out);
+
+struct KernelArgs
+{
+    DistanceParams mesh;       // bounds, nodes, references, unit and radius
+    std::vector<float> values; // one per parameter, in declaration order
+    LaunchConfig launch;       // the whole kernel's grid and block (per node: ignored)
+    double timeoutMs = 2000.0; // the GPU's wait for the kernel; the run fails after it
+};
+
+struct KernelRun
+{
+    double kernelMs = 0.0;
+    long long outOfBoundsWrites = 0; // writes Out::write refused
+    FieldStats stats;
+};
+
+// Runs a kernel into out (layoutFor(args.mesh) values): the GPU build on a CUDA context
+// (out in host memory, or the context's device memory such as a mapped GL buffer), the
+// simulator on the CPU. Waits for it. Fails with a message for the editor when the kernel
+// faults, times out or writes outside its output (out then holds what it wrote).
+Status runUserKernel(Context& context, const CompiledKernel& gpu, const SimulatorBuild& cpu,
+                     const KernelArgs& args, BufferView<float> out, KernelRun* run = nullptr);
+
+} // namespace warpscope::gpu

@@ -1,0 +1,119 @@
+#pragma once
+
+#include "warpscope/gpu/UserKernel.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// What the workbench's parts share inside gpu/kernel: the argument layout the wrapped source
+// declares (KernelWrap.cpp writes the same members in the same order), the compilers' log
+// readers, and the disk cache.
+namespace warpscope::gpu {
+
+inline constexpr int kKernelRefSlots = kMaxReferencePoints;
+
+struct KernelAbiRef
+{
+    double lat, lon;
+};
+struct KernelAbiRefs
+{
+    int count;
+    double radius;
+    KernelAbiRef ref[kKernelRefSlots];
+};
+struct KernelAbiMesh
+{
+    double latMin, latMax, lonMin, lonMax;
+    int nx, ny;
+};
+struct KernelAbiOut
+{
+    float* data;
+    unsigned long long* outOfBounds;
+    int pitch, nx, ny;
+};
+// What the simulator's library takes for a range of blocks (KernelWrap.cpp's ws_run_blocks).
+struct KernelAbiLaunch
+{
+    KernelAbiOut out;
+    KernelAbiMesh mesh;
+    KernelAbiRefs refs;
+    const float* params;
+    unsigned grid[3];
+    unsigned block[3];
+};
+
+// The arguments of a run, in the wrapped source's layout.
+KernelAbiMesh abiMesh(const DistanceParams& mesh);
+KernelAbiRefs abiRefs(const DistanceParams& mesh);
+
+// The entry the per-node template's launcher has; a whole kernel's is "kernel".
+inline constexpr const char* kPerNodeEntry = "ws_per_node";
+inline constexpr const char* kWholeKernelEntry = "kernel";
+// The per-node launcher's block (16 x 16), on both targets.
+inline constexpr int kPerNodeBlock = 16;
+
+// The messages of an NVRTC log ("kernel.cu(12): error: ...") or a GCC/Clang one
+// ("kernel.cu:12:5: error: ..."). Lines of the wrapper's own code become line 0.
+std::vector<KernelMessage> nvrtcMessages(std::string_view log);
+std::vector<KernelMessage> gccMessages(std::string_view log);
+// ptxas' report (--ptxas-options=-v) for the entry whose lowered name is entry.
+KernelUsage ptxasUsage(std::string_view log, std::string_view entry);
+
+// A stable 64-bit FNV-1a hash, as 16 hex digits, for cache file names (the whole key is
+// kept in the file and compared, so a collision is a miss, never a wrong hit).
+std::string hashHex(std::string_view text);
+
+// One cached build: its key and named blobs, written atomically (a temporary file renamed).
+struct CacheEntry
+{
+    std::string key;
+    std::vector<std::string> blobs;
+};
+std::optional<CacheEntry> readCacheEntry(const std::string& path, std::string_view key);
+bool writeCacheEntry(const std::string& path, const CacheEntry& entry);
+
+// One NVRTC compilation of a whole translation unit (Nvrtc.cpp; NvrtcNoCuda.cpp in builds
+// without the toolkit). compiled is false when NVRTC rejected the source (the log says why);
+// the Status fails only when NVRTC could not run.
+struct NvrtcOutput
+{
+    bool compiled = false;
+    std::string log;
+    std::string ptx;
+    std::string cubin;
+    std::string entry; // the lowered name of nameExpression
+};
+Status nvrtcBuild(const std::string& text, const std::vector<std::string>& options,
+                  const std::string& nameExpression, NvrtcOutput& out);
+
+// The first brace of the user's code that is not matched, as an error at its line (checked
+// before compiling: the compilers would report it in the wrapper's code).
+std::optional<KernelMessage> unbalancedBrace(std::string_view code);
+
+// The user's code with its comments and string literals blanked (newlines kept).
+std::string codeWithoutComments(std::string_view code);
+
+} // namespace warpscope::gpu
+
+namespace warpscope::gpu {
+
+// The launch a run uses: the per-node launcher's 16 x 16 blocks over the mesh, or the
+// whole kernel's own grid and block.
+LaunchConfig userKernelLaunch(KernelShape shape, const KernelArgs& args);
+// Writes the minimum and maximum of out's finite nodes into its two stats slots.
+FieldStats writeFieldStats(const FieldLayout& layout, float* out);
+// The message for a run that wrote outside its output.
+Status outOfBoundsStatus(long long writes, const DistanceParams& mesh);
+
+Status runUserKernelCpu(Context& context, const SimulatorBuild& cpu, const KernelArgs& args,
+                        float* out, KernelRun& run);
+// Defined by UserKernelCuda.cu, or UserKernelNoCuda.cpp in builds without nvcc.
+Status runUserKernelCuda(Context& context, const CompiledKernel& gpu, const KernelArgs& args,
+                         BufferView<float> out, KernelRun& run);
+
+} // namespace warpscope::gpu

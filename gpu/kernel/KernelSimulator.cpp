@@ -1,0 +1,281 @@
+// The CPU simulator's build: the user's source compiled as C++ by the system's compiler into
+// a shared library, loaded with dlopen. What it cannot run is said before compiling.
+#include "kernel/KernelSimulator.h"
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace warpscope::gpu {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A compiler that runs longer than this (a template bomb, say) is stopped.
+constexpr auto kCompileTimeout = std::chrono::seconds(60);
+
+struct Limitation
+{
+    const char* pattern;
+    const char* why;
+};
+
+const Limitation kLimitations[] = {
+    {R"(\b__syncthreads\w*\b)", "block barriers"},
+    {R"(\b__syncwarp\b)", "warp barriers"},
+    {R"(\b__shfl\w*\b)", "warp shuffles"},
+    {R"(\b(__ballot_sync|__any_sync|__all_sync|__activemask|__match_\w+|__reduce_\w+_sync)\b)",
+     "warp votes and reductions"},
+    {R"(\batomic\w+\b)", "atomics"},
+    {R"(\b__shared__\b)", "shared memory"},
+    {R"(\b(asm|__asm__)\b)", "inline PTX"},
+    {R"(\bcooperative_groups\b)", "cooperative groups"},
+    {R"(\b(__threadfence\w*|__nanosleep|clock64|clock)\s*\()", "device clocks and fences"},
+    {R"(\btex\w*D\w*\s*[<(])", "textures"},
+};
+
+std::string findOnPath(const std::string& name)
+{
+    if (name.find('/') != std::string::npos)
+        return ::access(name.c_str(), X_OK) == 0 ? name : std::string();
+    const char* path = std::getenv("PATH");
+    std::string_view dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+    while (!dirs.empty()) {
+        const std::size_t colon = dirs.find(':');
+        const std::string dir(dirs.substr(0, colon));
+        dirs.remove_prefix(colon == std::string_view::npos ? dirs.size() : colon + 1);
+        const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
+        if (::access(candidate.c_str(), X_OK) == 0)
+            return candidate;
+    }
+    return {};
+}
+
+// Runs argv with its output into logPath; false with a reason when it could not run or end.
+bool runProcess(const std::vector<std::string>& argv, const std::string& logPath, int& exitCode,
+                std::string& why)
+{
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0600);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    std::vector<char*> args;
+    for (const std::string& a : argv)
+        args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    pid_t pid = 0;
+    const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (spawned != 0) {
+        why = "Could not start " + argv[0] + ": " + std::strerror(spawned);
+        return false;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + kCompileTimeout;
+    int status = 0;
+    while (true) {
+        const pid_t done = ::waitpid(pid, &status, WNOHANG);
+        if (done == pid)
+            break;
+        if (done < 0) {
+            why = "Lost the compiler's process";
+            return false;
+        }
+        if (std::chrono::steady_clock::now() > deadline) {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, &status, 0);
+            why = "The C++ compiler did not finish within 60 s and was stopped";
+            return false;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return true;
+}
+
+std::string readText(const std::string& path)
+{
+    std::ifstream file(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(file)), {});
+}
+
+Status firstError(const std::vector<KernelMessage>& messages, const std::string& fallback)
+{
+    for (const KernelMessage& m : messages)
+        if (m.severity == Severity::Error)
+            return Status::failure(m.line > 0 ? "Line " + std::to_string(m.line) + ": " + m.text
+                                              : m.text);
+    return Status::failure(fallback);
+}
+
+// Identifies the compiler's binary in the cache key: a new compiler builds anew.
+std::string compilerStamp(const std::string& compiler)
+{
+    struct stat info
+    {};
+    const std::string resolved = fs::weakly_canonical(compiler).string();
+    if (::stat(resolved.c_str(), &info) != 0)
+        return resolved;
+    return resolved + " " + std::to_string(info.st_size) + " " + std::to_string(info.st_mtime);
+}
+
+} // namespace
+
+SimulatedKernel::~SimulatedKernel()
+{
+    if (m_handle)
+        ::dlclose(m_handle);
+}
+
+Status SimulatedKernel::load(const std::string& path, std::shared_ptr<const SimulatedKernel>& out)
+{
+    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        const char* error = ::dlerror();
+        return Status::failure("Could not load the simulator's library: " +
+                               std::string(error ? error : path));
+    }
+    auto kernel = std::shared_ptr<SimulatedKernel>(new SimulatedKernel);
+    kernel->m_handle = handle;
+    kernel->m_run = reinterpret_cast<RunBlocks>(::dlsym(handle, "ws_run_blocks"));
+    if (!kernel->m_run)
+        return Status::failure("The simulator's library has no entry ws_run_blocks");
+    out = std::move(kernel);
+    return Status::success();
+}
+
+std::vector<KernelMessage> simulatorLimitations(std::string_view code)
+{
+    const std::string stripped = codeWithoutComments(code);
+    std::vector<KernelMessage> messages;
+    int line = 0;
+    std::size_t start = 0;
+    while (start <= stripped.size()) {
+        ++line;
+        std::size_t end = stripped.find('\n', start);
+        if (end == std::string::npos)
+            end = stripped.size();
+        const std::string text = stripped.substr(start, end - start);
+        start = end + 1;
+        for (const Limitation& limitation : kLimitations) {
+            std::smatch match;
+            if (std::regex_search(text, match, std::regex(limitation.pattern))) {
+                std::string name = match[0];
+                while (!name.empty() && (name.back() == '(' || name.back() == '<' ||
+                                         std::isspace(static_cast<unsigned char>(name.back()))))
+                    name.pop_back();
+                messages.push_back({Severity::Error, line, int(match.position(0)) + 1,
+                                    "The CPU simulator cannot run " + name + " (" + limitation.why +
+                                        "): it runs a block's threads one after another"});
+            }
+        }
+    }
+    return messages;
+}
+
+std::string hostCompiler()
+{
+    if (const char* cxx = std::getenv("CXX"); cxx && *cxx) {
+        std::string first(cxx);
+        first = first.substr(0, first.find(' '));
+        if (std::string found = findOnPath(first); !found.empty())
+            return found;
+    }
+    for (const char* name : {"c++", "g++", "clang++"})
+        if (std::string found = findOnPath(name); !found.empty())
+            return found;
+    return {};
+}
+
+Status buildSimulatedKernel(const KernelSource& source, const std::string& cacheDir,
+                            SimulatorBuild& out)
+{
+    const auto start = std::chrono::steady_clock::now();
+    out = {};
+    out.source = source;
+    KernelParamParse parsed = parseKernelParams(source.code);
+    out.params = parsed.params;
+    out.messages = parsed.errors;
+    if (std::optional<KernelMessage> brace = unbalancedBrace(source.code))
+        out.messages.push_back(*brace);
+    for (KernelMessage& m : simulatorLimitations(source.code))
+        out.messages.push_back(std::move(m));
+    if (!out.messages.empty())
+        return firstError(out.messages, "The kernel cannot run on the CPU simulator");
+    const std::string compiler = hostCompiler();
+    if (compiler.empty())
+        return Status::failure("No C++ compiler was found (c++, g++ or clang++ on PATH, or $CXX), "
+                               "so the CPU simulator cannot build kernels");
+    const std::vector<std::string> flags = {"-std=gnu++17",        "-O2", "-fPIC", "-shared",
+                                            "-fvisibility=hidden", "-w",  "-x",    "c++"};
+    const std::string text = wrapKernelSource(source, out.params, KernelTarget::Cpu);
+    std::string key = "simulator " + compilerStamp(compiler) + "\n";
+    for (const std::string& flag : flags)
+        key += flag + "\n";
+    key += text;
+    std::error_code error;
+    const fs::path dir = cacheDir.empty() ? fs::temp_directory_path(error) /
+                                                ("warpscope-kernels-" + std::to_string(::getpid()))
+                                          : fs::path(cacheDir);
+    fs::create_directories(dir, error);
+    const std::string stem = (dir / ("sim-" + hashHex(key))).string();
+    const std::string library = stem + ".so";
+    auto elapsedMs = [&] {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count();
+    };
+    if (readCacheEntry(stem + ".key", key) && fs::exists(library)) {
+        if (Status s = SimulatedKernel::load(library, out.kernel); s) {
+            out.ok = true;
+            out.fromCache = true;
+            out.compileMs = elapsedMs();
+            return s;
+        }
+    }
+    const std::string unique = stem + "-" + std::to_string(::getpid());
+    {
+        std::ofstream file(unique + ".cpp", std::ios::binary | std::ios::trunc);
+        if (!file.write(text.data(), std::streamsize(text.size())))
+            return Status::failure("Could not write the simulator's source into " + dir.string());
+    }
+    std::vector<std::string> argv = {compiler};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.insert(argv.end(), {unique + ".cpp", "-o", unique + ".so"});
+    int exitCode = 0;
+    std::string why;
+    const bool ran = runProcess(argv, unique + ".log", exitCode, why);
+    out.log = readText(unique + ".log");
+    fs::remove(unique + ".cpp", error);
+    fs::remove(unique + ".log", error);
+    if (!ran)
+        return Status::failure(why);
+    out.messages = gccMessages(out.log);
+    if (exitCode != 0) {
+        fs::remove(unique + ".so", error);
+        return firstError(out.messages, "The C++ compiler failed:\n" + out.log);
+    }
+    fs::rename(unique + ".so", library, error);
+    if (error)
+        return Status::failure("Could not keep the simulator's library in " + dir.string());
+    writeCacheEntry(stem + ".key", {key, {}});
+    if (Status s = SimulatedKernel::load(library, out.kernel); !s)
+        return s;
+    out.ok = true;
+    out.compileMs = elapsedMs();
+    return Status::success();
+}
+
+} // namespace warpscope::gpu

@@ -1,0 +1,233 @@
+// The user's source made into a whole translation unit for NVRTC or for the system's C++
+// compiler. Both get the same structs (KernelShared.h's layout, with methods), the user's
+// code after `#line 1 "kernel.cu"`, and an entry: the per-node launcher, the field's figures
+// (CUDA) or the simulator's block loop (CPU).
+#include "kernel/KernelShared.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace warpscope::gpu {
+namespace {
+
+// Placed before the structs: what CUDA offers that C++ lacks, for the simulator.
+const char* kCpuPrelude = R"(#include <math.h>
+#include <cmath>
+#include <cstddef>
+#include <algorithm>
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__
+#define __restrict__ __restrict
+#define __launch_bounds__(...)
+#define WS_ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+struct uint3 { unsigned x, y, z; };
+struct dim3 { unsigned x = 1, y = 1, z = 1; };
+static thread_local uint3 threadIdx, blockIdx;
+static thread_local dim3 blockDim, gridDim;
+static const int warpSize = 32;
+using std::min;
+using std::max;
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+inline float __sinf(float x) { return sinf(x); }
+inline float __cosf(float x) { return cosf(x); }
+inline float __expf(float x) { return expf(x); }
+inline float __logf(float x) { return logf(x); }
+inline float __powf(float x, float y) { return powf(x, y); }
+inline float __fdividef(float x, float y) { return x / y; }
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+template <typename T> inline T __ldg(const T* p) { return *p; }
+)";
+
+const char* kCudaPrelude = R"(#define WS_ATOMIC_ADD(p, v) atomicAdd((p), (v))
+)";
+
+// The argument structs (KernelShared.h's KernelAbi* layout) with the methods users call.
+const char* kStructs =
+    R"(template <class A, class B> struct ws_same { static const bool value = false; };
+template <class A> struct ws_same<A, A> { static const bool value = true; };
+struct Ref { double lat, lon; };
+struct Refs {
+    int count;
+    double radius;
+    Ref ref[64];
+    __host__ __device__ const Ref& operator[](int i) const { return ref[i]; }
+};
+struct Mesh {
+    double latMin, latMax, lonMin, lonMax;
+    int nx, ny;
+    __host__ __device__ double lat(int row) const
+    { return row == ny - 1 ? latMax : latMin + (latMax - latMin) * (double(row) / double(ny - 1)); }
+    __host__ __device__ double lon(int col) const
+    { return col == nx - 1 ? lonMax : lonMin + (lonMax - lonMin) * (double(col) / double(nx - 1)); }
+};
+struct Out {
+    float* ws_data;
+    unsigned long long* ws_outOfBounds;
+    int ws_pitch, nx, ny;
+    __host__ __device__ void write(int row, int col, float value) const
+    {
+        if (row >= 0 && row < ny && col >= 0 && col < nx)
+            ws_data[(long long)row * ws_pitch + col] = value;
+        else
+            WS_ATOMIC_ADD(ws_outOfBounds, 1ull);
+    }
+};
+)";
+
+// The field's minimum and maximum over finite values, into the two slots after the nodes,
+// as float bit patterns ordered as unsigned integers.
+const char* kCudaStats = R"(
+__device__ __forceinline__ unsigned ws_order(float f)
+{
+    const unsigned b = __float_as_uint(f);
+    return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+}
+__device__ __forceinline__ float ws_unorder(unsigned u)
+{
+    return __uint_as_float((u & 0x80000000u) ? (u & 0x7fffffffu) : ~u);
+}
+extern "C" __global__ void ws_stats_init(unsigned* minmax)
+{
+    minmax[0] = 0xffffffffu;
+    minmax[1] = 0u;
+}
+extern "C" __global__ void ws_stats(const float* field, int pitch, int nx, int ny, unsigned* minmax)
+{
+    unsigned lo = 0xffffffffu, hi = 0u;
+    const long long count = (long long)nx * ny;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count;
+         i += (long long)gridDim.x * blockDim.x) {
+        const float v = field[(i / nx) * pitch + i % nx];
+        if (isfinite(v)) {
+            lo = min(lo, ws_order(v));
+            hi = max(hi, ws_order(v));
+        }
+    }
+    for (int offset = 16; offset > 0; offset /= 2) {
+        lo = min(lo, __shfl_down_sync(0xffffffffu, lo, offset));
+        hi = max(hi, __shfl_down_sync(0xffffffffu, hi, offset));
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicMin(&minmax[0], lo);
+        atomicMax(&minmax[1], hi);
+    }
+}
+extern "C" __global__ void ws_stats_final(float* field, long long statsOffset, const unsigned* minmax)
+{
+    const bool any = minmax[0] <= minmax[1];
+    field[statsOffset] = any ? ws_unorder(minmax[0]) : 0.0f;
+    field[statsOffset + 1] = any ? ws_unorder(minmax[1]) : 0.0f;
+}
+)";
+
+// Runs blocks [first, last) of the grid one thread after another: a simulator that cannot
+// run block barriers or warp intrinsics (simulatorLimitations says so before compiling).
+const char* kCpuEntry = R"(
+struct WsLaunch {
+    Out out;
+    Mesh mesh;
+    Refs refs;
+    const float* params;
+    unsigned grid[3];
+    unsigned block[3];
+};
+extern "C" __attribute__((visibility("default"))) void ws_run_blocks(const WsLaunch* a,
+                                                                    long long first, long long last)
+{
+    gridDim = dim3{a->grid[0], a->grid[1], a->grid[2]};
+    blockDim = dim3{a->block[0], a->block[1], a->block[2]};
+    Params p;
+    static_assert(sizeof(Params) % sizeof(float) == 0 || sizeof(Params) == 1, "Params are floats");
+    if (sizeof(Params) > 1)
+        std::copy(a->params, a->params + sizeof(Params) / sizeof(float), reinterpret_cast<float*>(&p));
+    for (long long b = first; b < last; ++b) {
+        blockIdx.x = unsigned(b % gridDim.x);
+        blockIdx.y = unsigned((b / gridDim.x) % gridDim.y);
+        blockIdx.z = unsigned(b / ((long long)gridDim.x * gridDim.y));
+        for (unsigned z = 0; z < blockDim.z; ++z)
+            for (unsigned y = 0; y < blockDim.y; ++y)
+                for (unsigned x = 0; x < blockDim.x; ++x) {
+                    threadIdx = uint3{x, y, z};
+                    WS_ENTRY(a->out, a->mesh, a->refs, p);
+                }
+    }
+}
+)";
+
+std::string paramsStruct(const std::vector<KernelParam>& params)
+{
+    std::string text = "struct Params {";
+    for (const KernelParam& p : params)
+        text += " float " + p.name + ";";
+    return text + " };\n";
+}
+
+// The line after the user's code, in the translation unit, for the wrapper's #line.
+int lineCount(std::string_view text)
+{
+    return int(std::count(text.begin(), text.end(), '\n')) + 1;
+}
+
+} // namespace
+
+KernelAbiMesh abiMesh(const DistanceParams& mesh)
+{
+    return {mesh.latMin, mesh.latMax, mesh.lonMin, mesh.lonMax, mesh.nx, mesh.ny};
+}
+
+KernelAbiRefs abiRefs(const DistanceParams& mesh)
+{
+    KernelAbiRefs refs{};
+    refs.count = int(std::min<std::size_t>(mesh.references.size(), kKernelRefSlots));
+    refs.radius = mesh.radiusKm * unitsPerKilometre(mesh.unit);
+    for (int i = 0; i < refs.count; ++i)
+        refs.ref[i] = {mesh.references[i].lat, mesh.references[i].lon};
+    return refs;
+}
+
+std::string wrapKernelSource(const KernelSource& source, const std::vector<KernelParam>& params,
+                             KernelTarget target)
+{
+    const bool cuda = target == KernelTarget::Cuda;
+    std::string text = cuda ? kCudaPrelude : kCpuPrelude;
+    text += kStructs;
+    text += paramsStruct(params);
+    const bool perNode = source.shape == KernelShape::PerNode;
+    if (perNode)
+        text += "__device__ float value(double lat, double lon, const Refs& refs, const Params& "
+                "p)\n{\n";
+    text += "#line 1 \"" + std::string(kUserSourceName) + "\"\n";
+    text += source.code;
+    if (!source.code.empty() && source.code.back() != '\n')
+        text += '\n';
+    // The wrapper's own lines are named "wrapper": a message there is not at a user's line.
+    text += "#line " + std::to_string(lineCount(text) + 1) + " \"wrapper\"\n";
+    if (!perNode)
+        text +=
+            "static_assert(ws_same<decltype(&kernel), void (*)(Out, Mesh, Refs, Params)>::value,\n"
+            "              \"kernel must be declared as __global__ void kernel(Out out, Mesh "
+            "mesh, Refs refs, Params p)\");\n";
+    if (perNode)
+        text += std::string("}\n") + (cuda ? "extern \"C\" " : "") +
+                "__global__ void ws_per_node(Out out, Mesh mesh, Refs refs, Params p)\n"
+                "{\n"
+                "    const int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    const int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                "    if (row < mesh.ny && col < mesh.nx)\n"
+                "        out.write(row, col, value(mesh.lat(row), mesh.lon(col), refs, p));\n"
+                "}\n";
+    if (cuda) {
+        text += kCudaStats;
+    } else {
+        text +=
+            std::string("#define WS_ENTRY ") + (perNode ? kPerNodeEntry : kWholeKernelEntry) + "\n";
+        text += kCpuEntry;
+    }
+    return text;
+}
+
+} // namespace warpscope::gpu

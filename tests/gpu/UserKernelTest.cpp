@@ -1,0 +1,621 @@
+#include "warpscope/gpu/UserKernel.h"
+
+#include "TestSupport.h"
+#include "kernel/KernelShared.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace warpscope::gpu::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A cache folder of its own for each test, removed afterwards.
+class TempDir
+{
+public:
+    TempDir()
+    {
+        static int counter = 0;
+        m_path =
+            fs::temp_directory_path() / ("warpscope-kernel-test-" + std::to_string(::getpid()) +
+                                         "-" + std::to_string(counter++));
+        fs::create_directories(m_path);
+    }
+    ~TempDir()
+    {
+        std::error_code error;
+        fs::remove_all(m_path, error);
+    }
+    std::string str() const { return m_path.string(); }
+    const fs::path& path() const { return m_path; }
+
+private:
+    fs::path m_path;
+};
+
+const KernelExample& example(const std::string& name)
+{
+    for (const KernelExample& e : kernelExamples())
+        if (e.name == name)
+            return e;
+    ADD_FAILURE() << "no example named " << name;
+    return kernelExamples().front();
+}
+
+std::vector<float> defaults(const std::vector<KernelParam>& params)
+{
+    std::vector<float> values;
+    for (const KernelParam& p : params)
+        values.push_back(p.value);
+    return values;
+}
+
+DistanceParams smallMesh()
+{
+    DistanceParams mesh;
+    mesh.latMin = -40.0;
+    mesh.latMax = 65.0;
+    mesh.lonMin = -170.0;
+    mesh.lonMax = 175.0;
+    mesh.nx = 123; // not a multiple of the block, so edge blocks are partial
+    mesh.ny = 77;
+    mesh.references = {{30.0, 101.0}, {-33.9, 151.2}, {51.5, -0.1}};
+    mesh.precision = Precision::Float64;
+    return mesh;
+}
+
+#define SKIP_WITHOUT_NVRTC()                                                                       \
+    if (!nvrtcAvailable())                                                                         \
+    GTEST_SKIP() << "NVRTC is not available in this build"
+#define SKIP_WITHOUT_COMPILER()                                                                    \
+    if (hostCompiler().empty())                                                                    \
+    GTEST_SKIP() << "no C++ compiler on PATH for the CPU simulator"
+
+// --- @param declarations ---------------------------------------------------------------
+
+TEST(KernelParams, ReadsDeclarationsWithTheirLines)
+{
+    const auto parsed = parseKernelParams("// top\n"
+                                          "// @param float k = 1.0 [0, 10]\n"
+                                          "int x; // @param float gain=-2.5f [-5,5]  \n"
+                                          "// @param float tiny = 1e-3 [0, 1e-2]\r\n");
+    ASSERT_TRUE(parsed.errors.empty()) << parsed.errors.front().text;
+    ASSERT_EQ(parsed.params.size(), 3u);
+    EXPECT_EQ(parsed.params[0], (KernelParam{"k", 1.0f, 0.0f, 10.0f, 2}));
+    EXPECT_EQ(parsed.params[1], (KernelParam{"gain", -2.5f, -5.0f, 5.0f, 3}));
+    EXPECT_EQ(parsed.params[2].name, "tiny");
+    EXPECT_FLOAT_EQ(parsed.params[2].max, 1e-2f);
+    EXPECT_EQ(parsed.params[2].line, 4);
+}
+
+TEST(KernelParams, HostileDeclarationsAreErrorsAtTheirLines)
+{
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"// @param", "needs a type"},
+        {"// @param int n = 1 [0, 2]", "not supported"},
+        {"// @param float = 1 [0, 2]", "needs a name"},
+        {"// @param float 9lives = 1 [0, 2]", "must not start with a digit"},
+        {"// @param float for = 1 [0, 2]", "reserved"},
+        {"// @param float ws_x = 1 [0, 2]", "reserved"},
+        {"// @param float __x = 1 [0, 2]", "reserved"},
+        {"// @param float k 1 [0, 2]", "'= value'"},
+        {"// @param float k = nan [0, 2]", "finite number"},
+        {"// @param float k = inf [0, 2]", "finite number"},
+        {"// @param float k = 1e39 [0, 2]", "finite number"},
+        {"// @param float k = 1 [0 2]", "range"},
+        {"// @param float k = 1 [0, 2", "range"},
+        {"// @param float k = 1 [2, 0]", "min must be below max"},
+        {"// @param float k = 1 [1, 1]", "min must be below max"},
+        {"// @param float k = 5 [0, 2]", "within [min, max]"},
+        {"// @param float k = 1 [0, 2] extra", "unexpected text"},
+        {"// @param float " + std::string(65, 'a') + " = 1 [0, 2]", "longer than"},
+    };
+    for (const auto& [line, expected] : cases) {
+        const auto parsed = parseKernelParams("\n\n" + line + "\n");
+        ASSERT_EQ(parsed.errors.size(), 1u) << line;
+        EXPECT_TRUE(parsed.params.empty()) << line;
+        EXPECT_EQ(parsed.errors[0].line, 3) << line;
+        EXPECT_NE(parsed.errors[0].text.find(expected), std::string::npos)
+            << line << " gave: " << parsed.errors[0].text;
+    }
+}
+
+TEST(KernelParams, DuplicatesAndTooManyAreRefused)
+{
+    auto parsed = parseKernelParams("// @param float k = 1 [0, 2]\n// @param float k = 1 [0, 2]\n");
+    ASSERT_EQ(parsed.errors.size(), 1u);
+    EXPECT_EQ(parsed.errors[0].line, 2);
+    EXPECT_NE(parsed.errors[0].text.find("first at line 1"), std::string::npos);
+
+    std::string many;
+    for (int i = 0; i <= kMaxKernelParams; ++i)
+        many += "// @param float p" + std::to_string(i) + " = 0 [0, 1]\n";
+    parsed = parseKernelParams(many);
+    EXPECT_EQ(parsed.params.size(), std::size_t(kMaxKernelParams));
+    ASSERT_EQ(parsed.errors.size(), 1u);
+    EXPECT_EQ(parsed.errors[0].line, kMaxKernelParams + 1);
+}
+
+// --- NVRTC ----------------------------------------------------------------------------
+
+TEST(KernelCompile, EveryTemplateAndExampleCompilesWithNvrtc)
+{
+    SKIP_WITHOUT_NVRTC();
+    for (const KernelExample& e : kernelExamples()) {
+        CompiledKernel built;
+        const Status s = compileKernel(e.source, {}, {}, built);
+        ASSERT_TRUE(s.ok()) << e.name << ": " << s.message() << "\n" << built.log;
+        EXPECT_TRUE(built.ok);
+        EXPECT_NE(built.ptx.find(".entry"), std::string::npos) << e.name;
+        EXPECT_NE(built.ptx.find(".target sm_90"), std::string::npos) << e.name;
+        EXPECT_GT(built.cubin.size(), 100u) << e.name;
+        EXPECT_FALSE(built.entry.empty()) << e.name;
+        EXPECT_TRUE(built.usage.known) << e.name << "\n" << built.log;
+        EXPECT_GT(built.usage.registers, 0) << e.name;
+        for (const KernelMessage& m : built.messages)
+            EXPECT_NE(m.severity, Severity::Error) << e.name << ": " << m.text;
+    }
+}
+
+TEST(KernelCompile, AnErrorIsReportedAtTheUsersLine)
+{
+    SKIP_WITHOUT_NVRTC();
+    const KernelSource source{KernelShape::PerNode, "// line 1\n"
+                                                    "// @param float k = 1 [0, 2]\n"
+                                                    "float x = p.k;\n"
+                                                    "float y = notDeclared * x;\n"
+                                                    "return y;\n"};
+    CompiledKernel built;
+    const Status s = compileKernel(source, {}, {}, built);
+    ASSERT_FALSE(s.ok());
+    EXPECT_FALSE(built.ok);
+    EXPECT_NE(s.message().find("Line 4"), std::string::npos) << s.message();
+    ASSERT_FALSE(built.messages.empty()) << built.log;
+    EXPECT_EQ(built.messages[0].line, 4);
+    EXPECT_EQ(built.messages[0].severity, Severity::Error);
+    EXPECT_NE(built.messages[0].text.find("notDeclared"), std::string::npos);
+}
+
+TEST(KernelCompile, AWarningIsReportedAtItsLineAndTheKernelStillBuilds)
+{
+    SKIP_WITHOUT_NVRTC();
+    CompiledKernel built;
+    const Status s =
+        compileKernel({KernelShape::PerNode, "int unused = 3;\n\nreturn 1.0f;\n"}, {}, {}, built);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_FALSE(built.messages.empty()) << built.log;
+    EXPECT_EQ(built.messages[0].severity, Severity::Warning);
+    EXPECT_EQ(built.messages[0].line, 1);
+}
+
+TEST(KernelCompile, AWholeKernelWithAnotherSignatureIsRefused)
+{
+    SKIP_WITHOUT_NVRTC();
+    CompiledKernel built;
+    const Status s =
+        compileKernel({KernelShape::WholeKernel, "__global__ void kernel(Out out, Mesh mesh) {}\n"},
+                      {}, {}, built);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("kernel must be declared as"), std::string::npos) << s.message();
+}
+
+TEST(KernelCompile, UnbalancedBracesNameTheCause)
+{
+    SKIP_WITHOUT_NVRTC();
+    CompiledKernel built;
+    const Status s =
+        compileKernel({KernelShape::PerNode, "if (lat > 0) {\nreturn 1.0f;\n"}, {}, {}, built);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.message(), "Line 1: This '{' is never closed");
+    ASSERT_FALSE(
+        compileKernel({KernelShape::PerNode, "return 1.0f;\n}\n// {\n"}, {}, {}, built).ok());
+    ASSERT_EQ(built.messages.size(), 1u);
+    EXPECT_EQ(built.messages[0].line, 2);
+}
+
+TEST(KernelCompile, OptionsChangeTheBuildAndUnknownOnesAreRefused)
+{
+    SKIP_WITHOUT_NVRTC();
+    const KernelSource source = example("Built-in haversine").source;
+    CompiledKernel narrow, wide;
+    KernelOptions options;
+    options.flags = {"-maxrregcount=32"};
+    ASSERT_TRUE(compileKernel(source, options, {}, narrow).ok());
+    ASSERT_TRUE(compileKernel(source, {}, {}, wide).ok());
+    EXPECT_LE(narrow.usage.registers, 32);
+    EXPECT_GT(wide.usage.registers, 32) << "the default build no longer needs the cap";
+
+    options.flags = {"--include-path=/etc"};
+    CompiledKernel refused;
+    EXPECT_FALSE(compileKernel(source, options, {}, refused).ok());
+    options = {};
+    options.smMajor = 3;
+    EXPECT_FALSE(compileKernel(source, options, {}, refused).ok());
+}
+
+// Builds without the toolkit say plainly that NVRTC is missing; the simulator still builds.
+TEST(KernelCompile, WithoutNvrtcTheBuildSaysSo)
+{
+    if (nvrtcAvailable())
+        GTEST_SKIP() << "NVRTC is available in this build";
+    CompiledKernel built;
+    const Status s = compileKernel(example("Per node").source, {}, {}, built);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("NVRTC is not available"), std::string::npos) << s.message();
+    EXPECT_TRUE(nvrtcVersion().empty());
+}
+
+TEST(KernelCompile, ParamErrorsStopTheBuildAtTheirLine)
+{
+    CompiledKernel built;
+    const Status s = compileKernel(
+        {KernelShape::PerNode, "return 1.0f;\n// @param float k = 3 [0, 1]\n"}, {}, {}, built);
+    ASSERT_FALSE(s.ok());
+    ASSERT_EQ(built.messages.size(), 1u);
+    EXPECT_EQ(built.messages[0].line, 2);
+}
+
+TEST(KernelCache, MissThenHitAndADamagedFileIsAMiss)
+{
+    SKIP_WITHOUT_NVRTC();
+    TempDir dir;
+    const KernelSource source = example("Ripples").source;
+    CompiledKernel first, second, other;
+    ASSERT_TRUE(compileKernel(source, {}, dir.str(), first).ok());
+    EXPECT_FALSE(first.fromCache);
+    ASSERT_TRUE(compileKernel(source, {}, dir.str(), second).ok());
+    EXPECT_TRUE(second.fromCache);
+    EXPECT_EQ(second.ptx, first.ptx);
+    EXPECT_EQ(second.cubin, first.cubin);
+    EXPECT_EQ(second.entry, first.entry);
+    EXPECT_EQ(second.usage.registers, first.usage.registers);
+    EXPECT_EQ(second.params, first.params);
+
+    // Options and source are in the key.
+    KernelOptions fast;
+    fast.flags = {"-use_fast_math"};
+    ASSERT_TRUE(compileKernel(source, fast, dir.str(), other).ok());
+    EXPECT_FALSE(other.fromCache);
+    KernelSource edited = source;
+    edited.code += "\n";
+    ASSERT_TRUE(compileKernel(edited, {}, dir.str(), other).ok());
+    EXPECT_FALSE(other.fromCache);
+
+    // A failed build is kept too, so reopening shows its errors at once.
+    CompiledKernel bad;
+    EXPECT_FALSE(compileKernel({KernelShape::PerNode, "oops\n"}, {}, dir.str(), bad).ok());
+    EXPECT_FALSE(compileKernel({KernelShape::PerNode, "oops\n"}, {}, dir.str(), bad).ok());
+    EXPECT_TRUE(bad.fromCache);
+    ASSERT_FALSE(bad.messages.empty());
+    EXPECT_EQ(bad.messages[0].line, 1);
+
+    // Truncate every cached file: each becomes a miss and is rebuilt.
+    for (const auto& entry : fs::directory_iterator(dir.path()))
+        fs::resize_file(entry.path(), fs::file_size(entry.path()) / 2);
+    CompiledKernel rebuilt;
+    ASSERT_TRUE(compileKernel(source, {}, dir.str(), rebuilt).ok());
+    EXPECT_FALSE(rebuilt.fromCache);
+    EXPECT_EQ(rebuilt.cubin, first.cubin);
+}
+
+TEST(KernelLogs, PtxasReportIsReadForTheNamedEntry)
+{
+    const std::string log = "ptxas info    : Compiling entry function 'other' for 'sm_90'\n"
+                            "ptxas info    : Function properties for other\n"
+                            "ptxas         .     8 bytes stack frame, 0 bytes spill stores, 0 "
+                            "bytes spill loads\n"
+                            "ptxas info    : Used 99 registers, used 0 barriers\n"
+                            "ptxas info    : Function properties for ws_per_node\n"
+                            "ptxas         .     24 bytes stack frame, 12 bytes spill stores, 16 "
+                            "bytes spill loads\n"
+                            "ptxas info    : Used 32 registers, used 1 barriers, 2048 bytes smem, "
+                            "400 bytes cmem[0]\n";
+    const KernelUsage usage = ptxasUsage(log, "ws_per_node");
+    EXPECT_TRUE(usage.known);
+    EXPECT_EQ(usage.registers, 32);
+    EXPECT_EQ(usage.barriers, 1);
+    EXPECT_EQ(usage.stackBytes, 24);
+    EXPECT_EQ(usage.spillStoreBytes, 12);
+    EXPECT_EQ(usage.spillLoadBytes, 16);
+    EXPECT_EQ(usage.sharedBytes, 2048);
+    EXPECT_EQ(usage.constantBytes, 400);
+    EXPECT_FALSE(ptxasUsage(log, "missing").known);
+}
+
+// --- The CPU simulator ----------------------------------------------------------------
+
+TEST(KernelSimulator, LimitationsAreNamedWithTheirLinesOutsideComments)
+{
+    const auto messages =
+        simulatorLimitations("float a = 0;\n"
+                             "// __syncthreads() in a comment is fine\n"
+                             "const char* s = \"__shfl_sync\";\n"
+                             "  __syncthreads();\n"
+                             "a = __shfl_down_sync(0xffffffff, a, 1);\n"
+                             "/* atomicAdd\n atomicAdd */ __shared__ float t[4];\n");
+    ASSERT_EQ(messages.size(), 3u);
+    EXPECT_EQ(messages[0].line, 4);
+    EXPECT_NE(messages[0].text.find("__syncthreads"), std::string::npos) << messages[0].text;
+    EXPECT_EQ(messages[0].column, 3);
+    EXPECT_EQ(messages[1].line, 5);
+    EXPECT_NE(messages[1].text.find("warp shuffles"), std::string::npos);
+    EXPECT_EQ(messages[2].line, 7);
+    EXPECT_NE(messages[2].text.find("shared memory"), std::string::npos);
+}
+
+TEST(KernelSimulator, RefusesWhatItCannotRunBeforeCompiling)
+{
+    SimulatorBuild build;
+    const Status s = buildSimulatedKernel(
+        {KernelShape::WholeKernel, "__global__ void kernel(Out out, Mesh m, Refs r, Params p)\n"
+                                   "{\n    __syncthreads();\n}\n"},
+        {}, build);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("Line 3"), std::string::npos) << s.message();
+    EXPECT_FALSE(build.ok);
+}
+
+TEST(KernelSimulator, CompileErrorsAreAtTheUsersLine)
+{
+    SKIP_WITHOUT_COMPILER();
+    TempDir dir;
+    SimulatorBuild build;
+    const Status s = buildSimulatedKernel(
+        {KernelShape::PerNode, "double a = lat;\n\nreturn a + undefinedThing;\n"}, dir.str(),
+        build);
+    ASSERT_FALSE(s.ok());
+    ASSERT_FALSE(build.messages.empty()) << build.log;
+    EXPECT_EQ(build.messages[0].line, 3);
+    EXPECT_NE(build.messages[0].text.find("undefinedThing"), std::string::npos);
+}
+
+// The editable haversine template, simulated on the CPU, gives the built-in field. Both are
+// double precision; the template's output is float32, so the tolerance is float32's rounding
+// of the distance (2^-24 relative) plus 1e-9 of the radius for the different formulas
+// (atan2 against the built-in's asin of the smaller root).
+TEST(KernelSimulator, HaversineTemplateEqualsTheBuiltInField)
+{
+    SKIP_WITHOUT_COMPILER();
+    TempDir dir;
+    SimulatorBuild build;
+    const Status s = buildSimulatedKernel(example("Built-in haversine").source, dir.str(), build);
+    ASSERT_TRUE(s.ok()) << s.message() << "\n" << build.log;
+    auto context = cpuContext(2);
+    for (DistanceUnit unit : {DistanceUnit::Kilometres, DistanceUnit::NauticalMiles}) {
+        KernelArgs args;
+        args.mesh = smallMesh();
+        args.mesh.unit = unit;
+        const FieldLayout layout = layoutFor(args.mesh);
+        std::vector<double> expected(layout.elementCount());
+        ASSERT_TRUE(computeDistance(*context, args.mesh, std::span<double>(expected)).ok());
+        std::vector<float> out(layout.elementCount(), std::nanf(""));
+        KernelRun run;
+        ASSERT_TRUE(runUserKernel(*context, {}, build, args,
+                                  BufferView<float>::host(std::span<float>(out)), &run)
+                        .ok());
+        const double radius = args.mesh.radiusKm * unitsPerKilometre(unit);
+        double worst = 0.0;
+        for (int i = 0; i < args.mesh.ny; ++i)
+            for (int j = 0; j < args.mesh.nx; ++j) {
+                const double e = expected[layout.index(i, j)];
+                const double got = out[layout.index(i, j)];
+                ASSERT_TRUE(std::isfinite(got)) << i << ", " << j;
+                const double tol = e * 0x1p-24 + radius * 1e-9;
+                worst = std::max(worst, std::abs(got - e) / tol);
+                ASSERT_LE(std::abs(got - e), tol) << "node " << i << ", " << j;
+            }
+        EXPECT_EQ(run.outOfBoundsWrites, 0);
+        EXPECT_NEAR(out[layout.statsOffset()], expected[layout.statsOffset()],
+                    expected[layout.statsOffset()] * 0x1p-23 + radius * 1e-9);
+        EXPECT_NEAR(out[layout.statsOffset() + 1], expected[layout.statsOffset() + 1],
+                    expected[layout.statsOffset() + 1] * 0x1p-23 + radius * 1e-9);
+    }
+}
+
+TEST(KernelSimulator, CacheHitLoadsWithoutCompiling)
+{
+    SKIP_WITHOUT_COMPILER();
+    TempDir dir;
+    SimulatorBuild first, second;
+    ASSERT_TRUE(buildSimulatedKernel(example("Per node").source, dir.str(), first).ok());
+    EXPECT_FALSE(first.fromCache);
+    ASSERT_TRUE(buildSimulatedKernel(example("Per node").source, dir.str(), second).ok());
+    EXPECT_TRUE(second.fromCache);
+}
+
+// A parameter changes the arguments only: the same build gives a new picture.
+TEST(KernelSimulator, ParameterValuesChangeThePictureWithoutRebuilding)
+{
+    SKIP_WITHOUT_COMPILER();
+    TempDir dir;
+    SimulatorBuild build;
+    ASSERT_TRUE(buildSimulatedKernel(example("Per node").source, dir.str(), build).ok());
+    ASSERT_EQ(build.params.size(), 1u);
+    auto context = cpuContext(2);
+    KernelArgs args;
+    args.mesh = smallMesh();
+    const std::size_t n = layoutFor(args.mesh).elementCount();
+    std::vector<float> a(n), b(n);
+    args.values = {1.0f};
+    ASSERT_TRUE(runUserKernel(*context, {}, build, args, BufferView<float>::host(a)).ok());
+    args.values = {2.5f};
+    ASSERT_TRUE(runUserKernel(*context, {}, build, args, BufferView<float>::host(b)).ok());
+    const FieldLayout layout = layoutFor(args.mesh);
+    for (int i = 0; i < args.mesh.ny; i += 7)
+        for (int j = 0; j < args.mesh.nx; j += 5)
+            EXPECT_FLOAT_EQ(b[layout.index(i, j)], 2.5f * a[layout.index(i, j)]);
+    args.values = {};
+    EXPECT_FALSE(runUserKernel(*context, {}, build, args, BufferView<float>::host(b)).ok());
+    args.values = {std::nanf("")};
+    EXPECT_FALSE(runUserKernel(*context, {}, build, args, BufferView<float>::host(b)).ok());
+}
+
+// Writes past the mesh are refused by the bounds-checked view, counted and reported; the
+// memory after the output is untouched.
+TEST(KernelSimulator, OutOfBoundsWritesAreCaught)
+{
+    SKIP_WITHOUT_COMPILER();
+    TempDir dir;
+    SimulatorBuild build;
+    const KernelSource source{KernelShape::WholeKernel,
+                              "__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)\n"
+                              "{\n"
+                              "    const int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                              "    const int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                              "    out.write(row + 1, col, 1.0f); // one row too far\n"
+                              "    out.write(-1, col, 2.0f);\n"
+                              "}\n"};
+    ASSERT_TRUE(buildSimulatedKernel(source, dir.str(), build).ok()) << build.log;
+    auto context = cpuContext(2);
+    KernelArgs args;
+    args.mesh = smallMesh();
+    args.mesh.nx = 64;
+    args.mesh.ny = 32;
+    args.launch.block = {16, 16, 1};
+    args.launch.grid = {4, 2, 1};
+    const FieldLayout layout = layoutFor(args.mesh);
+    const std::size_t guard = 4096;
+    std::vector<float> memory(layout.elementCount() + guard, -7.0f);
+    KernelRun run;
+    const Status s = runUserKernel(
+        *context, {}, build, args,
+        BufferView<float>::host(std::span<float>(memory.data(), layout.elementCount())), &run);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("outside its output"), std::string::npos) << s.message();
+    EXPECT_EQ(run.outOfBoundsWrites, 64 + 64 * 32); // the last row past the mesh, every row -1
+    for (std::size_t i = layout.elementCount(); i < memory.size(); ++i)
+        ASSERT_EQ(memory[i], -7.0f) << "guard element " << i;
+    EXPECT_EQ(memory[layout.index(0, 0)], -7.0f); // row 0 was never written
+    EXPECT_EQ(memory[layout.index(1, 0)], 1.0f);
+}
+
+TEST(KernelSimulator, AWholeKernelRunsWithTheGivenLaunch)
+{
+    SKIP_WITHOUT_COMPILER();
+    TempDir dir;
+    SimulatorBuild build;
+    ASSERT_TRUE(buildSimulatedKernel(example("Whole kernel").source, dir.str(), build).ok());
+    SimulatorBuild perNode;
+    ASSERT_TRUE(buildSimulatedKernel(example("Per node").source, dir.str(), perNode).ok());
+    auto context = cpuContext(2);
+    KernelArgs args;
+    args.mesh = smallMesh();
+    args.values = {1.0f};
+    args.launch.block = {32, 8, 1};
+    args.launch.grid = {(123 + 31) / 32, (77 + 7) / 8, 1};
+    const std::size_t n = layoutFor(args.mesh).elementCount();
+    std::vector<float> whole(n, -1.0f), node(n, -1.0f);
+    ASSERT_TRUE(runUserKernel(*context, {}, build, args, BufferView<float>::host(whole)).ok());
+    ASSERT_TRUE(runUserKernel(*context, {}, perNode, args, BufferView<float>::host(node)).ok());
+    const FieldLayout layout = layoutFor(args.mesh);
+    for (int i = 0; i < args.mesh.ny; ++i)
+        for (int j = 0; j < args.mesh.nx; ++j)
+            ASSERT_EQ(whole[layout.index(i, j)], node[layout.index(i, j)]) << i << ", " << j;
+    args.launch.block = {2048, 1, 1};
+    EXPECT_FALSE(runUserKernel(*context, {}, build, args, BufferView<float>::host(whole)).ok());
+}
+
+// --- On a GPU (skipped without one) ---------------------------------------------------
+
+KernelOptions optionsFor(const Context& context)
+{
+    KernelOptions options;
+    options.smMajor = context.info().ccMajor;
+    options.smMinor = context.info().ccMinor;
+    return options;
+}
+
+TEST_F(CudaContextTest, HaversineTemplateEqualsTheBuiltInFieldOnTheGpu)
+{
+    CompiledKernel built;
+    ASSERT_TRUE(
+        compileKernel(example("Built-in haversine").source, optionsFor(*m_cuda), {}, built).ok());
+    KernelArgs args;
+    args.mesh = smallMesh();
+    const FieldLayout layout = layoutFor(args.mesh);
+    std::vector<double> expected(layout.elementCount());
+    ASSERT_TRUE(computeDistance(*m_cuda, args.mesh, std::span<double>(expected)).ok());
+    std::vector<float> out(layout.elementCount(), std::nanf(""));
+    KernelRun run;
+    const Status s = runUserKernel(*m_cuda, built, {}, args, BufferView<float>::host(out), &run);
+    ASSERT_TRUE(s.ok()) << s.message();
+    const double radius = args.mesh.radiusKm;
+    for (int i = 0; i < args.mesh.ny; ++i)
+        for (int j = 0; j < args.mesh.nx; ++j) {
+            const double e = expected[layout.index(i, j)];
+            ASSERT_NEAR(out[layout.index(i, j)], e, e * 0x1p-24 + radius * 1e-9) << i << ", " << j;
+        }
+    EXPECT_GT(run.kernelMs, 0.0);
+    EXPECT_NEAR(run.stats.max, expected[layout.statsOffset() + 1],
+                expected[layout.statsOffset() + 1] * 0x1p-23 + radius * 1e-9);
+}
+
+TEST_F(CudaContextTest, OutOfBoundsWritesAreCaughtOnTheGpu)
+{
+    CompiledKernel built;
+    ASSERT_TRUE(
+        compileKernel({KernelShape::PerNode, "return 1.0f;\n"}, optionsFor(*m_cuda), {}, built)
+            .ok());
+    CompiledKernel stray;
+    ASSERT_TRUE(compileKernel({KernelShape::WholeKernel,
+                               "__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)\n"
+                               "{ out.write(mesh.ny + threadIdx.x, 0, 1.0f); }\n"},
+                              optionsFor(*m_cuda), {}, stray)
+                    .ok());
+    KernelArgs args;
+    args.mesh = smallMesh();
+    args.launch.block = {64, 1, 1};
+    args.launch.grid = {3, 1, 1};
+    std::vector<float> out(layoutFor(args.mesh).elementCount());
+    KernelRun run;
+    EXPECT_FALSE(runUserKernel(*m_cuda, stray, {}, args, BufferView<float>::host(out), &run).ok());
+    EXPECT_EQ(run.outOfBoundsWrites, 192);
+    EXPECT_TRUE(runUserKernel(*m_cuda, built, {}, args, BufferView<float>::host(out)).ok());
+}
+
+TEST_F(CudaContextTest, AFaultingKernelFailsAndALaterGoodKernelRuns)
+{
+    CompiledKernel faulty, good;
+    ASSERT_TRUE(compileKernel({KernelShape::PerNode, "volatile float* nowhere = (float*)0x10;\n"
+                                                     "*nowhere = 1.0f;\nreturn 0.0f;\n"},
+                              optionsFor(*m_cuda), {}, faulty)
+                    .ok());
+    ASSERT_TRUE(
+        compileKernel(example("Built-in haversine").source, optionsFor(*m_cuda), {}, good).ok());
+    KernelArgs args;
+    args.mesh = smallMesh();
+    std::vector<float> out(layoutFor(args.mesh).elementCount());
+    const Status fault = runUserKernel(*m_cuda, faulty, {}, args, BufferView<float>::host(out));
+    ASSERT_FALSE(fault.ok());
+    EXPECT_NE(fault.message().find("illegal"), std::string::npos) << fault.message();
+    const Status later = runUserKernel(*m_cuda, good, {}, args, BufferView<float>::host(out));
+    EXPECT_TRUE(later.ok()) << later.message();
+}
+
+TEST_F(CudaContextTest, AnEndlessKernelIsStoppedByTheTimeout)
+{
+    CompiledKernel endless, good;
+    ASSERT_TRUE(compileKernel({KernelShape::PerNode,
+                               "volatile int spin = 1;\nwhile (spin) {}\nreturn 0.0f;\n"},
+                              optionsFor(*m_cuda), {}, endless)
+                    .ok());
+    ASSERT_TRUE(compileKernel(example("Per node").source, optionsFor(*m_cuda), {}, good).ok());
+    KernelArgs args;
+    args.mesh = smallMesh();
+    args.timeoutMs = 300.0;
+    std::vector<float> out(layoutFor(args.mesh).elementCount());
+    const Status s = runUserKernel(*m_cuda, endless, {}, args, BufferView<float>::host(out));
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("did not finish within 300 ms"), std::string::npos) << s.message();
+    args.values = {1.0f};
+    const Status later = runUserKernel(*m_cuda, good, {}, args, BufferView<float>::host(out));
+    EXPECT_TRUE(later.ok()) << later.message();
+}
+
+} // namespace
+} // namespace warpscope::gpu::test

@@ -1,0 +1,158 @@
+#include "warpscope/ui/KernelWorkspace.h"
+
+#include "warpscope/ui/MainWindow.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QListWidget>
+#include <QSlider>
+#include <QTest>
+#include <Qsci/qsciscintilla.h>
+
+using namespace warpscope;
+
+// The Kernel workspace driven as a person uses it, on the CPU simulator: typing a kernel,
+// a compile error at its line, a parameter slider.
+class KernelWorkspaceTest : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::unique_ptr<ui::MainWindow> m_window;
+
+    ui::KernelWorkspace* workspace() const { return m_window->kernelWorkspace(); }
+    QsciScintilla* editor() const { return workspace()->findChild<QsciScintilla*>("kernelEditor"); }
+
+    // Waits for the compile to finish and a frame after `frames` to be drawn, then grabs it.
+    QImage frameAfter(int frames)
+    {
+        const bool ok = QTest::qWaitFor(
+            [&] {
+                workspace()->view()->update();
+                return !workspace()->busy() && workspace()->view()->framesDrawn() > frames;
+            },
+            60000);
+        if (!ok)
+            qWarning("no new kernel frame");
+        return workspace()->view()->grabFramebuffer();
+    }
+
+    // The messages shown, less the notice that builds without NVRTC show.
+    QStringList problems() const
+    {
+        QStringList lines = workspace()->messages();
+        lines.removeIf([](const QString& m) { return m.startsWith("NVRTC is not available"); });
+        return lines;
+    }
+
+    static int differingPixels(const QImage& a, const QImage& b)
+    {
+        if (a.size() != b.size())
+            return a.width() * a.height();
+        int n = 0;
+        for (int y = 0; y < a.height(); ++y)
+            for (int x = 0; x < a.width(); ++x)
+                n += a.pixel(x, y) != b.pixel(x, y);
+        return n;
+    }
+
+    void typeKernel(const QString& code)
+    {
+        editor()->setFocus();
+        editor()->selectAll();
+        QTest::keyClick(editor(), Qt::Key_Delete);
+        const QStringList lines = code.split('\n');
+        for (int i = 0; i < lines.size(); ++i) {
+            if (i > 0)
+                QTest::keyClick(editor(), Qt::Key_Return);
+            QTest::keyClicks(editor(), lines[i]);
+        }
+        QTest::keyClick(editor(), Qt::Key_Return, Qt::ControlModifier);
+    }
+
+private slots:
+    void init()
+    {
+        if (gpu::hostCompiler().empty())
+            QSKIP("no C++ compiler for the CPU simulator");
+        ui::WindowOptions options;
+        options.backend = gpu::BackendKind::Cpu;
+        options.useSettings = false;
+        m_window = std::make_unique<ui::MainWindow>(options);
+        m_window->resize(1200, 800);
+        m_window->showKernel();
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+
+    void cleanup() { m_window.reset(); }
+
+    void typingAKernelChangesThePicture()
+    {
+        const QImage first = frameAfter(0);
+        const int frames = workspace()->view()->framesDrawn();
+        typeKernel("return float(lat * 3.0 - lon);");
+        const QImage typed = frameAfter(frames);
+        QVERIFY2(differingPixels(first, typed) > 1000, "the typed kernel should draw a new field");
+        QVERIFY2(problems().isEmpty(), qPrintable(problems().join('\n')));
+    }
+
+    void anErrorIsMarkedAtItsLineAndTheLastKernelKeepsDrawing()
+    {
+        const QImage good = frameAfter(0);
+        typeKernel("float a = 1.0f;\nreturn a + notDeclared;");
+        QTRY_VERIFY_WITH_TIMEOUT(!problems().isEmpty(), 60000);
+        QTRY_VERIFY(!workspace()->busy());
+        QVERIFY2(problems().first().startsWith("Line 2: "), qPrintable(problems().join('\n')));
+        QVERIFY(problems().first().contains("notDeclared"));
+        QCOMPARE(editor()->markersAtLine(1) != 0, true);
+        QCOMPARE(editor()->markersAtLine(0), 0u);
+        workspace()->view()->update();
+        QTest::qWait(200);
+        QCOMPARE(differingPixels(good, workspace()->view()->grabFramebuffer()), 0);
+    }
+
+    void aSliderChangesThePictureWithoutACompile()
+    {
+        // k changes the field's shape, not only its scale (colours span min to max).
+        typeKernel("// @param float k = 0.0 [0, 10]\nreturn float(lat) + p.k * float(lon);");
+        const QImage before = frameAfter(0);
+        auto* slider = workspace()->findChild<QSlider*>("param_k");
+        QVERIFY(slider);
+        const int frames = workspace()->view()->framesDrawn();
+        slider->setValue(slider->maximum());
+        QVERIFY(!workspace()->busy()); // no compile started
+        const QImage after = frameAfter(frames);
+        QVERIFY2(differingPixels(before, after) > 1000, "the slider should change the picture");
+    }
+
+    void aKernelSavedAsCuOpensAgain()
+    {
+        frameAfter(0);
+        typeKernel("// @param float k = 2.0 [0, 4]\nreturn p.k * float(lon);");
+        QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
+        const QString path = QDir::temp().filePath("warpscope-kernel-test.cu");
+        QCOMPARE(workspace()->saveFile(path), QString());
+        const QString saved = workspace()->source();
+        workspace()->chooseExample(1); // the whole-kernel template
+        QVERIFY(workspace()->source() != saved);
+        QCOMPARE(workspace()->openFile(path), QString());
+        QCOMPARE(workspace()->source(), saved);
+        QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
+        QVERIFY2(problems().isEmpty(), qPrintable(problems().join('\n')));
+        QFile::remove(path);
+        QVERIFY(workspace()->openFile("/nonexistent/k.cu").startsWith("Cannot open"));
+        QVERIFY(workspace()->saveFile("/nonexistent/dir/k.cu").startsWith("Could not save"));
+    }
+};
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("WarpscopeTests");
+    KernelWorkspaceTest test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "KernelWorkspaceTest.moc"

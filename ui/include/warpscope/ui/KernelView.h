@@ -1,0 +1,77 @@
+#pragma once
+
+#include "warpscope/gpu/DevicePool.h"
+#include "warpscope/gpu/UserKernel.h"
+#include "warpscope/render/FieldRenderer.h"
+#include "warpscope/render/GlWriteScope.h"
+
+#include <QOpenGLWidget>
+#include <memory>
+
+namespace warpscope::ui {
+
+// A kernel's two builds: NVRTC's for a GPU context, the simulator's for the CPU.
+struct KernelBuild
+{
+    gpu::CompiledKernel gpu;
+    gpu::SimulatorBuild cpu;
+    gpu::Status gpuStatus; // why a build failed, where its messages do not say
+    gpu::Status cpuStatus;
+};
+
+// Draws what a user's kernel writes over the mesh, through the same GL path as the field
+// (GlWriteScope into a FieldRenderer surface). Each frame runs the last good build with the
+// current parameter values; a failed run keeps the last picture.
+class KernelView : public QOpenGLWidget
+{
+    Q_OBJECT
+
+public:
+    explicit KernelView(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent = nullptr);
+    ~KernelView() override;
+
+    void setBuild(std::shared_ptr<const KernelBuild> build);
+    void setMesh(const gpu::DistanceParams& mesh);
+    void setValues(const std::vector<float>& values);
+    // The whole kernel's launch; gridFitted: the fewest blocks that cover the mesh.
+    void setLaunch(const gpu::LaunchConfig& launch, bool gridFitted);
+    const gpu::DistanceParams& mesh() const { return m_args.mesh; }
+    // The whole kernel's block (the Launch panel's).
+    gpu::Dim3 block() const { return m_args.launch.block; }
+    // Whether kernels run on a CUDA device here, and its properties (the CPU's simulated
+    // device otherwise); known once the view has been shown.
+    bool cuda() const { return m_context && m_context->isCuda(); }
+    gpu::DeviceInfo deviceInfo() const
+    {
+        return m_context ? m_context->info() : gpu::simulatedHopper();
+    }
+    // How many frames ran a kernel successfully (for tests and the screenshot's wait).
+    int framesDrawn() const { return m_framesDrawn; }
+
+signals:
+    // After every run: its status (empty when it succeeded) and figures.
+    void ran(const QString& problem, const gpu::KernelRun& run);
+    void contextReady(bool cuda);
+
+protected:
+    void initializeGL() override;
+    void paintGL() override;
+
+private:
+    void release();
+    void runKernel();
+
+    std::shared_ptr<gpu::DevicePool> m_devices;
+    std::unique_ptr<gpu::Context> m_context;
+    std::unique_ptr<render::GlInterop> m_interop;
+    render::FieldRenderer m_renderer;
+    render::FieldSurface m_surface;
+    std::shared_ptr<const KernelBuild> m_build;
+    gpu::KernelArgs m_args;
+    bool m_gridFitted = true;
+    bool m_dirty = true;
+    bool m_hasPicture = false;
+    int m_framesDrawn = 0;
+};
+
+} // namespace warpscope::ui

@@ -1,0 +1,89 @@
+#pragma once
+
+#include "warpscope/gpu/DevicePool.h"
+#include "warpscope/ui/KernelView.h"
+
+#include <QFutureWatcher>
+#include <QWidget>
+#include <memory>
+
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QListWidget;
+class QPlainTextEdit;
+class QTabWidget;
+class QTimer;
+class QsciScintilla;
+
+namespace warpscope::ui {
+
+// The Kernel workspace: a code editor for the user's kernel beside the picture it draws.
+// Templates and examples to start from; compiled on a worker thread a moment after typing
+// stops, or at once with Ctrl+Enter, while the last good kernel keeps drawing; messages at
+// their lines; a slider per @param; what the compiler did (resources, occupancy, PTX, SASS).
+class KernelWorkspace : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent = nullptr);
+    ~KernelWorkspace() override;
+
+    void setMesh(const gpu::DistanceParams& mesh) { m_view->setMesh(mesh); }
+    void setLaunch(const gpu::LaunchConfig& launch, bool gridFitted)
+    {
+        m_view->setLaunch(launch, gridFitted);
+    }
+    // Replaces the editor's text with the example of this index (kernelExamples()).
+    void chooseExample(int index);
+    QString source() const;
+    void setSource(const QString& code, gpu::KernelShape shape);
+    // Saves the source as a .cu file, its first line naming its shape; an empty string or
+    // why it failed.
+    QString saveFile(const QString& path) const;
+    // Opens a .cu file saved so (or any source: one with a __global__ function is a whole
+    // kernel) and compiles it; an empty string or why it failed.
+    QString openFile(const QString& path);
+    // Compiles now (Ctrl+Enter).
+    void compileNow();
+    bool busy() const { return m_job.isRunning() || m_again; }
+    KernelView* view() const { return m_view; }
+    // The messages shown, one line each ("Line 4: ..."), for tests.
+    QStringList messages() const;
+
+signals:
+    // For the status bar: compile times and run failures.
+    void message(const QString& text);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void buildFinished();
+    void showMessages(const std::vector<gpu::KernelMessage>& messages);
+    void rebuildSliders(const std::vector<gpu::KernelParam>& params);
+    void showCompilerReport(const KernelBuild& build);
+    void sendValues();
+
+    std::shared_ptr<gpu::DevicePool> m_devices;
+    QsciScintilla* m_editor;
+    QComboBox* m_examples;
+    QLabel* m_status;
+    QListWidget* m_messages;
+    QWidget* m_paramsBox;
+    QFormLayout* m_paramsLayout;
+    QLabel* m_resources;
+    QPlainTextEdit* m_ptx;
+    QPlainTextEdit* m_sass;
+    KernelView* m_view;
+    QTimer* m_pause;
+    gpu::KernelShape m_shape = gpu::KernelShape::PerNode;
+    std::vector<gpu::KernelParam> m_params;
+    std::vector<float> m_values;
+    QFutureWatcher<std::shared_ptr<KernelBuild>> m_job;
+    bool m_again = false;
+    bool m_contextKnown = false;
+};
+
+} // namespace warpscope::ui

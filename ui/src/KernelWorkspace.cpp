@@ -1,0 +1,454 @@
+#include "warpscope/ui/KernelWorkspace.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSlider>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryFile>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <Qsci/qscilexercpp.h>
+#include <Qsci/qsciscintilla.h>
+#include <QtConcurrent/QtConcurrentRun>
+#include <cmath>
+
+namespace warpscope::ui {
+namespace {
+
+constexpr int kErrorMarker = 1;
+constexpr int kWarningMarker = 2;
+constexpr int kSliderSteps = 1000;
+// Typing pauses this long before a compile starts.
+constexpr int kPauseMs = 400;
+// The first line of a saved kernel: its shape.
+const char* kPerNodeMarker = "// warpscope kernel: per node";
+const char* kWholeKernelMarker = "// warpscope kernel: whole kernel";
+constexpr qint64 kMaxSourceBytes = 1 << 20;
+
+QString kernelCacheDir()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + "/kernels";
+}
+
+// SASS through the toolkit's disassembler, or why there is none.
+QString disassemble(const std::vector<char>& cubin)
+{
+    QString tool = QStandardPaths::findExecutable("nvdisasm");
+    if (tool.isEmpty())
+        tool = QStandardPaths::findExecutable("nvdisasm", {"/usr/local/cuda/bin"});
+    if (tool.isEmpty())
+        return QObject::tr("nvdisasm is not installed (it comes with the CUDA toolkit's "
+                           "cuda-nvdisasm package), so the SASS cannot be shown.");
+    if (cubin.empty())
+        return QObject::tr("No CUBIN: the kernel did not compile.");
+    QTemporaryFile file(QDir::tempPath() + "/warpscope-XXXXXX.cubin");
+    if (!file.open() || file.write(cubin.data(), qint64(cubin.size())) != qint64(cubin.size()))
+        return QObject::tr("Could not write the CUBIN for nvdisasm.");
+    file.flush();
+    QProcess process;
+    process.start(tool, {"-c", "-g", file.fileName()});
+    if (!process.waitForFinished(20000) || process.exitCode() != 0)
+        return QObject::tr("nvdisasm failed: %1")
+            .arg(QString::fromLocal8Bit(process.readAllStandardError()));
+    return QString::fromLocal8Bit(process.readAllStandardOutput());
+}
+
+} // namespace
+
+KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent)
+    : QWidget(parent), m_devices(devices), m_editor(new QsciScintilla(this)),
+      m_examples(new QComboBox(this)), m_status(new QLabel(this)),
+      m_messages(new QListWidget(this)), m_paramsBox(new QWidget(this)),
+      m_paramsLayout(new QFormLayout(m_paramsBox)), m_resources(new QLabel(this)),
+      m_ptx(new QPlainTextEdit(this)), m_sass(new QPlainTextEdit(this)),
+      m_view(new KernelView(devices, this)), m_pause(new QTimer(this))
+{
+    setObjectName("kernelWorkspace");
+    m_editor->setObjectName("kernelEditor");
+    m_examples->setObjectName("kernelExamples");
+    m_messages->setObjectName("kernelMessages");
+    m_status->setObjectName("kernelStatus");
+
+    auto* lexer = new QsciLexerCPP(m_editor);
+    QFont mono("DejaVu Sans Mono", 10);
+    lexer->setDefaultFont(mono);
+    for (int style = 0; style < 128; ++style)
+        lexer->setFont(mono, style);
+    m_editor->setLexer(lexer);
+    m_editor->setMarginType(0, QsciScintilla::NumberMargin);
+    m_editor->setMarginWidth(0, "0000");
+    m_editor->setMarginLineNumbers(0, true);
+    m_editor->setMarginType(1, QsciScintilla::SymbolMargin);
+    m_editor->setMarginWidth(1, 14);
+    m_editor->markerDefine(QsciScintilla::Circle, kErrorMarker);
+    m_editor->setMarkerBackgroundColor(QColor(220, 50, 47), kErrorMarker);
+    m_editor->markerDefine(QsciScintilla::Circle, kWarningMarker);
+    m_editor->setMarkerBackgroundColor(QColor(230, 160, 30), kWarningMarker);
+    m_editor->setAutoIndent(true);
+    m_editor->setIndentationsUseTabs(false);
+    m_editor->setTabWidth(4);
+    m_editor->setBraceMatching(QsciScintilla::SloppyBraceMatch);
+
+    for (const gpu::KernelExample& e : gpu::kernelExamples())
+        m_examples->addItem(QString::fromStdString(e.name), QString::fromStdString(e.description));
+    auto* compile = new QPushButton(tr("Compile (Ctrl+Enter)"), this);
+    auto* open = new QPushButton(tr("Open .cu…"), this);
+    auto* save = new QPushButton(tr("Save .cu…"), this);
+    open->setObjectName("kernelOpen");
+    save->setObjectName("kernelSave");
+    m_ptx->setReadOnly(true);
+    m_sass->setReadOnly(true);
+    m_ptx->setFont(mono);
+    m_sass->setFont(mono);
+    m_ptx->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_sass->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_resources->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_resources->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_resources->setWordWrap(true);
+    m_resources->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("Start from:"), this));
+    bar->addWidget(m_examples, 1);
+    bar->addWidget(compile);
+    m_examples->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_examples->setMinimumContentsLength(8);
+    auto* info = new QTabWidget(this);
+    info->addTab(m_messages, tr("Messages"));
+    info->addTab(m_resources, tr("Resources"));
+    info->addTab(m_ptx, tr("PTX"));
+    info->addTab(m_sass, tr("SASS"));
+    auto* left = new QWidget(this);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addLayout(bar);
+    auto* editorSplit = new QSplitter(Qt::Vertical, left);
+    editorSplit->addWidget(m_editor);
+    editorSplit->addWidget(info);
+    editorSplit->setStretchFactor(0, 3);
+    editorSplit->setStretchFactor(1, 1);
+    leftLayout->addWidget(editorSplit, 1);
+    leftLayout->addWidget(m_paramsBox);
+    auto* bottom = new QHBoxLayout;
+    bottom->addWidget(m_status, 1);
+    bottom->addWidget(open);
+    bottom->addWidget(save);
+    leftLayout->addLayout(bottom);
+    // The status can be long; it must not widen the window.
+    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(left);
+    split->addWidget(m_view);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
+    split->setSizes({1000, 1000}); // the editor and the picture share the width
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(split);
+
+    m_pause->setSingleShot(true);
+    m_pause->setInterval(kPauseMs);
+    connect(m_pause, &QTimer::timeout, this, &KernelWorkspace::compileNow);
+    connect(m_editor, &QsciScintilla::textChanged, m_pause, qOverload<>(&QTimer::start));
+    connect(compile, &QPushButton::clicked, this, &KernelWorkspace::compileNow);
+    connect(open, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a kernel"), {},
+                                                          tr("CUDA source (*.cu);;All files (*)"));
+        if (!path.isEmpty())
+            if (const QString error = openFile(path); !error.isEmpty())
+                emit message(error);
+    });
+    connect(save, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save the kernel"), "kernel.cu",
+                                                          tr("CUDA source (*.cu)"));
+        if (!path.isEmpty()) {
+            const QString error = saveFile(path);
+            emit message(error.isEmpty() ? tr("Saved %1").arg(path) : error);
+        }
+    });
+    // The editor takes its keys before shortcuts see them, so Ctrl+Enter is caught there.
+    m_editor->installEventFilter(this);
+    connect(m_examples, &QComboBox::activated, this, &KernelWorkspace::chooseExample);
+    connect(&m_job, &QFutureWatcher<std::shared_ptr<KernelBuild>>::finished, this,
+            &KernelWorkspace::buildFinished);
+    connect(m_view, &KernelView::contextReady, this, [this] {
+        m_contextKnown = true;
+        compileNow();
+    });
+    connect(m_view, &KernelView::ran, this,
+            [this](const QString& problem, const gpu::KernelRun& run) {
+                if (!problem.isEmpty())
+                    emit message(tr("Kernel: %1").arg(problem));
+                else
+                    m_status->setText(m_status->property("compiled").toString() +
+                                      tr("  ·  ran in %1 ms").arg(run.kernelMs, 0, 'f', 2));
+            });
+    chooseExample(0);
+}
+
+KernelWorkspace::~KernelWorkspace()
+{
+    m_job.waitForFinished();
+}
+
+bool KernelWorkspace::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() == QEvent::KeyPress || event->type() == QEvent::ShortcutOverride) {
+        const auto* key = static_cast<QKeyEvent*>(event);
+        if ((key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter) &&
+            (key->modifiers() & Qt::ControlModifier)) {
+            if (event->type() == QEvent::KeyPress)
+                compileNow();
+            event->accept();
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void KernelWorkspace::chooseExample(int index)
+{
+    const auto& examples = gpu::kernelExamples();
+    if (index < 0 || index >= int(examples.size()))
+        return;
+    m_examples->setCurrentIndex(index);
+    setSource(QString::fromStdString(examples[index].source.code), examples[index].source.shape);
+}
+
+QString KernelWorkspace::source() const
+{
+    return m_editor->text();
+}
+
+void KernelWorkspace::setSource(const QString& code, gpu::KernelShape shape)
+{
+    m_shape = shape;
+    m_editor->setText(code);
+    compileNow();
+}
+
+QString KernelWorkspace::saveFile(const QString& path) const
+{
+    QSaveFile file(path);
+    QByteArray text = m_shape == gpu::KernelShape::PerNode ? kPerNodeMarker : kWholeKernelMarker;
+    text += '\n' + m_editor->text().toUtf8();
+    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size() || !file.commit())
+        return tr("Could not save %1: %2").arg(path, file.errorString());
+    return {};
+}
+
+QString KernelWorkspace::openFile(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return tr("Cannot open %1: %2").arg(path, file.errorString());
+    if (file.size() > kMaxSourceBytes)
+        return tr("%1 is larger than %2 KiB: not a kernel to edit here")
+            .arg(path)
+            .arg(kMaxSourceBytes / 1024);
+    QString text = QString::fromUtf8(file.readAll());
+    // The first line says the shape (saveFile writes it); without it, a file with a
+    // __global__ function is a whole kernel.
+    const QString first = text.section('\n', 0, 0).trimmed();
+    gpu::KernelShape shape =
+        text.contains("__global__") ? gpu::KernelShape::WholeKernel : gpu::KernelShape::PerNode;
+    if (first == kPerNodeMarker || first == kWholeKernelMarker) {
+        shape = first == kPerNodeMarker ? gpu::KernelShape::PerNode : gpu::KernelShape::WholeKernel;
+        text = text.section('\n', 1);
+    }
+    setSource(text, shape);
+    return {};
+}
+
+QStringList KernelWorkspace::messages() const
+{
+    QStringList lines;
+    for (int i = 0; i < m_messages->count(); ++i)
+        lines << m_messages->item(i)->text();
+    return lines;
+}
+
+void KernelWorkspace::compileNow()
+{
+    m_pause->stop();
+    if (!m_contextKnown)
+        return; // the view's device decides what to build; it compiles once known
+    if (m_job.isRunning()) {
+        m_again = true;
+        return;
+    }
+    m_again = false;
+    const gpu::KernelSource source{m_shape, m_editor->text().toStdString()};
+    const bool cuda = m_view->cuda();
+    const gpu::DeviceInfo info = m_view->deviceInfo();
+    gpu::KernelOptions options;
+    if (cuda) {
+        options.smMajor = info.ccMajor;
+        options.smMinor = info.ccMinor;
+    }
+    const std::string cacheDir = kernelCacheDir().toStdString();
+    m_status->setText(tr("Compiling…"));
+    m_job.setFuture(QtConcurrent::run([source, options, cacheDir, cuda] {
+        auto build = std::make_shared<KernelBuild>();
+        // NVRTC's build explains the kernel (resources, PTX) on every device; the CPU runs
+        // the simulator's.
+        build->gpuStatus = gpu::compileKernel(source, options, cacheDir, build->gpu);
+        if (!cuda)
+            build->cpuStatus = gpu::buildSimulatedKernel(source, cacheDir, build->cpu);
+        return build;
+    }));
+}
+
+void KernelWorkspace::buildFinished()
+{
+    const std::shared_ptr<KernelBuild> build = m_job.result();
+    const bool cuda = m_view->cuda();
+    std::vector<gpu::KernelMessage> messages = build->gpu.messages;
+    if (!cuda) {
+        for (const gpu::KernelMessage& m : build->cpu.messages) {
+            const bool seen = std::any_of(messages.begin(), messages.end(), [&](const auto& o) {
+                return o.line == m.line && o.text == m.text;
+            });
+            if (!seen)
+                messages.push_back(m);
+        }
+        if (!build->cpu.ok && build->cpu.messages.empty())
+            messages.push_back({gpu::Severity::Error, 0, 0, build->cpuStatus.message()});
+    } else if (!build->gpu.ok && build->gpu.messages.empty()) {
+        messages.push_back({gpu::Severity::Error, 0, 0, build->gpuStatus.message()});
+    }
+    if (!gpu::nvrtcAvailable())
+        messages.push_back({gpu::Severity::Warning, 0, 0,
+                            "NVRTC is not available in this build: no PTX or resources"});
+    showMessages(messages);
+    const bool ok = cuda ? build->gpu.ok : build->cpu.ok;
+    const double ms = cuda ? build->gpu.compileMs : build->cpu.compileMs;
+    const bool cached = cuda ? build->gpu.fromCache : build->cpu.fromCache;
+    if (ok) {
+        const QString text = tr("Compiled in %1 ms%2")
+                                 .arg(ms, 0, 'f', 0)
+                                 .arg(cached ? tr(" (from the cache)") : QString());
+        m_status->setProperty("compiled", text);
+        m_status->setText(text);
+        emit message(text);
+        if (build->gpu.params != m_params || build->cpu.params != m_params)
+            rebuildSliders(cuda ? build->gpu.params : build->cpu.params);
+        m_view->setValues(m_values);
+        m_view->setBuild(build);
+    } else {
+        m_status->setText(tr("Not compiled: the last good kernel keeps drawing"));
+    }
+    showCompilerReport(*build);
+    if (m_again)
+        compileNow();
+}
+
+void KernelWorkspace::showMessages(const std::vector<gpu::KernelMessage>& messages)
+{
+    m_editor->markerDeleteAll();
+    m_messages->clear();
+    for (const gpu::KernelMessage& m : messages) {
+        const bool error = m.severity == gpu::Severity::Error;
+        const QString where = m.line > 0 ? tr("Line %1: ").arg(m.line) : QString();
+        auto* item = new QListWidgetItem(where + QString::fromStdString(m.text), m_messages);
+        item->setForeground(error ? QColor(220, 50, 47) : QColor(200, 130, 0));
+        if (m.line > 0)
+            m_editor->markerAdd(m.line - 1, error ? kErrorMarker : kWarningMarker);
+    }
+}
+
+void KernelWorkspace::rebuildSliders(const std::vector<gpu::KernelParam>& params)
+{
+    // Values move to the new declarations by name; new ones start at their default.
+    std::vector<float> values;
+    for (const gpu::KernelParam& p : params) {
+        float value = p.value;
+        for (std::size_t i = 0; i < m_params.size(); ++i)
+            if (m_params[i].name == p.name && i < m_values.size())
+                value = std::clamp(m_values[i], p.min, p.max);
+        values.push_back(value);
+    }
+    while (m_paramsLayout->rowCount() > 0)
+        m_paramsLayout->removeRow(0);
+    m_params = params;
+    m_values = values;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        const gpu::KernelParam& p = params[i];
+        auto* slider = new QSlider(Qt::Horizontal, m_paramsBox);
+        slider->setObjectName(QString::fromStdString("param_" + p.name));
+        slider->setRange(0, kSliderSteps);
+        slider->setValue(int(std::lround((values[i] - p.min) / (p.max - p.min) * kSliderSteps)));
+        auto* label = new QLabel(QString::number(values[i], 'g', 4), m_paramsBox);
+        label->setMinimumWidth(60);
+        auto* row = new QHBoxLayout;
+        row->addWidget(slider, 1);
+        row->addWidget(label);
+        m_paramsLayout->addRow(QString::fromStdString(p.name), row);
+        connect(slider, &QSlider::valueChanged, this, [this, i, label](int step) {
+            const gpu::KernelParam& p = m_params[i];
+            m_values[i] = p.min + (p.max - p.min) * float(step) / kSliderSteps;
+            label->setText(QString::number(m_values[i], 'g', 4));
+            sendValues();
+        });
+    }
+}
+
+void KernelWorkspace::sendValues()
+{
+    m_view->setValues(m_values);
+}
+
+void KernelWorkspace::showCompilerReport(const KernelBuild& build)
+{
+    const gpu::CompiledKernel& gpuBuild = build.gpu;
+    if (!gpuBuild.ok) {
+        m_resources->setText(gpu::nvrtcAvailable() ? tr("The kernel did not compile with NVRTC.")
+                                                   : tr("NVRTC is not available in this build."));
+        m_ptx->setPlainText({});
+        m_sass->setPlainText({});
+        return;
+    }
+    const gpu::KernelUsage& u = gpuBuild.usage;
+    const gpu::DeviceInfo info = m_view->deviceInfo();
+    // The per-node launcher's blocks are 16 x 16; a whole kernel has the Launch panel's.
+    const long long block = m_shape == gpu::KernelShape::PerNode ? 256 : m_view->block().volume();
+    gpu::KernelResources resources;
+    resources.registersPerThread = u.registers;
+    resources.staticSharedBytes = u.sharedBytes;
+    const gpu::Occupancy occupancy = gpu::theoreticalOccupancy(info, resources, block);
+    m_resources->setText(
+        tr("<b>sm_%1%2</b>, NVRTC %3<br>Registers per thread: %4<br>Spill stores / loads: %5 / "
+           "%6 bytes<br>Stack frame (local memory): %7 bytes<br>Static shared memory: %8 "
+           "bytes<br>Constant memory: %9 bytes<br>Theoretical occupancy at %10 threads per "
+           "block on %11: %12 % (%13 blocks per SM, limited by %14)")
+            .arg(gpuBuild.options.smMajor)
+            .arg(gpuBuild.options.smMinor)
+            .arg(QString::fromStdString(gpu::nvrtcVersion()))
+            .arg(u.registers)
+            .arg(u.spillStoreBytes)
+            .arg(u.spillLoadBytes)
+            .arg(u.stackBytes)
+            .arg(u.sharedBytes)
+            .arg(u.constantBytes)
+            .arg(block)
+            .arg(QString::fromStdString(info.name))
+            .arg(occupancy.fraction * 100.0, 0, 'f', 0)
+            .arg(occupancy.activeBlocksPerSm)
+            .arg(QString::fromStdString(occupancy.limitedBy)));
+    m_ptx->setPlainText(QString::fromStdString(gpuBuild.ptx));
+    m_sass->setPlainText(disassemble(gpuBuild.cubin));
+}
+
+} // namespace warpscope::ui
