@@ -1,11 +1,13 @@
 #include "BatchAnalysis.h"
 
 #include "warpscope/gpu/Detrend.h"
+#include "warpscope/gpu/PeriodogramBatch.h"
 #include "warpscope/gpu/Spectrum.h"
 #include "warpscope/gpu/TraceExport.h"
 #include "warpscope/scene/PeriodogramRequest.h"
 #include "warpscope/scene/PeriodogramUnits.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace warpscope::batch {
@@ -41,28 +43,36 @@ std::string periodogramPath(const BatchSettings& settings, const std::string& id
     return settings.periodogramFolder + "/" + name + ".periodogram.csv";
 }
 
-BatchResult analyseObject(gpu::Context& context, const BatchSettings& settings,
-                          const std::string& id, const gpu::Status& loaded, gpu::TimeSeries series,
-                          const gpu::LoadReport& report, const std::atomic<bool>* cancel,
-                          bool& cancelled)
+namespace {
+
+// An object ready for its periodogram, or already failed (row.failed).
+struct Prepared
 {
-    cancelled = false;
     BatchResult row;
-    row.id = id;
+    gpu::TimeSeries series;
+    gpu::PeriodogramOptions options;
+    gpu::TimeUnit timeUnit{};
+};
+
+Prepared prepareObject(const BatchSettings& settings, BatchObject& object)
+{
+    Prepared p;
+    BatchResult& row = p.row;
+    row.id = object.id;
     const auto fail = [&](const std::string& why) {
         row.failed = true;
         row.peaks.clear();
         row.warnings.push_back(why);
-        return row;
+        return std::move(p);
     };
-    if (!loaded)
-        return fail("unreadable: " + loaded.message());
-    if (const std::string skipped = skippedRows(report); !skipped.empty())
+    if (!object.loaded)
+        return fail("unreadable: " + object.loaded.message());
+    if (const std::string skipped = skippedRows(object.report); !skipped.empty())
         row.warnings.push_back(skipped);
     const scene::PeriodogramScene& c = settings.scene;
     // The window's preparation: weights, masks, trend and any prewhitened sinusoids.
     scene::PreparedSeries prepared;
-    const gpu::Status ready = scene::prepareSeries(c, series, prepared);
+    const gpu::Status ready = scene::prepareSeries(c, object.series, prepared);
     row.points = (long long)prepared.unmasked.t.size();
     if (prepared.masked > 0)
         row.warnings.push_back(std::to_string(prepared.masked) + " points masked");
@@ -70,41 +80,146 @@ BatchResult analyseObject(gpu::Context& context, const BatchSettings& settings,
         return fail("every point is masked");
     if (!ready)
         return fail("detrending: " + ready.message());
-    series = std::move(prepared.series);
+    p.series = std::move(prepared.series);
     scene::PeriodogramRequest request;
-    if (const gpu::Status s = scene::makePeriodogramRequest(c, series, request); !s)
+    if (const gpu::Status s = scene::makePeriodogramRequest(c, p.series, request); !s)
         return fail(s.message());
     if (!request.capNote.empty())
         row.warnings.push_back(request.capNote);
-    gpu::PeriodogramOptions options = request.options;
-    options.cancel = cancel;
-    std::vector<double> power(std::size_t(options.grid.count));
-    if (const gpu::Status s = gpu::computePeriodogram(context, series, options, power); !s) {
-        cancelled = cancel && cancel->load();
-        return fail(s.message());
+    p.options = request.options;
+    p.timeUnit = object.report.timeUnit;
+    return p;
+}
+
+// The row of an object whose periodogram is power, or which failed with status.
+void finishObject(const BatchSettings& settings, Prepared& p, const gpu::Status& status,
+                  std::span<const double> power)
+{
+    BatchResult& row = p.row;
+    if (!status) {
+        row.failed = true;
+        row.warnings.push_back(status.message());
+        return;
     }
+    const gpu::PeriodogramOptions& options = p.options;
     if (!settings.periodogramFolder.empty())
         if (const gpu::Status s =
-                gpu::writeTextFile(periodogramPath(settings, id),
-                                   scene::periodogramCsv(options.grid, power, report.timeUnit));
+                gpu::writeTextFile(periodogramPath(settings, row.id),
+                                   scene::periodogramCsv(options.grid, power, p.timeUnit));
             !s)
             row.warnings.push_back("periodogram not written: " + s.message());
     const std::vector<gpu::Peak> peaks =
         gpu::reportablePeaks(gpu::topPeaks(power, options.grid, gpu::kSpectrumMaxPeaks),
-                             options.grid, gpu::timeBaseline(series), settings.peaks);
-    const auto faps = scene::falseAlarmProbabilities(peaks, options.grid, series, options);
+                             options.grid, gpu::timeBaseline(p.series), settings.peaks);
+    const auto faps = scene::falseAlarmProbabilities(peaks, options.grid, p.series, options);
     for (std::size_t k = 0; k < peaks.size(); ++k) {
-        BatchPeak p;
-        p.frequency = peaks[k].frequency;
-        p.period = 1.0 / peaks[k].frequency;
-        p.power = peaks[k].power;
+        BatchPeak peak;
+        peak.frequency = peaks[k].frequency;
+        peak.period = 1.0 / peaks[k].frequency;
+        peak.power = peaks[k].power;
         if (k < faps.size() && faps[k] && std::isfinite(*faps[k]))
-            p.fap = faps[k];
-        row.peaks.push_back(p);
+            peak.fap = faps[k];
+        row.peaks.push_back(peak);
     }
     if (row.peaks.empty())
         row.warnings.push_back("no peak inside the grid with a period within the baseline");
-    return row;
+}
+
+// Whether two requests can share a batch: the same grid and the same sums.
+bool sameBatch(const gpu::PeriodogramOptions& a, const gpu::PeriodogramOptions& b)
+{
+    return a.grid == b.grid && a.normalization == b.normalization && a.fitMean == b.fitMean &&
+           a.centerData == b.centerData && a.precision == b.precision &&
+           a.launch.blockThreads == b.launch.blockThreads &&
+           a.launch.gridBlocks == b.launch.gridBlocks && a.launch.gridStride == b.launch.gridStride;
+}
+
+// An object of more points than this keeps a GPU busy on its own, where Auto's matrix
+// products (on GPUs with FP64 tensor cores) outrun the batch's direct sums.
+constexpr std::size_t kBatchMostPoints = 4096;
+
+bool batchable(const Prepared& p)
+{
+    const gpu::PeriodogramOptions& o = p.options;
+    return o.nterms == 1 && o.method != gpu::PeriodogramMethod::Matrix &&
+           gpu::coveredFrequencies(o.launch, o.grid.count) == o.grid.count &&
+           (o.method == gpu::PeriodogramMethod::Direct || p.series.t.size() <= kBatchMostPoints);
+}
+
+// Powers a batch holds at most (256 MiB): a group beyond it goes in several batches.
+constexpr std::size_t kBatchPowers = std::size_t(32) << 20;
+
+} // namespace
+
+std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettings& settings,
+                                        std::vector<BatchObject>& objects,
+                                        const std::atomic<bool>* cancel, bool& cancelled)
+{
+    cancelled = false;
+    std::vector<Prepared> prepared;
+    prepared.reserve(objects.size());
+    for (BatchObject& object : objects) {
+        prepared.push_back(prepareObject(settings, object));
+        prepared.back().options.cancel = cancel;
+    }
+    const auto failedBy = [&](const gpu::Status& s) {
+        cancelled = cancel && cancel->load();
+        return !s;
+    };
+    std::vector<bool> done(prepared.size());
+    for (std::size_t i = 0; i < prepared.size() && !cancelled; ++i) {
+        if (done[i] || prepared[i].row.failed)
+            continue;
+        const gpu::PeriodogramOptions& options = prepared[i].options;
+        const std::size_t count = std::size_t(options.grid.count);
+        if (!batchable(prepared[i])) {
+            done[i] = true;
+            std::vector<double> power(count);
+            const gpu::Status s =
+                gpu::computePeriodogram(context, prepared[i].series, options, power);
+            if (failedBy(s) && cancelled)
+                break;
+            finishObject(settings, prepared[i], s, power);
+            continue;
+        }
+        // This object and the next ones that share its request, up to the batch's size.
+        std::vector<std::size_t> group;
+        const std::size_t most =
+            std::max<std::size_t>(1, kBatchPowers / std::max<std::size_t>(1, count));
+        for (std::size_t j = i; j < prepared.size() && group.size() < most; ++j)
+            if (!done[j] && !prepared[j].row.failed && batchable(prepared[j]) &&
+                sameBatch(prepared[j].options, options)) {
+                group.push_back(j);
+                done[j] = true;
+            }
+        std::vector<gpu::TimeSeries> series;
+        series.reserve(group.size());
+        for (const std::size_t j : group)
+            series.push_back(std::move(prepared[j].series));
+        // Reused by the worker from chunk to chunk: a batch's powers are up to 256 MiB, which
+        // would otherwise be zeroed before every batch overwrites them.
+        thread_local std::vector<double> batchPower;
+        if (batchPower.size() < group.size() * count)
+            batchPower.resize(group.size() * count);
+        const std::span<double> power(batchPower.data(), group.size() * count);
+        std::vector<gpu::Status> perObject;
+        const gpu::Status s =
+            gpu::computePeriodogramBatch(context, series, options, power, &perObject);
+        if (failedBy(s) && cancelled)
+            break;
+        for (std::size_t g = 0; g < group.size(); ++g) {
+            Prepared& p = prepared[group[g]];
+            p.series = std::move(series[g]);
+            finishObject(settings, p, s ? perObject[g] : s, power.subspan(g * count, count));
+        }
+    }
+    std::vector<BatchResult> rows;
+    if (cancelled)
+        return rows;
+    rows.reserve(prepared.size());
+    for (Prepared& p : prepared)
+        rows.push_back(std::move(p.row));
+    return rows;
 }
 
 } // namespace warpscope::batch

@@ -23,16 +23,28 @@ struct BatchSettings
 // a file name cannot hold replaced, and ".periodogram.csv".
 std::string periodogramPath(const BatchSettings& settings, const std::string& id);
 
-// One object's row, as the periodogram workspace would show it: its series (loaded as
+// An object as the catalogue gives it: its id, whether it loaded, its series and the reader's
+// report.
+struct BatchObject
+{
+    std::string id;
+    gpu::Status loaded;
+    gpu::TimeSeries series;
+    gpu::LoadReport report;
+};
+
+// Each object's row, as the periodogram workspace would show it: its series (loaded as
 // loaded says) without dy when the scene does not use them, less its masked points, less
 // its trend; the request scene::makePeriodogramRequest makes for it; the periodogram on
 // context (written to periodogramPath when settings ask); its reportable peaks and their
-// false-alarm probabilities. Never throws or
-// stops on a bad object: the row says why it failed. cancelled is set, and the row must be
-// dropped, when cancel turned true during the computation.
-BatchResult analyseObject(gpu::Context& context, const BatchSettings& settings,
-                          const std::string& id, const gpu::Status& loaded, gpu::TimeSeries series,
-                          const gpu::LoadReport& report, const std::atomic<bool>* cancel,
-                          bool& cancelled);
+// false-alarm probabilities. Objects of up to 4096 points (any number with the direct
+// method) whose requests share one grid and the one-term model (not the matrix method) are
+// computed together, gpu::computePeriodogramBatch a group, with the powers each would have
+// alone on the CPU (on CUDA, the direct kernel's); the others one by one. Never throws or stops on
+// a bad object: its row says why it failed. cancelled is set, and the rows must be dropped, when
+// cancel turned true during the computation.
+std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettings& settings,
+                                        std::vector<BatchObject>& objects,
+                                        const std::atomic<bool>* cancel, bool& cancelled);
 
 } // namespace warpscope::batch

@@ -2,6 +2,7 @@
 
 #include "BatchTable.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -223,6 +224,10 @@ int runBatch(const Catalogue& catalogue, const RunOptions& options, const Ranks&
     std::atomic<std::size_t> next{0};
     std::atomic<long long> computed{0}, failedObjects{0};
     std::atomic<std::size_t> active{contexts.size()};
+    // Objects go to the workers a chunk at a time, which their periodograms share as a batch:
+    // up to 256, and small enough that every worker gets several.
+    const std::size_t chunk = std::clamp<std::size_t>(
+        mine.size() / (4 * std::max<std::size_t>(1, contexts.size())), 1, 256);
     std::vector<std::thread> workers;
     for (auto& context : contexts)
         workers.emplace_back([&, c = context.get()] {
@@ -232,22 +237,27 @@ int runBatch(const Catalogue& catalogue, const RunOptions& options, const Ranks&
                 ~Leaving() { --active; }
             } leaving{active};
             for (;;) {
-                const std::size_t k = next.fetch_add(1);
+                const std::size_t k = next.fetch_add(chunk);
                 if (k >= mine.size() || stop.load())
                     return;
-                const std::size_t i = mine[k];
-                gpu::TimeSeries series;
-                gpu::LoadReport report;
-                const gpu::Status loaded = catalogue.load(i, series, report);
+                const std::size_t end = std::min(mine.size(), k + chunk);
+                std::vector<BatchObject> objects(end - k);
+                for (std::size_t j = k; j < end; ++j) {
+                    BatchObject& o = objects[j - k];
+                    o.id = catalogue.id(mine[j]);
+                    o.loaded = catalogue.load(mine[j], o.series, o.report);
+                }
                 bool cancelled = false;
-                BatchResult row = analyseObject(*c, options.settings, catalogue.id(i), loaded,
-                                                std::move(series), report, &stop, cancelled);
+                std::vector<BatchResult> done =
+                    analyseObjects(*c, options.settings, objects, &stop, cancelled);
                 if (cancelled)
-                    return; // stopped during its periodogram: the object is left for the rerun
-                failedObjects += row.failed;
+                    return; // stopped during their periodograms: the objects are left for the rerun
                 std::lock_guard lock(rowsMutex);
-                rows[i] = std::move(row);
-                ++computed;
+                for (std::size_t j = k; j < end; ++j) {
+                    failedObjects += done[j - k].failed;
+                    rows[mine[j]] = std::move(done[j - k]);
+                    ++computed;
+                }
             }
         });
 

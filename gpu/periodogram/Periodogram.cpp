@@ -461,7 +461,7 @@ TimeSeries syntheticSeries(const SyntheticOptions& o)
     return s;
 }
 
-std::vector<Peak> topPeaks(const std::vector<double>& power, const FrequencyGrid& grid, int k)
+std::vector<Peak> topPeaks(std::span<const double> power, const FrequencyGrid& grid, int k)
 {
     std::vector<Peak> peaks;
     const std::size_t n = power.size();

@@ -1,5 +1,6 @@
 #include "periodogram/HarmonicPeriodogramCpu.h"
 #include "periodogram/LombScargle.h"
+#include "periodogram/PeriodogramCpuChunks.h"
 #include "periodogram/PeriodogramPlan.h"
 #include "periodogram/PeriodogramShared.h"
 #include "periodogram/SpectrumSupport.h"
@@ -115,52 +116,60 @@ void periodogramExact(const PeriodogramPlan<T>& plan, long long k0, long long st
 }
 
 // Frequencies go in chunks: each chunk starts every sample's phase exactly, then steps it
-// from one frequency to the next by a rotation, so the inner loop has no trigonometry. The
-// rotation's rounding grows with the steps, so chunks are short enough to keep it far below
-// the precision's error budget.
+// from one frequency to the next by a rotation, so the inner loop has no trigonometry.
 template <typename T>
 void periodogram(CpuBacking& cpu, Timeline* timeline, const TimeSeries& series,
                  const PeriodogramOptions& options, double* power)
 {
     const PeriodogramPlan<T> plan = makePeriodogramPlan<T>(series, options);
-    const std::size_t n = plan.t.size();
-    const long long count = plan.grid.count;
-    constexpr long long kChunk = sizeof(T) == 8 ? 1024 : 256;
-    const long long chunks = (count + kChunk - 1) / kChunk;
     cpu.hostPool().parallelFor(
-        std::size_t(chunks), [&](std::size_t begin, std::size_t end, unsigned worker) {
+        std::size_t(cpuPeriodogramChunks<T>(plan.grid.count)),
+        [&](std::size_t begin, std::size_t end, unsigned worker) {
             const ScopedHostSpan span(timeline, cpu.workerLane(worker),
                                       "periodogram chunks " + std::to_string(begin) + "-" +
                                           std::to_string(end - 1));
-            std::vector<T> cosX(n), sinX(n);
-            std::vector<math::LsSums<T>> sums(kChunk);
+            CpuPeriodogramScratch<T> scratch;
+            scratch.reserve(plan.t.size());
             for (std::size_t chunk = begin; chunk < end; ++chunk) {
                 if (options.cancel && options.cancel->load(std::memory_order_relaxed))
                     return;
-                const long long k0 = (long long)chunk * kChunk;
-                const long long steps = std::min(count - k0, kChunk);
-                if (plan.grid.logarithmic) {
-                    periodogramExact(plan, k0, steps, power);
-                    continue;
-                }
-                const double f0 = plan.grid.frequency(k0);
-                for (std::size_t i = 0; i < n; ++i) {
-                    double c = 0.0, s = 0.0;
-                    exactPhase(f0, plan.tDouble[i], c, s);
-                    cosX[i] = T(c);
-                    sinX[i] = T(s);
-                }
-                periodogramStepsFor(plan.w.data(), plan.wy.data(), plan.stepCos.data(),
-                                    plan.stepSin.data(), cosX.data(), sinX.data(), n, steps,
-                                    sums.data());
-                for (long long k = 0; k < steps; ++k)
-                    power[k0 + k] = math::lsPower(sums[std::size_t(k)], plan.yy, plan.psdScale,
-                                                  plan.normalization, plan.fitMean);
+                periodogramChunkCpu(plan, (long long)chunk, scratch, power);
             }
         });
 }
 
 } // namespace
+
+template <typename T>
+void periodogramChunkCpu(const PeriodogramPlan<T>& plan, long long chunk,
+                         CpuPeriodogramScratch<T>& scratch, double* power)
+{
+    constexpr long long kChunk = kCpuPeriodogramChunk<T>;
+    const std::size_t n = plan.t.size();
+    const long long k0 = chunk * kChunk;
+    const long long steps = std::min(plan.grid.count - k0, kChunk);
+    if (plan.grid.logarithmic) {
+        periodogramExact(plan, k0, steps, power);
+        return;
+    }
+    const double f0 = plan.grid.frequency(k0);
+    for (std::size_t i = 0; i < n; ++i) {
+        double c = 0.0, s = 0.0;
+        exactPhase(f0, plan.tDouble[i], c, s);
+        scratch.cosX[i] = T(c);
+        scratch.sinX[i] = T(s);
+    }
+    periodogramStepsFor(plan.w.data(), plan.wy.data(), plan.stepCos.data(), plan.stepSin.data(),
+                        scratch.cosX.data(), scratch.sinX.data(), n, steps, scratch.sums.data());
+    for (long long k = 0; k < steps; ++k)
+        power[k0 + k] = math::lsPower(scratch.sums[std::size_t(k)], plan.yy, plan.psdScale,
+                                      plan.normalization, plan.fitMean);
+}
+
+template void periodogramChunkCpu(const PeriodogramPlan<double>&, long long,
+                                  CpuPeriodogramScratch<double>&, double*);
+template void periodogramChunkCpu(const PeriodogramPlan<float>&, long long,
+                                  CpuPeriodogramScratch<float>&, double*);
 
 Status computePeriodogramCpu(Context& context, const TimeSeries& series,
                              const PeriodogramOptions& options, std::span<double> power,

@@ -71,7 +71,7 @@ QString samplingNote(const std::optional<gpu::RegularSampling>& sampling, gpu::T
                                  "one below.");
 }
 
-std::string periodogramCsv(const gpu::FrequencyGrid& grid, const std::vector<double>& power,
+std::string periodogramCsv(const gpu::FrequencyGrid& grid, std::span<const double> power,
                            gpu::TimeUnit unit)
 {
     std::string text = unit == gpu::TimeUnit::Unknown

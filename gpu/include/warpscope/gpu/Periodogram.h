@@ -249,7 +249,7 @@ struct Peak
     double power = 0.0;
 };
 
-std::vector<Peak> topPeaks(const std::vector<double>& power, const FrequencyGrid& grid, int k);
+std::vector<Peak> topPeaks(std::span<const double> power, const FrequencyGrid& grid, int k);
 
 // max t - min t (0 for fewer than two times).
 double timeBaseline(const TimeSeries& series);

@@ -8,6 +8,7 @@
 
 #include <QString>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,7 @@ QString samplingNote(const std::optional<gpu::RegularSampling>& sampling, gpu::T
 // The periodogram as CSV: one row per frequency with the ordinary frequency, the period and
 // the power, the header naming the unit ("frequency (cycles per day),period (days),power";
 // "frequency,period,power" when it is unknown).
-std::string periodogramCsv(const gpu::FrequencyGrid& grid, const std::vector<double>& power,
+std::string periodogramCsv(const gpu::FrequencyGrid& grid, std::span<const double> power,
                            gpu::TimeUnit unit);
 
 // Each peak's false-alarm probability (Baluev 2008) against the grid's highest frequency, or

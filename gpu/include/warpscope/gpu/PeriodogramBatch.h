@@ -1,0 +1,27 @@
+#pragma once
+
+#include "warpscope/gpu/Periodogram.h"
+
+#include <span>
+#include <vector>
+
+namespace warpscope::gpu {
+
+// Many series on one shared grid in one call: a survey's objects are each far too small
+// (a few hundred points) to keep a GPU busy alone. On CUDA, one launch per size bucket covers
+// every object, whose prepared samples lie end to end, sorted by their number; on the CPU,
+// the (object, chunk of frequencies) pairs spread over the thread pool. Each object's powers
+// are those computePeriodogram gives it: bit for bit on the CPU, and on CUDA those of the
+// direct kernel (options.method Matrix is refused: the batch always runs the direct sums).
+//
+// power holds series.size() rows of options.grid.count powers, row i for series[i]. Each
+// object is validated on its own (validatePeriodogram): perObject (resized to series.size())
+// says why an object failed, whose row is then left NaN, while the others go on. The call
+// itself fails, saying why, on what concerns every object: nterms > 1 (the caller computes
+// those one by one), a launch that leaves frequencies out, an output of the wrong size,
+// device errors, memory, and cancellation. kernelMs receives the computation's own time.
+Status computePeriodogramBatch(Context& context, std::span<const TimeSeries> series,
+                               const PeriodogramOptions& options, std::span<double> power,
+                               std::vector<Status>* perObject, double* kernelMs = nullptr);
+
+} // namespace warpscope::gpu

@@ -1,0 +1,83 @@
+// The batch's entry point: what concerns every object is checked once, each object is
+// validated on its own, then the implementation for the context's device computes the valid
+// ones.
+#include "periodogram/PeriodogramBatchShared.h"
+#include "periodogram/PeriodogramShared.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace warpscope::gpu {
+
+void checkBatchRow(BatchRequest& request, std::size_t object)
+{
+    const PeriodogramOptions& options = *request.options;
+    const std::size_t count = std::size_t(options.grid.count);
+    double* row = request.power.data() + object * count;
+    const long long nonFinite =
+        std::count_if(row, row + count, [](double p) { return !std::isfinite(p); });
+    if (Status s = checkPowers(nonFinite, 0, options); !s) {
+        (*request.status)[object] = s;
+        std::fill(row, row + count, std::numeric_limits<double>::quiet_NaN());
+    }
+}
+
+Status computePeriodogramBatch(Context& context, std::span<const TimeSeries> series,
+                               const PeriodogramOptions& options, std::span<double> power,
+                               std::vector<Status>* perObject, double* kernelMs)
+{
+    if (options.nterms != 1)
+        return Status::failure("The batch computes the one-term model; " +
+                               std::to_string(options.nterms) +
+                               " terms are computed one object at a time");
+    if (options.method == PeriodogramMethod::Matrix)
+        return Status::failure("The batch runs the direct sums; the matrix products are "
+                               "computed one object at a time (Method: Auto or Direct)");
+    if (options.grid.count < 1 || options.grid.count > kMaxFrequencies)
+        return Status::failure("The batch's grid needs 1 to " + std::to_string(kMaxFrequencies) +
+                               " frequencies; it has " + std::to_string(options.grid.count));
+    if (coveredFrequencies(options.launch, options.grid.count) < options.grid.count)
+        return Status::failure(
+            "The batch evaluates every frequency; the launch covers only " +
+            std::to_string(coveredFrequencies(options.launch, options.grid.count)) +
+            " (use an automatic grid of blocks or grid-stride)");
+    const std::size_t count = std::size_t(options.grid.count);
+    if (power.size() / count < series.size())
+        return Status::failure("The output holds " + std::to_string(power.size()) +
+                               " values; the batch needs " + std::to_string(series.size()) + " x " +
+                               std::to_string(count));
+    std::vector<Status> local;
+    BatchRequest request;
+    request.series = series;
+    request.options = &options;
+    request.power = power.first(series.size() * count);
+    request.status = perObject ? perObject : &local;
+    request.status->assign(series.size(), Status::success());
+    // A failed object's row is NaN; the implementations poison the others' (on CUDA on the
+    // device, where the kernels write) and check every power.
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        if (Status s = checkPeriodogram(series[i], options, count, context.info()); !s) {
+            (*request.status)[i] = s;
+            std::fill_n(request.power.begin() + std::ptrdiff_t(i * count), count,
+                        std::numeric_limits<double>::quiet_NaN());
+        } else {
+            request.valid.push_back(i);
+        }
+    }
+    if (options.cancel && options.cancel->load())
+        return Status::failure("The periodogram was cancelled");
+    double ms = 0.0;
+    if (!request.valid.empty()) {
+        const Status status = context.isCuda() ? computePeriodogramBatchCuda(context, request, ms)
+                                               : computePeriodogramBatchCpu(context, request, ms);
+        if (!status)
+            return status;
+    }
+    if (kernelMs)
+        *kernelMs = ms;
+    return Status::success();
+}
+
+} // namespace warpscope::gpu

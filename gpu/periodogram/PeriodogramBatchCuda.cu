@@ -1,0 +1,278 @@
+#include "periodogram/PeriodogramBatchKernel.cuh"
+#include "periodogram/PeriodogramBatchShared.h"
+#include "periodogram/PeriodogramPlan.h"
+#include "runtime/CudaContext.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace warpscope::gpu {
+namespace {
+
+// Samples a block stages in shared memory at a time (the direct kernel's tile): objects with
+// the same number of tiles form a bucket, one launch each, whose blocks do the same work.
+constexpr long long kTileSamples = 256;
+
+// What the batch keeps on a CUDA context between calls, grow-only: the uploaded series and
+// its pinned staging, the powers on the device and their pinned landing place, the stream
+// that copies them out, and the timing events.
+class CudaBatchState : public SliceState
+{
+public:
+    ~CudaBatchState() override
+    {
+        for (cudaEvent_t e : {start, stop})
+            if (e)
+                cudaEventDestroy(e);
+        if (copyStream)
+            cudaStreamDestroy(copyStream);
+    }
+    Status prepare()
+    {
+        for (cudaEvent_t* e : {&start, &stop})
+            if (!*e)
+                WS_CUDA_TRY(cudaEventCreate(e));
+        if (!copyStream)
+            WS_CUDA_TRY(cudaStreamCreateWithFlags(&copyStream, cudaStreamNonBlocking));
+        return Status::success();
+    }
+
+    CudaBuffer series{"the batch's series", false};
+    CudaBuffer staging{"the batch's staging", true};
+    CudaBuffer power{"the batch's periodograms", false};
+    CudaBuffer hostPower{"the batch's periodograms' copy to the host", true};
+    cudaEvent_t start = nullptr, stop = nullptr;
+    cudaStream_t copyStream = nullptr;
+};
+
+// Sections of the upload start on 256-byte boundaries.
+std::size_t aligned(std::size_t bytes)
+{
+    return (bytes + 255) & ~std::size_t(255);
+}
+
+// A bucket: slots [first, first + count), every object of the same number of tiles.
+struct Bucket
+{
+    long long first = 0, count = 0;
+};
+
+template <typename T>
+Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
+                const std::string& role, BatchRequest& request, double& kernelMs)
+{
+    const PeriodogramOptions& options = *request.options;
+    const cudaStream_t stream = cuda.stream();
+    const std::size_t objects = request.valid.size();
+    const std::size_t count = std::size_t(options.grid.count);
+    std::vector<PeriodogramPlan<T>> plans(objects);
+    {
+        const ScopedHostSpan span(timeline, cuda.hostLane(), "periodogram batch plans");
+        std::atomic<std::size_t> next{0};
+        cuda.hostPool().parallelFor(
+            cuda.hostPool().size(), [&](std::size_t, std::size_t, unsigned) {
+                for (std::size_t k; (k = next.fetch_add(1)) < objects;)
+                    plans[k] = makePeriodogramPlan<T>(request.series[request.valid[k]], options);
+            });
+    }
+    // Slots: the objects, largest first, so that the longest blocks start first and the
+    // blocks of a launch do the same work.
+    std::vector<std::size_t> order(objects);
+    for (std::size_t k = 0; k < objects; ++k)
+        order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return plans[a].t.size() > plans[b].t.size();
+    });
+    const auto tiles = [&](std::size_t slot) {
+        return ((long long)plans[order[slot]].t.size() + kTileSamples - 1) / kTileSamples;
+    };
+    std::vector<Bucket> buckets;
+    for (std::size_t s = 0; s < objects; ++s) {
+        if (buckets.empty() || tiles(s) != tiles(std::size_t(buckets.back().first)))
+            buckets.push_back({(long long)s, 0});
+        ++buckets.back().count;
+    }
+    std::size_t samples = 0;
+    for (const auto& plan : plans)
+        samples += plan.t.size();
+    const std::size_t tBytes = aligned(samples * sizeof(double));
+    const std::size_t arrayBytes = aligned(samples * sizeof(T));
+    const std::size_t offsetBytes = aligned((objects + 1) * sizeof(long long));
+    const std::size_t scaleBytes = aligned(objects * sizeof(double));
+    const std::size_t seriesBytes = tBytes + 4 * arrayBytes + offsetBytes + 2 * scaleBytes;
+    const std::size_t powerBytes = objects * count * sizeof(double);
+    if (state.series.bytes() < seriesBytes || state.power.bytes() < powerBytes) {
+        std::size_t freeBytes = 0, totalBytes = 0;
+        WS_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
+        freeBytes += state.series.bytes() + state.power.bytes();
+        if (seriesBytes + powerBytes > freeBytes)
+            return Status::failure(
+                "The periodogram batch needs " + std::to_string((seriesBytes + powerBytes) >> 20) +
+                " MiB of GPU memory; " + std::to_string(freeBytes >> 20) + " MiB are free on " +
+                cuda.name() + ". Give it fewer objects at a time.");
+    }
+    if (Status s = state.series.grow(seriesBytes, stream); !s)
+        return s;
+    if (Status s = state.power.grow(powerBytes, stream); !s)
+        return s;
+    if (Status s = state.staging.grow(seriesBytes, stream); !s)
+        return s;
+    if (Status s = state.hostPower.grow(powerBytes, state.copyStream); !s)
+        return s;
+    // The staging, section by section, in slot order; the previous call waited for its
+    // upload, so the staging is free.
+    unsigned char* host = state.staging.as<unsigned char>();
+    auto* tH = reinterpret_cast<double*>(host);
+    T* arraysH[4];
+    for (int a = 0; a < 4; ++a)
+        arraysH[a] = reinterpret_cast<T*>(host + tBytes + std::size_t(a) * arrayBytes);
+    auto* offsetsH = reinterpret_cast<long long*>(host + tBytes + 4 * arrayBytes);
+    auto* yyH = reinterpret_cast<double*>(host + tBytes + 4 * arrayBytes + offsetBytes);
+    auto* psdH =
+        reinterpret_cast<double*>(host + tBytes + 4 * arrayBytes + offsetBytes + scaleBytes);
+    {
+        const ScopedHostSpan span(timeline, cuda.hostLane(), "periodogram batch staging");
+        long long at = 0;
+        for (std::size_t s = 0; s < objects; ++s) {
+            const PeriodogramPlan<T>& p = plans[order[s]];
+            const std::size_t n = p.t.size();
+            offsetsH[s] = at;
+            std::memcpy(tH + at, p.tDouble.data(), n * sizeof(double));
+            std::memcpy(arraysH[0] + at, p.w.data(), n * sizeof(T));
+            std::memcpy(arraysH[1] + at, p.wy.data(), n * sizeof(T));
+            std::memcpy(arraysH[2] + at, p.stepCos.data(), n * sizeof(T));
+            std::memcpy(arraysH[3] + at, p.stepSin.data(), n * sizeof(T));
+            yyH[s] = p.yy;
+            psdH[s] = p.psdScale;
+            at += (long long)n;
+        }
+        offsetsH[objects] = at;
+    }
+    unsigned char* device = state.series.as<unsigned char>();
+    if (Status s = cuda.recorded(
+            stream, cuda.streamLane(), SpanKind::CopyHostToDevice, "batch series in", seriesBytes,
+            [&] {
+                return cudaStatus(
+                    cudaMemcpyAsync(device, host, seriesBytes, cudaMemcpyHostToDevice, stream),
+                    "Copying the batch's series to the GPU");
+            });
+        !s)
+        return s;
+    PeriodogramBatchArgs<T> args{};
+    args.t = reinterpret_cast<const double*>(device);
+    args.w = reinterpret_cast<const T*>(device + tBytes);
+    args.wy = reinterpret_cast<const T*>(device + tBytes + arrayBytes);
+    args.stepCos = reinterpret_cast<const T*>(device + tBytes + 2 * arrayBytes);
+    args.stepSin = reinterpret_cast<const T*>(device + tBytes + 3 * arrayBytes);
+    args.offsets = reinterpret_cast<const long long*>(device + tBytes + 4 * arrayBytes);
+    args.yy = reinterpret_cast<const double*>(device + tBytes + 4 * arrayBytes + offsetBytes);
+    args.psdScale = reinterpret_cast<const double*>(device + tBytes + 4 * arrayBytes + offsetBytes +
+                                                    scaleBytes);
+    args.fmin = options.grid.fmin;
+    args.df = options.grid.df;
+    args.count = options.grid.count;
+    args.logGrid = options.grid.logarithmic;
+    args.normalization = int(options.normalization);
+    args.fitMean = options.fitMean;
+    double* devicePower = state.power.as<double>();
+    double* landing = state.hostPower.as<double>();
+    ScopedEvents computed, copied;
+    if (Status s = computed.create(buckets.size()); !s)
+        return s;
+    if (Status s = copied.create(buckets.size()); !s)
+        return s;
+    WS_CUDA_TRY(cudaEventRecord(state.start, stream));
+    // Poison: any power the kernels do not write stays NaN and fails its object.
+    WS_CUDA_TRY(cudaMemsetAsync(devicePower, 0xff, powerBytes, stream));
+    const int copyLane = cuda.recorder().recording() && timeline
+                             ? timeline->lane("CUDA stream: " + role + " out")
+                             : -1;
+    for (std::size_t b = 0; b < buckets.size(); ++b) {
+        const Bucket& bucket = buckets[b];
+        {
+            const SpanScope span(
+                cuda.recorder(), stream, cuda.streamLane(), SpanKind::Kernel, "periodogram batch",
+                0,
+                std::to_string(bucket.count) + " objects of up to " +
+                    std::to_string(tiles(std::size_t(bucket.first)) * kTileSamples) +
+                    " samples x " + std::to_string(count) + " frequencies");
+            if (Status s = cudaStatus(launchPeriodogramBatch(args, bucket.first, bucket.count,
+                                                             int(options.launch.blockThreads),
+                                                             devicePower, stream),
+                                      "Launching the periodogram batch kernel");
+                !s)
+                return s;
+        }
+        WS_CUDA_TRY(cudaEventRecord(computed.events[b], stream));
+        // Each bucket's powers travel while the next bucket is computed.
+        WS_CUDA_TRY(cudaStreamWaitEvent(state.copyStream, computed.events[b]));
+        const std::size_t from = std::size_t(bucket.first) * count;
+        const std::size_t bytes = std::size_t(bucket.count) * count * sizeof(double);
+        if (Status s = cuda.recorded(
+                state.copyStream, copyLane, SpanKind::CopyDeviceToHost, "batch power out", bytes,
+                [&] {
+                    return cudaStatus(cudaMemcpyAsync(landing + from, devicePower + from, bytes,
+                                                      cudaMemcpyDeviceToHost, state.copyStream),
+                                      "Copying the batch's periodograms to the host");
+                });
+            !s)
+            return s;
+        WS_CUDA_TRY(cudaEventRecord(copied.events[b], state.copyStream));
+    }
+    WS_CUDA_TRY(cudaEventRecord(state.stop, stream));
+    for (std::size_t b = 0; b < buckets.size(); ++b) {
+        WS_CUDA_TRY(cudaEventSynchronize(copied.events[b]));
+        const ScopedHostSpan span(timeline, cuda.hostLane(), "periodogram batch to the caller");
+        const Bucket& bucket = buckets[b];
+        cuda.hostPool().parallelFor(
+            std::size_t(bucket.count), [&](std::size_t first, std::size_t last, unsigned) {
+                for (std::size_t s = std::size_t(bucket.first) + first;
+                     s < std::size_t(bucket.first) + last; ++s) {
+                    const std::size_t object = request.valid[order[s]];
+                    std::memcpy(request.power.data() + object * count, landing + s * count,
+                                count * sizeof(double));
+                    checkBatchRow(request, object);
+                }
+            });
+    }
+    WS_CUDA_TRY(cudaEventSynchronize(state.stop));
+    float ms = 0.0f;
+    WS_CUDA_TRY(cudaEventElapsedTime(&ms, state.start, state.stop));
+    kernelMs = ms;
+    return Status::success();
+}
+
+} // namespace
+
+Status computePeriodogramBatchCuda(Context& context, BatchRequest& request, double& kernelMs)
+{
+    CudaBacking& cuda = cudaBacking(context);
+    CudaBatchState& state = context.state<CudaBatchState>();
+    if (Status s = cuda.activate(); !s)
+        return s;
+    if (Status s = state.prepare(); !s)
+        return s;
+    Status status;
+    try {
+        status = request.options->precision == Precision::Float64
+                     ? runBatch<double>(cuda, state, context.timeline(), context.role(), request,
+                                        kernelMs)
+                     : runBatch<float>(cuda, state, context.timeline(), context.role(), request,
+                                       kernelMs);
+    } catch (const std::bad_alloc&) {
+        status = Status::failure("Out of host memory for the periodogram batch");
+    }
+    if (!status) {
+        // Nothing queued may still read or write the buffers the next call reuses; the
+        // failure already says what went wrong.
+        cudaStreamSynchronize(cuda.stream());
+        cudaStreamSynchronize(state.copyStream);
+    }
+    return status;
+}
+
+} // namespace warpscope::gpu

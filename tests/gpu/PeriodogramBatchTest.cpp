@@ -1,0 +1,301 @@
+// The periodogram batch against the periodogram of one series at a time: on the CPU the same
+// powers (the same chunks of the same code), on CUDA within the precision's tolerance of the
+// CPU's, and bad objects failing in their own rows.
+#include "warpscope/gpu/PeriodogramBatch.h"
+
+#include "TestSupport.h"
+
+#include <algorithm>
+#include <atomic>
+#include <numbers>
+
+namespace warpscope::gpu::test {
+namespace {
+
+// A noisy sinusoid at n random times over 200 days, with dy unless withoutErrors.
+TimeSeries randomSeries(std::size_t n, std::uint64_t seed, bool withErrors = true)
+{
+    std::mt19937_64 random(seed);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    const double period = 0.3 + 20.0 * uniform(random);
+    TimeSeries s;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double t = 58000.0 + 200.0 * uniform(random);
+        const double dy = 0.05 + 0.2 * uniform(random);
+        s.t.push_back(t);
+        s.y.push_back(12.0 + std::sin(2.0 * std::numbers::pi * t / period) + dy * normal(random));
+        if (withErrors)
+            s.dy.push_back(dy);
+    }
+    return s;
+}
+
+// Objects of 3 to 5000 points, large and small mixed, some without dy.
+std::vector<TimeSeries> mixedObjects()
+{
+    std::vector<TimeSeries> objects;
+    const std::size_t sizes[] = {300, 3, 5000, 17, 256, 257, 1000, 4, 511, 2048, 100, 5};
+    std::uint64_t seed = 11;
+    for (const std::size_t n : sizes) {
+        ++seed;
+        objects.push_back(randomSeries(n, seed, seed % 3 != 0));
+    }
+    return objects;
+}
+
+PeriodogramOptions batchOptions(Precision precision, bool logarithmic = false,
+                                Normalization normalization = Normalization::Standard)
+{
+    PeriodogramOptions options;
+    options.grid = frequencyGrid(0.01, 8.0, 3001, logarithmic);
+    options.precision = precision;
+    options.normalization = normalization;
+    options.method = PeriodogramMethod::Direct;
+    return options;
+}
+
+// Each object on its own with computePeriodogram: its powers, or its failure.
+struct Single
+{
+    Status status;
+    std::vector<double> power;
+};
+
+std::vector<Single> oneByOne(Context& context, const std::vector<TimeSeries>& objects,
+                             const PeriodogramOptions& options)
+{
+    std::vector<Single> out;
+    for (const TimeSeries& s : objects) {
+        Single one;
+        one.power.assign(std::size_t(options.grid.count), 0.0);
+        one.status = computePeriodogram(context, s, options, one.power);
+        out.push_back(std::move(one));
+    }
+    return out;
+}
+
+struct Batch
+{
+    Status status;
+    std::vector<Status> perObject;
+    std::vector<double> power;
+};
+
+Batch batch(Context& context, const std::vector<TimeSeries>& objects,
+            const PeriodogramOptions& options)
+{
+    Batch b;
+    // Poisoned with a finite value the batch must overwrite, row by row.
+    b.power.assign(objects.size() * std::size_t(options.grid.count), -7.0);
+    b.status = computePeriodogramBatch(context, objects, options, b.power, &b.perObject);
+    return b;
+}
+
+std::span<const double> row(const Batch& b, std::size_t i, const PeriodogramOptions& options)
+{
+    const std::size_t count = std::size_t(options.grid.count);
+    return std::span<const double>(b.power).subspan(i * count, count);
+}
+
+// The batch's powers against each object's own, within tolerance x the object's highest
+// power (0: equal bit for bit); failures must match too.
+void expectSameAsOneByOne(const Batch& b, const std::vector<Single>& singles,
+                          const PeriodogramOptions& options, double tolerance)
+{
+    ASSERT_TRUE(b.status) << b.status.message();
+    ASSERT_EQ(b.perObject.size(), singles.size());
+    for (std::size_t i = 0; i < singles.size(); ++i) {
+        SCOPED_TRACE("object " + std::to_string(i));
+        const auto got = row(b, i, options);
+        ASSERT_EQ(bool(b.perObject[i]), bool(singles[i].status)) << b.perObject[i].message();
+        if (!singles[i].status) {
+            EXPECT_EQ(b.perObject[i].message(), singles[i].status.message());
+            EXPECT_TRUE(std::all_of(got.begin(), got.end(), [](double p) { return std::isnan(p); }))
+                << "a failed object's row must be NaN";
+            continue;
+        }
+        const double peak = *std::max_element(singles[i].power.begin(), singles[i].power.end());
+        ASSERT_GT(peak, 0.0);
+        long long differing = 0;
+        double worst = 0.0;
+        for (std::size_t k = 0; k < got.size(); ++k) {
+            ASSERT_TRUE(std::isfinite(got[k])) << "power " << k << " not written";
+            const double error = std::abs(got[k] - singles[i].power[k]);
+            worst = std::max(worst, error / peak);
+            differing += error > tolerance * peak;
+        }
+        EXPECT_EQ(differing, 0) << "worst error " << worst << " of the peak";
+    }
+}
+
+TEST(PeriodogramBatch, CpuEqualsEachObjectOnItsOwnInFloat64)
+{
+    auto context = cpuContext(2);
+    const auto objects = mixedObjects();
+    const auto options = batchOptions(Precision::Float64);
+    expectSameAsOneByOne(batch(*context, objects, options), oneByOne(*context, objects, options),
+                         options, 0.0);
+}
+
+TEST(PeriodogramBatch, CpuEqualsEachObjectOnItsOwnInFloat32)
+{
+    auto context = cpuContext(3);
+    const auto objects = mixedObjects();
+    const auto options = batchOptions(Precision::Float32);
+    expectSameAsOneByOne(batch(*context, objects, options), oneByOne(*context, objects, options),
+                         options, 0.0);
+}
+
+TEST(PeriodogramBatch, CpuEqualsEachObjectOnALogarithmicGridWithPsdAndNoFloatingMean)
+{
+    auto context = cpuContext(2);
+    const auto objects = mixedObjects();
+    auto options = batchOptions(Precision::Float64, true, Normalization::Psd);
+    options.fitMean = false;
+    expectSameAsOneByOne(batch(*context, objects, options), oneByOne(*context, objects, options),
+                         options, 0.0);
+}
+
+// Bad objects among good ones: each fails in its own row, with the message the periodogram
+// of that object alone gives, and the others are computed.
+std::vector<TimeSeries> hostileObjects()
+{
+    std::vector<TimeSeries> objects;
+    objects.push_back(randomSeries(200, 1));
+    objects.push_back(TimeSeries{}); // empty
+    objects.push_back(randomSeries(50, 2));
+    TimeSeries nan = randomSeries(80, 3);
+    nan.y[17] = std::numeric_limits<double>::quiet_NaN();
+    objects.push_back(nan);
+    objects.push_back(randomSeries(1, 4)); // one point
+    TimeSeries flat = randomSeries(60, 5);
+    std::fill(flat.y.begin(), flat.y.end(), 3.25); // zero variance
+    objects.push_back(flat);
+    TimeSeries badDy = randomSeries(40, 6);
+    badDy.dy[3] = 0.0;
+    objects.push_back(badDy);
+    TimeSeries sameTime = randomSeries(10, 7);
+    std::fill(sameTime.t.begin(), sameTime.t.end(), 5.0);
+    objects.push_back(sameTime);
+    TimeSeries ragged = randomSeries(30, 8);
+    ragged.y.pop_back();
+    objects.push_back(ragged);
+    objects.push_back(randomSeries(700, 9));
+    return objects;
+}
+
+TEST(PeriodogramBatch, HostileObjectsFailInTheirOwnRowsAndTheOthersGoOn)
+{
+    auto context = cpuContext(2);
+    const auto objects = hostileObjects();
+    const auto options = batchOptions(Precision::Float64);
+    const Batch b = batch(*context, objects, options);
+    expectSameAsOneByOne(b, oneByOne(*context, objects, options), options, 0.0);
+    const std::vector<bool> ok = {true,  false, true,  false, false,
+                                  false, false, false, false, true};
+    for (std::size_t i = 0; i < objects.size(); ++i) {
+        EXPECT_EQ(bool(b.perObject[i]), ok[i]) << "object " << i;
+        if (!ok[i])
+            EXPECT_FALSE(b.perObject[i].message().empty());
+    }
+}
+
+TEST(PeriodogramBatch, RefusesWhatConcernsEveryObjectWithAClearMessage)
+{
+    auto context = cpuContext(2);
+    const auto objects = mixedObjects();
+    auto options = batchOptions(Precision::Float64);
+    options.nterms = 2;
+    Batch b = batch(*context, objects, options);
+    ASSERT_FALSE(b.status);
+    EXPECT_NE(b.status.message().find("one-term"), std::string::npos) << b.status.message();
+
+    options = batchOptions(Precision::Float64);
+    options.method = PeriodogramMethod::Matrix;
+    b = batch(*context, objects, options);
+    ASSERT_FALSE(b.status);
+    EXPECT_NE(b.status.message().find("matrix"), std::string::npos) << b.status.message();
+
+    options = batchOptions(Precision::Float64);
+    options.launch.gridBlocks = 1; // 128 x 8 of 3001 frequencies
+    b = batch(*context, objects, options);
+    ASSERT_FALSE(b.status);
+    EXPECT_NE(b.status.message().find("covers only 1024"), std::string::npos) << b.status.message();
+
+    options = batchOptions(Precision::Float64);
+    std::vector<double> tooSmall(objects.size() * std::size_t(options.grid.count) - 1);
+    const Status s = computePeriodogramBatch(*context, objects, options, tooSmall, nullptr);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("output holds"), std::string::npos) << s.message();
+
+    std::atomic<bool> cancel{true};
+    options.cancel = &cancel;
+    b = batch(*context, objects, options);
+    ASSERT_FALSE(b.status);
+    EXPECT_NE(b.status.message().find("cancelled"), std::string::npos) << b.status.message();
+}
+
+TEST(PeriodogramBatch, AnEmptyBatchSucceedsWithNothingToWrite)
+{
+    auto context = cpuContext(2);
+    const auto options = batchOptions(Precision::Float64);
+    std::vector<Status> perObject(3);
+    EXPECT_TRUE(computePeriodogramBatch(*context, {}, options, {}, &perObject));
+    EXPECT_TRUE(perObject.empty());
+}
+
+// On CUDA, against each object on the CPU: the batch runs the direct kernel, whose sums
+// differ from the CPU's by rounding only.
+class PeriodogramBatchCuda : public CudaContextTest
+{
+protected:
+    void compare(const std::vector<TimeSeries>& objects, const PeriodogramOptions& options,
+                 double tolerance)
+    {
+        auto cpu = cpuContext(2);
+        expectSameAsOneByOne(batch(*m_cuda, objects, options), oneByOne(*cpu, objects, options),
+                             options, tolerance);
+    }
+};
+
+TEST_F(PeriodogramBatchCuda, EqualsTheCpuInFloat64)
+{
+    compare(mixedObjects(), batchOptions(Precision::Float64), 1e-9);
+}
+
+TEST_F(PeriodogramBatchCuda, EqualsTheCpuInFloat32)
+{
+    compare(mixedObjects(), batchOptions(Precision::Float32), 1e-4);
+}
+
+TEST_F(PeriodogramBatchCuda, EqualsTheCpuOnALogarithmicGrid)
+{
+    compare(mixedObjects(), batchOptions(Precision::Float64, true, Normalization::Log), 1e-9);
+    compare(mixedObjects(), batchOptions(Precision::Float32, true), 1e-4);
+}
+
+TEST_F(PeriodogramBatchCuda, HostileObjectsFailInTheirOwnRows)
+{
+    compare(hostileObjects(), batchOptions(Precision::Float64), 1e-9);
+}
+
+// Many ZTF-like objects (100 to 500 points) in several batches on one context, which reuses
+// its buffers from call to call, and a launch of 256 threads a block.
+TEST_F(PeriodogramBatchCuda, ManySmallObjectsInSuccessiveBatches)
+{
+    std::mt19937_64 random(5);
+    std::uniform_int_distribution<int> points(100, 500);
+    auto options = batchOptions(Precision::Float64);
+    options.grid = frequencyGrid(0.01, 10.0, 20000, false);
+    options.launch.blockThreads = 256;
+    for (const std::size_t size : {300u, 40u, 1u}) {
+        std::vector<TimeSeries> objects;
+        for (std::size_t i = 0; i < size; ++i)
+            objects.push_back(randomSeries(std::size_t(points(random)), 1000 + i));
+        compare(objects, options, 1e-9);
+    }
+}
+
+} // namespace
+} // namespace warpscope::gpu::test
