@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <numbers>
 #include <random>
 #include <string>
@@ -95,6 +96,97 @@ bool timePeriodogram(gpu::Context& context, int n, const gpu::PeriodogramOptions
                 .count();
         call.push_back(ms);
         kernel.push_back(kernelMs);
+    }
+    out = {median(kernel), median(call)};
+    return true;
+}
+
+// Where a whole call's time goes: the timeline's own spans of each call (host work on the
+// calling thread, the copies and kernels on their streams, timed with CUDA events), as medians
+// over the calls of each span's start and end after the call began. The user sees the same
+// spans in the Timeline panel.
+void printCallSpans(gpu::Context& context, int n, const gpu::PeriodogramOptions& o, int runs)
+{
+    auto timeline = std::make_shared<gpu::Timeline>(runs + 4);
+    context.setTimeline(timeline, "periodogram");
+    const gpu::TimeSeries s = syntheticSeries(n);
+    std::vector<double> power(std::size_t(o.grid.count));
+    struct Offsets
+    {
+        std::string lane;
+        std::vector<double> start, end;
+    };
+    std::vector<std::pair<std::string, Offsets>> spans; // in the order first seen
+    std::vector<double> whole;
+    for (int k = 0; k < runs + 2; ++k) {
+        timeline->clear();
+        const double began = timeline->nowUs();
+        double kernelMs = 0.0;
+        if (!gpu::computePeriodogram(context, s, o, std::span<double>(power), &kernelMs))
+            return;
+        const double ended = timeline->nowUs();
+        if (!context.collectTimeline())
+            return;
+        if (k < 2)
+            continue; // warm-up
+        whole.push_back((ended - began) / 1000.0);
+        const gpu::TimelineSnapshot snap = timeline->snapshot();
+        std::vector<std::pair<std::string, int>> seen;
+        for (const gpu::Span& span : snap.spans) {
+            // The n-th span of a name in this call is matched with the n-th of the others.
+            int nth = 0;
+            for (auto& [name, count] : seen)
+                if (name == span.name)
+                    nth = ++count;
+            if (nth == 0)
+                seen.emplace_back(span.name, 0);
+            const std::string key = span.name + (nth ? " #" + std::to_string(nth + 1) : "");
+            auto it = std::find_if(spans.begin(), spans.end(),
+                                   [&](const auto& e) { return e.first == key; });
+            if (it == spans.end()) {
+                spans.push_back({key, {snap.lanes[std::size_t(span.lane)], {}, {}}});
+                it = spans.end() - 1;
+            }
+            it->second.start.push_back((span.startUs - began) / 1000.0);
+            it->second.end.push_back((span.endUs - began) / 1000.0);
+        }
+    }
+    context.setTimeline(nullptr, "periodogram");
+    std::printf("  where the call's time goes (%s, N %d, M 2^%d, %s; timeline spans with CUDA "
+                "events, medians of %d calls, ms after the call began):\n",
+                gpu::precisionName(o.precision), n, int(std::log2(double(o.grid.count))),
+                o.method == gpu::PeriodogramMethod::Matrix ? "matrix" : "direct", runs);
+    std::sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) {
+        return median(a.second.start) < median(b.second.start);
+    });
+    for (const auto& [name, at] : spans)
+        std::printf("    %8.3f .. %8.3f  %-34s %s\n", median(at.start), median(at.end),
+                    name.c_str(), at.lane.c_str());
+    std::printf("    %8.3f            the call returns (median of the traced calls)\n",
+                median(whole));
+}
+
+// The app's own path: computeSpectrum keeps the powers on the device and brings back only the
+// peaks, so its whole call is what a user waits for in the Periodogram workspace.
+bool timeSpectrumCall(gpu::Context& context, int n, const gpu::PeriodogramOptions& o, int runs,
+                      Timing& out)
+{
+    const gpu::TimeSeries s = syntheticSeries(n);
+    std::vector<double> kernel, call;
+    for (int k = 0; k < runs + 3; ++k) {
+        std::shared_ptr<const gpu::Spectrum> spectrum;
+        const auto t0 = std::chrono::steady_clock::now();
+        if (const gpu::Status st = gpu::computeSpectrum(context, s, o, spectrum); !st) {
+            std::fprintf(stderr, "warpscope-bench: %s\n", st.message().c_str());
+            return false;
+        }
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                .count();
+        if (k < 3)
+            continue;
+        call.push_back(ms);
+        kernel.push_back(spectrum->computeMs());
     }
     out = {median(kernel), median(call)};
     return true;
@@ -273,6 +365,23 @@ int runPeriodogramBench(int runs)
             }
             std::printf("\n");
         }
+        // What the Periodogram workspace waits for: the same sums, the powers left on the
+        // device and only the peaks brought back.
+        for (gpu::Precision precision : {gpu::Precision::Float64, gpu::Precision::Float32}) {
+            Timing app;
+            if (!timeSpectrumCall(*cuda, 1024, options(1 << 20, precision), runs, app))
+                return 1;
+            std::printf("  N   1024  M 2^20 %-7s floating mean  the app's call (powers stay on "
+                        "the GPU, peaks found there): kernel %8.3f ms   call %8.3f ms (%.2fx the "
+                        "kernel)\n",
+                        gpu::precisionName(precision), app.kernelMs, app.callMs,
+                        app.callMs / app.kernelMs);
+        }
+        if (tensor)
+            printCallSpans(
+                *cuda, 1024,
+                options(1 << 20, gpu::Precision::Float64, true, gpu::PeriodogramMethod::Matrix),
+                runs);
         // A logarithmic grid over the same range: every phase exact, on the direct kernel.
         for (gpu::Precision precision : {gpu::Precision::Float64, gpu::Precision::Float32}) {
             gpu::PeriodogramOptions o = options(1 << 20, precision);

@@ -72,9 +72,21 @@ WS_HD double lsPower(const LsSums<T>& a, double yy, double psdScale, int normali
     }
     const double yc = double(a.yc), ys = double(a.ys);
     const double d = cc * ss - cs * cs;
-    // Degenerate only where every phase coincides (a frequency of 0 or a multiple of a
-    // common sampling rate): no sinusoid can be fitted, so nothing is explained.
-    const double p = d > 0.0 ? (ss * yc * yc + cc * ys * ys - 2.0 * cs * yc * ys) / d : 0.0;
+    // The sums carry T's rounding, so a determinant within a few ulps of T of cc * ss is
+    // rounding, not data: the centred cosine and sine columns are parallel (a series of 3 to 5
+    // points, or phases that coincide), and the 2 x 2 solve would amplify that rounding into
+    // any value at all. Only their common direction can be fitted then, so the power is that
+    // of the larger column alone; none where both vanish (every phase the same).
+    const double eps = sizeof(T) == 4 ? 0x1p-23 : 0x1p-52;
+    double p = 0.0;
+    if (d > 64.0 * eps * cc * ss)
+        p = (ss * yc * yc + cc * ys * ys - 2.0 * cs * yc * ys) / d;
+    else if (cc >= ss && cc > 0.0)
+        p = yc * yc / cc;
+    else if (ss > 0.0)
+        p = ys * ys / ss;
+    // What a fit explains lies between nothing and all of yy; rounding can step outside.
+    p = fmin(fmax(p, 0.0), yy);
     return lsNormalize(p, yy, psdScale, normalization);
 }
 

@@ -43,8 +43,12 @@ Status computePeriodogram(Context& context, const TimeSeries& series,
                           const PeriodogramOptions& options, std::span<double> power,
                           double* kernelMs)
 {
-    if (Status s = checkPeriodogram(series, options, power.size(), context.info()); !s)
-        return s;
+    {
+        // O(N) host work before any launch, shown so that the call's time adds up.
+        const ScopedHostSpan span(context.timeline(), context.hostLane(), "periodogram check");
+        if (Status s = checkPeriodogram(series, options, power.size(), context.info()); !s)
+            return s;
+    }
     double ms = 0.0;
     const Status status = context.isCuda()
                               ? computePeriodogramCuda(context, series, options, power, ms)
@@ -57,10 +61,13 @@ Status computePeriodogram(Context& context, const TimeSeries& series,
 Status computeSpectrum(Context& context, const TimeSeries& series,
                        const PeriodogramOptions& options, std::shared_ptr<const Spectrum>& spectrum)
 {
-    if (Status s =
-            checkPeriodogram(series, options, std::size_t(options.grid.count), context.info());
-        !s)
-        return s;
+    {
+        const ScopedHostSpan span(context.timeline(), context.hostLane(), "periodogram check");
+        if (Status s =
+                checkPeriodogram(series, options, std::size_t(options.grid.count), context.info());
+            !s)
+            return s;
+    }
     return context.isCuda() ? computeSpectrumCuda(context, series, options, spectrum)
                             : computeSpectrumCpu(context, series, options, spectrum);
 }
