@@ -14,8 +14,8 @@
 //     10^5, from fmin to fmax in cycles per day).
 #include "BatchBench.h"
 
-#include "BatchCatalogue.h"
 #include "BatchRun.h"
+#include "warpscope/gpu/Catalogue.h"
 
 #include <algorithm>
 #include <chrono>
@@ -176,10 +176,10 @@ int runBatchBench(int argc, char** argv)
         return usage();
 
     const Clock::time_point opening = Clock::now();
-    batch::Catalogue catalogue;
-    batch::TableColumns columns;
+    gpu::Catalogue catalogue;
+    gpu::TableColumns columns;
     if (const gpu::Status s =
-            batch::Catalogue::openTable(path, columns, gpu::TimeFormat::Number, catalogue);
+            gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Number, catalogue);
         !s) {
         std::fprintf(stderr, "warpscope-bench: %s\n", s.message().c_str());
         return 1;

@@ -1,5 +1,6 @@
 #include "warpscope/scene/BatchResults.h"
 
+#include "warpscope/scene/BatchSource.h"
 #include "warpscope/ui/BatchResultsDialog.h"
 #include "warpscope/ui/MainWindow.h"
 #include "warpscope/ui/PeriodogramWorkspace.h"
@@ -7,6 +8,7 @@
 #include <QFile>
 #include <QLineEdit>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -87,6 +89,98 @@ private slots:
         QCOMPARE(chosen.size(), 2);
         QCOMPARE(chosen.back().at(1).toString(), QString());
         QCOMPARE(periodogram->series().t.size(), 150u);
+    }
+
+    // A run over one long table (the fixture catalogue, CSV and FITS) records its source; an
+    // object chosen in its results opens that object's rows, with the run's grid, and its
+    // best period is astropy's (tests/fixtures/batch/expected.csv, on the same grid).
+    void anObjectOfALongTableOpensItsRows_data()
+    {
+        QTest::addColumn<QString>("table");
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<int>("points");
+        QTest::addColumn<double>("bestFrequency");
+        QTest::newRow("csv star04") << "catalogue.csv"
+                                    << "star04" << 300 << 0.19824941647215738;
+        QTest::newRow("fits star02") << "catalogue.fits"
+                                     << "star02" << 150 << 0.08966322107369123;
+        // gappy's rows with NaN flux are skipped as the batch skipped them: 87 of 90.
+        QTest::newRow("csv gappy") << "catalogue.csv"
+                                   << "gappy" << 87 << 0.38486162054018;
+    }
+
+    void anObjectOfALongTableOpensItsRows()
+    {
+        QFETCH(QString, table);
+        QFETCH(QString, id);
+        QFETCH(int, points);
+        QFETCH(double, bestFrequency);
+        // The batch's tests' grid (tests/app/batch_test.sh, generate_batch.py).
+        scene::BatchSource source;
+        source.input = WARPSCOPE_FIXTURE_DIR "/batch/" + table.toStdString();
+        source.table = true;
+        source.scene.gridMode = scene::GridMode::Linear;
+        source.scene.fmin = 0.05;
+        source.scene.fmax = 2.0;
+        source.scene.count = 3000;
+        const QString results = m_dir.filePath("table-" + table + ".csv");
+        std::vector<scene::BatchResult> rows(1);
+        rows[0] = {
+            id.toStdString(), points, false, {{bestFrequency, 1 / bestFrequency, 0.8, 1e-20}}, {}};
+        QVERIFY(scene::writeResultsCsv(results.toStdString(), rows, 3));
+        QVERIFY(scene::writeBatchSource(results.toStdString(), source));
+
+        ui::WindowOptions options;
+        options.backend = gpu::BackendKind::Cpu;
+        options.useSettings = false;
+        ui::MainWindow window(options);
+        window.resize(1000, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(window.openBatchResults(results), QString());
+        auto* dialog = window.findChild<ui::BatchResultsDialog*>();
+        QVERIFY(dialog && dialog->source());
+        QCOMPARE(dialog->source()->input, source.input);
+        auto* periodogram = window.findChild<ui::PeriodogramWorkspace*>();
+        QVERIFY(periodogram);
+        dialog->selectObject(id);
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                return periodogram->shownObject() == id && !periodogram->busy() &&
+                       !periodogram->peaks().empty();
+            },
+            30000));
+        QCOMPARE(periodogram->series().t.size(), std::size_t(points));
+        QCOMPARE(periodogram->grid().count, 3000LL);
+        const double df = (2.0 - 0.05) / 2999;
+        QVERIFY2(std::abs(periodogram->peaks().front().frequency - bestFrequency) < 0.5 * df,
+                 qPrintable(QString::number(periodogram->peaks().front().frequency, 'g', 17)));
+    }
+
+    // Results whose table is gone: choosing an object says so and leaves the workspace alone.
+    void aMissingTableSaysSo()
+    {
+        scene::BatchSource source;
+        source.input = m_dir.filePath("moved-away.csv").toStdString();
+        source.table = true;
+        const QString results = m_dir.filePath("orphan.csv");
+        std::vector<scene::BatchResult> rows(1);
+        rows[0] = {"star01", 80, false, {{0.27, 3.7, 0.79, 2e-23}}, {}};
+        QVERIFY(scene::writeResultsCsv(results.toStdString(), rows, 3));
+        QVERIFY(scene::writeBatchSource(results.toStdString(), source));
+
+        ui::WindowOptions options;
+        options.backend = gpu::BackendKind::Cpu;
+        options.useSettings = false;
+        ui::MainWindow window(options);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(window.openBatchResults(results), QString());
+        auto* dialog = window.findChild<ui::BatchResultsDialog*>();
+        QVERIFY(dialog);
+        dialog->selectObject("star01");
+        QVERIFY(window.statusBar()->currentMessage().contains("missing or was moved"));
+        QVERIFY(window.findChild<ui::PeriodogramWorkspace*>()->shownObject().isEmpty());
     }
 };
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace warpscope::batch {
+namespace warpscope::gpu {
 
 // The columns of a table holding many objects, by name (case does not matter): the object's
 // id, and t, y and dy. An empty t, y or dy takes the names the app recognises (time, flux,
@@ -15,28 +15,33 @@ struct TableColumns
 {
     std::string id = "id";
     std::string t, y, dy;
+    bool operator==(const TableColumns&) const = default;
 };
 
-// The objects of a run, in their input order (the results table's order), each loaded on
-// demand, from any thread.
+// The objects of a survey, in their input order (warpscope-batch's results table's order),
+// each loaded on demand, from any thread. The batch reads whole catalogues; the app reads one
+// object of a table the batch ran on, with the same columns, so that it sees the same series.
 class Catalogue
 {
 public:
     // Every light-curve file of a folder (.csv, .tsv, .txt, .dat, .fits, .fit, .fts,
     // .fits.gz, .lc), or the files a glob pattern names, sorted by path; each object's id is
-    // its file name. Files are read as the app reads them (gpu::loadTimeSeries).
-    static gpu::Status openFiles(const std::string& folderOrGlob, gpu::TimeFormat timeFormat,
-                                 Catalogue& catalogue);
+    // its file name. Files are read as the app reads them (loadTimeSeries).
+    static Status openFiles(const std::string& folderOrGlob, TimeFormat timeFormat,
+                            Catalogue& catalogue);
     // One table of many objects: CSV or TSV text (each object's rows are parsed as the app
     // parses a file) or a FITS binary table (the first table extension). Objects are in the
-    // order of their first row.
-    static gpu::Status openTable(const std::string& path, const TableColumns& columns,
-                                 gpu::TimeFormat timeFormat, Catalogue& catalogue);
+    // order of their first row. With onlyId, the catalogue holds that object alone, the
+    // other rows being skipped as they are read (a FITS table's columns are read for its
+    // rows only), and fails, saying so, when the table has no such object.
+    static Status openTable(const std::string& path, const TableColumns& columns,
+                            TimeFormat timeFormat, Catalogue& catalogue,
+                            const std::string* onlyId = nullptr);
 
     std::size_t size() const { return m_objects.size(); }
     const std::string& id(std::size_t i) const { return m_objects[i].id; }
     // The object's series, as the app would load it, or why it cannot be read.
-    gpu::Status load(std::size_t i, gpu::TimeSeries& series, gpu::LoadReport& report) const;
+    Status load(std::size_t i, TimeSeries& series, LoadReport& report) const;
 
 private:
     struct Object
@@ -45,12 +50,12 @@ private:
         std::string path; // a file of its own; else text or series below
         std::string text; // its rows of a CSV table, under the table's header
         bool fromFits = false;
-        gpu::TimeSeries series; // its rows of a FITS table
-        gpu::LoadReport report;
+        TimeSeries series; // its rows of a FITS table
+        LoadReport report;
     };
     std::vector<Object> m_objects;
-    gpu::ColumnChoice m_choice;
+    ColumnChoice m_choice;
     int m_idColumn = -1; // a CSV table's, which the recognised names must not choose
 };
 
-} // namespace warpscope::batch
+} // namespace warpscope::gpu
