@@ -42,7 +42,8 @@ int usage()
                  "usage: warpscope-bench batch make W1|W2 FILE.fits [--objects N] [--seed S]\n"
                  "       warpscope-bench batch run FILE.fits [--frequencies M] [--fmin F] "
                  "[--fmax F] [--precision float64,float32] [--method auto|direct|matrix] "
-                 "[--backend auto|cpu|cuda] [--per-gpu K] [--runs R] [--limit N]\n");
+                 "[--backend auto|cpu|cuda] [--per-gpu K] [--runs R] [--limit N] "
+                 "[--read-back peaks|powers]\n");
     return 2;
 }
 
@@ -140,6 +141,7 @@ int runBatchBench(int argc, char** argv)
     unsigned long long seed = 1;
     double fmin = 0.001, fmax = 10.0;
     int runs = 3, perGpu = 2;
+    bool powersToHost = false;
     std::string precisions = "float64,float32", method = "auto", backend = "auto";
     for (int i = making ? 3 : 2; i < argc; i += 2) {
         if (i + 1 >= argc)
@@ -167,6 +169,8 @@ int runBatchBench(int argc, char** argv)
             perGpu = std::atoi(value.c_str());
         else if (option == "--limit")
             limit = std::atoll(value.c_str());
+        else if (option == "--read-back" && (value == "peaks" || value == "powers"))
+            powersToHost = value == "powers";
         else
             return usage();
     }
@@ -210,6 +214,7 @@ int runBatchBench(int argc, char** argv)
                    : method == "matrix" ? gpu::PeriodogramMethod::Matrix
                                         : gpu::PeriodogramMethod::Auto;
         o.settings.peaks = 3;
+        o.settings.powersToHost = powersToHost;
         o.backend = *kind;
         o.limit = limit;
         o.contextsPerGpu = std::clamp(perGpu, 1, 64);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "warpscope/gpu/Periodogram.h"
+#include "warpscope/gpu/Spectrum.h"
 
 #include <span>
 #include <vector>
@@ -23,5 +24,19 @@ namespace warpscope::gpu {
 Status computePeriodogramBatch(Context& context, std::span<const TimeSeries> series,
                                const PeriodogramOptions& options, std::span<double> power,
                                std::vector<Status>* perObject, double* kernelMs = nullptr);
+
+// The same computation when only each object's peaks are wanted (a survey's results): peaks
+// (resized to series.size()) gets, for each object, its maxPeaks (1 to kSpectrumMaxPeaks)
+// highest local maxima as topPeaks finds them in its powers (the same definition, order and
+// ties), empty for an object that failed, whose perObject status says why. On CUDA the
+// search runs on the device, one block per object after its bucket's launch, and only the
+// peaks and a count of non-finite powers cross to the host: a survey of 10^5 objects of 10^5
+// frequencies copies megabytes, not the 80 GB of its powers. On the CPU each row is searched
+// by topPeaks. Fails, saying why, as computePeriodogramBatch does, and for maxPeaks out of
+// range.
+Status computePeriodogramBatchPeaks(Context& context, std::span<const TimeSeries> series,
+                                    const PeriodogramOptions& options, int maxPeaks,
+                                    std::vector<std::vector<Peak>>& peaks,
+                                    std::vector<Status>* perObject, double* kernelMs = nullptr);
 
 } // namespace warpscope::gpu
