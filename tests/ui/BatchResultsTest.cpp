@@ -2,6 +2,7 @@
 
 #include "warpscope/scene/BatchSource.h"
 #include "warpscope/ui/BatchResultsDialog.h"
+#include "warpscope/ui/FoldView.h"
 #include "warpscope/ui/MainWindow.h"
 #include "warpscope/ui/PeriodogramWorkspace.h"
 
@@ -155,6 +156,8 @@ private slots:
         const double df = (2.0 - 0.05) / 2999;
         QVERIFY2(std::abs(periodogram->peaks().front().frequency - bestFrequency) < 0.5 * df,
                  qPrintable(QString::number(periodogram->peaks().front().frequency, 'g', 17)));
+        // Folded at that peak, every point of the object drawn.
+        QVERIFY(periodogram->foldPlot()->pointsGraph()->dataCount() >= points);
     }
 
     // Results whose table is gone: choosing an object says so and leaves the workspace alone.
