@@ -237,6 +237,52 @@ TEST(BatchCatalogue, OneObjectOfAFitsTable)
         gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue, &nobody));
 }
 
+// A survey's FITS table with whole-number ids (as warpscope-bench writes W1), an object's
+// rows in two runs: its runs alone are read, in order, and the id must be written as the
+// catalogue writes numbers.
+TEST(BatchCatalogue, OneObjectOfAFitsTableWithNumericIds)
+{
+    const std::string path = scratch("numeric.fits");
+    std::filesystem::remove(path);
+    fitsfile* file = nullptr;
+    int status = 0;
+    ASSERT_EQ(fits_create_file(&file, path.c_str(), &status), 0);
+    const char* names[] = {"id", "time", "flux", "flux_err"};
+    const char* forms[] = {"K", "D", "D", "D"};
+    fits_create_tbl(file, BINARY_TBL, 0, 4, const_cast<char**>(names), const_cast<char**>(forms),
+                    nullptr, "OBJECTS", &status);
+    long long id[] = {7, 7, 42, 7, 42, 9};
+    double t[] = {3, 1, 5, 2, 6, 1}, y[] = {1, 2, 3, 4, 5, 6}, dy[] = {1, 1, 1, -1, 1, 1};
+    fits_write_col(file, TLONGLONG, 1, 1, 1, 6, id, &status);
+    fits_write_col(file, TDOUBLE, 2, 1, 1, 6, t, &status);
+    fits_write_col(file, TDOUBLE, 3, 1, 1, 6, y, &status);
+    fits_write_col(file, TDOUBLE, 4, 1, 1, 6, dy, &status);
+    fits_close_file(file, &status);
+    ASSERT_EQ(status, 0);
+
+    const gpu::TableColumns columns;
+    gpu::Catalogue catalogue;
+    gpu::TimeSeries series;
+    gpu::LoadReport report;
+    const std::string seven = "7";
+    ASSERT_TRUE(gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue, &seven));
+    ASSERT_EQ(catalogue.size(), 1u);
+    EXPECT_EQ(catalogue.id(0), "7");
+    ASSERT_TRUE(catalogue.load(0, series, report));
+    EXPECT_EQ(series.t, (std::vector<double>{1, 3})); // rows 1 and 2; row 4 has dy < 0
+    EXPECT_EQ(series.y, (std::vector<double>{2, 1}));
+    EXPECT_EQ(report.nonPositiveErrors, 1u);
+    const std::string fortyTwo = "42";
+    ASSERT_TRUE(
+        gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue, &fortyTwo));
+    ASSERT_TRUE(catalogue.load(0, series, report));
+    EXPECT_EQ(series.t, (std::vector<double>{5, 6}));
+    for (const std::string other : {"007", "7.0", "x", ""})
+        EXPECT_FALSE(
+            gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue, &other))
+            << other;
+}
+
 TEST(BatchSource, WrittenBesideTheResultsAndReadBack)
 {
     const std::string results = scratch("source-results.csv");
