@@ -139,10 +139,12 @@ bool sameBatch(const gpu::PeriodogramOptions& a, const gpu::PeriodogramOptions& 
 // products (on GPUs with FP64 tensor cores) outrun the batch's direct sums.
 constexpr std::size_t kBatchMostPoints = 4096;
 
-bool batchable(const Prepared& p)
+// The matrix products are batched on CUDA only (Method: Matrix asks for them by name; Auto
+// keeps the batch's direct sums).
+bool batchable(const Prepared& p, bool cuda)
 {
     const gpu::PeriodogramOptions& o = p.options;
-    return o.nterms == 1 && o.method != gpu::PeriodogramMethod::Matrix &&
+    return o.nterms == 1 && (cuda || o.method != gpu::PeriodogramMethod::Matrix) &&
            gpu::coveredFrequencies(o.launch, o.grid.count) == o.grid.count &&
            (o.method == gpu::PeriodogramMethod::Direct || p.series.t.size() <= kBatchMostPoints);
 }
@@ -173,7 +175,7 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
             continue;
         const gpu::PeriodogramOptions& options = prepared[i].options;
         const std::size_t count = std::size_t(options.grid.count);
-        if (!batchable(prepared[i])) {
+        if (!batchable(prepared[i], context.isCuda())) {
             done[i] = true;
             std::vector<double> power(count);
             const gpu::Status s =
@@ -189,7 +191,7 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
         const std::size_t most =
             std::max<std::size_t>(1, kBatchPowers / std::max<std::size_t>(1, count));
         for (std::size_t j = i; j < prepared.size() && group.size() < most; ++j)
-            if (!done[j] && !prepared[j].row.failed && batchable(prepared[j]) &&
+            if (!done[j] && !prepared[j].row.failed && batchable(prepared[j], context.isCuda()) &&
                 sameBatch(prepared[j].options, options)) {
                 group.push_back(j);
                 done[j] = true;

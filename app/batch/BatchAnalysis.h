@@ -41,13 +41,14 @@ struct BatchObject
 // its trend; the request scene::makePeriodogramRequest makes for it; the periodogram on
 // context (written to periodogramPath when settings ask); its reportable peaks and their
 // false-alarm probabilities. Objects of up to 4096 points (any number with the direct
-// method) whose requests share one grid and the one-term model (not the matrix method) are
-// computed together, a group a call, with the powers each would have alone on the CPU (on
-// CUDA, the direct kernel's): gpu::computePeriodogramBatchPeaks, whose peaks are found on the
-// GPU so that no power crosses to the host, or gpu::computePeriodogramBatch when the
-// periodograms are written; the others one by one. Never throws or stops on a bad object: its
-// row says why it failed. cancelled is set, and the rows must be dropped, when cancel turned
-// true during the computation.
+// method) whose requests share one grid and the one-term model (the matrix method on CUDA
+// only) are computed together, a group a call, with the powers each would have alone (on the
+// CPU; on CUDA, the direct kernel's, or the matrix products' with the matrix method):
+// gpu::computePeriodogramBatchPeaks, whose peaks are found on the GPU so that no power
+// crosses to the host, or gpu::computePeriodogramBatch when the periodograms are written;
+// the others one by one. Never throws or stops on a bad object: its row says why it failed.
+// cancelled is set, and the rows must be dropped, when cancel turned true during the
+// computation.
 std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettings& settings,
                                         std::vector<BatchObject>& objects,
                                         const std::atomic<bool>* cancel, bool& cancelled);

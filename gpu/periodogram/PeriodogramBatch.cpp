@@ -46,9 +46,9 @@ Status runBatch(Context& context, std::span<const TimeSeries> series,
         return Status::failure("The batch computes the one-term model; " +
                                std::to_string(options.nterms) +
                                " terms are computed one object at a time");
-    if (options.method == PeriodogramMethod::Matrix)
-        return Status::failure("The batch runs the direct sums; the matrix products are "
-                               "computed one object at a time (Method: Auto or Direct)");
+    if (options.method == PeriodogramMethod::Matrix && !context.isCuda())
+        return Status::failure("The batch's matrix products run on CUDA; on the CPU the "
+                               "batch runs the direct sums (Method: Auto or Direct)");
     if (options.grid.count < 1 || options.grid.count > kMaxFrequencies)
         return Status::failure("The batch's grid needs 1 to " + std::to_string(kMaxFrequencies) +
                                " frequencies; it has " + std::to_string(options.grid.count));

@@ -1,5 +1,6 @@
 #include "periodogram/PeriodogramBatchKernel.cuh"
 #include "periodogram/PeriodogramBatchShared.h"
+#include "periodogram/PeriodogramMatrixKernel.cuh"
 #include "periodogram/PeriodogramPlan.h"
 #include "runtime/CudaContext.h"
 
@@ -57,6 +58,14 @@ std::size_t aligned(std::size_t bytes)
     return (bytes + 255) & ~std::size_t(255);
 }
 
+// The matrix products' scale of an object's w and wy (PeriodogramArgs::scale).
+template <typename T> T matrixScale(const PeriodogramPlan<T>& p)
+{
+    if constexpr (sizeof(T) == 4)
+        return periodogramMatrixScale(p.w.data(), p.wy.data(), int(p.t.size()));
+    return T(1);
+}
+
 // A bucket: slots [first, first + count), every object of the same number of tiles.
 struct Bucket
 {
@@ -105,7 +114,11 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
     const std::size_t arrayBytes = aligned(samples * sizeof(T));
     const std::size_t offsetBytes = aligned((objects + 1) * sizeof(long long));
     const std::size_t scaleBytes = aligned(objects * sizeof(double));
-    const std::size_t seriesBytes = tBytes + 4 * arrayBytes + offsetBytes + 2 * scaleBytes;
+    // The matrix products' per-object scale of w and wy (float32's; 1 in float64).
+    const bool matrix = options.method == PeriodogramMethod::Matrix;
+    const std::size_t matrixScaleBytes = matrix ? aligned(objects * sizeof(T)) : 0;
+    const std::size_t seriesBytes =
+        tBytes + 4 * arrayBytes + offsetBytes + 2 * scaleBytes + matrixScaleBytes;
     const std::size_t powerBytes = objects * count * sizeof(double);
     // Peaks alone: the powers stay on the device, searched there; only the summaries travel.
     const bool peaksOnly = request.peaks != nullptr;
@@ -147,6 +160,8 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
     auto* yyH = reinterpret_cast<double*>(host + tBytes + 4 * arrayBytes + offsetBytes);
     auto* psdH =
         reinterpret_cast<double*>(host + tBytes + 4 * arrayBytes + offsetBytes + scaleBytes);
+    const std::size_t matrixScaleAt = tBytes + 4 * arrayBytes + offsetBytes + 2 * scaleBytes;
+    auto* matrixScaleH = reinterpret_cast<T*>(host + matrixScaleAt);
     {
         const ScopedHostSpan span(timeline, cuda.hostLane(), "periodogram batch staging");
         long long at = 0;
@@ -161,6 +176,8 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
             std::memcpy(arraysH[3] + at, p.stepSin.data(), n * sizeof(T));
             yyH[s] = p.yy;
             psdH[s] = p.psdScale;
+            if (matrix)
+                matrixScaleH[s] = matrixScale(p);
             at += (long long)n;
         }
         offsetsH[objects] = at;
@@ -210,16 +227,19 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
         const Bucket& bucket = buckets[b];
         {
             const SpanScope span(
-                cuda.recorder(), stream, cuda.streamLane(), SpanKind::Kernel, "periodogram batch",
-                0,
+                cuda.recorder(), stream, cuda.streamLane(), SpanKind::Kernel,
+                matrix ? "periodogram batch (tensor cores)" : "periodogram batch", 0,
                 std::to_string(bucket.count) + " objects of up to " +
                     std::to_string(tiles(std::size_t(bucket.first)) * kTileSamples) +
                     " samples x " + std::to_string(count) + " frequencies");
-            if (Status s = cudaStatus(launchPeriodogramBatch(args, bucket.first, bucket.count,
-                                                             int(options.launch.blockThreads),
-                                                             devicePower, stream),
-                                      "Launching the periodogram batch kernel");
-                !s)
+            const cudaError_t launched =
+                matrix
+                    ? launchPeriodogramMatrixBatch(
+                          args, reinterpret_cast<const T*>(device + matrixScaleAt), bucket.first,
+                          bucket.count, devicePower, stream)
+                    : launchPeriodogramBatch(args, bucket.first, bucket.count,
+                                             int(options.launch.blockThreads), devicePower, stream);
+            if (Status s = cudaStatus(launched, "Launching the periodogram batch kernel"); !s)
                 return s;
         }
         if (peaksOnly) {
@@ -327,6 +347,17 @@ Status findBatchPeaksCuda(Context& context, std::span<const double> power, long 
 Status computePeriodogramBatchCuda(Context& context, BatchRequest& request, double& kernelMs)
 {
     CudaBacking& cuda = cudaBacking(context);
+    const PeriodogramOptions& options = *request.options;
+    if (options.method == PeriodogramMethod::Matrix) {
+        if (options.grid.logarithmic)
+            return Status::failure("The matrix products need evenly spaced frequencies; a "
+                                   "logarithmic grid runs on the direct kernel (Method: Auto "
+                                   "or Direct)");
+        if (!periodogramMatrixSupported(cuda.info().ccMajor))
+            return Status::failure("The matrix products need tensor cores with FP64 and FP16 "
+                                   "(compute capability 8.0 or newer); " +
+                                   cuda.name() + " has none");
+    }
     CudaBatchState& state = context.state<CudaBatchState>();
     if (Status s = cuda.activate(); !s)
         return s;

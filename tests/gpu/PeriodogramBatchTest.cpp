@@ -476,6 +476,44 @@ TEST_F(PeriodogramBatchCuda, HostileObjectsFailInTheirOwnRows)
     compare(hostileObjects(), batchOptions(Precision::Float64), 1e-9);
 }
 
+// The matrix products batched: each object's powers are those of its own matrix call on the
+// same device, bit for bit (the same CTA code from the same place in the grid), in both
+// precisions, hostile objects failing as they do alone; and with the peaks found on the
+// device, the host search's of those powers.
+TEST_F(PeriodogramBatchCuda, MatrixProductsEqualEachObjectsOwnBitForBit)
+{
+    DeviceInfo info = m_cuda->info();
+    if (info.ccMajor < 8)
+        GTEST_SKIP() << "no tensor cores for the matrix products";
+    std::vector<TimeSeries> objects = mixedObjects();
+    for (TimeSeries& s : hostileObjects())
+        objects.push_back(std::move(s));
+    for (const Precision precision : {Precision::Float64, Precision::Float32}) {
+        SCOPED_TRACE(precision == Precision::Float64 ? "float64" : "float32");
+        auto options = batchOptions(precision);
+        options.method = PeriodogramMethod::Matrix;
+        options.grid = frequencyGrid(0.01, 8.0, 70000, false); // 35 CTAs of 2048, the last short
+        const Batch b = batch(*m_cuda, objects, options);
+        expectSameAsOneByOne(b, oneByOne(*m_cuda, objects, options), options, 0.0);
+        std::vector<std::vector<Peak>> peaks;
+        std::vector<Status> perObject;
+        ASSERT_TRUE(computePeriodogramBatchPeaks(*m_cuda, objects, options, kSpectrumMaxPeaks,
+                                                 peaks, &perObject));
+        for (std::size_t i = 0; i < objects.size(); ++i) {
+            ASSERT_EQ(bool(perObject[i]), bool(b.perObject[i])) << "object " << i;
+            if (b.perObject[i])
+                expectPeaks(peaks[i], bruteForcePeaks(row(b, i, options), kSpectrumMaxPeaks),
+                            options.grid, true);
+        }
+    }
+    auto options = batchOptions(Precision::Float64, true);
+    options.method = PeriodogramMethod::Matrix;
+    const Batch logarithmic = batch(*m_cuda, objects, options);
+    ASSERT_FALSE(logarithmic.status);
+    EXPECT_NE(logarithmic.status.message().find("evenly spaced"), std::string::npos)
+        << logarithmic.status.message();
+}
+
 // Many ZTF-like objects (100 to 500 points) in several batches on one context, which reuses
 // its buffers from call to call, and a launch of 256 threads a block.
 TEST_F(PeriodogramBatchCuda, ManySmallObjectsInSuccessiveBatches)
