@@ -138,7 +138,6 @@ QString BatchResultsDialog::open(const QString& path)
     if (const gpu::Status s = scene::readResultsCsv(path.toStdString(), 0, rows); !s)
         return QString::fromStdString(s.message());
     m_folder = QFileInfo(path).absolutePath();
-    m_results = path;
     m_source.reset();
     m_sourceProblem.clear();
     scene::BatchSource source;

@@ -545,11 +545,11 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
                     return;
                 }
                 m_series = std::move(series);
+                m_source = m_loadingPath;
+                m_sourceObject = m_loadingObject;
                 // Sinusoids fitted here to other data mean nothing for this file: it starts its
                 // own list (one undo step, so it can come back). A list from a scene file is
                 // kept: the scene came with its data.
-                m_source = m_loadingPath;
-                m_sourceObject = m_loadingObject;
                 const bool otherData = !m_prewhitened.empty() && m_prewhitenedSource &&
                                        *m_prewhitenedSource != sourceKey();
                 if (otherData) {

@@ -73,7 +73,6 @@ private:
     QCPGraph* m_selected = nullptr;
     std::vector<Point> m_pointList;
     QString m_folder;
-    QString m_results;
     std::optional<scene::BatchSource> m_source;
     QString m_sourceProblem;
 };
