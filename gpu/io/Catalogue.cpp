@@ -159,8 +159,48 @@ Status Catalogue::openFiles(const std::string& folderOrGlob, TimeFormat timeForm
     return Status::success();
 }
 
+bool Catalogue::isFits(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    char magic[9] = {};
+    in.read(magic, 9);
+    return std::string(magic, std::size_t(in.gcount())) == "SIMPLE  =";
+}
+
+std::size_t Catalogue::find(const std::string& id) const
+{
+    for (std::size_t i = 0; i < m_objects.size(); ++i)
+        if (m_objects[i].id == id)
+            return i;
+    return m_objects.size();
+}
+
 Status Catalogue::openTable(const std::string& path, const TableColumns& columns,
                             TimeFormat timeFormat, Catalogue& catalogue, const std::string* onlyId)
+{
+    return open(path, columns, timeFormat, catalogue, onlyId, false);
+}
+
+Status Catalogue::indexTable(const std::string& path, const TableColumns& columns,
+                             TimeFormat timeFormat, Catalogue& catalogue)
+{
+    if (isFits(path))
+        return Status::failure(path + " is a FITS table; only text tables are indexed");
+    std::error_code error;
+    const std::uintmax_t bytes = std::filesystem::file_size(path, error);
+    const std::filesystem::file_time_type time = std::filesystem::last_write_time(path, error);
+    if (error)
+        return Status::failure("Cannot read " + path + ": " + error.message());
+    if (Status s = open(path, columns, timeFormat, catalogue, nullptr, true); !s)
+        return s;
+    catalogue.m_indexed = path;
+    catalogue.m_indexedBytes = bytes;
+    catalogue.m_indexedTime = time;
+    return Status::success();
+}
+
+Status Catalogue::open(const std::string& path, const TableColumns& columns, TimeFormat timeFormat,
+                       Catalogue& catalogue, const std::string* onlyId, bool linesOnly)
 {
     catalogue = {};
     catalogue.m_choice.timeFormat = timeFormat;
@@ -169,13 +209,8 @@ Status Catalogue::openTable(const std::string& path, const TableColumns& columns
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return Status::failure("Cannot read " + path);
-    char magic[9] = {};
-    in.read(magic, 9);
-    const bool fits = std::string(magic, std::size_t(in.gcount())) == "SIMPLE  =";
-    in.clear();
-    in.seekg(0);
 
-    if (fits) {
+    if (isFits(path)) {
         in.close();
         fitsfile* file = nullptr;
         int status = 0;
@@ -350,7 +385,10 @@ Status Catalogue::openTable(const std::string& path, const TableColumns& columns
     std::vector<std::string> names;
     int idColumn = -1;
     std::unordered_map<std::string, std::size_t> index;
+    std::uint64_t next = 0; // where the next line starts
     for (std::string line; std::getline(in, line);) {
+        const std::uint64_t start = next;
+        next += line.size() + 1;
         if (!line.empty() && line.back() == '\r')
             line.pop_back();
         const std::string content = trim(line);
@@ -393,11 +431,17 @@ Status Catalogue::openTable(const std::string& path, const TableColumns& columns
         if (added) {
             Object object;
             object.id = id;
-            object.text = header + "\n";
+            if (!linesOnly)
+                object.text = header + "\n";
             catalogue.m_objects.push_back(std::move(object));
         }
-        catalogue.m_objects[at->second].text += line + "\n";
+        if (linesOnly)
+            catalogue.m_objects[at->second].lines.push_back(start);
+        else
+            catalogue.m_objects[at->second].text += line + "\n";
     }
+    if (linesOnly)
+        catalogue.m_header = header;
     if (header.empty())
         return Status::failure(path + " is empty");
     if (onlyId && catalogue.m_objects.empty())
@@ -441,7 +485,25 @@ Status Catalogue::load(std::size_t i, TimeSeries& series, LoadReport& report) co
         if (series.t.empty())
             status = Status::failure("No usable rows: every row has a NaN or a non-positive error");
     } else {
-        status = parseTimeSeries(o.text, m_choice, series, report);
+        std::string text;
+        if (!o.lines.empty()) {
+            // An indexed table: the object's lines, read where the index found them.
+            std::error_code error;
+            if (std::filesystem::file_size(m_indexed, error) != m_indexedBytes || error ||
+                std::filesystem::last_write_time(m_indexed, error) != m_indexedTime)
+                return Status::failure(m_indexed + " changed since it was read; open it again");
+            std::ifstream in(m_indexed, std::ios::binary);
+            text = m_header + "\n";
+            for (const std::uint64_t at : o.lines) {
+                std::string line;
+                if (!in.seekg(std::streamoff(at)) || !std::getline(in, line))
+                    return Status::failure("Cannot read " + m_indexed);
+                if (!line.empty() && line.back() == '\r')
+                    line.pop_back();
+                text += line + "\n";
+            }
+        }
+        status = parseTimeSeries(o.lines.empty() ? o.text : text, m_choice, series, report);
         if (status && m_choice.byName)
             if (report.tColumn == m_idColumn || report.yColumn == m_idColumn)
                 status = Status::failure("The id column cannot be the time or the value; "

@@ -283,6 +283,50 @@ TEST(BatchCatalogue, OneObjectOfAFitsTableWithNumericIds)
             << other;
 }
 
+// The app's index of a text table: every object loads as the whole catalogue has it (the
+// fixture's star02 150 rows, gappy 87 of 90), reading only its lines; a table changed since
+// is refused, and a FITS table is not indexed.
+TEST(BatchCatalogue, IndexedCsvTableLoadsEachObjectAsTheCatalogueDoes)
+{
+    const std::string path = scratch("indexed.csv");
+    std::filesystem::copy_file(WARPSCOPE_FIXTURE_DIR "/batch/catalogue.csv", path,
+                               std::filesystem::copy_options::overwrite_existing);
+    const gpu::TableColumns columns;
+    gpu::Catalogue whole, indexed;
+    ASSERT_TRUE(gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, whole));
+    ASSERT_TRUE(gpu::Catalogue::indexTable(path, columns, gpu::TimeFormat::Auto, indexed));
+    ASSERT_EQ(indexed.size(), whole.size());
+    for (std::size_t i = 0; i < whole.size(); ++i) {
+        SCOPED_TRACE(whole.id(i));
+        ASSERT_EQ(indexed.find(whole.id(i)), i);
+        gpu::TimeSeries a, b;
+        gpu::LoadReport ra, rb;
+        const gpu::Status sa = whole.load(i, a, ra), sb = indexed.load(i, b, rb);
+        ASSERT_EQ(bool(sa), bool(sb));
+        EXPECT_EQ(sa.message(), sb.message());
+        EXPECT_EQ(a.t, b.t);
+        EXPECT_EQ(a.y, b.y);
+        EXPECT_EQ(a.dy, b.dy);
+        EXPECT_EQ(ra.summary(), rb.summary());
+    }
+    gpu::TimeSeries series;
+    gpu::LoadReport report;
+    ASSERT_TRUE(indexed.load(indexed.find("star02"), series, report));
+    EXPECT_EQ(series.t.size(), 150u);
+    ASSERT_TRUE(indexed.load(indexed.find("gappy"), series, report));
+    EXPECT_EQ(series.t.size(), 87u);
+    EXPECT_EQ(indexed.find("star99"), indexed.size());
+
+    std::ofstream(path, std::ios::app) << "star02,200,10,0.5\n";
+    const gpu::Status changed = indexed.load(indexed.find("star02"), series, report);
+    EXPECT_FALSE(changed);
+    EXPECT_NE(changed.message().find("changed since"), std::string::npos) << changed.message();
+    const gpu::Status fits = gpu::Catalogue::indexTable(
+        WARPSCOPE_FIXTURE_DIR "/batch/catalogue.fits", columns, gpu::TimeFormat::Auto, indexed);
+    EXPECT_FALSE(fits);
+    EXPECT_NE(fits.message().find("FITS"), std::string::npos) << fits.message();
+}
+
 TEST(BatchSource, WrittenBesideTheResultsAndReadBack)
 {
     const std::string results = scratch("source-results.csv");

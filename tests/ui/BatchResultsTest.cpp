@@ -243,6 +243,10 @@ private slots:
         QVERIFY(QTest::qWaitFor([&] { return periodogram->shownObject() == "last"; }, 60000));
         const qint64 elapsed = clock.elapsed();
         QCOMPARE(periodogram->series().t.size(), 50u);
+        // Another object of the same table: read from the index the first one left.
+        periodogram->openTableObject(table, {}, gpu::TimeFormat::Auto, "filler7");
+        QVERIFY(QTest::qWaitFor([&] { return periodogram->shownObject() == "filler7"; }, 60000));
+        QCOMPARE(periodogram->series().t.size(), 1000u);
         QVERIFY2(
             longestGap < elapsed / 2,
             qPrintable(

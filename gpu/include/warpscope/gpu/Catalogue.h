@@ -3,6 +3,8 @@
 #include "warpscope/gpu/Status.h"
 #include "warpscope/gpu/TimeSeriesIO.h"
 
+#include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -37,9 +39,18 @@ public:
     static Status openTable(const std::string& path, const TableColumns& columns,
                             TimeFormat timeFormat, Catalogue& catalogue,
                             const std::string* onlyId = nullptr);
+    // A CSV or TSV table's objects with where their rows lie in the file instead of the rows:
+    // read once, then each load reads its object's lines alone (the app choosing object after
+    // object of a survey). A load fails, saying so, when the file changed since.
+    static Status indexTable(const std::string& path, const TableColumns& columns,
+                             TimeFormat timeFormat, Catalogue& catalogue);
+    // Whether path starts as a FITS file does (openTable then reads a binary table).
+    static bool isFits(const std::string& path);
 
     std::size_t size() const { return m_objects.size(); }
     const std::string& id(std::size_t i) const { return m_objects[i].id; }
+    // The object of that id, or size() when there is none.
+    std::size_t find(const std::string& id) const;
     // The object's series, as the app would load it, or why it cannot be read.
     Status load(std::size_t i, TimeSeries& series, LoadReport& report) const;
 
@@ -47,8 +58,9 @@ private:
     struct Object
     {
         std::string id;
-        std::string path; // a file of its own; else text or series below
-        std::string text; // its rows of a CSV table, under the table's header
+        std::string path;                 // a file of its own; else text or series below
+        std::string text;                 // its rows of a CSV table, under the table's header
+        std::vector<std::uint64_t> lines; // or where they start in m_indexed
         bool fromFits = false;
         TimeSeries series; // its rows of a FITS table
         LoadReport report;
@@ -56,6 +68,13 @@ private:
     std::vector<Object> m_objects;
     ColumnChoice m_choice;
     int m_idColumn = -1; // a CSV table's, which the recognised names must not choose
+    // An indexed table: the file, its header line, and its size and time when indexed.
+    std::string m_indexed, m_header;
+    std::uintmax_t m_indexedBytes = 0;
+    std::filesystem::file_time_type m_indexedTime{};
+
+    static Status open(const std::string& path, const TableColumns& columns, TimeFormat timeFormat,
+                       Catalogue& catalogue, const std::string* onlyId, bool linesOnly);
 };
 
 } // namespace warpscope::gpu

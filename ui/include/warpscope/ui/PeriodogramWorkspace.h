@@ -14,6 +14,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 
 class QCheckBox;
 class QComboBox;
@@ -244,8 +245,17 @@ private:
     bool m_computing = false;
     bool m_loading = false;
     std::shared_ptr<std::atomic<bool>> m_cancel; // the running job's
-    QString m_source;                  // the file shown, or empty for the synthetic series
-    QString m_sourceObject;            // the object of table m_source shown, or empty
+    QString m_source;       // the file shown, or empty for the synthetic series
+    QString m_sourceObject; // the object of table m_source shown, or empty
+    // The last text table an object was read from, indexed, so that object after object of
+    // one survey reads only each one's lines; shared with the worker that reads.
+    struct TableCache
+    {
+        std::mutex mutex;
+        std::string key; // the table and how it is read
+        std::shared_ptr<const gpu::Catalogue> index;
+    };
+    std::shared_ptr<TableCache> m_tableCache = std::make_shared<TableCache>();
     QString m_loadingPath;             // the file being loaded
     QString m_loadingObject;           // and its object, for a table's
     gpu::ColumnChoice m_loadingChoice; // its columns and time format
