@@ -14,8 +14,8 @@
 //     10^5, from fmin to fmax in cycles per day).
 #include "BatchBench.h"
 
-#include "BatchCatalogue.h"
 #include "BatchRun.h"
+#include "warpscope/gpu/Catalogue.h"
 
 #include <algorithm>
 #include <chrono>
@@ -42,7 +42,8 @@ int usage()
                  "usage: warpscope-bench batch make W1|W2 FILE.fits [--objects N] [--seed S]\n"
                  "       warpscope-bench batch run FILE.fits [--frequencies M] [--fmin F] "
                  "[--fmax F] [--precision float64,float32] [--method auto|direct|matrix] "
-                 "[--backend auto|cpu|cuda] [--per-gpu K] [--runs R] [--limit N]\n");
+                 "[--backend auto|cpu|cuda] [--per-gpu K] [--runs R] [--limit N] "
+                 "[--read-back peaks|powers]\n");
     return 2;
 }
 
@@ -140,6 +141,7 @@ int runBatchBench(int argc, char** argv)
     unsigned long long seed = 1;
     double fmin = 0.001, fmax = 10.0;
     int runs = 3, perGpu = 2;
+    bool powersToHost = false;
     std::string precisions = "float64,float32", method = "auto", backend = "auto";
     for (int i = making ? 3 : 2; i < argc; i += 2) {
         if (i + 1 >= argc)
@@ -167,6 +169,8 @@ int runBatchBench(int argc, char** argv)
             perGpu = std::atoi(value.c_str());
         else if (option == "--limit")
             limit = std::atoll(value.c_str());
+        else if (option == "--read-back" && (value == "peaks" || value == "powers"))
+            powersToHost = value == "powers";
         else
             return usage();
     }
@@ -176,10 +180,10 @@ int runBatchBench(int argc, char** argv)
         return usage();
 
     const Clock::time_point opening = Clock::now();
-    batch::Catalogue catalogue;
-    batch::TableColumns columns;
+    gpu::Catalogue catalogue;
+    gpu::TableColumns columns;
     if (const gpu::Status s =
-            batch::Catalogue::openTable(path, columns, gpu::TimeFormat::Number, catalogue);
+            gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Number, catalogue);
         !s) {
         std::fprintf(stderr, "warpscope-bench: %s\n", s.message().c_str());
         return 1;
@@ -210,6 +214,7 @@ int runBatchBench(int argc, char** argv)
                    : method == "matrix" ? gpu::PeriodogramMethod::Matrix
                                         : gpu::PeriodogramMethod::Auto;
         o.settings.peaks = 3;
+        o.settings.powersToHost = powersToHost;
         o.backend = *kind;
         o.limit = limit;
         o.contextsPerGpu = std::clamp(perGpu, 1, 64);

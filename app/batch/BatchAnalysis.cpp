@@ -91,9 +91,11 @@ Prepared prepareObject(const BatchSettings& settings, BatchObject& object)
     return p;
 }
 
-// The row of an object whose periodogram is power, or which failed with status.
+// The row of an object whose highest local maxima are top (as topPeaks finds them, up to
+// kSpectrumMaxPeaks), or which failed with status; power is its periodogram, written when
+// settings ask.
 void finishObject(const BatchSettings& settings, Prepared& p, const gpu::Status& status,
-                  std::span<const double> power)
+                  const std::vector<gpu::Peak>& top, std::span<const double> power)
 {
     BatchResult& row = p.row;
     if (!status) {
@@ -109,8 +111,7 @@ void finishObject(const BatchSettings& settings, Prepared& p, const gpu::Status&
             !s)
             row.warnings.push_back("periodogram not written: " + s.message());
     const std::vector<gpu::Peak> peaks =
-        gpu::reportablePeaks(gpu::topPeaks(power, options.grid, gpu::kSpectrumMaxPeaks),
-                             options.grid, gpu::timeBaseline(p.series), settings.peaks);
+        gpu::reportablePeaks(top, options.grid, gpu::timeBaseline(p.series), settings.peaks);
     const auto faps = scene::falseAlarmProbabilities(peaks, options.grid, p.series, options);
     for (std::size_t k = 0; k < peaks.size(); ++k) {
         BatchPeak peak;
@@ -138,10 +139,12 @@ bool sameBatch(const gpu::PeriodogramOptions& a, const gpu::PeriodogramOptions& 
 // products (on GPUs with FP64 tensor cores) outrun the batch's direct sums.
 constexpr std::size_t kBatchMostPoints = 4096;
 
-bool batchable(const Prepared& p)
+// The matrix products are batched on CUDA only (Method: Matrix asks for them by name; Auto
+// keeps the batch's direct sums).
+bool batchable(const Prepared& p, bool cuda)
 {
     const gpu::PeriodogramOptions& o = p.options;
-    return o.nterms == 1 && o.method != gpu::PeriodogramMethod::Matrix &&
+    return o.nterms == 1 && (cuda || o.method != gpu::PeriodogramMethod::Matrix) &&
            gpu::coveredFrequencies(o.launch, o.grid.count) == o.grid.count &&
            (o.method == gpu::PeriodogramMethod::Direct || p.series.t.size() <= kBatchMostPoints);
 }
@@ -172,14 +175,15 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
             continue;
         const gpu::PeriodogramOptions& options = prepared[i].options;
         const std::size_t count = std::size_t(options.grid.count);
-        if (!batchable(prepared[i])) {
+        if (!batchable(prepared[i], context.isCuda())) {
             done[i] = true;
             std::vector<double> power(count);
             const gpu::Status s =
                 gpu::computePeriodogram(context, prepared[i].series, options, power);
             if (failedBy(s) && cancelled)
                 break;
-            finishObject(settings, prepared[i], s, power);
+            finishObject(settings, prepared[i], s,
+                         gpu::topPeaks(power, options.grid, gpu::kSpectrumMaxPeaks), power);
             continue;
         }
         // This object and the next ones that share its request, up to the batch's size.
@@ -187,7 +191,7 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
         const std::size_t most =
             std::max<std::size_t>(1, kBatchPowers / std::max<std::size_t>(1, count));
         for (std::size_t j = i; j < prepared.size() && group.size() < most; ++j)
-            if (!done[j] && !prepared[j].row.failed && batchable(prepared[j]) &&
+            if (!done[j] && !prepared[j].row.failed && batchable(prepared[j], context.isCuda()) &&
                 sameBatch(prepared[j].options, options)) {
                 group.push_back(j);
                 done[j] = true;
@@ -196,13 +200,29 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
         series.reserve(group.size());
         for (const std::size_t j : group)
             series.push_back(std::move(prepared[j].series));
+        std::vector<gpu::Status> perObject;
+        if (settings.periodogramFolder.empty() && !settings.powersToHost) {
+            // Only the peaks are wanted: on a GPU they are found there, and the powers never
+            // cross to the host.
+            std::vector<std::vector<gpu::Peak>> peaks;
+            const gpu::Status s = gpu::computePeriodogramBatchPeaks(
+                context, series, options, gpu::kSpectrumMaxPeaks, peaks, &perObject);
+            if (failedBy(s) && cancelled)
+                break;
+            for (std::size_t g = 0; g < group.size(); ++g) {
+                Prepared& p = prepared[group[g]];
+                p.series = std::move(series[g]);
+                finishObject(settings, p, s ? perObject[g] : s,
+                             s ? peaks[g] : std::vector<gpu::Peak>{}, {});
+            }
+            continue;
+        }
         // Reused by the worker from chunk to chunk: a batch's powers are up to 256 MiB, which
         // would otherwise be zeroed before every batch overwrites them.
         thread_local std::vector<double> batchPower;
         if (batchPower.size() < group.size() * count)
             batchPower.resize(group.size() * count);
         const std::span<double> power(batchPower.data(), group.size() * count);
-        std::vector<gpu::Status> perObject;
         const gpu::Status s =
             gpu::computePeriodogramBatch(context, series, options, power, &perObject);
         if (failedBy(s) && cancelled)
@@ -210,7 +230,9 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
         for (std::size_t g = 0; g < group.size(); ++g) {
             Prepared& p = prepared[group[g]];
             p.series = std::move(series[g]);
-            finishObject(settings, p, s ? perObject[g] : s, power.subspan(g * count, count));
+            const std::span<const double> row = power.subspan(g * count, count);
+            finishObject(settings, p, s ? perObject[g] : s,
+                         gpu::topPeaks(row, options.grid, gpu::kSpectrumMaxPeaks), row);
         }
     }
     std::vector<BatchResult> rows;

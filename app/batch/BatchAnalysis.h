@@ -17,6 +17,9 @@ struct BatchSettings
     int peaks = 3;
     // Where each object's periodogram is written as CSV (as the app's export), when set.
     std::string periodogramFolder;
+    // Every power comes back to the host and is searched there even when none is written:
+    // the way batches ran before the device's search, kept as the benchmark's baseline.
+    bool powersToHost = false;
 };
 
 // The file of an object's periodogram in settings.periodogramFolder: its id, with characters
@@ -38,11 +41,14 @@ struct BatchObject
 // its trend; the request scene::makePeriodogramRequest makes for it; the periodogram on
 // context (written to periodogramPath when settings ask); its reportable peaks and their
 // false-alarm probabilities. Objects of up to 4096 points (any number with the direct
-// method) whose requests share one grid and the one-term model (not the matrix method) are
-// computed together, gpu::computePeriodogramBatch a group, with the powers each would have
-// alone on the CPU (on CUDA, the direct kernel's); the others one by one. Never throws or stops on
-// a bad object: its row says why it failed. cancelled is set, and the rows must be dropped, when
-// cancel turned true during the computation.
+// method) whose requests share one grid and the one-term model (the matrix method on CUDA
+// only) are computed together, a group a call, with the powers each would have alone (on the
+// CPU; on CUDA, the direct kernel's, or the matrix products' with the matrix method):
+// gpu::computePeriodogramBatchPeaks, whose peaks are found on the GPU so that no power
+// crosses to the host, or gpu::computePeriodogramBatch when the periodograms are written;
+// the others one by one. Never throws or stops on a bad object: its row says why it failed.
+// cancelled is set, and the rows must be dropped, when cancel turned true during the
+// computation.
 std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettings& settings,
                                         std::vector<BatchObject>& objects,
                                         const std::atomic<bool>* cancel, bool& cancelled);

@@ -2,6 +2,7 @@
 // device of the machine or, under mpirun, of every machine.
 #include "BatchRun.h"
 #include "warpscope/gpu/Spectrum.h"
+#include "warpscope/scene/BatchSource.h"
 #include "warpscope/scene/SceneFile.h"
 
 #include <QCommandLineParser>
@@ -43,7 +44,7 @@ struct Parsed
 {
     std::string input;
     bool table = false;
-    batch::TableColumns columns;
+    gpu::TableColumns columns;
     gpu::TimeFormat timeFormat = gpu::TimeFormat::Auto;
     batch::RunOptions run;
 };
@@ -277,17 +278,34 @@ int main(int argc, char** argv)
             !problem.isEmpty()) {
             exitCode = ranks.rank == 0 ? badOption(problem) : 2;
         } else if (!exitNow) {
-            batch::Catalogue catalogue;
+            gpu::Catalogue catalogue;
             const gpu::Status opened =
                 parsed.table
-                    ? batch::Catalogue::openTable(parsed.input, parsed.columns, parsed.timeFormat,
-                                                  catalogue)
-                    : batch::Catalogue::openFiles(parsed.input, parsed.timeFormat, catalogue);
+                    ? gpu::Catalogue::openTable(parsed.input, parsed.columns, parsed.timeFormat,
+                                                catalogue)
+                    : gpu::Catalogue::openFiles(parsed.input, parsed.timeFormat, catalogue);
             if (!opened) {
                 if (ranks.rank == 0)
                     std::fprintf(stderr, "warpscope-batch: %s\n", opened.message().c_str());
                 exitCode = 1;
             } else {
+                // Where the objects came from, beside the results, for the app to open them.
+                // The results do not depend on it: a failure is a warning, and rank 0's alone
+                // (the ranks must not part ways before the run).
+                if (ranks.rank == 0) {
+                    scene::BatchSource source;
+                    source.input = QFileInfo(QString::fromStdString(parsed.input))
+                                       .absoluteFilePath()
+                                       .toStdString();
+                    source.table = parsed.table;
+                    source.columns = parsed.columns;
+                    source.timeFormat = parsed.timeFormat;
+                    source.scene = parsed.run.settings.scene;
+                    source.peaks = parsed.run.settings.peaks;
+                    if (const gpu::Status s = scene::writeBatchSource(parsed.run.csvPath, source);
+                        !s)
+                        std::fprintf(stderr, "warpscope-batch: warning: %s\n", s.message().c_str());
+                }
                 std::signal(SIGINT, onStop);
                 std::signal(SIGTERM, onStop);
                 exitCode = batch::runBatch(catalogue, parsed.run, ranks, g_stop);

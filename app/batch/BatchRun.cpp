@@ -49,7 +49,8 @@ struct TableCounts
 
 // The table and every part, in the catalogue's order (rows of objects not in this input
 // after them, as they were), written as CSV and FITS; the parts are then removed.
-gpu::Status mergeTable(const Catalogue& catalogue, const RunOptions& options, TableCounts& counts)
+gpu::Status mergeTable(const gpu::Catalogue& catalogue, const RunOptions& options,
+                       TableCounts& counts)
 {
     std::vector<BatchResult> rows;
     std::error_code error;
@@ -148,7 +149,7 @@ void fail(const Ranks& ranks, const std::string& message)
 
 } // namespace
 
-int runBatch(const Catalogue& catalogue, const RunOptions& options, const Ranks& ranks,
+int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const Ranks& ranks,
              std::atomic<bool>& stop)
 {
     // A killed run's parts first, so that every rank starts from one table.

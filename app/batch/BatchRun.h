@@ -1,8 +1,8 @@
 #pragma once
 
 #include "BatchAnalysis.h"
-#include "BatchCatalogue.h"
 #include "BatchRanks.h"
+#include "warpscope/gpu/Catalogue.h"
 #include "warpscope/gpu/Device.h"
 
 #include <atomic>
@@ -33,7 +33,7 @@ struct RunOptions
 // the number of ranks and devices. Stops cleanly, saving what is done, when stop turns true.
 // Returns the exit status: 0 when every object has a row (failed objects included), 1 when
 // the work failed (a device, a file), 130 when stopped before the end.
-int runBatch(const Catalogue& catalogue, const RunOptions& options, const Ranks& ranks,
+int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const Ranks& ranks,
              std::atomic<bool>& stop);
 
 } // namespace warpscope::batch

@@ -24,17 +24,31 @@ void checkBatchRow(BatchRequest& request, std::size_t object)
     }
 }
 
-Status computePeriodogramBatch(Context& context, std::span<const TimeSeries> series,
-                               const PeriodogramOptions& options, std::span<double> power,
-                               std::vector<Status>* perObject, double* kernelMs)
+void checkBatchPeaks(BatchRequest& request, std::size_t object, long long nonFinite)
+{
+    if (Status s = checkPowers(nonFinite, 0, *request.options); !s) {
+        (*request.status)[object] = s;
+        (*request.peaks)[object].clear();
+    }
+}
+
+namespace {
+
+// What concerns every object is checked once, each object is validated on its own, then the
+// implementation for the context's device computes the valid ones: their powers into power,
+// or, when peaks is set, their peaks alone.
+Status runBatch(Context& context, std::span<const TimeSeries> series,
+                const PeriodogramOptions& options, std::span<double> power,
+                std::vector<Status>* perObject, double* kernelMs,
+                std::vector<std::vector<Peak>>* peaks, int maxPeaks)
 {
     if (options.nterms != 1)
         return Status::failure("The batch computes the one-term model; " +
                                std::to_string(options.nterms) +
                                " terms are computed one object at a time");
-    if (options.method == PeriodogramMethod::Matrix)
-        return Status::failure("The batch runs the direct sums; the matrix products are "
-                               "computed one object at a time (Method: Auto or Direct)");
+    if (options.method == PeriodogramMethod::Matrix && !context.isCuda())
+        return Status::failure("The batch's matrix products run on CUDA; on the CPU the "
+                               "batch runs the direct sums (Method: Auto or Direct)");
     if (options.grid.count < 1 || options.grid.count > kMaxFrequencies)
         return Status::failure("The batch's grid needs 1 to " + std::to_string(kMaxFrequencies) +
                                " frequencies; it has " + std::to_string(options.grid.count));
@@ -44,7 +58,7 @@ Status computePeriodogramBatch(Context& context, std::span<const TimeSeries> ser
             std::to_string(coveredFrequencies(options.launch, options.grid.count)) +
             " (use an automatic grid of blocks or grid-stride)");
     const std::size_t count = std::size_t(options.grid.count);
-    if (power.size() / count < series.size())
+    if (!peaks && power.size() / count < series.size())
         return Status::failure("The output holds " + std::to_string(power.size()) +
                                " values; the batch needs " + std::to_string(series.size()) + " x " +
                                std::to_string(count));
@@ -52,16 +66,22 @@ Status computePeriodogramBatch(Context& context, std::span<const TimeSeries> ser
     BatchRequest request;
     request.series = series;
     request.options = &options;
-    request.power = power.first(series.size() * count);
+    if (!peaks)
+        request.power = power.first(series.size() * count);
     request.status = perObject ? perObject : &local;
     request.status->assign(series.size(), Status::success());
+    request.peaks = peaks;
+    request.maxPeaks = maxPeaks;
+    if (peaks)
+        peaks->assign(series.size(), {});
     // A failed object's row is NaN; the implementations poison the others' (on CUDA on the
     // device, where the kernels write) and check every power.
     for (std::size_t i = 0; i < series.size(); ++i) {
         if (Status s = checkPeriodogram(series[i], options, count, context.info()); !s) {
             (*request.status)[i] = s;
-            std::fill_n(request.power.begin() + std::ptrdiff_t(i * count), count,
-                        std::numeric_limits<double>::quiet_NaN());
+            if (!peaks)
+                std::fill_n(request.power.begin() + std::ptrdiff_t(i * count), count,
+                            std::numeric_limits<double>::quiet_NaN());
         } else {
             request.valid.push_back(i);
         }
@@ -78,6 +98,26 @@ Status computePeriodogramBatch(Context& context, std::span<const TimeSeries> ser
     if (kernelMs)
         *kernelMs = ms;
     return Status::success();
+}
+
+} // namespace
+
+Status computePeriodogramBatch(Context& context, std::span<const TimeSeries> series,
+                               const PeriodogramOptions& options, std::span<double> power,
+                               std::vector<Status>* perObject, double* kernelMs)
+{
+    return runBatch(context, series, options, power, perObject, kernelMs, nullptr, 0);
+}
+
+Status computePeriodogramBatchPeaks(Context& context, std::span<const TimeSeries> series,
+                                    const PeriodogramOptions& options, int maxPeaks,
+                                    std::vector<std::vector<Peak>>& peaks,
+                                    std::vector<Status>* perObject, double* kernelMs)
+{
+    if (maxPeaks < 1 || maxPeaks > kSpectrumMaxPeaks)
+        return Status::failure("The batch keeps 1 to " + std::to_string(kSpectrumMaxPeaks) +
+                               " peaks per object, not " + std::to_string(maxPeaks));
+    return runBatch(context, series, options, {}, perObject, kernelMs, &peaks, maxPeaks);
 }
 
 } // namespace warpscope::gpu

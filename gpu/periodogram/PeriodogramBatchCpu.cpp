@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <functional>
 #include <limits>
 #include <new>
 
@@ -15,7 +17,10 @@ namespace {
 // the largest objects' first: a batch mixes objects of very different sizes, which a fixed
 // split would leave to a few threads. Each chunk is computed as computePeriodogramCpu
 // computes it, so each row holds the same powers bit for bit.
-template <typename T> Status batch(CpuBacking& cpu, Timeline* timeline, BatchRequest& request)
+// The k-th valid object's row of powers is rows + rowOf(k) * count.
+template <typename T>
+Status batch(CpuBacking& cpu, Timeline* timeline, BatchRequest& request, double* rows,
+             const std::function<std::size_t(std::size_t)>& rowOf)
 {
     const PeriodogramOptions& options = *request.options;
     const std::size_t objects = request.valid.size();
@@ -35,9 +40,8 @@ template <typename T> Status batch(CpuBacking& cpu, Timeline* timeline, BatchReq
     });
     const std::size_t count = std::size_t(options.grid.count);
     // Poison: a power no chunk writes stays NaN and fails its object.
-    for (const std::size_t i : request.valid)
-        std::fill_n(request.power.begin() + std::ptrdiff_t(i * count), count,
-                    std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t k = 0; k < objects; ++k)
+        std::fill_n(rows + rowOf(k) * count, count, std::numeric_limits<double>::quiet_NaN());
     const long long chunks = cpuPeriodogramChunks<T>(options.grid.count);
     const std::size_t pairs = objects * std::size_t(chunks);
     std::atomic<std::size_t> nextPair{0};
@@ -51,7 +55,7 @@ template <typename T> Status batch(CpuBacking& cpu, Timeline* timeline, BatchReq
                 const std::size_t k = order[p / std::size_t(chunks)];
                 scratch.reserve(plans[k].t.size());
                 periodogramChunkCpu(plans[k], (long long)(p % std::size_t(chunks)), scratch,
-                                    request.power.data() + request.valid[k] * count);
+                                    rows + rowOf(k) * count);
             }
         });
     return Status::success();
@@ -64,10 +68,19 @@ Status computePeriodogramBatchCpu(Context& context, BatchRequest& request, doubl
     CpuBacking& cpu = cpuBacking(context);
     const PeriodogramOptions& options = *request.options;
     const auto start = std::chrono::steady_clock::now();
+    const std::size_t count = std::size_t(options.grid.count);
+    // Peaks alone: the valid objects' powers side by side here, searched, then dropped.
+    std::vector<double> searched;
     try {
+        if (request.peaks)
+            searched.resize(request.valid.size() * count);
+        double* rows = request.peaks ? searched.data() : request.power.data();
+        const std::function<std::size_t(std::size_t)> rowOf =
+            request.peaks ? std::function<std::size_t(std::size_t)>([](std::size_t k) { return k; })
+                          : [&](std::size_t k) { return request.valid[k]; };
         const Status s = options.precision == Precision::Float64
-                             ? batch<double>(cpu, context.timeline(), request)
-                             : batch<float>(cpu, context.timeline(), request);
+                             ? batch<double>(cpu, context.timeline(), request, rows, rowOf)
+                             : batch<float>(cpu, context.timeline(), request, rows, rowOf);
         if (!s)
             return s;
     } catch (const std::bad_alloc&) {
@@ -77,8 +90,19 @@ Status computePeriodogramBatchCpu(Context& context, BatchRequest& request, doubl
         return Status::failure("The periodogram was cancelled");
     computeMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    for (const std::size_t i : request.valid)
-        checkBatchRow(request, i);
+    if (!request.peaks) {
+        for (const std::size_t i : request.valid)
+            checkBatchRow(request, i);
+        return Status::success();
+    }
+    for (std::size_t k = 0; k < request.valid.size(); ++k) {
+        const std::span<const double> row(searched.data() + k * count, count);
+        const auto nonFinite =
+            std::count_if(row.begin(), row.end(), [](double p) { return !std::isfinite(p); });
+        const std::size_t object = request.valid[k];
+        (*request.peaks)[object] = topPeaks(row, options.grid, request.maxPeaks);
+        checkBatchPeaks(request, object, (long long)nonFinite);
+    }
     return Status::success();
 }
 

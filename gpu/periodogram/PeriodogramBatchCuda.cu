@@ -1,5 +1,6 @@
 #include "periodogram/PeriodogramBatchKernel.cuh"
 #include "periodogram/PeriodogramBatchShared.h"
+#include "periodogram/PeriodogramMatrixKernel.cuh"
 #include "periodogram/PeriodogramPlan.h"
 #include "runtime/CudaContext.h"
 
@@ -45,6 +46,8 @@ public:
     CudaBuffer staging{"the batch's staging", true};
     CudaBuffer power{"the batch's periodograms", false};
     CudaBuffer hostPower{"the batch's periodograms' copy to the host", true};
+    CudaBuffer summaries{"the batch's peaks", false};
+    CudaBuffer hostSummaries{"the batch's peaks' copy to the host", true};
     cudaEvent_t start = nullptr, stop = nullptr;
     cudaStream_t copyStream = nullptr;
 };
@@ -53,6 +56,14 @@ public:
 std::size_t aligned(std::size_t bytes)
 {
     return (bytes + 255) & ~std::size_t(255);
+}
+
+// The matrix products' scale of an object's w and wy (PeriodogramArgs::scale).
+template <typename T> T matrixScale(const PeriodogramPlan<T>& p)
+{
+    if constexpr (sizeof(T) == 4)
+        return periodogramMatrixScale(p.w.data(), p.wy.data(), int(p.t.size()));
+    return T(1);
 }
 
 // A bucket: slots [first, first + count), every object of the same number of tiles.
@@ -103,17 +114,26 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
     const std::size_t arrayBytes = aligned(samples * sizeof(T));
     const std::size_t offsetBytes = aligned((objects + 1) * sizeof(long long));
     const std::size_t scaleBytes = aligned(objects * sizeof(double));
-    const std::size_t seriesBytes = tBytes + 4 * arrayBytes + offsetBytes + 2 * scaleBytes;
+    // The matrix products' per-object scale of w and wy (float32's; 1 in float64).
+    const bool matrix = options.method == PeriodogramMethod::Matrix;
+    const std::size_t matrixScaleBytes = matrix ? aligned(objects * sizeof(T)) : 0;
+    const std::size_t seriesBytes =
+        tBytes + 4 * arrayBytes + offsetBytes + 2 * scaleBytes + matrixScaleBytes;
     const std::size_t powerBytes = objects * count * sizeof(double);
-    if (state.series.bytes() < seriesBytes || state.power.bytes() < powerBytes) {
+    // Peaks alone: the powers stay on the device, searched there; only the summaries travel.
+    const bool peaksOnly = request.peaks != nullptr;
+    const std::size_t summaryBytes = peaksOnly ? objects * sizeof(BatchPeakSummary) : 0;
+    if (state.series.bytes() < seriesBytes || state.power.bytes() < powerBytes ||
+        state.summaries.bytes() < summaryBytes) {
         std::size_t freeBytes = 0, totalBytes = 0;
         WS_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
-        freeBytes += state.series.bytes() + state.power.bytes();
-        if (seriesBytes + powerBytes > freeBytes)
-            return Status::failure(
-                "The periodogram batch needs " + std::to_string((seriesBytes + powerBytes) >> 20) +
-                " MiB of GPU memory; " + std::to_string(freeBytes >> 20) + " MiB are free on " +
-                cuda.name() + ". Give it fewer objects at a time.");
+        freeBytes += state.series.bytes() + state.power.bytes() + state.summaries.bytes();
+        const std::size_t needed = seriesBytes + powerBytes + summaryBytes;
+        if (needed > freeBytes)
+            return Status::failure("The periodogram batch needs " + std::to_string(needed >> 20) +
+                                   " MiB of GPU memory; " + std::to_string(freeBytes >> 20) +
+                                   " MiB are free on " + cuda.name() +
+                                   ". Give it fewer objects at a time.");
     }
     if (Status s = state.series.grow(seriesBytes, stream); !s)
         return s;
@@ -121,8 +141,14 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
         return s;
     if (Status s = state.staging.grow(seriesBytes, stream); !s)
         return s;
-    if (Status s = state.hostPower.grow(powerBytes, state.copyStream); !s)
+    if (peaksOnly) {
+        if (Status s = state.summaries.grow(summaryBytes, stream); !s)
+            return s;
+        if (Status s = state.hostSummaries.grow(summaryBytes, state.copyStream); !s)
+            return s;
+    } else if (Status s = state.hostPower.grow(powerBytes, state.copyStream); !s) {
         return s;
+    }
     // The staging, section by section, in slot order; the previous call waited for its
     // upload, so the staging is free.
     unsigned char* host = state.staging.as<unsigned char>();
@@ -134,6 +160,8 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
     auto* yyH = reinterpret_cast<double*>(host + tBytes + 4 * arrayBytes + offsetBytes);
     auto* psdH =
         reinterpret_cast<double*>(host + tBytes + 4 * arrayBytes + offsetBytes + scaleBytes);
+    const std::size_t matrixScaleAt = tBytes + 4 * arrayBytes + offsetBytes + 2 * scaleBytes;
+    auto* matrixScaleH = reinterpret_cast<T*>(host + matrixScaleAt);
     {
         const ScopedHostSpan span(timeline, cuda.hostLane(), "periodogram batch staging");
         long long at = 0;
@@ -148,6 +176,8 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
             std::memcpy(arraysH[3] + at, p.stepSin.data(), n * sizeof(T));
             yyH[s] = p.yy;
             psdH[s] = p.psdScale;
+            if (matrix)
+                matrixScaleH[s] = matrixScale(p);
             at += (long long)n;
         }
         offsetsH[objects] = at;
@@ -180,6 +210,8 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
     args.fitMean = options.fitMean;
     double* devicePower = state.power.as<double>();
     double* landing = state.hostPower.as<double>();
+    auto* deviceSummaries = state.summaries.as<BatchPeakSummary>();
+    auto* summaryLanding = state.hostSummaries.as<BatchPeakSummary>();
     ScopedEvents computed, copied;
     if (Status s = computed.create(buckets.size()); !s)
         return s;
@@ -195,29 +227,50 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
         const Bucket& bucket = buckets[b];
         {
             const SpanScope span(
-                cuda.recorder(), stream, cuda.streamLane(), SpanKind::Kernel, "periodogram batch",
-                0,
+                cuda.recorder(), stream, cuda.streamLane(), SpanKind::Kernel,
+                matrix ? "periodogram batch (tensor cores)" : "periodogram batch", 0,
                 std::to_string(bucket.count) + " objects of up to " +
                     std::to_string(tiles(std::size_t(bucket.first)) * kTileSamples) +
                     " samples x " + std::to_string(count) + " frequencies");
-            if (Status s = cudaStatus(launchPeriodogramBatch(args, bucket.first, bucket.count,
-                                                             int(options.launch.blockThreads),
-                                                             devicePower, stream),
-                                      "Launching the periodogram batch kernel");
+            const cudaError_t launched =
+                matrix
+                    ? launchPeriodogramMatrixBatch(
+                          args, reinterpret_cast<const T*>(device + matrixScaleAt), bucket.first,
+                          bucket.count, devicePower, stream)
+                    : launchPeriodogramBatch(args, bucket.first, bucket.count,
+                                             int(options.launch.blockThreads), devicePower, stream);
+            if (Status s = cudaStatus(launched, "Launching the periodogram batch kernel"); !s)
+                return s;
+        }
+        if (peaksOnly) {
+            const SpanScope span(cuda.recorder(), stream, cuda.streamLane(), SpanKind::Kernel,
+                                 "periodogram batch peaks", 0,
+                                 std::to_string(bucket.count) + " objects x " +
+                                     std::to_string(request.maxPeaks) + " peaks");
+            if (Status s = cudaStatus(launchBatchPeaks(devicePower, options.grid.count,
+                                                       bucket.first, bucket.count, request.maxPeaks,
+                                                       deviceSummaries, stream),
+                                      "Launching the periodogram batch's peak search");
                 !s)
                 return s;
         }
         WS_CUDA_TRY(cudaEventRecord(computed.events[b], stream));
-        // Each bucket's powers travel while the next bucket is computed.
+        // Each bucket's powers (or peaks) travel while the next bucket is computed.
         WS_CUDA_TRY(cudaStreamWaitEvent(state.copyStream, computed.events[b]));
-        const std::size_t from = std::size_t(bucket.first) * count;
-        const std::size_t bytes = std::size_t(bucket.count) * count * sizeof(double);
+        const std::size_t from =
+            peaksOnly ? std::size_t(bucket.first) : std::size_t(bucket.first) * count;
+        const std::size_t bytes = peaksOnly ? std::size_t(bucket.count) * sizeof(BatchPeakSummary)
+                                            : std::size_t(bucket.count) * count * sizeof(double);
         if (Status s = cuda.recorded(
-                state.copyStream, copyLane, SpanKind::CopyDeviceToHost, "batch power out", bytes,
+                state.copyStream, copyLane, SpanKind::CopyDeviceToHost,
+                peaksOnly ? "batch peaks out" : "batch power out", bytes,
                 [&] {
-                    return cudaStatus(cudaMemcpyAsync(landing + from, devicePower + from, bytes,
-                                                      cudaMemcpyDeviceToHost, state.copyStream),
-                                      "Copying the batch's periodograms to the host");
+                    return cudaStatus(
+                        peaksOnly ? cudaMemcpyAsync(summaryLanding + from, deviceSummaries + from,
+                                                    bytes, cudaMemcpyDeviceToHost, state.copyStream)
+                                  : cudaMemcpyAsync(landing + from, devicePower + from, bytes,
+                                                    cudaMemcpyDeviceToHost, state.copyStream),
+                        "Copying the batch's results to the host");
                 });
             !s)
             return s;
@@ -228,16 +281,25 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
         WS_CUDA_TRY(cudaEventSynchronize(copied.events[b]));
         const ScopedHostSpan span(timeline, cuda.hostLane(), "periodogram batch to the caller");
         const Bucket& bucket = buckets[b];
-        cuda.hostPool().parallelFor(
-            std::size_t(bucket.count), [&](std::size_t first, std::size_t last, unsigned) {
-                for (std::size_t s = std::size_t(bucket.first) + first;
-                     s < std::size_t(bucket.first) + last; ++s) {
-                    const std::size_t object = request.valid[order[s]];
-                    std::memcpy(request.power.data() + object * count, landing + s * count,
-                                count * sizeof(double));
-                    checkBatchRow(request, object);
+        cuda.hostPool().parallelFor(std::size_t(bucket.count), [&](std::size_t first,
+                                                                   std::size_t last, unsigned) {
+            for (std::size_t s = std::size_t(bucket.first) + first;
+                 s < std::size_t(bucket.first) + last; ++s) {
+                const std::size_t object = request.valid[order[s]];
+                if (peaksOnly) {
+                    const BatchPeakSummary& summary = summaryLanding[s];
+                    std::vector<Peak>& peaks = (*request.peaks)[object];
+                    for (int j = 0; j < summary.peaks; ++j)
+                        peaks.push_back({summary.index[j], options.grid.frequency(summary.index[j]),
+                                         summary.power[j]});
+                    checkBatchPeaks(request, object, summary.nonFinite);
+                    continue;
                 }
-            });
+                std::memcpy(request.power.data() + object * count, landing + s * count,
+                            count * sizeof(double));
+                checkBatchRow(request, object);
+            }
+        });
     }
     WS_CUDA_TRY(cudaEventSynchronize(state.stop));
     float ms = 0.0f;
@@ -248,9 +310,54 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
 
 } // namespace
 
+Status findBatchPeaksCuda(Context& context, std::span<const double> power, long long count,
+                          int maxPeaks, std::vector<std::vector<Peak>>& peaks,
+                          std::vector<long long>& nonFinite)
+{
+    if (count < 1 || power.size() % std::size_t(count) != 0)
+        return Status::failure("The powers must be whole rows of count values");
+    CudaBacking& cuda = cudaBacking(context);
+    CudaBatchState& state = context.state<CudaBatchState>();
+    if (Status s = cuda.activate(); !s)
+        return s;
+    const cudaStream_t stream = cuda.stream();
+    const std::size_t rows = power.size() / std::size_t(count);
+    if (Status s = state.power.grow(power.size_bytes(), stream); !s)
+        return s;
+    if (Status s = state.summaries.grow(rows * sizeof(BatchPeakSummary), stream); !s)
+        return s;
+    std::vector<BatchPeakSummary> summaries(rows);
+    WS_CUDA_TRY(cudaMemcpyAsync(state.power.get(), power.data(), power.size_bytes(),
+                                cudaMemcpyHostToDevice, stream));
+    WS_CUDA_TRY(launchBatchPeaks(state.power.as<double>(), count, 0, (long long)rows, maxPeaks,
+                                 state.summaries.as<BatchPeakSummary>(), stream));
+    WS_CUDA_TRY(cudaMemcpyAsync(summaries.data(), state.summaries.get(),
+                                rows * sizeof(BatchPeakSummary), cudaMemcpyDeviceToHost, stream));
+    WS_CUDA_TRY(cudaStreamSynchronize(stream));
+    peaks.assign(rows, {});
+    nonFinite.assign(rows, 0);
+    for (std::size_t r = 0; r < rows; ++r) {
+        for (int j = 0; j < summaries[r].peaks; ++j)
+            peaks[r].push_back({summaries[r].index[j], 0.0, summaries[r].power[j]});
+        nonFinite[r] = summaries[r].nonFinite;
+    }
+    return Status::success();
+}
+
 Status computePeriodogramBatchCuda(Context& context, BatchRequest& request, double& kernelMs)
 {
     CudaBacking& cuda = cudaBacking(context);
+    const PeriodogramOptions& options = *request.options;
+    if (options.method == PeriodogramMethod::Matrix) {
+        if (options.grid.logarithmic)
+            return Status::failure("The matrix products need evenly spaced frequencies; a "
+                                   "logarithmic grid runs on the direct kernel (Method: Auto "
+                                   "or Direct)");
+        if (!periodogramMatrixSupported(cuda.info().ccMajor))
+            return Status::failure("The matrix products need tensor cores with FP64 and FP16 "
+                                   "(compute capability 8.0 or newer); " +
+                                   cuda.name() + " has none");
+    }
     CudaBatchState& state = context.state<CudaBatchState>();
     if (Status s = cuda.activate(); !s)
         return s;

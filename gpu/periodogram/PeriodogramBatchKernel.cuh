@@ -1,5 +1,7 @@
 #pragma once
 
+#include "warpscope/gpu/Spectrum.h"
+
 #include <cuda_runtime.h>
 
 namespace warpscope::gpu {
@@ -31,5 +33,23 @@ template <typename T>
 cudaError_t launchPeriodogramBatch(const PeriodogramBatchArgs<T>& args, long long firstSlot,
                                    long long slots, int blockThreads, double* power,
                                    cudaStream_t stream);
+
+// What the device's search keeps of one slot's powers: how many were not finite, and its
+// highest local maxima (peaks of them), best first.
+struct BatchPeakSummary
+{
+    long long nonFinite;
+    int peaks;
+    long long index[kSpectrumMaxPeaks];
+    double power[kSpectrumMaxPeaks];
+};
+
+// Searches slots [firstSlot, firstSlot + slots) of power (slot s's count powers at
+// power + s * count) for their maxPeaks (1 to kSpectrumMaxPeaks) highest local maxima, as
+// topPeaks() defines and orders them, into out[s]: a block per slot. Returns the launch
+// error, if any.
+cudaError_t launchBatchPeaks(const double* power, long long count, long long firstSlot,
+                             long long slots, int maxPeaks, BatchPeakSummary* out,
+                             cudaStream_t stream);
 
 } // namespace warpscope::gpu

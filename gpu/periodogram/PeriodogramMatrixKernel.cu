@@ -1,4 +1,5 @@
 #include "periodogram/LombScargle.h"
+#include "periodogram/PeriodogramBatchKernel.cuh"
 #include "periodogram/PeriodogramMatrixKernel.cuh"
 
 #include <cuda_fp16.h>
@@ -311,9 +312,11 @@ __device__ __forceinline__ void multiply(float (&d)[4], const Operand<float>& a,
     mma16x8x16(d, a.hi, hi);
 }
 
+// One CTA's work: the kBlocks grid blocks from firstBlock, of the series a, into power (the
+// whole grid's array). Shared by the kernel of one series and the kernel of a batch.
 template <typename Real, bool FitMean>
-__global__ void __launch_bounds__(kThreads, 1)
-    periodogramMatrixKernel(PeriodogramArgs<Real> a, double* __restrict__ power, long long firstCta)
+__device__ __forceinline__ void matrixCta(const PeriodogramArgs<Real>& a, long long firstBlock,
+                                          double* __restrict__ power)
 {
     constexpr int rows = rowCount<FitMean>();
     // Warps in 4 row groups x 2 column groups; each holds fragmentRows 16-row fragments by
@@ -326,7 +329,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     Stored<Real>* shared = reinterpret_cast<Stored<Real>*>(sharedBytesRaw);
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, tq = lane % 4;
-    const long long firstBlock = (firstCta + (long long)blockIdx.x) * kBlocks;
     const int rowGroup = warp / 2;
     const int firstColumn = (warp % 2) * columnFragments * 8;
 
@@ -438,6 +440,70 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 template <typename Real, bool FitMean>
+__global__ void __launch_bounds__(kThreads, 1)
+    periodogramMatrixKernel(PeriodogramArgs<Real> a, double* __restrict__ power, long long firstCta)
+{
+    matrixCta<Real, FitMean>(a, (firstCta + (long long)blockIdx.x) * kBlocks, power);
+}
+
+// A batch: block b is CTA b % ctasPerSlot of slot firstSlot + b / ctasPerSlot, on that
+// slot's samples and scale, into its row of powers.
+template <typename Real, bool FitMean>
+__global__ void __launch_bounds__(kThreads, 1)
+    periodogramMatrixBatchKernel(PeriodogramBatchArgs<Real> b, const Real* __restrict__ scale,
+                                 long long firstSlot, long long ctasPerSlot,
+                                 double* __restrict__ power)
+{
+    const long long slot = firstSlot + (long long)blockIdx.x / ctasPerSlot;
+    const long long cta = (long long)blockIdx.x % ctasPerSlot;
+    const long long first = b.offsets[slot];
+    PeriodogramArgs<Real> a{};
+    a.t = b.t + first;
+    a.w = b.w + first;
+    a.wy = b.wy + first;
+    a.stepCos = b.stepCos + first;
+    a.stepSin = b.stepSin + first;
+    a.n = int(b.offsets[slot + 1] - first);
+    a.fmin = b.fmin;
+    a.df = b.df;
+    a.count = b.count;
+    a.logGrid = false;
+    a.yy = b.yy[slot];
+    a.psdScale = b.psdScale[slot];
+    a.normalization = b.normalization;
+    a.fitMean = b.fitMean;
+    a.scale = scale[slot];
+    matrixCta<Real, FitMean>(a, cta * kBlocks, power + slot * b.count);
+}
+
+template <typename Real, bool FitMean>
+cudaError_t launchBatchWith(const PeriodogramBatchArgs<Real>& b, const Real* scale,
+                            long long firstSlot, long long slots, double* power,
+                            cudaStream_t stream)
+{
+    constexpr std::size_t bytes = sharedBytes<Real, FitMean>();
+    if (const cudaError_t e =
+            cudaFuncSetAttribute(periodogramMatrixBatchKernel<Real, FitMean>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+        e != cudaSuccess)
+        return e;
+    if (slots < 1 || b.logGrid)
+        return cudaErrorInvalidConfiguration;
+    const long long ctas = periodogramMatrixCtas(b.count);
+    // Within the grid's 2^31 - 1 blocks, a launch at a time.
+    const long long slotsPerLaunch = 0x7fffffffLL / ctas;
+    for (long long done = 0; done < slots; done += slotsPerLaunch) {
+        const long long now = slots - done < slotsPerLaunch ? slots - done : slotsPerLaunch;
+        periodogramMatrixBatchKernel<Real, FitMean>
+            <<<unsigned(now * ctas), kThreads, bytes, stream>>>(b, scale, firstSlot + done, ctas,
+                                                                power);
+        if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+            return e;
+    }
+    return cudaSuccess;
+}
+
+template <typename Real, bool FitMean>
 cudaError_t launchWith(const PeriodogramArgs<Real>& a, double* power, cudaStream_t stream,
                        long long firstCta, long long ctaCount)
 {
@@ -527,6 +593,24 @@ cudaError_t launchPeriodogramMatrix(const PeriodogramArgs<float>& args, double* 
 {
     return args.fitMean ? launchWith<float, true>(args, power, stream, firstCta, ctaCount)
                         : launchWith<float, false>(args, power, stream, firstCta, ctaCount);
+}
+
+cudaError_t launchPeriodogramMatrixBatch(const PeriodogramBatchArgs<double>& args,
+                                         const double* scale, long long firstSlot, long long slots,
+                                         double* power, cudaStream_t stream)
+{
+    return args.fitMean
+               ? launchBatchWith<double, true>(args, scale, firstSlot, slots, power, stream)
+               : launchBatchWith<double, false>(args, scale, firstSlot, slots, power, stream);
+}
+
+cudaError_t launchPeriodogramMatrixBatch(const PeriodogramBatchArgs<float>& args,
+                                         const float* scale, long long firstSlot, long long slots,
+                                         double* power, cudaStream_t stream)
+{
+    return args.fitMean
+               ? launchBatchWith<float, true>(args, scale, firstSlot, slots, power, stream)
+               : launchBatchWith<float, false>(args, scale, firstSlot, slots, power, stream);
 }
 
 } // namespace warpscope::gpu

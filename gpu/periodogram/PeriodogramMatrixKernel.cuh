@@ -1,5 +1,6 @@
 #pragma once
 
+#include "periodogram/PeriodogramBatchKernel.cuh"
 #include "periodogram/PeriodogramKernel.cuh"
 
 namespace warpscope::gpu {
@@ -38,5 +39,17 @@ cudaError_t launchPeriodogramMatrix(const PeriodogramArgs<double>& args, double*
 cudaError_t launchPeriodogramMatrix(const PeriodogramArgs<float>& args, double* power,
                                     cudaStream_t stream, long long firstCta = 0,
                                     long long ctaCount = -1);
+
+// The same products for slots [firstSlot, firstSlot + slots) of a batch (an evenly spaced
+// grid): every CTA of every slot in one launch, slot s's float32 scale in scale[s] (1 for
+// float64), its powers to power + s * args.count. Each slot's powers are those
+// launchPeriodogramMatrix gives its series alone, bit for bit (the same CTA code). Returns the
+// launch error, if any.
+cudaError_t launchPeriodogramMatrixBatch(const PeriodogramBatchArgs<double>& args,
+                                         const double* scale, long long firstSlot, long long slots,
+                                         double* power, cudaStream_t stream);
+cudaError_t launchPeriodogramMatrixBatch(const PeriodogramBatchArgs<float>& args,
+                                         const float* scale, long long firstSlot, long long slots,
+                                         double* power, cudaStream_t stream);
 
 } // namespace warpscope::gpu

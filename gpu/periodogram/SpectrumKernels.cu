@@ -1,4 +1,5 @@
 #include "periodogram/SpectrumKernels.cuh"
+#include "periodogram/SpectrumPeaks.cuh"
 
 #include <algorithm>
 #include <climits>
@@ -10,7 +11,7 @@ constexpr int kColumnThreads = 128;
 constexpr int kSearchThreads = 256;
 constexpr int kSearchBlocks = 512;
 constexpr int kMergeThreads = 256; // registers enough for each thread's list
-constexpr int kPeaks = kSpectrumMaxPeaks;
+constexpr int kPeaks = kPeakListLength;
 constexpr unsigned kFullMask = 0xffffffffu;
 
 // One block's minimum and maximum, reduced into thread 0's values.
@@ -79,80 +80,6 @@ __global__ void __launch_bounds__(kColumnThreads)
         v[1] = any ? float(low) : __int_as_float(0x7fc00000);
         v[3] = any ? float(high) : __int_as_float(0x7fc00000);
     }
-}
-
-// A thread's best peaks so far, best first, in registers (every index is a constant).
-struct PeakList
-{
-    double power[kPeaks];
-    long long index[kPeaks];
-
-    __device__ void clear()
-    {
-#pragma unroll
-        for (int j = 0; j < kPeaks; ++j) {
-            power[j] = -HUGE_VAL;
-            index[j] = LLONG_MAX;
-        }
-    }
-    __device__ void insert(double p, long long k)
-    {
-        if (!math::spectrumPeakBefore(p, k, power[kPeaks - 1], index[kPeaks - 1]))
-            return;
-        power[kPeaks - 1] = p;
-        index[kPeaks - 1] = k;
-#pragma unroll
-        for (int j = kPeaks - 1; j > 0; --j)
-            if (math::spectrumPeakBefore(power[j], index[j], power[j - 1], index[j - 1])) {
-                const double tp = power[j];
-                const long long tk = index[j];
-                power[j] = power[j - 1];
-                index[j] = index[j - 1];
-                power[j - 1] = tp;
-                index[j - 1] = tk;
-            }
-    }
-    __device__ void popFront()
-    {
-#pragma unroll
-        for (int j = 0; j + 1 < kPeaks; ++j) {
-            power[j] = power[j + 1];
-            index[j] = index[j + 1];
-        }
-        power[kPeaks - 1] = -HUGE_VAL;
-        index[kPeaks - 1] = LLONG_MAX;
-    }
-};
-
-// The block's best head among the threads' lists, known to every thread.
-template <int Threads> __device__ void blockBest(const PeakList& list, double& p, long long& k)
-{
-    __shared__ double powers[Threads / 32];
-    __shared__ long long indices[Threads / 32];
-    p = list.power[0];
-    k = list.index[0];
-    for (int offset = 16; offset > 0; offset >>= 1) {
-        const double op = __shfl_down_sync(kFullMask, p, offset);
-        const long long ok = __shfl_down_sync(kFullMask, k, offset);
-        if (math::spectrumPeakBefore(op, ok, p, k)) {
-            p = op;
-            k = ok;
-        }
-    }
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    __syncthreads(); // the previous round has read the shared slots
-    if (lane == 0) {
-        powers[warp] = p;
-        indices[warp] = k;
-    }
-    __syncthreads();
-    p = powers[0];
-    k = indices[0];
-    for (int w = 1; w < Threads / 32; ++w)
-        if (math::spectrumPeakBefore(powers[w], indices[w], p, k)) {
-            p = powers[w];
-            k = indices[w];
-        }
 }
 
 struct BlockSummary

@@ -1,13 +1,16 @@
 // The batch program's headless core: the results table's round trip and its refusals, and
 // how a table of many objects is split into objects.
-#include "BatchCatalogue.h"
 #include "BatchTable.h"
+#include "warpscope/gpu/Catalogue.h"
+#include "warpscope/scene/BatchSource.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fitsio.h>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
+#include <tuple>
 #include <unistd.h>
 
 using namespace warpscope;
@@ -154,10 +157,10 @@ TEST(BatchCatalogue, CsvTableGroupsRowsByIdInOrderOfFirstRow)
     const std::string path = scratch("table.csv");
     write(path, "# a comment\r\nobject\ttime\tflux\n"
                 "b\t1\t2\nb\t2\t3\na\t5\t1\nb\t3\t1\na\t4\t2\na\t6\t4\nc\t1\tnan\n");
-    TableColumns columns;
+    gpu::TableColumns columns;
     columns.id = "OBJECT";
-    Catalogue catalogue;
-    ASSERT_TRUE(Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue));
+    gpu::Catalogue catalogue;
+    ASSERT_TRUE(gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue));
     ASSERT_EQ(catalogue.size(), 3u);
     EXPECT_EQ(catalogue.id(0), "b");
     EXPECT_EQ(catalogue.id(1), "a");
@@ -172,17 +175,206 @@ TEST(BatchCatalogue, CsvTableGroupsRowsByIdInOrderOfFirstRow)
 
     columns.id = "name";
     const gpu::Status missing =
-        Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue);
+        gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue);
     EXPECT_FALSE(missing);
     EXPECT_NE(missing.message().find("object, time, flux"), std::string::npos) << missing.message();
     columns = {};
     columns.id = "object";
     columns.t = "time";
-    EXPECT_FALSE(Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue));
+    EXPECT_FALSE(gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue));
     columns.y = "brightness";
     const gpu::Status noValue =
-        Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue);
+        gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue);
     EXPECT_NE(noValue.message().find("no value column 'brightness'"), std::string::npos);
+}
+
+// The app opens one object of a long table: its rows alone, as the whole catalogue has them.
+TEST(BatchCatalogue, OneObjectOfACsvTable)
+{
+    const std::string path = scratch("one-of-table.csv");
+    write(path, "object,time,flux\nb,1,2\nb,2,3\na,5,1\nb,3,1\na,4,2\na,6,4\n");
+    gpu::TableColumns columns;
+    columns.id = "object";
+    const std::string a = "a", nobody = "z";
+    gpu::Catalogue catalogue;
+    ASSERT_TRUE(gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue, &a));
+    ASSERT_EQ(catalogue.size(), 1u);
+    EXPECT_EQ(catalogue.id(0), "a");
+    gpu::TimeSeries series;
+    gpu::LoadReport report;
+    ASSERT_TRUE(catalogue.load(0, series, report));
+    EXPECT_EQ(series.t, (std::vector<double>{4, 5, 6}));
+    EXPECT_EQ(series.y, (std::vector<double>{2, 1, 4}));
+    const gpu::Status missing =
+        gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue, &nobody);
+    EXPECT_FALSE(missing);
+    EXPECT_NE(missing.message().find("no object 'z'"), std::string::npos) << missing.message();
+}
+
+// The fixture's FITS table (generate_batch.py): star02 has 150 rows, gappy 90 of which 3 have
+// NaN flux; the ids are strings.
+TEST(BatchCatalogue, OneObjectOfAFitsTable)
+{
+    const std::string path = WARPSCOPE_FIXTURE_DIR "/batch/catalogue.fits";
+    const gpu::TableColumns columns;
+    gpu::Catalogue catalogue;
+    gpu::TimeSeries series;
+    gpu::LoadReport report;
+    for (const auto& [id, points, skipped] :
+         {std::tuple{std::string("star02"), 150u, 0u}, std::tuple{std::string("gappy"), 87u, 3u}}) {
+        ASSERT_TRUE(
+            gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue, &id));
+        ASSERT_EQ(catalogue.size(), 1u);
+        EXPECT_EQ(catalogue.id(0), id);
+        ASSERT_TRUE(catalogue.load(0, series, report));
+        EXPECT_EQ(series.t.size(), points) << id;
+        EXPECT_EQ(series.dy.size(), points) << id;
+        EXPECT_EQ(report.nonFiniteRows, skipped) << id;
+        EXPECT_TRUE(std::is_sorted(series.t.begin(), series.t.end()));
+    }
+    const std::string nobody = "star99";
+    EXPECT_FALSE(
+        gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue, &nobody));
+}
+
+// A survey's FITS table with whole-number ids (as warpscope-bench writes W1), an object's
+// rows in two runs: its runs alone are read, in order, and the id must be written as the
+// catalogue writes numbers.
+TEST(BatchCatalogue, OneObjectOfAFitsTableWithNumericIds)
+{
+    const std::string path = scratch("numeric.fits");
+    std::filesystem::remove(path);
+    fitsfile* file = nullptr;
+    int status = 0;
+    ASSERT_EQ(fits_create_file(&file, path.c_str(), &status), 0);
+    const char* names[] = {"id", "time", "flux", "flux_err"};
+    const char* forms[] = {"K", "D", "D", "D"};
+    fits_create_tbl(file, BINARY_TBL, 0, 4, const_cast<char**>(names), const_cast<char**>(forms),
+                    nullptr, "OBJECTS", &status);
+    long long id[] = {7, 7, 42, 7, 42, 9};
+    double t[] = {3, 1, 5, 2, 6, 1}, y[] = {1, 2, 3, 4, 5, 6}, dy[] = {1, 1, 1, -1, 1, 1};
+    fits_write_col(file, TLONGLONG, 1, 1, 1, 6, id, &status);
+    fits_write_col(file, TDOUBLE, 2, 1, 1, 6, t, &status);
+    fits_write_col(file, TDOUBLE, 3, 1, 1, 6, y, &status);
+    fits_write_col(file, TDOUBLE, 4, 1, 1, 6, dy, &status);
+    fits_close_file(file, &status);
+    ASSERT_EQ(status, 0);
+
+    const gpu::TableColumns columns;
+    gpu::Catalogue catalogue;
+    gpu::TimeSeries series;
+    gpu::LoadReport report;
+    const std::string seven = "7";
+    ASSERT_TRUE(gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue, &seven));
+    ASSERT_EQ(catalogue.size(), 1u);
+    EXPECT_EQ(catalogue.id(0), "7");
+    ASSERT_TRUE(catalogue.load(0, series, report));
+    EXPECT_EQ(series.t, (std::vector<double>{1, 3})); // rows 1 and 2; row 4 has dy < 0
+    EXPECT_EQ(series.y, (std::vector<double>{2, 1}));
+    EXPECT_EQ(report.nonPositiveErrors, 1u);
+    const std::string fortyTwo = "42";
+    ASSERT_TRUE(
+        gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue, &fortyTwo));
+    ASSERT_TRUE(catalogue.load(0, series, report));
+    EXPECT_EQ(series.t, (std::vector<double>{5, 6}));
+    for (const std::string other : {"007", "7.0", "x", ""})
+        EXPECT_FALSE(
+            gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue, &other))
+            << other;
+}
+
+// The app's index of a text table: every object loads as the whole catalogue has it (the
+// fixture's star02 150 rows, gappy 87 of 90), reading only its lines; a table changed since
+// is refused, and a FITS table is not indexed.
+TEST(BatchCatalogue, IndexedCsvTableLoadsEachObjectAsTheCatalogueDoes)
+{
+    const std::string path = scratch("indexed.csv");
+    std::filesystem::copy_file(WARPSCOPE_FIXTURE_DIR "/batch/catalogue.csv", path,
+                               std::filesystem::copy_options::overwrite_existing);
+    const gpu::TableColumns columns;
+    gpu::Catalogue whole, indexed;
+    ASSERT_TRUE(gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, whole));
+    ASSERT_TRUE(gpu::Catalogue::indexTable(path, columns, gpu::TimeFormat::Auto, indexed));
+    ASSERT_EQ(indexed.size(), whole.size());
+    for (std::size_t i = 0; i < whole.size(); ++i) {
+        SCOPED_TRACE(whole.id(i));
+        ASSERT_EQ(indexed.find(whole.id(i)), i);
+        gpu::TimeSeries a, b;
+        gpu::LoadReport ra, rb;
+        const gpu::Status sa = whole.load(i, a, ra), sb = indexed.load(i, b, rb);
+        ASSERT_EQ(bool(sa), bool(sb));
+        EXPECT_EQ(sa.message(), sb.message());
+        EXPECT_EQ(a.t, b.t);
+        EXPECT_EQ(a.y, b.y);
+        EXPECT_EQ(a.dy, b.dy);
+        EXPECT_EQ(ra.summary(), rb.summary());
+    }
+    gpu::TimeSeries series;
+    gpu::LoadReport report;
+    ASSERT_TRUE(indexed.load(indexed.find("star02"), series, report));
+    EXPECT_EQ(series.t.size(), 150u);
+    ASSERT_TRUE(indexed.load(indexed.find("gappy"), series, report));
+    EXPECT_EQ(series.t.size(), 87u);
+    EXPECT_EQ(indexed.find("star99"), indexed.size());
+
+    std::ofstream(path, std::ios::app) << "star02,200,10,0.5\n";
+    const gpu::Status changed = indexed.load(indexed.find("star02"), series, report);
+    EXPECT_FALSE(changed);
+    EXPECT_NE(changed.message().find("changed since"), std::string::npos) << changed.message();
+    const gpu::Status fits = gpu::Catalogue::indexTable(
+        WARPSCOPE_FIXTURE_DIR "/batch/catalogue.fits", columns, gpu::TimeFormat::Auto, indexed);
+    EXPECT_FALSE(fits);
+    EXPECT_NE(fits.message().find("FITS"), std::string::npos) << fits.message();
+}
+
+TEST(BatchSource, WrittenBesideTheResultsAndReadBack)
+{
+    const std::string results = scratch("source-results.csv");
+    scene::BatchSource source;
+    source.input = "/data/survey.fits";
+    source.table = true;
+    source.columns.id = "objid";
+    source.columns.t = "mjd";
+    source.columns.y = "mag";
+    source.columns.dy = "-";
+    source.timeFormat = gpu::TimeFormat::Mjd;
+    source.scene.gridMode = scene::GridMode::Linear;
+    source.scene.fmin = 0.05;
+    source.scene.fmax = 2.0;
+    source.scene.count = 3000;
+    source.scene.masks.push_back({10.0, 12.5});
+    source.peaks = 5;
+    EXPECT_EQ(scene::batchSourcePath(results), scratch("source-results.source.json"));
+    ASSERT_TRUE(scene::writeBatchSource(results, source));
+    scene::BatchSource back;
+    bool found = false;
+    ASSERT_TRUE(scene::readBatchSource(results, back, found));
+    EXPECT_TRUE(found);
+    EXPECT_EQ(back, source);
+
+    // Results of an older run have no source: readable, nothing found.
+    found = true;
+    EXPECT_TRUE(scene::readBatchSource(scratch("older.csv"), back, found));
+    EXPECT_FALSE(found);
+    // A source that is not one says so, naming the file.
+    write(scratch("broken.source.json"), "{\"format\": \"warpscope-scene\"}");
+    const gpu::Status broken = scene::readBatchSource(scratch("broken.csv"), back, found);
+    EXPECT_FALSE(broken);
+    EXPECT_NE(broken.message().find("broken.source.json"), std::string::npos) << broken.message();
+    write(scratch("broken.source.json"), std::string("\0\x01binary", 8));
+    EXPECT_FALSE(scene::readBatchSource(scratch("broken.csv"), back, found));
+}
+
+TEST(BatchSource, ObjectFilesOfARunOverFiles)
+{
+    scene::BatchSource source;
+    source.input = "/data/curves";
+    EXPECT_EQ(scene::batchObjectFile(source, "a.csv"), "/data/curves/a.csv");
+    source.input = "/data/curves/*.csv"; // a glob: its folder
+    EXPECT_EQ(scene::batchObjectFile(source, "a.csv"), "/data/curves/a.csv");
+    EXPECT_EQ(scene::batchObjectFile(source, "/data/other/a.csv"), "/data/other/a.csv");
+    source.table = true; // a table's objects are rows, not files
+    EXPECT_EQ(scene::batchObjectFile(source, "a.csv"), "");
 }
 
 TEST(BatchCatalogue, FolderListsLightCurvesSortedAndNothingElse)
@@ -192,8 +384,8 @@ TEST(BatchCatalogue, FolderListsLightCurvesSortedAndNothingElse)
     write((folder / "b.csv").string(), "t,y\n1,2\n2,3\n3,1\n");
     write((folder / "a.fits").string(), "not really FITS");
     write((folder / "notes.md").string(), "# notes");
-    Catalogue catalogue;
-    ASSERT_TRUE(Catalogue::openFiles(folder.string(), gpu::TimeFormat::Auto, catalogue));
+    gpu::Catalogue catalogue;
+    ASSERT_TRUE(gpu::Catalogue::openFiles(folder.string(), gpu::TimeFormat::Auto, catalogue));
     ASSERT_EQ(catalogue.size(), 2u);
     EXPECT_EQ(catalogue.id(0), "a.fits");
     EXPECT_EQ(catalogue.id(1), "b.csv");
@@ -201,6 +393,6 @@ TEST(BatchCatalogue, FolderListsLightCurvesSortedAndNothingElse)
     gpu::LoadReport report;
     EXPECT_FALSE(catalogue.load(0, series, report));
     EXPECT_TRUE(catalogue.load(1, series, report));
-    EXPECT_FALSE(
-        Catalogue::openFiles((folder / "none*.csv").string(), gpu::TimeFormat::Auto, catalogue));
+    EXPECT_FALSE(gpu::Catalogue::openFiles((folder / "none*.csv").string(), gpu::TimeFormat::Auto,
+                                           catalogue));
 }

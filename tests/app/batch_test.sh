@@ -75,6 +75,7 @@ check "a FITS table beside the CSV" bash -c "head -c 9 '$work/files.fits' | grep
 check "a glob gives the folder's table" cmp "$work/files.csv" "$work/glob.csv"
 
 "$batch" "$fixtures/catalogue.csv" -o "$work/table.csv" "${grid[@]}"
+check "a table's run records its source for the app" bash -c "grep -q '\"table\": true' '$work/table.source.json' && grep -q 'catalogue.csv' '$work/table.source.json' && grep -q '\"count\": 3000' '$work/table.source.json'"
 "$batch" "$fixtures/catalogue.csv" -o "$work/one-thread.csv" "${grid[@]}" --threads 1
 check "one CPU thread gives the table of every core" cmp "$work/table.csv" "$work/one-thread.csv"
 check "a CSV table equals astropy" compare "$work/table.csv"

@@ -4,6 +4,7 @@
 #include "warpscope/gpu/PeriodogramBatch.h"
 
 #include "TestSupport.h"
+#include "periodogram/PeriodogramBatchShared.h"
 
 #include <algorithm>
 #include <atomic>
@@ -257,6 +258,201 @@ TEST(PeriodogramBatch, AnEmptyBatchSucceedsWithNothingToWrite)
     EXPECT_TRUE(perObject.empty());
 }
 
+// The highest k local maxima of power by brute force, written from the definition the app
+// documents (a point above its left neighbour and not below its right one, the ends
+// counting as higher than nothing; NaN never a peak), highest first, ties to the lower
+// index: every point is compared with every other, without topPeaks' code.
+std::vector<std::pair<long long, double>> bruteForcePeaks(std::span<const double> power, int k)
+{
+    const long long n = (long long)power.size();
+    std::vector<long long> maxima;
+    for (long long i = 0; i < n; ++i) {
+        const double p = power[std::size_t(i)];
+        if (!std::isfinite(p))
+            continue;
+        const bool left = i == 0 || p > power[std::size_t(i - 1)];
+        const bool right = i == n - 1 || p >= power[std::size_t(i + 1)];
+        if (left && right)
+            maxima.push_back(i);
+    }
+    std::vector<std::pair<long long, double>> best;
+    for (int j = 0; j < k; ++j) {
+        long long pick = -1;
+        for (const long long i : maxima) {
+            bool taken = false;
+            for (const auto& b : best)
+                taken |= b.first == i;
+            if (taken)
+                continue;
+            const double p = power[std::size_t(i)];
+            if (pick < 0 || p > power[std::size_t(pick)])
+                pick = i; // maxima are in increasing index: equal powers keep the lower
+        }
+        if (pick < 0)
+            break;
+        best.emplace_back(pick, power[std::size_t(pick)]);
+    }
+    return best;
+}
+
+void expectPeaks(const std::vector<Peak>& got,
+                 const std::vector<std::pair<long long, double>>& want, const FrequencyGrid& grid,
+                 bool withFrequency)
+{
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t j = 0; j < want.size(); ++j) {
+        EXPECT_EQ(got[j].index, want[j].first) << "peak " << j;
+        EXPECT_EQ(got[j].power, want[j].second) << "peak " << j;
+        if (withFrequency)
+            EXPECT_EQ(got[j].frequency, grid.frequency(want[j].first)) << "peak " << j;
+    }
+}
+
+// Peaks alone on the CPU: each object's peaks are the brute-force search's over its own
+// powers (computePeriodogram), and a failed object has none and says why as the batch of
+// powers does.
+TEST(PeriodogramBatch, CpuPeaksAreTheBruteForceSearchsOnEachObjectsPowers)
+{
+    auto context = cpuContext(2);
+    std::vector<TimeSeries> objects = mixedObjects();
+    for (TimeSeries& s : hostileObjects())
+        objects.push_back(std::move(s));
+    for (const Precision precision : {Precision::Float64, Precision::Float32}) {
+        const auto options = batchOptions(precision);
+        const auto singles = oneByOne(*context, objects, options);
+        for (const int k : {1, 3, kSpectrumMaxPeaks}) {
+            std::vector<std::vector<Peak>> peaks;
+            std::vector<Status> perObject;
+            ASSERT_TRUE(
+                computePeriodogramBatchPeaks(*context, objects, options, k, peaks, &perObject));
+            ASSERT_EQ(peaks.size(), objects.size());
+            for (std::size_t i = 0; i < objects.size(); ++i) {
+                SCOPED_TRACE("object " + std::to_string(i) + ", k " + std::to_string(k));
+                ASSERT_EQ(bool(perObject[i]), bool(singles[i].status));
+                if (!singles[i].status) {
+                    EXPECT_EQ(perObject[i].message(), singles[i].status.message());
+                    EXPECT_TRUE(peaks[i].empty());
+                    continue;
+                }
+                expectPeaks(peaks[i], bruteForcePeaks(singles[i].power, k), options.grid, true);
+            }
+        }
+    }
+    std::vector<std::vector<Peak>> peaks;
+    const Status tooMany = computePeriodogramBatchPeaks(
+        *context, objects, batchOptions(Precision::Float64), kSpectrumMaxPeaks + 1, peaks, nullptr);
+    ASSERT_FALSE(tooMany);
+    EXPECT_NE(tooMany.message().find("1 to 20 peaks"), std::string::npos) << tooMany.message();
+}
+
+// Rows a periodogram seldom gives: plateaus, equal peaks far apart, NaN, peaks at both ends,
+// a constant row, a row of one value, and more peaks than any list holds.
+std::vector<std::vector<double>> awkwardRows(long long count)
+{
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    std::vector<std::vector<double>> rows;
+    std::vector<double> plateau(std::size_t(count), 0.0);
+    for (long long i = 0; i < count; ++i)
+        plateau[std::size_t(i)] = double((i / 7) % 5); // steps up to 4, plateaus of 7
+    rows.push_back(plateau);
+    std::vector<double> ties(std::size_t(count), 1.0);
+    for (long long i = 3; i < count; i += 97)
+        ties[std::size_t(i)] = 5.0; // equal isolated peaks: the lower indices first
+    rows.push_back(ties);
+    std::vector<double> gaps = ties;
+    for (long long i = 0; i < count; i += 13)
+        gaps[std::size_t(i)] = nan;
+    rows.push_back(gaps);
+    std::vector<double> ends(std::size_t(count), 0.5);
+    ends.front() = 9.0;
+    ends.back() = 9.0;
+    rows.push_back(ends);
+    rows.push_back(std::vector<double>(std::size_t(count), 2.0)); // a plateau: one peak, at 0
+    rows.push_back(std::vector<double>(std::size_t(count), nan));
+    std::mt19937_64 random(3);
+    std::uniform_int_distribution<int> level(0, 40); // many repeated values
+    std::vector<double> noise(static_cast<std::size_t>(count));
+    for (double& v : noise)
+        v = double(level(random)) / 8.0;
+    rows.push_back(noise);
+    return rows;
+}
+
+// On CUDA, the device's search of the batch against the host's (topPeaks) and the brute
+// force on the same powers: the awkward rows, then real periodograms, peaks alone against
+// the powers the batch copies back.
+class PeriodogramBatchPeaksCuda : public CudaContextTest
+{};
+
+TEST_F(PeriodogramBatchPeaksCuda, DeviceSearchEqualsTheHostsOnAwkwardRows)
+{
+    for (const long long count : {1LL, 2LL, 5LL, 257LL, 3001LL, 100000LL}) {
+        const auto rows = awkwardRows(count);
+        std::vector<double> power;
+        for (const auto& r : rows)
+            power.insert(power.end(), r.begin(), r.end());
+        for (const int k : {1, 7, kSpectrumMaxPeaks}) {
+            SCOPED_TRACE("count " + std::to_string(count) + ", k " + std::to_string(k));
+            std::vector<std::vector<Peak>> peaks;
+            std::vector<long long> nonFinite;
+            ASSERT_TRUE(findBatchPeaksCuda(*m_cuda, power, count, k, peaks, nonFinite));
+            ASSERT_EQ(peaks.size(), rows.size());
+            const FrequencyGrid grid = frequencyGrid(0.01, 8.0, count > 1 ? count : 2, false);
+            for (std::size_t r = 0; r < rows.size(); ++r) {
+                SCOPED_TRACE("row " + std::to_string(r));
+                const auto expected = bruteForcePeaks(rows[r], k);
+                expectPeaks(peaks[r], expected, grid, false);
+                const auto host = topPeaks(rows[r], grid, k);
+                ASSERT_EQ(host.size(), expected.size());
+                for (std::size_t j = 0; j < host.size(); ++j)
+                    EXPECT_EQ(host[j].index, peaks[r][j].index);
+                EXPECT_EQ(nonFinite[r], std::count_if(rows[r].begin(), rows[r].end(),
+                                                      [](double p) { return std::isnan(p); }));
+            }
+        }
+    }
+}
+
+TEST_F(PeriodogramBatchPeaksCuda, PeaksAloneEqualTheHostSearchOfTheBatchsPowers)
+{
+    std::vector<TimeSeries> objects = mixedObjects();
+    for (TimeSeries& s : hostileObjects())
+        objects.push_back(std::move(s));
+    for (const bool logarithmic : {false, true})
+        for (const Precision precision : {Precision::Float64, Precision::Float32}) {
+            SCOPED_TRACE(std::string(logarithmic ? "log" : "linear") +
+                         (precision == Precision::Float64 ? " float64" : " float32"));
+            auto options = batchOptions(precision, logarithmic);
+            options.grid = frequencyGrid(0.01, 8.0, 100000, logarithmic);
+            const Batch b = batch(*m_cuda, objects, options);
+            ASSERT_TRUE(b.status) << b.status.message();
+            std::vector<std::vector<Peak>> peaks;
+            std::vector<Status> perObject;
+            double ms = 0.0;
+            ASSERT_TRUE(computePeriodogramBatchPeaks(*m_cuda, objects, options, kSpectrumMaxPeaks,
+                                                     peaks, &perObject, &ms));
+            EXPECT_GT(ms, 0.0);
+            for (std::size_t i = 0; i < objects.size(); ++i) {
+                SCOPED_TRACE("object " + std::to_string(i));
+                ASSERT_EQ(bool(perObject[i]), bool(b.perObject[i]));
+                if (!b.perObject[i]) {
+                    EXPECT_EQ(perObject[i].message(), b.perObject[i].message());
+                    EXPECT_TRUE(peaks[i].empty());
+                    continue;
+                }
+                const auto powers = row(b, i, options);
+                expectPeaks(peaks[i], bruteForcePeaks(powers, kSpectrumMaxPeaks), options.grid,
+                            true);
+                const auto host = topPeaks(powers, options.grid, kSpectrumMaxPeaks);
+                ASSERT_EQ(host.size(), peaks[i].size());
+                for (std::size_t j = 0; j < host.size(); ++j) {
+                    EXPECT_EQ(host[j].index, peaks[i][j].index);
+                    EXPECT_EQ(host[j].power, peaks[i][j].power);
+                }
+            }
+        }
+}
+
 // On CUDA, against each object on the CPU: the batch runs the direct kernel, whose sums
 // differ from the CPU's by rounding only.
 class PeriodogramBatchCuda : public CudaContextTest
@@ -290,6 +486,44 @@ TEST_F(PeriodogramBatchCuda, EqualsTheCpuOnALogarithmicGrid)
 TEST_F(PeriodogramBatchCuda, HostileObjectsFailInTheirOwnRows)
 {
     compare(hostileObjects(), batchOptions(Precision::Float64), 1e-9);
+}
+
+// The matrix products batched: each object's powers are those of its own matrix call on the
+// same device, bit for bit (the same CTA code from the same place in the grid), in both
+// precisions, hostile objects failing as they do alone; and with the peaks found on the
+// device, the host search's of those powers.
+TEST_F(PeriodogramBatchCuda, MatrixProductsEqualEachObjectsOwnBitForBit)
+{
+    DeviceInfo info = m_cuda->info();
+    if (info.ccMajor < 8)
+        GTEST_SKIP() << "no tensor cores for the matrix products";
+    std::vector<TimeSeries> objects = mixedObjects();
+    for (TimeSeries& s : hostileObjects())
+        objects.push_back(std::move(s));
+    for (const Precision precision : {Precision::Float64, Precision::Float32}) {
+        SCOPED_TRACE(precision == Precision::Float64 ? "float64" : "float32");
+        auto options = batchOptions(precision);
+        options.method = PeriodogramMethod::Matrix;
+        options.grid = frequencyGrid(0.01, 8.0, 70000, false); // 35 CTAs of 2048, the last short
+        const Batch b = batch(*m_cuda, objects, options);
+        expectSameAsOneByOne(b, oneByOne(*m_cuda, objects, options), options, 0.0);
+        std::vector<std::vector<Peak>> peaks;
+        std::vector<Status> perObject;
+        ASSERT_TRUE(computePeriodogramBatchPeaks(*m_cuda, objects, options, kSpectrumMaxPeaks,
+                                                 peaks, &perObject));
+        for (std::size_t i = 0; i < objects.size(); ++i) {
+            ASSERT_EQ(bool(perObject[i]), bool(b.perObject[i])) << "object " << i;
+            if (b.perObject[i])
+                expectPeaks(peaks[i], bruteForcePeaks(row(b, i, options), kSpectrumMaxPeaks),
+                            options.grid, true);
+        }
+    }
+    auto options = batchOptions(Precision::Float64, true);
+    options.method = PeriodogramMethod::Matrix;
+    const Batch logarithmic = batch(*m_cuda, objects, options);
+    ASSERT_FALSE(logarithmic.status);
+    EXPECT_NE(logarithmic.status.message().find("evenly spaced"), std::string::npos)
+        << logarithmic.status.message();
 }
 
 // Many ZTF-like objects (100 to 500 points) in several batches on one context, which reuses

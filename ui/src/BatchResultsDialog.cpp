@@ -138,6 +138,14 @@ QString BatchResultsDialog::open(const QString& path)
     if (const gpu::Status s = scene::readResultsCsv(path.toStdString(), 0, rows); !s)
         return QString::fromStdString(s.message());
     m_folder = QFileInfo(path).absolutePath();
+    m_source.reset();
+    m_sourceProblem.clear();
+    scene::BatchSource source;
+    bool recorded = false;
+    if (const gpu::Status s = scene::readBatchSource(path.toStdString(), source, recorded); !s)
+        m_sourceProblem = QString::fromStdString(s.message());
+    else if (recorded)
+        m_source = std::move(source);
     m_table->setSortingEnabled(false);
     m_model->removeRows(0, m_model->rowCount());
     int failed = 0, warned = 0;
@@ -156,11 +164,17 @@ QString BatchResultsDialog::open(const QString& path)
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(-1, Qt::AscendingOrder); // the table's order until a header is clicked
     m_proxy->sort(-1);
-    m_summary->setText(tr("%1: %2 objects, %3 failed, %4 with warnings")
-                           .arg(QDir::toNativeSeparators(path))
-                           .arg(rows.size())
-                           .arg(failed)
-                           .arg(warned));
+    QString summary = tr("%1: %2 objects, %3 failed, %4 with warnings")
+                          .arg(QDir::toNativeSeparators(path))
+                          .arg(rows.size())
+                          .arg(failed)
+                          .arg(warned);
+    if (m_source)
+        summary +=
+            tr("; from %1").arg(QDir::toNativeSeparators(QString::fromStdString(m_source->input)));
+    else if (!m_sourceProblem.isEmpty())
+        summary += tr("; its source is unknown: %1").arg(m_sourceProblem);
+    m_summary->setText(summary);
     setWindowTitle(tr("Batch Results: %1").arg(QFileInfo(path).fileName()));
     fillPlots();
     return {};
@@ -277,8 +291,16 @@ void BatchResultsDialog::showSelection()
     m_scatter->replot();
     if (id.isEmpty())
         return;
-    const QString file = QDir(m_folder).filePath(id);
-    emit objectChosen(id, QFileInfo(file).isFile() ? file : QString());
+    // The run's input folder first (results written elsewhere), then beside the results.
+    for (const QString& file :
+         {m_source ? QString::fromStdString(scene::batchObjectFile(*m_source, id.toStdString()))
+                   : QString(),
+          QDir(m_folder).filePath(id)})
+        if (!file.isEmpty() && QFileInfo(file).isFile()) {
+            emit objectChosen(id, file);
+            return;
+        }
+    emit objectChosen(id, QString());
 }
 
 } // namespace warpscope::ui

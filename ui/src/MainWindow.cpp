@@ -16,8 +16,10 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -523,17 +525,37 @@ QString MainWindow::openBatchResults(const QString& path)
     auto* dialog = findChild<BatchResultsDialog*>();
     if (!dialog) {
         dialog = new BatchResultsDialog(this);
-        connect(dialog, &BatchResultsDialog::objectChosen, this,
-                [this](const QString& id, const QString& lightCurve) {
-                    if (lightCurve.isEmpty()) {
-                        statusBar()->showMessage(
-                            tr("%1: its light curve is not a file beside the results").arg(id),
-                            5000);
-                        return;
-                    }
-                    showPeriodogram();
+        connect(
+            dialog, &BatchResultsDialog::objectChosen, this,
+            [this, dialog](const QString& id, const QString& lightCurve) {
+                const std::optional<scene::BatchSource>& source = dialog->source();
+                const bool table = source && source->table;
+                const QString input = source ? QString::fromStdString(source->input) : QString();
+                if (table && !QFileInfo(input).isFile()) {
+                    statusBar()->showMessage(tr("%1: the batch's table %2 is missing or was moved")
+                                                 .arg(id, QDir::toNativeSeparators(input)),
+                                             10000);
+                    return;
+                }
+                if (!table && lightCurve.isEmpty()) {
+                    statusBar()->showMessage(
+                        source ? tr("%1: its light curve is in neither %2 nor beside the "
+                                    "results (moved?)")
+                                     .arg(id, QDir::toNativeSeparators(input))
+                               : tr("%1: its light curve is not a file beside the results").arg(id),
+                        10000);
+                    return;
+                }
+                showPeriodogram();
+                // The batch's preparation and periodogram, so the object looks as it did
+                // in the results (one undo step).
+                if (source)
+                    m_periodogram->applyScene(source->scene, tr("Batch settings"));
+                if (table)
+                    m_periodogram->openTableObject(input, source->columns, source->timeFormat, id);
+                else
                     m_periodogram->openFile(lightCurve);
-                });
+            });
     }
     if (const QString error = dialog->open(path); !error.isEmpty())
         return error;

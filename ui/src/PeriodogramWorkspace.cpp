@@ -545,24 +545,33 @@ PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devi
                     return;
                 }
                 m_series = std::move(series);
+                m_source = m_loadingPath;
+                m_sourceObject = m_loadingObject;
                 // Sinusoids fitted here to other data mean nothing for this file: it starts its
                 // own list (one undo step, so it can come back). A list from a scene file is
                 // kept: the scene came with its data.
                 const bool otherData = !m_prewhitened.empty() && m_prewhitenedSource &&
-                                       *m_prewhitenedSource != m_loadingPath;
+                                       *m_prewhitenedSource != sourceKey();
                 if (otherData) {
                     m_prewhitened.clear();
                     recordUndo();
                 }
-                m_source = m_loadingPath;
                 m_shownReport = m_loadReport;
                 m_shownChoice = m_loadingChoice;
                 const QString summary = QString::fromStdString(m_loadReport.summary());
-                m_sourceLabel->setText(tr("%1: %2").arg(QFileInfo(m_source).fileName(), summary));
+                const QString name =
+                    m_sourceObject.isEmpty()
+                        ? QFileInfo(m_source).fileName()
+                        : tr("%1 of %2").arg(m_sourceObject, QFileInfo(m_source).fileName());
+                m_sourceLabel->setText(tr("%1: %2").arg(name, summary));
                 showColumns();
                 showUnits();
                 showSyntheticControls(false);
-                emit message(tr("Loaded %1: %2").arg(m_source, summary));
+                emit message(tr("Loaded %1: %2")
+                                 .arg(m_sourceObject.isEmpty()
+                                          ? m_source
+                                          : tr("%1 of %2").arg(m_sourceObject, m_source),
+                                      summary));
                 schedule();
             });
     // After the handlers above: a load or a run that leaves nothing running settles the view.
@@ -646,6 +655,7 @@ void PeriodogramWorkspace::useSynthetic()
         recordUndo();
     }
     m_source.clear();
+    m_sourceObject.clear();
     showColumns();
     showUnits();
     showSyntheticControls(true);
@@ -663,10 +673,71 @@ void PeriodogramWorkspace::openFile(const QString& path, gpu::TimeFormat timeFor
     load(path, columns);
 }
 
+void PeriodogramWorkspace::openTableObject(const QString& table, const gpu::TableColumns& columns,
+                                           gpu::TimeFormat timeFormat, const QString& id)
+{
+    gpu::ColumnChoice choice;
+    choice.timeFormat = timeFormat;
+    startLoad(table, id, choice,
+              [cache = m_tableCache, table = table.toStdString(), columns, timeFormat,
+               id = id.toStdString()](gpu::TimeSeries& series, gpu::LoadReport& report,
+                                      const gpu::LoadProgress& progress) {
+                  gpu::Catalogue one;
+                  std::shared_ptr<const gpu::Catalogue> indexed;
+                  if (gpu::Catalogue::isFits(table)) {
+                      // The id column is read, then the object's rows alone.
+                      if (gpu::Status s =
+                              gpu::Catalogue::openTable(table, columns, timeFormat, one, &id);
+                          !s)
+                          return s;
+                  } else {
+                      // A text table is read once, to where each object's lines lie.
+                      const std::string key = table + '\n' + columns.id + '\n' + columns.t + '\n' +
+                                              columns.y + '\n' + columns.dy + '\n' +
+                                              std::to_string(int(timeFormat));
+                      {
+                          const std::lock_guard lock(cache->mutex);
+                          if (cache->key == key)
+                              indexed = cache->index;
+                      }
+                      if (!indexed) {
+                          auto built = std::make_shared<gpu::Catalogue>();
+                          if (gpu::Status s =
+                                  gpu::Catalogue::indexTable(table, columns, timeFormat, *built);
+                              !s)
+                              return s;
+                          indexed = built;
+                          const std::lock_guard lock(cache->mutex);
+                          cache->key = key;
+                          cache->index = indexed;
+                      }
+                  }
+                  if (!progress(1.0))
+                      return gpu::Status::failure("Loading was cancelled");
+                  const gpu::Catalogue& catalogue = indexed ? *indexed : one;
+                  const std::size_t object = catalogue.find(id);
+                  if (object == catalogue.size())
+                      return gpu::Status::failure(table + " has no object '" + id +
+                                                  "' (the table changed since the batch ran?)");
+                  const gpu::Status s = catalogue.load(object, series, report);
+                  if (!s && indexed) { // the file changed: the next choice reads it again
+                      const std::lock_guard lock(cache->mutex);
+                      cache->key.clear();
+                      cache->index.reset();
+                  }
+                  return s;
+              });
+}
+
+QString PeriodogramWorkspace::sourceKey() const
+{
+    return m_sourceObject.isEmpty() ? m_source : m_source + '\n' + m_sourceObject;
+}
+
 void PeriodogramWorkspace::chooseColumns(int t, int y, int dy)
 {
-    if (m_source.isEmpty())
-        return; // the synthetic series has no columns
+    if (m_source.isEmpty() || !m_sourceObject.isEmpty())
+        return; // the synthetic series has no columns, a table's object the batch's
     gpu::ColumnChoice columns;
     columns.t = t;
     columns.y = y;
@@ -678,8 +749,8 @@ void PeriodogramWorkspace::chooseColumns(int t, int y, int dy)
 
 void PeriodogramWorkspace::chooseTimeFormat(gpu::TimeFormat format)
 {
-    if (m_source.isEmpty())
-        return; // the synthetic series has no time column
+    if (m_source.isEmpty() || !m_sourceObject.isEmpty())
+        return; // the synthetic series has no time column, a table's object the batch's
     // The columns shown, so that only the reading of the times changes.
     gpu::ColumnChoice columns;
     columns.t = m_shownReport.tColumn;
@@ -707,14 +778,16 @@ void PeriodogramWorkspace::showSyntheticControls(bool shown)
 void PeriodogramWorkspace::showColumns()
 {
     const bool file = !m_source.isEmpty();
+    // A table's object keeps the batch's columns: another column is another table.
+    const bool choosable = file && m_sourceObject.isEmpty();
     for (QComboBox* box : {m_tColumn, m_yColumn, m_dyColumn}) {
         const QSignalBlocker quiet(box);
         box->clear();
-        box->setEnabled(file);
+        box->setEnabled(choosable);
     }
     {
         const QSignalBlocker quiet(m_timeFormat);
-        m_timeFormat->setEnabled(file);
+        m_timeFormat->setEnabled(choosable);
         // Automatic names what it found, so the choice to override it is an informed one.
         m_timeFormat->setItemText(
             0, file && m_shownChoice.timeFormat == gpu::TimeFormat::Auto
@@ -736,15 +809,29 @@ void PeriodogramWorkspace::showColumns()
 
 void PeriodogramWorkspace::load(const QString& path, const gpu::ColumnChoice& columns)
 {
+    startLoad(path, {}, columns,
+              [path = path.toStdString(), columns](gpu::TimeSeries& series, gpu::LoadReport& report,
+                                                   const gpu::LoadProgress& progress) {
+                  return gpu::loadTimeSeries(path, columns, series, report, progress);
+              });
+}
+
+void PeriodogramWorkspace::startLoad(const QString& path, const QString& object,
+                                     const gpu::ColumnChoice& columns, Reader read)
+{
     if (m_loading)
         return;
     m_loading = true;
     m_loadingPath = path;
+    m_loadingObject = object;
     m_loadingChoice = columns;
     m_loadProgress = std::make_shared<std::atomic<double>>(0.0);
     m_loadCancel = std::make_shared<std::atomic<bool>>(false);
-    m_loadDialog = new QProgressDialog(tr("Loading %1…").arg(QFileInfo(path).fileName()),
-                                       tr("Cancel"), 0, 1000, this);
+    const QString what = object.isEmpty() ? QFileInfo(path).fileName()
+                                          : tr("%1 of %2").arg(object, QFileInfo(path).fileName());
+    // A table's object is found by reading the whole table: no fraction to show.
+    m_loadDialog = new QProgressDialog(tr("Loading %1…").arg(what), tr("Cancel"), 0,
+                                       object.isEmpty() ? 1000 : 0, this);
     m_loadDialog->setMinimumDuration(300);
     m_loadDialog->setWindowModality(Qt::WindowModal);
     auto progress = m_loadProgress;
@@ -755,13 +842,12 @@ void PeriodogramWorkspace::load(const QString& path, const gpu::ColumnChoice& co
     connect(poll, &QTimer::timeout, m_loadDialog,
             [dialog = m_loadDialog, progress] { dialog->setValue(int(1000 * progress->load())); });
     poll->start(100);
-    m_load.setFuture(QtConcurrent::run([this, path, columns, progress, cancel] {
+    m_load.setFuture(QtConcurrent::run([this, read = std::move(read), progress, cancel] {
         gpu::TimeSeries series;
-        gpu::Status status = gpu::loadTimeSeries(path.toStdString(), columns, series, m_loadReport,
-                                                 [progress, cancel](double f) {
-                                                     *progress = f;
-                                                     return !cancel->load();
-                                                 });
+        gpu::Status status = read(series, m_loadReport, [progress, cancel](double f) {
+            *progress = f;
+            return !cancel->load();
+        });
         return std::make_pair(status, std::move(series));
     }));
 }
@@ -1504,7 +1590,7 @@ void PeriodogramWorkspace::onFitted()
         return;
     }
     applyScene(result.scene, result.text);
-    m_prewhitenedSource = m_source;
+    m_prewhitenedSource = sourceKey();
     m_lowerTabs->setCurrentWidget(m_prewhitening);
     const gpu::FittedSinusoid& last = result.scene.prewhitened.back();
     emit message(tr("%1: frequency %2 ± %3, amplitude %4 ± %5")

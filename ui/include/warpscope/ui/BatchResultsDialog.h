@@ -1,7 +1,10 @@
 #pragma once
 
+#include "warpscope/scene/BatchSource.h"
+
 #include <QDialog>
 #include <QString>
+#include <optional>
 #include <vector>
 
 class QCustomPlot;
@@ -17,8 +20,9 @@ namespace warpscope::ui {
 // A results table of warpscope-batch, to browse: the objects in a sortable, filterable table,
 // a histogram of their best periods and a period-power scatter. Selecting an object (a row,
 // or its point on the scatter) selects it in both and says so with objectChosen, with its
-// light curve's file when the results' folder holds one of that name (a folder of light
-// curves run with its results beside it).
+// light curve's file where it has one: in the run's input folder, as its source file records
+// it (scene::BatchSource), else of that name beside the results. An object of a long table
+// has no file of its own: source() says which table and columns hold it.
 class BatchResultsDialog : public QDialog
 {
     Q_OBJECT
@@ -37,6 +41,10 @@ public:
     QLineEdit* filter() const { return m_filter; }
     QCustomPlot* scatter() const { return m_scatter; }
     QCustomPlot* histogram() const { return m_histogram; }
+    // Where the run took its objects from and its settings; none for results written before
+    // runs recorded them, or whose source file is unreadable (sourceProblem says why).
+    const std::optional<scene::BatchSource>& source() const { return m_source; }
+    const QString& sourceProblem() const { return m_sourceProblem; }
     // The scatter's point of an object, in the plot's pixels (for a click); false when the
     // object has no best period.
     bool pointOf(const QString& id, QPointF& pixel) const;
@@ -65,6 +73,8 @@ private:
     QCPGraph* m_selected = nullptr;
     std::vector<Point> m_pointList;
     QString m_folder;
+    std::optional<scene::BatchSource> m_source;
+    QString m_sourceProblem;
 };
 
 } // namespace warpscope::ui

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "warpscope/gpu/Catalogue.h"
 #include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/LaunchConfig.h"
 #include "warpscope/gpu/Periodogram.h"
@@ -13,6 +14,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 
 class QCheckBox;
 class QComboBox;
@@ -56,6 +58,14 @@ public:
     // succeeds. Columns are found by their header names where it has them, and the time
     // format from the time column unless one is given.
     void openFile(const QString& path, gpu::TimeFormat timeFormat = gpu::TimeFormat::Auto);
+    // Loads one object of a long table (a survey warpscope-batch ran on) in the background,
+    // as the batch read it: the rows of that id, with the batch's columns and time format,
+    // read off the GUI thread. It is then shown as a file is, its columns fixed to the
+    // batch's; a table that is gone or lacks the object leaves the series shown and says why.
+    void openTableObject(const QString& table, const gpu::TableColumns& columns,
+                         gpu::TimeFormat timeFormat, const QString& id);
+    // The object of a table shown, or "" when a file or the synthetic series is.
+    const QString& shownObject() const { return m_sourceObject; }
     // Loads the file shown again with these columns (0-based; dy -1 for none).
     void chooseColumns(int t, int y, int dy);
     // Loads the file shown again reading its time column in this format (Auto: detected).
@@ -184,6 +194,14 @@ private:
     void showAliases(int peak);
     void setError(const QString& text);
     void load(const QString& path, const gpu::ColumnChoice& columns);
+    // Starts a load on a worker: read fills the series and m_loadReport, reporting progress.
+    using Reader =
+        std::function<gpu::Status(gpu::TimeSeries&, gpu::LoadReport&, const gpu::LoadProgress&)>;
+    void startLoad(const QString& path, const QString& object, const gpu::ColumnChoice& columns,
+                   Reader read);
+    // What the data shown is, for telling fitted sinusoids of other data apart: the file,
+    // and the object of a table after a newline.
+    QString sourceKey() const;
     class ControlsCommand;
     // The controls' values. A typed number that does not parse keeps fallback's value and is
     // named in unparsed.
@@ -227,8 +245,19 @@ private:
     bool m_computing = false;
     bool m_loading = false;
     std::shared_ptr<std::atomic<bool>> m_cancel; // the running job's
-    QString m_source;                  // the file shown, or empty for the synthetic series
+    QString m_source;       // the file shown, or empty for the synthetic series
+    QString m_sourceObject; // the object of table m_source shown, or empty
+    // The last text table an object was read from, indexed, so that object after object of
+    // one survey reads only each one's lines; shared with the worker that reads.
+    struct TableCache
+    {
+        std::mutex mutex;
+        std::string key; // the table and how it is read
+        std::shared_ptr<const gpu::Catalogue> index;
+    };
+    std::shared_ptr<TableCache> m_tableCache = std::make_shared<TableCache>();
     QString m_loadingPath;             // the file being loaded
+    QString m_loadingObject;           // and its object, for a table's
     gpu::ColumnChoice m_loadingChoice; // its columns and time format
     gpu::LoadReport m_loadReport;      // written by the load in progress
     gpu::LoadReport m_shownReport;     // of the file shown

@@ -1,7 +1,8 @@
-#include "BatchCatalogue.h"
+#include "warpscope/gpu/Catalogue.h"
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fitsio.h>
@@ -12,7 +13,7 @@
 #include <sstream>
 #include <unordered_map>
 
-namespace warpscope::batch {
+namespace warpscope::gpu {
 namespace {
 
 std::string lower(std::string text)
@@ -88,11 +89,11 @@ std::string listNames(const std::vector<std::string>& names)
     return text;
 }
 
-gpu::Status missingColumn(const std::string& path, const std::string& what, const std::string& name,
-                          const std::vector<std::string>& names)
+Status missingColumn(const std::string& path, const std::string& what, const std::string& name,
+                     const std::vector<std::string>& names)
 {
-    return gpu::Status::failure(path + " has no " + what + " column '" + name +
-                                "'; its columns are " + listNames(names));
+    return Status::failure(path + " has no " + what + " column '" + name + "'; its columns are " +
+                           listNames(names));
 }
 
 std::string fitsError(int status)
@@ -100,6 +101,12 @@ std::string fitsError(int status)
     char text[FLEN_STATUS] = {};
     fits_get_errstatus(status, text);
     return text;
+}
+
+Status noSuchObject(const std::string& path, const std::string& id)
+{
+    return Status::failure(path + " has no object '" + id +
+                           "' (the table changed since the batch ran?)");
 }
 
 // The FITS table's column for what: the name given, else the first recognised one.
@@ -116,8 +123,8 @@ int fitsColumn(const std::vector<std::string>& names, const std::string& given,
 
 } // namespace
 
-gpu::Status Catalogue::openFiles(const std::string& folderOrGlob, gpu::TimeFormat timeFormat,
-                                 Catalogue& catalogue)
+Status Catalogue::openFiles(const std::string& folderOrGlob, TimeFormat timeFormat,
+                            Catalogue& catalogue)
 {
     catalogue = {};
     catalogue.m_choice.timeFormat = timeFormat;
@@ -128,7 +135,7 @@ gpu::Status Catalogue::openFiles(const std::string& folderOrGlob, gpu::TimeForma
             if (!entry.is_directory() && isLightCurveFile(entry.path().filename().string()))
                 paths.push_back(entry.path().string());
         if (error)
-            return gpu::Status::failure("Cannot list " + folderOrGlob + ": " + error.message());
+            return Status::failure("Cannot list " + folderOrGlob + ": " + error.message());
     } else {
         glob_t found{};
         const int result = ::glob(folderOrGlob.c_str(), 0, nullptr, &found);
@@ -138,7 +145,7 @@ gpu::Status Catalogue::openFiles(const std::string& folderOrGlob, gpu::TimeForma
         globfree(&found);
     }
     if (paths.empty())
-        return gpu::Status::failure("No light-curve files in " + folderOrGlob);
+        return Status::failure("No light-curve files in " + folderOrGlob);
     std::sort(paths.begin(), paths.end());
     std::unordered_map<std::string, int> seen;
     for (const std::string& path : paths) {
@@ -149,32 +156,66 @@ gpu::Status Catalogue::openFiles(const std::string& folderOrGlob, gpu::TimeForma
             object.id = path;
         catalogue.m_objects.push_back(std::move(object));
     }
-    return gpu::Status::success();
+    return Status::success();
 }
 
-gpu::Status Catalogue::openTable(const std::string& path, const TableColumns& columns,
-                                 gpu::TimeFormat timeFormat, Catalogue& catalogue)
+bool Catalogue::isFits(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    char magic[9] = {};
+    in.read(magic, 9);
+    return std::string(magic, std::size_t(in.gcount())) == "SIMPLE  =";
+}
+
+std::size_t Catalogue::find(const std::string& id) const
+{
+    for (std::size_t i = 0; i < m_objects.size(); ++i)
+        if (m_objects[i].id == id)
+            return i;
+    return m_objects.size();
+}
+
+Status Catalogue::openTable(const std::string& path, const TableColumns& columns,
+                            TimeFormat timeFormat, Catalogue& catalogue, const std::string* onlyId)
+{
+    return open(path, columns, timeFormat, catalogue, onlyId, false);
+}
+
+Status Catalogue::indexTable(const std::string& path, const TableColumns& columns,
+                             TimeFormat timeFormat, Catalogue& catalogue)
+{
+    if (isFits(path))
+        return Status::failure(path + " is a FITS table; only text tables are indexed");
+    std::error_code error;
+    const std::uintmax_t bytes = std::filesystem::file_size(path, error);
+    const std::filesystem::file_time_type time = std::filesystem::last_write_time(path, error);
+    if (error)
+        return Status::failure("Cannot read " + path + ": " + error.message());
+    if (Status s = open(path, columns, timeFormat, catalogue, nullptr, true); !s)
+        return s;
+    catalogue.m_indexed = path;
+    catalogue.m_indexedBytes = bytes;
+    catalogue.m_indexedTime = time;
+    return Status::success();
+}
+
+Status Catalogue::open(const std::string& path, const TableColumns& columns, TimeFormat timeFormat,
+                       Catalogue& catalogue, const std::string* onlyId, bool linesOnly)
 {
     catalogue = {};
     catalogue.m_choice.timeFormat = timeFormat;
     if (columns.t.empty() != columns.y.empty())
-        return gpu::Status::failure("Name both the time and the value columns, or neither");
+        return Status::failure("Name both the time and the value columns, or neither");
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        return gpu::Status::failure("Cannot read " + path);
-    char magic[9] = {};
-    in.read(magic, 9);
-    const bool fits = std::string(magic, std::size_t(in.gcount())) == "SIMPLE  =";
-    in.clear();
-    in.seekg(0);
+        return Status::failure("Cannot read " + path);
 
-    if (fits) {
+    if (isFits(path)) {
         in.close();
         fitsfile* file = nullptr;
         int status = 0;
         if (fits_open_table(&file, path.c_str(), READONLY, &status))
-            return gpu::Status::failure("Cannot read the FITS table " + path + ": " +
-                                        fitsError(status));
+            return Status::failure("Cannot read the FITS table " + path + ": " + fitsError(status));
         int columnCount = 0;
         long long rows = 0;
         fits_get_num_cols(file, &columnCount, &status);
@@ -194,10 +235,10 @@ gpu::Status Catalogue::openTable(const std::string& path, const TableColumns& co
                                                : fitsColumn(names, columns.dy,
                                                             {"flux_err", "mag_err", "dy", "err",
                                                              "error", "pdcsap_flux_err", "sigma"});
-        gpu::Status problem;
+        Status problem;
         if (status)
-            problem = gpu::Status::failure("Cannot read the FITS table " + path + ": " +
-                                           fitsError(status));
+            problem =
+                Status::failure("Cannot read the FITS table " + path + ": " + fitsError(status));
         else if (idColumn < 0)
             problem = missingColumn(path, "id", columns.id, names);
         else if (tColumn < 0)
@@ -211,7 +252,13 @@ gpu::Status Catalogue::openTable(const std::string& path, const TableColumns& co
         // of rows.
         std::vector<std::string> ids;
         std::vector<long long> numbers;
-        std::vector<double> t(rowCount), y(rowCount), dy(dyColumn >= 0 ? rowCount : 0);
+        // The rows whose t, y and dy are read: every row, or the runs of onlyId's rows.
+        struct Run
+        {
+            long long first = 0, count = 0;
+        };
+        std::vector<Run> runs;
+        std::vector<double> t, y, dy;
         if (problem && rows > 0) {
             int type = 0;
             long repeat = 0, width = 0;
@@ -234,18 +281,51 @@ gpu::Status Catalogue::openTable(const std::string& path, const TableColumns& co
                 fits_read_col(file, TLONGLONG, idColumn + 1, 1, 1, rows, nullptr, numbers.data(),
                               &anyNull, &status);
             }
+            if (!onlyId) {
+                runs.push_back({0, rows});
+            } else {
+                // A numeric id compares as a number, as it is written (std::to_string).
+                long long wanted = 0;
+                const auto [end, error] =
+                    std::from_chars(onlyId->data(), onlyId->data() + onlyId->size(), wanted);
+                const bool wantedNumber = error == std::errc() &&
+                                          end == onlyId->data() + onlyId->size() &&
+                                          std::to_string(wanted) == *onlyId;
+                for (long long r = 0; r < rows && !status; ++r) {
+                    const bool match = ids.empty()
+                                           ? wantedNumber && numbers[std::size_t(r)] == wanted
+                                           : ids[std::size_t(r)] == *onlyId;
+                    if (!match)
+                        continue;
+                    if (!runs.empty() && runs.back().first + runs.back().count == r)
+                        ++runs.back().count;
+                    else
+                        runs.push_back({r, 1});
+                }
+            }
+            long long total = 0;
+            for (const Run& run : runs)
+                total += run.count;
+            t.resize(std::size_t(total));
+            y.resize(std::size_t(total));
+            dy.resize(dyColumn >= 0 ? std::size_t(total) : 0);
             double nan = std::numeric_limits<double>::quiet_NaN();
             int anyNull = 0;
-            fits_read_col(file, TDOUBLE, tColumn + 1, 1, 1, rows, &nan, t.data(), &anyNull,
-                          &status);
-            fits_read_col(file, TDOUBLE, yColumn + 1, 1, 1, rows, &nan, y.data(), &anyNull,
-                          &status);
-            if (dyColumn >= 0)
-                fits_read_col(file, TDOUBLE, dyColumn + 1, 1, 1, rows, &nan, dy.data(), &anyNull,
-                              &status);
+            long long at = 0;
+            for (const Run& run : runs) {
+                const auto from = std::size_t(at);
+                fits_read_col(file, TDOUBLE, tColumn + 1, run.first + 1, 1, run.count, &nan,
+                              t.data() + from, &anyNull, &status);
+                fits_read_col(file, TDOUBLE, yColumn + 1, run.first + 1, 1, run.count, &nan,
+                              y.data() + from, &anyNull, &status);
+                if (dyColumn >= 0)
+                    fits_read_col(file, TDOUBLE, dyColumn + 1, run.first + 1, 1, run.count, &nan,
+                                  dy.data() + from, &anyNull, &status);
+                at += run.count;
+            }
             if (status)
-                problem = gpu::Status::failure("Cannot read the FITS table " + path + ": " +
-                                               fitsError(status));
+                problem = Status::failure("Cannot read the FITS table " + path + ": " +
+                                          fitsError(status));
         }
         int closing = 0;
         fits_close_file(file, &closing);
@@ -254,44 +334,49 @@ gpu::Status Catalogue::openTable(const std::string& path, const TableColumns& co
         const bool numeric = ids.empty();
         std::unordered_map<std::string, std::size_t> index;
         std::size_t current = 0;
-        for (std::size_t r = 0; r < rowCount; ++r) {
-            // An object's rows usually follow each other: look its id up when it changes.
-            const bool same =
-                r > 0 && (numeric ? numbers[r] == numbers[r - 1] : ids[r] == ids[r - 1]);
-            if (!same) {
-                const std::string id = numeric ? std::to_string(numbers[r]) : ids[r];
-                auto [at, added] = index.try_emplace(id, catalogue.m_objects.size());
-                current = at->second;
-                if (added) {
-                    Object object;
-                    object.id = id;
-                    object.fromFits = true;
-                    object.report.columns = names;
-                    object.report.tColumn = tColumn;
-                    object.report.yColumn = yColumn;
-                    object.report.dyColumn = dyColumn;
-                    catalogue.m_objects.push_back(std::move(object));
+        std::size_t k = 0; // the read row's place in t, y and dy
+        for (const Run& run : runs)
+            for (auto r = std::size_t(run.first); r < std::size_t(run.first + run.count);
+                 ++r, ++k) {
+                // An object's rows usually follow each other: look its id up when it changes.
+                const bool same = r > std::size_t(run.first) &&
+                                  (numeric ? numbers[r] == numbers[r - 1] : ids[r] == ids[r - 1]);
+                if (!same) {
+                    const std::string id = numeric ? std::to_string(numbers[r]) : ids[r];
+                    auto [found, added] = index.try_emplace(id, catalogue.m_objects.size());
+                    current = found->second;
+                    if (added) {
+                        Object object;
+                        object.id = id;
+                        object.fromFits = true;
+                        object.report.columns = names;
+                        object.report.tColumn = tColumn;
+                        object.report.yColumn = yColumn;
+                        object.report.dyColumn = dyColumn;
+                        catalogue.m_objects.push_back(std::move(object));
+                    }
                 }
+                Object& o = catalogue.m_objects[current];
+                // Rows the app's FITS reader would skip are skipped and counted alike.
+                if (!std::isfinite(t[k]) || !std::isfinite(y[k]) ||
+                    (!dy.empty() && !std::isfinite(dy[k]))) {
+                    ++o.report.nonFiniteRows;
+                    continue;
+                }
+                if (!dy.empty() && dy[k] <= 0.0) {
+                    ++o.report.nonPositiveErrors;
+                    continue;
+                }
+                o.series.t.push_back(t[k]);
+                o.series.y.push_back(y[k]);
+                if (!dy.empty())
+                    o.series.dy.push_back(dy[k]);
             }
-            Object& o = catalogue.m_objects[current];
-            // Rows the app's FITS reader would skip are skipped and counted alike.
-            if (!std::isfinite(t[r]) || !std::isfinite(y[r]) ||
-                (!dy.empty() && !std::isfinite(dy[r]))) {
-                ++o.report.nonFiniteRows;
-                continue;
-            }
-            if (!dy.empty() && dy[r] <= 0.0) {
-                ++o.report.nonPositiveErrors;
-                continue;
-            }
-            o.series.t.push_back(t[r]);
-            o.series.y.push_back(y[r]);
-            if (!dy.empty())
-                o.series.dy.push_back(dy[r]);
-        }
+        if (onlyId && catalogue.m_objects.empty())
+            return noSuchObject(path, *onlyId);
         if (catalogue.m_objects.empty())
-            return gpu::Status::failure(path + " has no rows");
-        return gpu::Status::success();
+            return Status::failure(path + " has no rows");
+        return Status::success();
     }
 
     // CSV or TSV: each object's rows go under the table's header, and are parsed as a file.
@@ -300,7 +385,10 @@ gpu::Status Catalogue::openTable(const std::string& path, const TableColumns& co
     std::vector<std::string> names;
     int idColumn = -1;
     std::unordered_map<std::string, std::size_t> index;
+    std::uint64_t next = 0; // where the next line starts
     for (std::string line; std::getline(in, line);) {
+        const std::uint64_t start = next;
+        next += line.size() + 1;
         if (!line.empty() && line.back() == '\r')
             line.pop_back();
         const std::string content = trim(line);
@@ -333,34 +421,46 @@ gpu::Status Catalogue::openTable(const std::string& path, const TableColumns& co
             continue;
         }
         const std::vector<std::string> cells = splitLine(line, delimiter);
-        const std::string id =
+        std::string id =
             std::size_t(idColumn) < cells.size() ? cells[std::size_t(idColumn)] : std::string();
+        if (id.empty())
+            id = "(no id)";
+        if (onlyId && id != *onlyId)
+            continue;
         auto [at, added] = index.try_emplace(id, catalogue.m_objects.size());
         if (added) {
             Object object;
-            object.id = id.empty() ? "(no id)" : id;
-            object.text = header + "\n";
+            object.id = id;
+            if (!linesOnly)
+                object.text = header + "\n";
             catalogue.m_objects.push_back(std::move(object));
         }
-        catalogue.m_objects[at->second].text += line + "\n";
+        if (linesOnly)
+            catalogue.m_objects[at->second].lines.push_back(start);
+        else
+            catalogue.m_objects[at->second].text += line + "\n";
     }
+    if (linesOnly)
+        catalogue.m_header = header;
     if (header.empty())
-        return gpu::Status::failure(path + " is empty");
+        return Status::failure(path + " is empty");
+    if (onlyId && catalogue.m_objects.empty())
+        return noSuchObject(path, *onlyId);
     if (catalogue.m_objects.empty())
-        return gpu::Status::failure(path + " has a header but no rows");
+        return Status::failure(path + " has a header but no rows");
     if (columns.dy == "-")
         catalogue.m_choice.dy = -1;
-    return gpu::Status::success();
+    return Status::success();
 }
 
-gpu::Status Catalogue::load(std::size_t i, gpu::TimeSeries& series, gpu::LoadReport& report) const
+Status Catalogue::load(std::size_t i, TimeSeries& series, LoadReport& report) const
 {
     const Object& o = m_objects[i];
     series = {};
     report = {};
-    gpu::Status status;
+    Status status;
     if (!o.path.empty()) {
-        status = gpu::loadTimeSeries(o.path, m_choice, series, report);
+        status = loadTimeSeries(o.path, m_choice, series, report);
     } else if (o.fromFits) {
         report = o.report;
         series = o.series;
@@ -371,7 +471,7 @@ gpu::Status Catalogue::load(std::size_t i, gpu::TimeSeries& series, gpu::LoadRep
             std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
                 return series.t[a] < series.t[b];
             });
-            gpu::TimeSeries sorted;
+            TimeSeries sorted;
             for (std::size_t k : order) {
                 sorted.t.push_back(series.t[k]);
                 sorted.y.push_back(series.y[k]);
@@ -383,16 +483,33 @@ gpu::Status Catalogue::load(std::size_t i, gpu::TimeSeries& series, gpu::LoadRep
         }
         report.rows = series.t.size();
         if (series.t.empty())
-            status =
-                gpu::Status::failure("No usable rows: every row has a NaN or a non-positive error");
+            status = Status::failure("No usable rows: every row has a NaN or a non-positive error");
     } else {
-        status = gpu::parseTimeSeries(o.text, m_choice, series, report);
+        std::string text;
+        if (!o.lines.empty()) {
+            // An indexed table: the object's lines, read where the index found them.
+            std::error_code error;
+            if (std::filesystem::file_size(m_indexed, error) != m_indexedBytes || error ||
+                std::filesystem::last_write_time(m_indexed, error) != m_indexedTime)
+                return Status::failure(m_indexed + " changed since it was read; open it again");
+            std::ifstream in(m_indexed, std::ios::binary);
+            text = m_header + "\n";
+            for (const std::uint64_t at : o.lines) {
+                std::string line;
+                if (!in.seekg(std::streamoff(at)) || !std::getline(in, line))
+                    return Status::failure("Cannot read " + m_indexed);
+                if (!line.empty() && line.back() == '\r')
+                    line.pop_back();
+                text += line + "\n";
+            }
+        }
+        status = parseTimeSeries(o.lines.empty() ? o.text : text, m_choice, series, report);
         if (status && m_choice.byName)
             if (report.tColumn == m_idColumn || report.yColumn == m_idColumn)
-                status = gpu::Status::failure("The id column cannot be the time or the value; "
-                                              "name them with --time and --value");
+                status = Status::failure("The id column cannot be the time or the value; "
+                                         "name them with --time and --value");
     }
     return status;
 }
 
-} // namespace warpscope::batch
+} // namespace warpscope::gpu
