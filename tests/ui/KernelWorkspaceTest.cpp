@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QSlider>
 #include <QTest>
@@ -13,7 +14,7 @@
 using namespace warpscope;
 
 // The Kernel workspace driven as a person uses it, on the CPU simulator: typing a kernel,
-// a compile error at its line, a parameter slider.
+// a compile error at its line, a parameter slider, .cu and scene files.
 class KernelWorkspaceTest : public QObject
 {
     Q_OBJECT
@@ -144,6 +145,60 @@ private slots:
         QFile::remove(path);
         QVERIFY(workspace()->openFile("/nonexistent/k.cu").startsWith("Cannot open"));
         QVERIFY(workspace()->saveFile("/nonexistent/dir/k.cu").startsWith("Could not save"));
+    }
+
+    void aSceneRestoresTheKernelItsValuesAndOptions()
+    {
+        frameAfter(0);
+        const QString code = "// @param float gain = 2.0 [0, 4]\nreturn p.gain * float(lon);";
+        typeKernel(code);
+        // The typed kernel's slider, at its default.
+        const auto typedValues = [this] {
+            const scene::KernelScene k = workspace()->currentScene();
+            return k.values.size() == 1 && k.values[0].value == 2.0f;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(typedValues(), 60000);
+        auto* slider = workspace()->findChild<QSlider*>("param_gain");
+        QVERIFY(slider);
+        slider->setValue(250); // a quarter of [0, 4]
+        QCOMPARE(workspace()->setOptions("-use_fast_math  -maxrregcount=48"), QString());
+        QVERIFY(workspace()->setOptions("--include-path=/etc").contains("not one the workbench"));
+        QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
+        const QString path = QDir::temp().filePath("warpscope-kernel-scene-test.json");
+        QCOMPARE(m_window->saveScene(path), QString());
+
+        workspace()->chooseExample(1);
+        workspace()->setOptions({});
+        m_window->showPeriodogram();
+        QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
+        QCOMPARE(m_window->openScene(path), QString());
+        QVERIFY(m_window->kernelShown());
+        QCOMPARE(workspace()->source(), code);
+        QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
+        QTRY_VERIFY(workspace()->findChild<QSlider*>("param_gain"));
+        QCOMPARE(workspace()->findChild<QSlider*>("param_gain")->value(), 250);
+        const scene::KernelScene restored = workspace()->currentScene();
+        QCOMPARE(restored.shape, gpu::KernelShape::PerNode);
+        QCOMPARE(restored.values.size(), std::size_t(1));
+        QCOMPARE(restored.values[0].name, std::string("gain"));
+        QCOMPARE(restored.values[0].value, 1.0f);
+        QCOMPARE(restored.flags, (std::vector<std::string>{"-use_fast_math", "-maxrregcount=48"}));
+        QCOMPARE(workspace()->findChild<QLineEdit*>("kernelOptions")->text(),
+                 QString("-use_fast_math -maxrregcount=48"));
+
+        // A hostile file is refused with its key named, and the workspace keeps its kernel.
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QByteArray json = file.readAll();
+        file.close();
+        json.replace("\"perNode\"", "\"perWarp\"");
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(json);
+        file.close();
+        const QString error = m_window->openScene(path);
+        QVERIFY2(error.contains("kernel.template: expected one of"), qPrintable(error));
+        QCOMPARE(workspace()->source(), code);
+        QFile::remove(path);
     }
 };
 

@@ -8,6 +8,7 @@
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QProcess>
@@ -36,7 +37,7 @@ constexpr int kPauseMs = 400;
 // The first line of a saved kernel: its shape.
 const char* kPerNodeMarker = "// warpscope kernel: per node";
 const char* kWholeKernelMarker = "// warpscope kernel: whole kernel";
-constexpr qint64 kMaxSourceBytes = 1 << 20;
+constexpr qint64 kMaxSourceBytes = qint64(gpu::kMaxKernelSourceBytes);
 
 QString kernelCacheDir()
 {
@@ -70,7 +71,7 @@ QString disassemble(const std::vector<char>& cubin)
 
 KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent)
     : QWidget(parent), m_devices(devices), m_editor(new QsciScintilla(this)),
-      m_examples(new QComboBox(this)), m_status(new QLabel(this)),
+      m_examples(new QComboBox(this)), m_status(new QLabel(this)), m_options(new QLineEdit(this)),
       m_messages(new QListWidget(this)), m_paramsBox(new QWidget(this)),
       m_paramsLayout(new QFormLayout(m_paramsBox)), m_resources(new QLabel(this)),
       m_ptx(new QPlainTextEdit(this)), m_sass(new QPlainTextEdit(this)),
@@ -81,6 +82,10 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     m_examples->setObjectName("kernelExamples");
     m_messages->setObjectName("kernelMessages");
     m_status->setObjectName("kernelStatus");
+    m_options->setObjectName("kernelOptions");
+    m_options->setPlaceholderText(tr("NVRTC options, e.g. -use_fast_math"));
+    m_options->setToolTip(tr("Options for NVRTC, separated by spaces: -use_fast_math, "
+                             "-maxrregcount=N, -lineinfo, -ftz=, -prec-div=, -prec-sqrt=, -fmad="));
 
     auto* lexer = new QsciLexerCPP(m_editor);
     QFont mono("DejaVu Sans Mono", 10);
@@ -123,6 +128,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Start from:"), this));
     bar->addWidget(m_examples, 1);
+    bar->addWidget(m_options, 1);
     bar->addWidget(compile);
     m_examples->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_examples->setMinimumContentsLength(8);
@@ -163,24 +169,15 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     connect(m_pause, &QTimer::timeout, this, &KernelWorkspace::compileNow);
     connect(m_editor, &QsciScintilla::textChanged, m_pause, qOverload<>(&QTimer::start));
     connect(compile, &QPushButton::clicked, this, &KernelWorkspace::compileNow);
-    connect(open, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open a kernel"), {},
-                                                          tr("CUDA source (*.cu);;All files (*)"));
-        if (!path.isEmpty())
-            if (const QString error = openFile(path); !error.isEmpty())
-                emit message(error);
-    });
-    connect(save, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save the kernel"), "kernel.cu",
-                                                          tr("CUDA source (*.cu)"));
-        if (!path.isEmpty()) {
-            const QString error = saveFile(path);
-            emit message(error.isEmpty() ? tr("Saved %1").arg(path) : error);
-        }
-    });
+    connect(open, &QPushButton::clicked, this, &KernelWorkspace::askToOpen);
+    connect(save, &QPushButton::clicked, this, &KernelWorkspace::askToSave);
     // The editor takes its keys before shortcuts see them, so Ctrl+Enter is caught there.
     m_editor->installEventFilter(this);
     connect(m_examples, &QComboBox::activated, this, &KernelWorkspace::chooseExample);
+    connect(m_options, &QLineEdit::editingFinished, this, [this] {
+        if (const QString error = setOptions(m_options->text()); !error.isEmpty())
+            emit message(error);
+    });
     connect(&m_job, &QFutureWatcher<std::shared_ptr<KernelBuild>>::finished, this,
             &KernelWorkspace::buildFinished);
     connect(m_view, &KernelView::contextReady, this, [this] {
@@ -239,6 +236,26 @@ void KernelWorkspace::setSource(const QString& code, gpu::KernelShape shape)
     compileNow();
 }
 
+void KernelWorkspace::askToOpen()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a kernel"), {},
+                                                      tr("CUDA source (*.cu);;All files (*)"));
+    if (!path.isEmpty()) {
+        const QString error = openFile(path);
+        emit message(error.isEmpty() ? tr("Opened %1").arg(path) : error);
+    }
+}
+
+void KernelWorkspace::askToSave()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save the kernel"), "kernel.cu",
+                                                      tr("CUDA source (*.cu)"));
+    if (!path.isEmpty()) {
+        const QString error = saveFile(path);
+        emit message(error.isEmpty() ? tr("Saved %1").arg(path) : error);
+    }
+}
+
 QString KernelWorkspace::saveFile(const QString& path) const
 {
     QSaveFile file(path);
@@ -272,6 +289,51 @@ QString KernelWorkspace::openFile(const QString& path)
     return {};
 }
 
+scene::KernelScene KernelWorkspace::currentScene() const
+{
+    scene::KernelScene kernel;
+    kernel.shape = m_shape;
+    kernel.source = m_editor->text().toStdString();
+    kernel.flags = m_flags;
+    // Values not yet given to sliders are still the scene's.
+    if (!m_pendingValues.empty())
+        kernel.values = m_pendingValues;
+    else
+        for (std::size_t i = 0; i < m_params.size() && i < m_values.size(); ++i)
+            kernel.values.push_back({m_params[i].name, m_values[i]});
+    return kernel;
+}
+
+void KernelWorkspace::applyScene(const scene::KernelScene& kernel)
+{
+    m_flags = kernel.flags;
+    QStringList flags;
+    for (const std::string& flag : m_flags)
+        flags << QString::fromStdString(flag);
+    m_options->setText(flags.join(' '));
+    m_pendingValues = kernel.values;
+    setSource(QString::fromStdString(kernel.source), kernel.shape);
+}
+
+QString KernelWorkspace::setOptions(const QString& text)
+{
+    std::vector<std::string> flags;
+    for (const QString& flag : text.split(' ', Qt::SkipEmptyParts)) {
+        if (const std::string problem = gpu::kernelFlagProblem(flag.toStdString());
+            !problem.empty())
+            return QString::fromStdString(problem);
+        flags.push_back(flag.toStdString());
+    }
+    if (flags.size() > std::size_t(gpu::kMaxKernelFlags))
+        return tr("At most %1 compiler options").arg(gpu::kMaxKernelFlags);
+    m_options->setText(text.simplified());
+    if (flags != m_flags) {
+        m_flags = flags;
+        compileNow();
+    }
+    return {};
+}
+
 QStringList KernelWorkspace::messages() const
 {
     QStringList lines;
@@ -294,6 +356,7 @@ void KernelWorkspace::compileNow()
     const bool cuda = m_view->cuda();
     const gpu::DeviceInfo info = m_view->deviceInfo();
     gpu::KernelOptions options;
+    options.flags = m_flags;
     if (cuda) {
         options.smMajor = info.ccMajor;
         options.smMinor = info.ccMinor;
@@ -337,13 +400,14 @@ void KernelWorkspace::buildFinished()
     const double ms = cuda ? build->gpu.compileMs : build->cpu.compileMs;
     const bool cached = cuda ? build->gpu.fromCache : build->cpu.fromCache;
     if (ok) {
-        const QString text = tr("Compiled in %1 ms%2")
+        const QString text = tr("Compiled in %1 ms (%2)")
                                  .arg(ms, 0, 'f', 0)
-                                 .arg(cached ? tr(" (from the cache)") : QString());
+                                 .arg(cached ? tr("warm: from the cache") : tr("cold"));
         m_status->setProperty("compiled", text);
         m_status->setText(text);
         emit message(text);
-        if (build->gpu.params != m_params || build->cpu.params != m_params)
+        if (build->gpu.params != m_params || build->cpu.params != m_params ||
+            !m_pendingValues.empty())
             rebuildSliders(cuda ? build->gpu.params : build->cpu.params);
         m_view->setValues(m_values);
         m_view->setBuild(build);
@@ -372,14 +436,19 @@ void KernelWorkspace::showMessages(const std::vector<gpu::KernelMessage>& messag
 void KernelWorkspace::rebuildSliders(const std::vector<gpu::KernelParam>& params)
 {
     // Values move to the new declarations by name; new ones start at their default.
+    // A scene's values, by name, come first.
     std::vector<float> values;
     for (const gpu::KernelParam& p : params) {
         float value = p.value;
         for (std::size_t i = 0; i < m_params.size(); ++i)
             if (m_params[i].name == p.name && i < m_values.size())
                 value = std::clamp(m_values[i], p.min, p.max);
+        for (const scene::KernelParamValue& v : m_pendingValues)
+            if (v.name == p.name)
+                value = std::clamp(v.value, p.min, p.max);
         values.push_back(value);
     }
+    m_pendingValues.clear();
     while (m_paramsLayout->rowCount() > 0)
         m_paramsLayout->removeRow(0);
     m_params = params;

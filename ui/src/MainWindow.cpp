@@ -307,6 +307,14 @@ void MainWindow::createMenus()
             statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
     });
     saveSceneAction->setShortcut(QKeySequence::SaveAs);
+    file->addAction(tr("Open &Kernel .cu…"), this, [this] {
+        showKernel();
+        m_kernel->askToOpen();
+    });
+    file->addAction(tr("Save Kernel as .c&u…"), this, [this] {
+        showKernel();
+        m_kernel->askToSave();
+    });
     file->addAction(tr("Open &Batch Results…"), this, [this] {
         const QString path =
             QFileDialog::getOpenFileName(this, tr("Open batch results"), QString(),
@@ -491,7 +499,10 @@ std::optional<scene::Scene> MainWindow::currentScene(QString* problem)
         return std::nullopt;
     }
     s.lab = scene::LabScene::from(*lab);
-    s.workspace = periodogramShown() ? scene::Workspace::Periodogram : scene::Workspace::Field;
+    s.kernel = m_kernel->currentScene();
+    s.workspace = periodogramShown() ? scene::Workspace::Periodogram
+                  : kernelShown()    ? scene::Workspace::Kernel
+                                     : scene::Workspace::Field;
     return s;
 }
 
@@ -506,7 +517,11 @@ void MainWindow::applyScene(const scene::Scene& s)
     m_launch->setSettings(s.field.lesson);
     m_periodogram->applyScene(s.periodogram, tr("Open scene"));
     m_lab->setConfig(s.lab.config());
-    showPeriodogram(s.workspace == scene::Workspace::Periodogram);
+    m_kernel->applyScene(s.kernel);
+    if (s.workspace == scene::Workspace::Kernel)
+        showKernel();
+    else
+        showPeriodogram(s.workspace == scene::Workspace::Periodogram);
 }
 
 QString MainWindow::saveScene(const QString& path)

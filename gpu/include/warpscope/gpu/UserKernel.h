@@ -64,6 +64,10 @@ struct KernelExample
 const std::vector<KernelExample>& kernelExamples();
 
 inline constexpr int kMaxKernelParams = 32;
+// The largest source the workbench takes (the editor's files, scene files).
+inline constexpr std::size_t kMaxKernelSourceBytes = 1 << 20;
+// The most NVRTC options one kernel carries.
+inline constexpr int kMaxKernelFlags = 16;
 
 // A live parameter, declared in the source as `// @param float k = 1.0 [0, 10]`.
 struct KernelParam
@@ -123,6 +127,11 @@ struct KernelOptions
     std::vector<std::string> flags; // NVRTC options, e.g. "-use_fast_math", "-maxrregcount=32"
     bool operator==(const KernelOptions&) const = default;
 };
+
+// Why an NVRTC option is not one a kernel may carry, or empty when it is: -use_fast_math,
+// -maxrregcount=N (16 to 255), -lineinfo, and -ftz=, -prec-div=, -prec-sqrt=, -fmad= with true
+// or false.
+std::string kernelFlagProblem(std::string_view flag);
 
 // What ptxas reported for the kernel the user wrote (or the per-node launcher).
 struct KernelUsage

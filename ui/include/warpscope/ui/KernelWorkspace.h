@@ -1,6 +1,7 @@
 #pragma once
 
 #include "warpscope/gpu/DevicePool.h"
+#include "warpscope/scene/KernelScene.h"
 #include "warpscope/ui/KernelView.h"
 
 #include <QFutureWatcher>
@@ -10,6 +11,7 @@
 class QComboBox;
 class QFormLayout;
 class QLabel;
+class QLineEdit;
 class QListWidget;
 class QPlainTextEdit;
 class QTabWidget;
@@ -45,6 +47,16 @@ public:
     // Opens a .cu file saved so (or any source: one with a __global__ function is a whole
     // kernel) and compiles it; an empty string or why it failed.
     QString openFile(const QString& path);
+    // The scene's kernel section: the source, its template, the sliders' values and the
+    // options. applyScene restores them (values by name, once the source has compiled).
+    scene::KernelScene currentScene() const;
+    void applyScene(const scene::KernelScene& kernel);
+    // The NVRTC options, space-separated as typed; an empty string or why they were refused
+    // (the last good options stay).
+    QString setOptions(const QString& text);
+    // File dialogs for openFile and saveFile (the buttons and the File menu).
+    void askToOpen();
+    void askToSave();
     // Compiles now (Ctrl+Enter).
     void compileNow();
     bool busy() const { return m_job.isRunning() || m_again; }
@@ -70,6 +82,7 @@ private:
     QsciScintilla* m_editor;
     QComboBox* m_examples;
     QLabel* m_status;
+    QLineEdit* m_options;
     QListWidget* m_messages;
     QWidget* m_paramsBox;
     QFormLayout* m_paramsLayout;
@@ -81,6 +94,9 @@ private:
     gpu::KernelShape m_shape = gpu::KernelShape::PerNode;
     std::vector<gpu::KernelParam> m_params;
     std::vector<float> m_values;
+    // Values a scene gave, applied by name when the next build's sliders are made.
+    std::vector<scene::KernelParamValue> m_pendingValues;
+    std::vector<std::string> m_flags;
     QFutureWatcher<std::shared_ptr<KernelBuild>> m_job;
     bool m_again = false;
     bool m_contextKnown = false;
