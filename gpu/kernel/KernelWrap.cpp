@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <regex>
 
 namespace warpscope::gpu {
 namespace {
@@ -13,6 +14,7 @@ namespace {
 // Placed before the structs: what CUDA offers that C++ lacks, for the simulator.
 const char* kCpuPrelude = R"(#include <math.h>
 #include <cmath>
+#include <regex>
 #include <cstddef>
 #include <algorithm>
 #define __global__
@@ -166,6 +168,28 @@ std::string paramsStruct(const std::vector<KernelParam>& params)
     return text + " };\n";
 }
 
+std::string launchBounds(int threads)
+{
+    return threads > 0 ? "__launch_bounds__(" + std::to_string(threads) + ") " : std::string();
+}
+
+// The whole kernel's code with __launch_bounds__ before its name, on the same line, so
+// messages keep the user's line numbers. Unchanged when there is no `__global__ void kernel(`
+// outside comments (the compile then says so) or bounds are not asked for.
+std::string withLaunchBounds(const std::string& code, int threads)
+{
+    if (threads <= 0)
+        return code;
+    static const std::regex declaration(R"(__global__\s+void\s+(kernel\s*\())");
+    const std::string blanked = codeWithoutComments(code);
+    std::smatch match;
+    if (!std::regex_search(blanked, match, declaration))
+        return code;
+    std::string out = code;
+    out.insert(std::size_t(match.position(1)), launchBounds(threads));
+    return out;
+}
+
 // The line after the user's code, in the translation unit, for the wrapper's #line.
 int lineCount(std::string_view text)
 {
@@ -196,12 +220,13 @@ std::string wrapKernelSource(const KernelSource& source, const std::vector<Kerne
     std::string text = cuda ? kCudaPrelude : kCpuPrelude;
     text += kStructs;
     text += paramsStruct(params);
+    text += source.realIsDouble ? "typedef double real;\n" : "typedef float real;\n";
     const bool perNode = source.shape == KernelShape::PerNode;
     if (perNode)
-        text += "__device__ float value(double lat, double lon, const Refs& refs, const Params& "
+        text += "__device__ real value(double lat, double lon, const Refs& refs, const Params& "
                 "p)\n{\n";
     text += "#line 1 \"" + std::string(kUserSourceName) + "\"\n";
-    text += source.code;
+    text += perNode ? source.code : withLaunchBounds(source.code, source.launchBounds);
     if (!source.code.empty() && source.code.back() != '\n')
         text += '\n';
     // The wrapper's own lines are named "wrapper": a message there is not at a user's line.
@@ -212,14 +237,16 @@ std::string wrapKernelSource(const KernelSource& source, const std::vector<Kerne
             "              \"kernel must be declared as __global__ void kernel(Out out, Mesh "
             "mesh, Refs refs, Params p)\");\n";
     if (perNode)
-        text += std::string("}\n") + (cuda ? "extern \"C\" " : "") +
-                "__global__ void ws_per_node(Out out, Mesh mesh, Refs refs, Params p)\n"
-                "{\n"
-                "    const int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                "    const int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
-                "    if (row < mesh.ny && col < mesh.nx)\n"
-                "        out.write(row, col, value(mesh.lat(row), mesh.lon(col), refs, p));\n"
-                "}\n";
+        text +=
+            std::string("}\n") + (cuda ? "extern \"C\" " : "") + "__global__ void " +
+            launchBounds(source.launchBounds) +
+            "ws_per_node(Out out, Mesh mesh, Refs refs, Params p)\n"
+            "{\n"
+            "    const int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    const int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    if (row < mesh.ny && col < mesh.nx)\n"
+            "        out.write(row, col, float(value(mesh.lat(row), mesh.lon(col), refs, p)));\n"
+            "}\n";
     if (cuda) {
         text += kCudaStats;
     } else {

@@ -1,5 +1,6 @@
 #include "warpscope/ui/KernelWorkspace.h"
 
+#include "warpscope/ui/KernelVariantsPanel.h"
 #include "warpscope/ui/MainWindow.h"
 
 #include <QApplication>
@@ -7,14 +8,17 @@
 #include <QFile>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPushButton>
+#include <QSignalSpy>
 #include <QSlider>
+#include <QTableWidget>
 #include <QTest>
 #include <Qsci/qsciscintilla.h>
 
 using namespace warpscope;
 
 // The Kernel workspace driven as a person uses it, on the CPU simulator: typing a kernel,
-// a compile error at its line, a parameter slider, .cu and scene files.
+// a compile error at its line, a parameter slider, .cu and scene files, the variants table.
 class KernelWorkspaceTest : public QObject
 {
     Q_OBJECT
@@ -199,6 +203,50 @@ private slots:
         QVERIFY2(error.contains("kernel.template: expected one of"), qPrintable(error));
         QCOMPARE(workspace()->source(), code);
         QFile::remove(path);
+    }
+
+    void theVariantsTableFillsAndExportsCsv()
+    {
+        frameAfter(0);
+        ui::KernelVariantsPanel* panel = workspace()->variants();
+        QSignalSpy done(panel, &ui::KernelVariantsPanel::finished);
+        panel->findChild<QPushButton*>("variantsRun")->click();
+        QVERIFY(panel->running());
+        QVERIFY(done.wait(180000));
+        QVERIFY2(done.first().first().toBool(), qPrintable(panel->resultText()));
+        auto* table = panel->findChild<QTableWidget*>("variantsTable");
+        QCOMPARE(table->rowCount(), 6);
+        QCOMPARE(table->item(0, 0)->text(), QString("default"));
+        for (int r = 0; r < table->rowCount(); ++r)
+            for (int c = 0; c < table->columnCount(); ++c) {
+                const QTableWidgetItem* item = table->item(r, c);
+                QVERIFY(item);
+                QVERIFY(!item->text().isEmpty());
+                QVERIFY2(!item->text().contains("nan", Qt::CaseInsensitive),
+                         qPrintable(item->text()));
+                // A dash always says why.
+                if (item->text() == QString::fromUtf8("—"))
+                    QVERIFY2(!item->toolTip().isEmpty(), qPrintable(table->item(r, 0)->text()));
+            }
+        // The simulator times the default; compile flags mean nothing to it, and it says so.
+        QVERIFY(table->item(0, 1)->text() != QString::fromUtf8("—"));
+        QCOMPARE(table->item(0, 5)->text(), QString("0"));
+        QCOMPARE(table->item(1, 1)->text(), QString::fromUtf8("—"));
+        QCOMPARE(table->item(1, 1)->toolTip(),
+                 QString("CPU simulator: compile flags do not apply"));
+
+        const QString path = QDir::temp().filePath("warpscope-variants-test.csv");
+        QCOMPARE(panel->exportCsv(path), QString());
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 7);
+        QVERIFY(lines[0].startsWith("variant,compiled,time_ms,registers"));
+        QVERIFY(lines[1].startsWith("default,"));
+        QVERIFY(lines[2].startsWith("-use_fast_math,"));
+        QVERIFY(lines[6].startsWith("float64 (real = double),"));
+        QFile::remove(path);
+        QVERIFY(panel->exportCsv("/nonexistent/dir/v.csv").startsWith("Could not save"));
     }
 };
 

@@ -65,6 +65,17 @@ void KernelView::setLaunch(const gpu::LaunchConfig& launch, bool gridFitted)
     update();
 }
 
+gpu::LaunchConfig KernelView::launch() const
+{
+    gpu::LaunchConfig launch = m_args.launch;
+    if (m_gridFitted) {
+        const gpu::Dim3 block = launch.block;
+        launch.grid = {(m_args.mesh.nx + block.x - 1) / block.x,
+                       (m_args.mesh.ny + block.y - 1) / block.y, 1};
+    }
+    return launch;
+}
+
 void KernelView::initializeGL()
 {
     connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, [this] {
@@ -106,11 +117,7 @@ void KernelView::runKernel()
             return;
         }
     }
-    if (m_gridFitted) {
-        const gpu::Dim3 block = m_args.launch.block;
-        m_args.launch.grid = {(m_args.mesh.nx + block.x - 1) / block.x,
-                              (m_args.mesh.ny + block.y - 1) / block.y, 1};
-    }
+    m_args.launch = launch();
     render::GlWriteScope scope(*m_interop, m_surface.buffer, m_surface.bytes());
     gpu::KernelRun run;
     gpu::Status status = scope.status();

@@ -1,5 +1,7 @@
 #include "warpscope/ui/KernelWorkspace.h"
 
+#include "warpscope/ui/KernelVariantsPanel.h"
+
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -75,7 +77,10 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
       m_messages(new QListWidget(this)), m_paramsBox(new QWidget(this)),
       m_paramsLayout(new QFormLayout(m_paramsBox)), m_resources(new QLabel(this)),
       m_ptx(new QPlainTextEdit(this)), m_sass(new QPlainTextEdit(this)),
-      m_view(new KernelView(devices, this)), m_pause(new QTimer(this))
+      m_view(new KernelView(devices, this)),
+      m_variants(new KernelVariantsPanel(
+          devices, [this](QString& why) { return variantsRequest(why); }, this)),
+      m_pause(new QTimer(this))
 {
     setObjectName("kernelWorkspace");
     m_editor->setObjectName("kernelEditor");
@@ -137,6 +142,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     info->addTab(m_resources, tr("Resources"));
     info->addTab(m_ptx, tr("PTX"));
     info->addTab(m_sass, tr("SASS"));
+    info->addTab(m_variants, tr("Variants"));
     auto* left = new QWidget(this);
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
@@ -186,11 +192,21 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     });
     connect(m_view, &KernelView::ran, this,
             [this](const QString& problem, const gpu::KernelRun& run) {
-                if (!problem.isEmpty())
+                if (!problem.isEmpty()) {
+                    m_awaitingPicture = false;
                     emit message(tr("Kernel: %1").arg(problem));
-                else
-                    m_status->setText(m_status->property("compiled").toString() +
-                                      tr("  ·  ran in %1 ms").arg(run.kernelMs, 0, 'f', 2));
+                    return;
+                }
+                const QString compiled = m_status->property("compiled").toString();
+                m_status->setText(compiled + tr("  ·  ran in %1 ms").arg(run.kernelMs, 0, 'f', 2));
+                if (m_awaitingPicture) {
+                    // From the compile's start (after the typing pause) to the first frame
+                    // the new build drew.
+                    m_awaitingPicture = false;
+                    emit message(compiled +
+                                 tr("  ·  edit to pixels %1 ms")
+                                     .arg(double(m_compileClock.nsecsElapsed()) / 1e6, 0, 'f', 0));
+                }
             });
     chooseExample(0);
 }
@@ -334,6 +350,33 @@ QString KernelWorkspace::setOptions(const QString& text)
     return {};
 }
 
+std::optional<gpu::KernelVariantsRequest> KernelWorkspace::variantsRequest(QString& why) const
+{
+    gpu::KernelVariantsRequest request;
+    request.source = {m_shape, m_editor->text().toStdString()};
+    request.options.flags = m_flags;
+    request.args.mesh = m_view->mesh();
+    request.args.launch = m_view->launch();
+    request.cacheDir = kernelCacheDir().toStdString();
+    // The sliders' values by name, for the source as it is now (its declarations may have
+    // changed since the last compile).
+    const gpu::KernelParamParse parsed = gpu::parseKernelParams(request.source.code);
+    if (!parsed.errors.empty()) {
+        why = tr("Line %1: %2")
+                  .arg(parsed.errors.front().line)
+                  .arg(QString::fromStdString(parsed.errors.front().text));
+        return std::nullopt;
+    }
+    for (const gpu::KernelParam& p : parsed.params) {
+        float value = p.value;
+        for (std::size_t i = 0; i < m_params.size() && i < m_values.size(); ++i)
+            if (m_params[i].name == p.name)
+                value = std::clamp(m_values[i], p.min, p.max);
+        request.args.values.push_back(value);
+    }
+    return request;
+}
+
 QStringList KernelWorkspace::messages() const
 {
     QStringList lines;
@@ -363,6 +406,7 @@ void KernelWorkspace::compileNow()
     }
     const std::string cacheDir = kernelCacheDir().toStdString();
     m_status->setText(tr("Compiling…"));
+    m_compileClock.start();
     m_job.setFuture(QtConcurrent::run([source, options, cacheDir, cuda] {
         auto build = std::make_shared<KernelBuild>();
         // NVRTC's build explains the kernel (resources, PTX) on every device; the CPU runs
@@ -403,6 +447,7 @@ void KernelWorkspace::buildFinished()
         const QString text = tr("Compiled in %1 ms (%2)")
                                  .arg(ms, 0, 'f', 0)
                                  .arg(cached ? tr("warm: from the cache") : tr("cold"));
+        m_awaitingPicture = true;
         m_status->setProperty("compiled", text);
         m_status->setText(text);
         emit message(text);

@@ -28,8 +28,9 @@
 //   struct Out    { int nx, ny;                              // bounds-checked view
 //                   void write(int row, int col, float value) const; };
 //
-//   Per node:      the body of  float value(double lat, double lon, const Refs& refs,
-//                                           const Params& p)
+//   typedef float real;                                      // double in the float64 variant
+//   Per node:      the body of  real value(double lat, double lon, const Refs& refs,
+//                                          const Params& p)
 //   Whole kernel:  __global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)
 //                  launched with the caller's grid and block.
 //
@@ -48,6 +49,12 @@ struct KernelSource
 {
     KernelShape shape = KernelShape::PerNode;
     std::string code;
+    // How the wrapper builds it, for the variants table (KernelVariants.h): the type `real`
+    // is double instead of float (the per-node value's type, and any the user's code
+    // declares with it), and the kernel launched declares __launch_bounds__(launchBounds)
+    // (0: none).
+    bool realIsDouble = false;
+    int launchBounds = 0;
     bool operator==(const KernelSource&) const = default;
 };
 

@@ -38,6 +38,8 @@ public:
     const gpu::DistanceParams& mesh() const { return m_args.mesh; }
     // The whole kernel's block (the Launch panel's).
     gpu::Dim3 block() const { return m_args.launch.block; }
+    // The whole kernel's launch, its grid fitted to the mesh where the Launch panel asks.
+    gpu::LaunchConfig launch() const;
     // Whether kernels run on a CUDA device here, and its properties (the CPU's simulated
     // device otherwise); known once the view has been shown.
     bool cuda() const { return m_context && m_context->isCuda(); }

@@ -1,12 +1,15 @@
 #pragma once
 
 #include "warpscope/gpu/DevicePool.h"
+#include "warpscope/gpu/KernelVariants.h"
 #include "warpscope/scene/KernelScene.h"
 #include "warpscope/ui/KernelView.h"
 
+#include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QWidget>
 #include <memory>
+#include <optional>
 
 class QComboBox;
 class QFormLayout;
@@ -19,6 +22,8 @@ class QTimer;
 class QsciScintilla;
 
 namespace warpscope::ui {
+
+class KernelVariantsPanel;
 
 // The Kernel workspace: a code editor for the user's kernel beside the picture it draws.
 // Templates and examples to start from; compiled on a worker thread a moment after typing
@@ -61,6 +66,7 @@ public:
     void compileNow();
     bool busy() const { return m_job.isRunning() || m_again; }
     KernelView* view() const { return m_view; }
+    KernelVariantsPanel* variants() const { return m_variants; }
     // The messages shown, one line each ("Line 4: ..."), for tests.
     QStringList messages() const;
 
@@ -77,6 +83,7 @@ private:
     void rebuildSliders(const std::vector<gpu::KernelParam>& params);
     void showCompilerReport(const KernelBuild& build);
     void sendValues();
+    std::optional<gpu::KernelVariantsRequest> variantsRequest(QString& why) const;
 
     std::shared_ptr<gpu::DevicePool> m_devices;
     QsciScintilla* m_editor;
@@ -90,6 +97,7 @@ private:
     QPlainTextEdit* m_ptx;
     QPlainTextEdit* m_sass;
     KernelView* m_view;
+    KernelVariantsPanel* m_variants;
     QTimer* m_pause;
     gpu::KernelShape m_shape = gpu::KernelShape::PerNode;
     std::vector<gpu::KernelParam> m_params;
@@ -99,6 +107,9 @@ private:
     std::vector<std::string> m_flags;
     QFutureWatcher<std::shared_ptr<KernelBuild>> m_job;
     bool m_again = false;
+    // Edit to pixels: from the compile's start to the first frame of its build.
+    QElapsedTimer m_compileClock;
+    bool m_awaitingPicture = false;
     bool m_contextKnown = false;
 };
 
