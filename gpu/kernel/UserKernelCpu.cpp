@@ -24,12 +24,19 @@ Status runUserKernelCpu(Context& context, const SimulatorBuild& cpu, const Kerne
     abi.block[0] = unsigned(block.x), abi.block[1] = unsigned(block.y),
     abi.block[2] = unsigned(block.z);
     const auto start = std::chrono::steady_clock::now();
+    const double startUs = context.timeline() ? context.timeline()->nowUs() : 0.0;
     context.hostPool().parallelFor(
         std::size_t(grid.volume()), [&](std::size_t first, std::size_t last, unsigned) {
             cpu.kernel->runBlocks(abi, (long long)first, (long long)last);
         });
     run.kernelMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (Timeline* timeline = context.timeline())
+        recordUserKernelSpan(context, context.hostLane(), SpanKind::Host,
+                             cpu.source.shape == KernelShape::PerNode
+                                 ? "user kernel (per node, CPU simulator)"
+                                 : "user kernel (CPU simulator)",
+                             launch, startUs, timeline->nowUs());
     run.outOfBoundsWrites = (long long)__atomic_load_n(&outOfBounds, __ATOMIC_RELAXED);
     run.stats = writeFieldStats(layout, out);
     if (run.outOfBoundsWrites > 0)

@@ -127,7 +127,7 @@ struct UserKernelCudaState : SliceState
         context = nullptr;
         module = nullptr;
         stream = nullptr;
-        start = stop = nullptr;
+        start = stop = base = nullptr;
         entry = statsInit = stats = statsFinal = nullptr;
         loadedKey.clear();
         field = counters = 0;
@@ -138,6 +138,8 @@ struct UserKernelCudaState : SliceState
     CUmodule module = nullptr;
     CUstream stream = nullptr;
     CUevent start = nullptr, stop = nullptr;
+    CUevent base = nullptr; // recorded first on the idle stream: its host time is known
+    double baseUs = 0.0;
     CUfunction entry = nullptr, statsInit = nullptr, stats = nullptr, statsFinal = nullptr;
     std::string loadedKey;
     CUdeviceptr field = 0;    // the kernel's output
@@ -180,6 +182,7 @@ Status prepare(UserKernelCudaState& state, int ordinal)
     WS_CU_TRY(d.streamCreate(&state.stream, CU_STREAM_NON_BLOCKING));
     WS_CU_TRY(d.eventCreate(&state.start, CU_EVENT_DEFAULT));
     WS_CU_TRY(d.eventCreate(&state.stop, CU_EVENT_DEFAULT));
+    WS_CU_TRY(d.eventCreate(&state.base, CU_EVENT_DEFAULT));
     WS_CU_TRY(d.memAlloc(&state.counters, 16));
     return Status::success();
 }
@@ -214,7 +217,7 @@ float unorderedFloat(unsigned u)
 }
 
 Status queue(UserKernelCudaState& state, const CudaBacking& cuda, const CompiledKernel& gpu,
-             const KernelArgs& args)
+             const KernelArgs& args, double timelineNowUs)
 {
     const Driver& d = driver();
     const FieldLayout layout = layoutFor(args.mesh);
@@ -239,6 +242,11 @@ Status queue(UserKernelCudaState& state, const CudaBacking& cuda, const Compiled
     void* kernelArgs[] = {&abiOut, &mesh, &refs, params};
     const LaunchConfig launch = userKernelLaunch(gpu.source.shape, args);
     WS_CU_TRY(d.memsetD8(state.counters, 0, 8));
+    // The stream is idle here (each run waits for its end), so the base event completes
+    // within the microseconds it takes to submit: its host time places the kernel in the
+    // timeline without waiting for anything.
+    state.baseUs = timelineNowUs;
+    WS_CU_TRY(d.eventRecord(state.base, state.stream));
     WS_CU_TRY(d.eventRecord(state.start, state.stream));
     WS_CU_TRY(d.launchKernel(state.entry, unsigned(launch.grid.x), unsigned(launch.grid.y),
                              unsigned(launch.grid.z), unsigned(launch.block.x),
@@ -289,8 +297,9 @@ Status waitFor(CUevent event, double timeoutMs)
     }
 }
 
-Status runInContext(UserKernelCudaState& state, CudaBacking& cuda, const CompiledKernel& gpu,
-                    const KernelArgs& args, BufferView<float> out, KernelRun& run)
+Status runInContext(Context& context, UserKernelCudaState& state, CudaBacking& cuda,
+                    const CompiledKernel& gpu, const KernelArgs& args, BufferView<float> out,
+                    KernelRun& run)
 {
     const Driver& d = driver();
     // The app's context (the runtime's, current after activate()) receives the results.
@@ -303,7 +312,8 @@ Status runInContext(UserKernelCudaState& state, CudaBacking& cuda, const Compile
         return Status::failure("Could not make the kernel's CUDA context current");
     if (Status s = load(state, gpu); !s)
         return s;
-    if (Status s = queue(state, cuda, gpu, args); !s)
+    Timeline* timeline = context.timeline();
+    if (Status s = queue(state, cuda, gpu, args, timeline ? timeline->nowUs() : 0.0); !s)
         return s;
     if (Status s = waitFor(state.stop, args.timeoutMs); !s)
         return s;
@@ -320,6 +330,16 @@ Status runInContext(UserKernelCudaState& state, CudaBacking& cuda, const Compile
     float ms = 0.0f;
     WS_CU_TRY(d.eventElapsedTime(&ms, state.start, state.stop));
     run.kernelMs = ms;
+    if (timeline) {
+        float toStart = 0.0f, toStop = 0.0f;
+        WS_CU_TRY(d.eventElapsedTime(&toStart, state.base, state.start));
+        WS_CU_TRY(d.eventElapsedTime(&toStop, state.base, state.stop));
+        recordUserKernelSpan(
+            context, timeline->lane("CUDA user kernel (" + context.role() + ")"), SpanKind::Kernel,
+            gpu.source.shape == KernelShape::PerNode ? "user kernel (per node)" : "user kernel",
+            userKernelLaunch(gpu.source.shape, args), state.baseUs + 1000.0 * toStart,
+            state.baseUs + 1000.0 * toStop);
+    }
     run.outOfBoundsWrites = (long long)counters[0];
     const unsigned lo = unsigned(counters[1]), hi = unsigned(counters[1] >> 32);
     if (lo <= hi)
@@ -346,7 +366,7 @@ Status runUserKernelCuda(Context& context, const CompiledKernel& gpu, const Kern
     // The output must be complete in the app's context before the kernel's copies into it.
     WS_CUDA_TRY(cudaStreamSynchronize(cuda.stream()));
     UserKernelCudaState& state = context.state<UserKernelCudaState>();
-    const Status status = runInContext(state, cuda, gpu, args, out, run);
+    const Status status = runInContext(context, state, cuda, gpu, args, out, run);
     if (!status) {
         // Whatever failed, the kernel's context may be unusable: the next run makes a new one.
         state.reset();

@@ -36,6 +36,25 @@ FieldStats writeFieldStats(const FieldLayout& layout, float* out)
     return {lo, hi};
 }
 
+void recordUserKernelSpan(Context& context, int lane, SpanKind kind, const std::string& name,
+                          const LaunchConfig& launch, double startUs, double endUs)
+{
+    Timeline* timeline = context.timeline();
+    if (!timeline || lane < 0)
+        return;
+    Span span;
+    span.lane = lane;
+    span.kind = kind;
+    span.name = name;
+    span.startUs = startUs;
+    span.endUs = std::max(startUs, endUs);
+    const Dim3 g = launch.grid, b = launch.block;
+    span.detail = "grid (" + std::to_string(g.x) + ", " + std::to_string(g.y) + ", " +
+                  std::to_string(g.z) + "), block (" + std::to_string(b.x) + ", " +
+                  std::to_string(b.y) + ", " + std::to_string(b.z) + ")";
+    timeline->add(std::move(span));
+}
+
 Status outOfBoundsStatus(long long writes, const DistanceParams& mesh)
 {
     return Status::failure("The kernel tried to write " + std::to_string(writes) +

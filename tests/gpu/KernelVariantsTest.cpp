@@ -250,6 +250,29 @@ TEST(KernelVariants, CsvHasAHeaderAndEmptyCellsForUnknownFigures)
                    "__launch_bounds__ itself, \"\"twice\"\"\"\n");
 }
 
+// A user kernel's run is in the timeline with its launch, as the built-in kernels are.
+TEST(KernelTimeline, ASimulatedRunIsASpanWithItsLaunch)
+{
+    if (hostCompiler().empty())
+        GTEST_SKIP() << "no C++ compiler for the CPU simulator";
+    auto context = cpuContext(2);
+    auto timeline = std::make_shared<Timeline>();
+    context->setTimeline(timeline, "kernel");
+    const KernelVariantsRequest request = requestFor(example("Whole kernel").source, *context);
+    SimulatorBuild build;
+    ASSERT_TRUE(buildSimulatedKernel(request.source, request.cacheDir, build).ok());
+    std::vector<float> out(layoutFor(request.args.mesh).elementCount());
+    ASSERT_TRUE(
+        runUserKernel(*context, {}, build, request.args, BufferView<float>::host(out)).ok());
+    const TimelineSnapshot snapshot = timeline->snapshot();
+    const auto span = std::find_if(snapshot.spans.begin(), snapshot.spans.end(),
+                                   [](const Span& s) { return s.name.starts_with("user kernel"); });
+    ASSERT_NE(span, snapshot.spans.end());
+    EXPECT_EQ(span->name, "user kernel (CPU simulator)");
+    EXPECT_EQ(span->detail, "grid (4, 10, 1), block (32, 8, 1)");
+    EXPECT_GE(span->endUs, span->startUs);
+}
+
 // --- On a GPU (skipped without one) ---------------------------------------------------
 
 class KernelVariantsGpu : public ::testing::Test
@@ -292,6 +315,30 @@ TEST_F(KernelVariantsGpu, EveryRowIsTimedAndComparedOnTheGpu)
         EXPECT_EQ(rows[0].maxAbsDiff, 0.0);
         EXPECT_GT(row(rows, "float64 (real = double)").maxAbsDiff, 0.0);
     }
+}
+
+TEST_F(KernelVariantsGpu, AGpuRunIsAKernelSpanWithItsLaunch)
+{
+    auto timeline = std::make_shared<Timeline>();
+    m_cuda->setTimeline(timeline, "kernel");
+    const KernelVariantsRequest request = requestFor(example("Whole kernel").source, *m_cuda);
+    CompiledKernel built;
+    ASSERT_TRUE(compileKernel(request.source, request.options, {}, built).ok());
+    std::vector<float> out(layoutFor(request.args.mesh).elementCount());
+    const double before = timeline->nowUs();
+    ASSERT_TRUE(runUserKernel(*m_cuda, built, {}, request.args, BufferView<float>::host(out)).ok());
+    const double after = timeline->nowUs();
+    const TimelineSnapshot snapshot = timeline->snapshot();
+    const auto span = std::find_if(snapshot.spans.begin(), snapshot.spans.end(),
+                                   [](const Span& s) { return s.name == "user kernel"; });
+    ASSERT_NE(span, snapshot.spans.end());
+    EXPECT_EQ(span->kind, SpanKind::Kernel);
+    EXPECT_EQ(span->detail, "grid (4, 10, 1), block (32, 8, 1)");
+    EXPECT_EQ(snapshot.lanes[std::size_t(span->lane)], "CUDA user kernel (kernel)");
+    // Placed on the host clock within the call (a few microseconds of submission allowed).
+    EXPECT_GE(span->startUs, before - 50.0);
+    EXPECT_LE(span->endUs, after + 50.0);
+    EXPECT_GT(span->endUs, span->startUs);
 }
 
 } // namespace
