@@ -34,7 +34,9 @@ struct KernelAbiOut
 {
     float* data;
     unsigned long long* outOfBounds;
+    std::uint32_t* owners; // null: no teaching record
     int pitch, nx, ny;
+    unsigned smCount; // the simulator's SM ids are block % smCount
 };
 // What the simulator's library takes for a range of blocks (KernelWrap.cpp's ws_run_blocks).
 struct KernelAbiLaunch

@@ -42,9 +42,28 @@ inline float __powf(float x, float y) { return powf(x, y); }
 inline float __fdividef(float x, float y) { return x / y; }
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
 template <typename T> inline T __ldg(const T* p) { return *p; }
+// The teaching overlay's record of a node (LaunchLesson.h's words); SM ids are simulated as
+// the teaching kernel's simulator does: the block's index modulo the SM count.
+inline void ws_record(unsigned* owner, unsigned smCount)
+{
+    const unsigned block = blockIdx.y * gridDim.x + blockIdx.x;
+    owner[0] = block;
+    owner[1] = (threadIdx.y * blockDim.x + threadIdx.x) | ((block % smCount) << 16);
+}
 )";
 
 const char* kCudaPrelude = R"(#define WS_ATOMIC_ADD(p, v) atomicAdd((p), (v))
+// The teaching overlay's record of a node: block, thread and the SM that ran it
+// (LaunchLesson.h's words).
+__host__ __device__ __forceinline__ void ws_record(unsigned* owner, unsigned)
+{
+#ifdef __CUDA_ARCH__
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    owner[0] = blockIdx.y * gridDim.x + blockIdx.x;
+    owner[1] = (threadIdx.y * blockDim.x + threadIdx.x) | (sm << 16);
+#endif
+}
 )";
 
 // The argument structs (KernelShared.h's KernelAbi* layout) with the methods users call.
@@ -69,13 +88,18 @@ struct Mesh {
 struct Out {
     float* ws_data;
     unsigned long long* ws_outOfBounds;
+    unsigned* ws_owners;
     int ws_pitch, nx, ny;
+    unsigned ws_smCount;
     __host__ __device__ void write(int row, int col, float value) const
     {
-        if (row >= 0 && row < ny && col >= 0 && col < nx)
+        if (row >= 0 && row < ny && col >= 0 && col < nx) {
             ws_data[(long long)row * ws_pitch + col] = value;
-        else
+            if (ws_owners)
+                ws_record(ws_owners + 2 * ((long long)row * nx + col), ws_smCount);
+        } else {
             WS_ATOMIC_ADD(ws_outOfBounds, 1ull);
+        }
     }
 };
 )";

@@ -36,6 +36,7 @@ struct Driver
     PFN_cuMemAlloc_v3020 memAlloc = nullptr;
     PFN_cuMemFree_v3020 memFree = nullptr;
     PFN_cuMemsetD8_v3020 memsetD8 = nullptr;
+    PFN_cuMemsetD8Async_v3020 memsetD8Async = nullptr;
     PFN_cuMemcpyDtoH_v3020 memcpyDtoH = nullptr;
     PFN_cuMemcpyPeer_v4000 memcpyPeer = nullptr;
     PFN_cuStreamCreate_v2000 streamCreate = nullptr;
@@ -81,6 +82,7 @@ const Driver& driver()
                         entry("cuMemAlloc", 3020, d.memAlloc, missing) &&
                         entry("cuMemFree", 3020, d.memFree, missing) &&
                         entry("cuMemsetD8", 3020, d.memsetD8, missing) &&
+                        entry("cuMemsetD8Async", 3020, d.memsetD8Async, missing) &&
                         entry("cuMemcpyDtoH", 3020, d.memcpyDtoH, missing) &&
                         entry("cuMemcpyPeer", 4000, d.memcpyPeer, missing) &&
                         entry("cuStreamCreate", 2000, d.streamCreate, missing) &&
@@ -130,8 +132,8 @@ struct UserKernelCudaState : SliceState
         start = stop = base = nullptr;
         entry = statsInit = stats = statsFinal = nullptr;
         loadedKey.clear();
-        field = counters = 0;
-        fieldBytes = 0;
+        field = counters = owners = 0;
+        fieldBytes = ownersBytes = 0;
     }
 
     CUcontext context = nullptr;
@@ -145,6 +147,8 @@ struct UserKernelCudaState : SliceState
     CUdeviceptr field = 0;    // the kernel's output
     CUdeviceptr counters = 0; // [0, 8): out-of-bounds writes; [8, 16): min/max ordered bits
     std::size_t fieldBytes = 0;
+    CUdeviceptr owners = 0; // the teaching record, when asked for
+    std::size_t ownersBytes = 0;
 };
 
 // Makes the kernel's context current on this thread for a scope, and restores the one
@@ -230,10 +234,33 @@ Status queue(UserKernelCudaState& state, const CudaBacking& cuda, const Compiled
         WS_CU_TRY(d.memAlloc(&state.field, bytes));
         state.fieldBytes = bytes;
     }
+    const std::size_t ownerBytes =
+        args.owners.data ? 2 * std::size_t(args.mesh.nx) * args.mesh.ny * sizeof(std::uint32_t) : 0;
+    if (state.ownersBytes < ownerBytes) {
+        if (state.owners)
+            d.memFree(state.owners);
+        state.owners = 0;
+        state.ownersBytes = 0;
+        WS_CU_TRY(d.memAlloc(&state.owners, ownerBytes));
+        state.ownersBytes = ownerBytes;
+    }
+    if (ownerBytes) {
+        // As the teaching kernel leaves them: nodes no thread writes are NaN (all bits set)
+        // and uncovered.
+        WS_CU_TRY(
+            d.memsetD8Async(state.field, 0xff, layout.statsOffset() * sizeof(float), state.stream));
+        WS_CU_TRY(d.memsetD8Async(state.owners, 0xff, ownerBytes, state.stream));
+    }
     auto* out = reinterpret_cast<float*>(state.field);
     auto* outOfBounds = reinterpret_cast<unsigned long long*>(state.counters);
     auto* minmax = reinterpret_cast<unsigned*>(state.counters + 8);
-    KernelAbiOut abiOut{out, outOfBounds, layout.pitch, args.mesh.nx, args.mesh.ny};
+    KernelAbiOut abiOut{out,
+                        outOfBounds,
+                        ownerBytes ? reinterpret_cast<std::uint32_t*>(state.owners) : nullptr,
+                        layout.pitch,
+                        args.mesh.nx,
+                        args.mesh.ny,
+                        unsigned(cuda.info().smCount)};
     KernelAbiMesh mesh = abiMesh(args.mesh);
     KernelAbiRefs refs = abiRefs(args.mesh);
     float noParams = 0.0f;
@@ -327,6 +354,15 @@ Status runInContext(Context& context, UserKernelCudaState& state, CudaBacking& c
     else
         WS_CU_TRY(d.memcpyPeer(reinterpret_cast<CUdeviceptr>(out.data), appContext, state.field,
                                state.context, bytes));
+    if (args.owners.data) {
+        const std::size_t ownerBytes =
+            2 * std::size_t(args.mesh.nx) * args.mesh.ny * sizeof(std::uint32_t);
+        if (args.owners.space == MemorySpace::Host)
+            WS_CU_TRY(d.memcpyDtoH(args.owners.data, state.owners, ownerBytes));
+        else
+            WS_CU_TRY(d.memcpyPeer(reinterpret_cast<CUdeviceptr>(args.owners.data), appContext,
+                                   state.owners, state.context, ownerBytes));
+    }
     float ms = 0.0f;
     WS_CU_TRY(d.eventElapsedTime(&ms, state.start, state.stop));
     run.kernelMs = ms;

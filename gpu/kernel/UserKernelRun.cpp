@@ -86,6 +86,12 @@ Status runUserKernel(Context& context, const CompiledKernel& gpu, const Simulato
     if (out.size < layout.elementCount())
         return Status::failure("The output holds " + std::to_string(out.size) +
                                " values; the field needs " + std::to_string(layout.elementCount()));
+    const std::size_t ownerWords = 2 * std::size_t(args.mesh.nx) * std::size_t(args.mesh.ny);
+    if (args.owners.data && args.owners.size < ownerWords)
+        return Status::failure("The owner record holds " + std::to_string(args.owners.size) +
+                               " words; the mesh needs " + std::to_string(ownerWords));
+    if (!cuda && args.owners.data && args.owners.space == MemorySpace::Device)
+        return Status::failure("The CPU cannot write the owner record into device memory");
     const KernelShape shape = cuda ? gpu.source.shape : cpu.source.shape;
     if (shape == KernelShape::WholeKernel) {
         if (const auto errors = validateLaunch(args.launch, context.info()); !errors.empty())

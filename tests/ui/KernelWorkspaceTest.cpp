@@ -205,6 +205,29 @@ private slots:
         QFile::remove(path);
     }
 
+    // The Launch panel's teaching overlay over a whole kernel: colouring by block changes the
+    // picture, and a grid too small for the mesh leaves its other nodes striped.
+    void theTeachingOverlayColoursAWholeKernelsNodes()
+    {
+        frameAfter(0);
+        workspace()->chooseExample(1); // the whole-kernel template
+        gpu::LaunchConfig fitted{{16, 16, 1}, {1, 1, 1}, 0};
+        workspace()->setLaunch(fitted, true);
+        workspace()->setTeaching(true, render::Overlay::Distance);
+        const QImage distance = frameAfter(workspace()->view()->framesDrawn());
+        workspace()->setTeaching(true, render::Overlay::Block); // a repaint, not a run
+        QTest::qWait(200);
+        workspace()->view()->update();
+        QTest::qWait(200);
+        const QImage blocks = workspace()->view()->grabFramebuffer();
+        QVERIFY2(differingPixels(distance, blocks) > 1000, "blocks should be coloured");
+        workspace()->setTeaching(true, render::Overlay::Distance);
+        workspace()->setLaunch(fitted, false); // one block: 16 x 16 nodes of the mesh
+        const QImage striped = frameAfter(workspace()->view()->framesDrawn());
+        QVERIFY2(differingPixels(distance, striped) > 1000, "uncovered nodes should be striped");
+        QVERIFY2(problems().isEmpty(), qPrintable(problems().join('\n')));
+    }
+
     void theVariantsTableFillsAndExportsCsv()
     {
         frameAfter(0);

@@ -4,6 +4,7 @@
 
 #include <GL/gl.h>
 #include <QOpenGLContext>
+#include <optional>
 
 namespace warpscope::ui {
 
@@ -26,6 +27,11 @@ KernelView::~KernelView()
 
 void KernelView::release()
 {
+    if (m_owners.valid()) {
+        if (m_interop)
+            m_interop->forget(m_owners.buffer);
+        m_renderer.destroyOwners(m_owners);
+    }
     if (m_surface.valid()) {
         if (m_interop)
             m_interop->forget(m_surface.buffer);
@@ -62,6 +68,16 @@ void KernelView::setLaunch(const gpu::LaunchConfig& launch, bool gridFitted)
     m_args.launch = launch;
     m_gridFitted = gridFitted;
     m_dirty = true;
+    update();
+}
+
+void KernelView::setTeaching(bool teaching, render::Overlay overlay)
+{
+    if (teaching == m_teaching && overlay == m_overlay)
+        return;
+    m_dirty = m_dirty || teaching != m_teaching;
+    m_teaching = teaching;
+    m_overlay = overlay;
     update();
 }
 
@@ -118,12 +134,36 @@ void KernelView::runKernel()
         }
     }
     m_args.launch = launch();
+    gpu::Status status = gpu::Status::success();
+    if (m_teaching) {
+        const unsigned int ownersBefore = m_owners.buffer;
+        status =
+            m_renderer.allocateOwners(std::size_t(layout.nx) * std::size_t(layout.ny), m_owners);
+        if (status && ownersBefore && ownersBefore != m_owners.buffer)
+            m_interop->forget(ownersBefore);
+        if (!status) {
+            emit ran(QString::fromStdString(status.message()), {});
+            return;
+        }
+    }
     render::GlWriteScope scope(*m_interop, m_surface.buffer, m_surface.bytes());
+    // The teaching record, written beside the field when the overlay is on.
+    std::optional<render::GlWriteScope> owners;
+    if (m_teaching)
+        owners.emplace(*m_interop, m_owners.buffer, m_owners.bytes());
     gpu::KernelRun run;
-    gpu::Status status = scope.status();
+    status = scope.status();
+    if (status && owners)
+        status = owners->status();
+    gpu::KernelArgs args = m_args;
+    if (owners)
+        args.owners = owners->view<std::uint32_t>();
     if (status)
-        status = gpu::runUserKernel(*m_context, m_build->gpu, m_build->cpu, m_args,
+        status = gpu::runUserKernel(*m_context, m_build->gpu, m_build->cpu, args,
                                     scope.view<float>(), &run);
+    if (owners && (status || run.outOfBoundsWrites > 0))
+        if (gpu::Status committed = owners->commit(); !committed && status)
+            status = committed;
     // A run that only lost writes outside its output still drew the rest.
     if (status || run.outOfBoundsWrites > 0) {
         if (gpu::Status committed = scope.commit(); !committed && status)
@@ -148,7 +188,9 @@ void KernelView::paintGL()
     const render::GeoRect rect{m_args.mesh.lonMin, m_args.mesh.latMin, m_args.mesh.lonMax,
                                m_args.mesh.latMax};
     const render::Viewport viewport{0, 0, int(width() * ratio), int(height() * ratio)};
-    m_renderer.draw(m_surface, rect, rect, viewport, {0.12f, 0.12f, 0.14f});
+    m_renderer.draw(m_surface, rect, rect, viewport, {0.12f, 0.12f, 0.14f},
+                    m_teaching ? m_overlay : render::Overlay::Distance,
+                    m_teaching && m_owners.valid() ? &m_owners : nullptr);
 }
 
 } // namespace warpscope::ui

@@ -119,8 +119,10 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     m_workspaces->addTab(m_kernel, tr("Kernel"));
     // A whole kernel runs with the Launch panel's block and grid.
     connect(m_launch, &LaunchPanel::changed, m_kernel, [this] {
-        if (const auto lesson = m_launch->settings())
+        if (const auto lesson = m_launch->settings()) {
             m_kernel->setLaunch(lesson->launch, lesson->gridFitted);
+            m_kernel->setTeaching(lesson->teaching, render::Overlay(lesson->overlay));
+        }
     });
     connect(m_kernel, &KernelWorkspace::message, this,
             [this](const QString& text) { statusBar()->showMessage(text, 10000); });

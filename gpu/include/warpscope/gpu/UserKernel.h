@@ -7,6 +7,7 @@
 #include "warpscope/gpu/LaunchConfig.h"
 #include "warpscope/gpu/Status.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -214,6 +215,10 @@ struct KernelArgs
     DistanceParams mesh;       // bounds, nodes, references, unit and radius
     std::vector<float> values; // one per parameter, in declaration order
     LaunchConfig launch;       // the whole kernel's grid and block (per node: ignored)
+    // The teaching overlay's record, when given (2 * nx * ny words, the context's memory or
+    // the host's): which block, thread and SM wrote each node, laid out as LaunchLesson.h's
+    // owners. Nodes no thread wrote then hold kUncovered here and NaN in the output.
+    BufferView<std::uint32_t> owners;
     double timeoutMs = 2000.0; // the GPU's wait for the kernel; the run fails after it
 };
 

@@ -38,6 +38,10 @@ public:
     const gpu::DistanceParams& mesh() const { return m_args.mesh; }
     // The whole kernel's block (the Launch panel's).
     gpu::Dim3 block() const { return m_args.launch.block; }
+    // The Launch panel's teaching overlay: when on, each run records which block, thread and
+    // SM wrote each node, drawn coloured by overlay with unwritten nodes striped.
+    void setTeaching(bool teaching, render::Overlay overlay);
+    bool teaching() const { return m_teaching; }
     // The whole kernel's launch, its grid fitted to the mesh where the Launch panel asks.
     gpu::LaunchConfig launch() const;
     // Whether kernels run on a CUDA device here, and its properties (the CPU's simulated
@@ -68,6 +72,9 @@ private:
     std::unique_ptr<render::GlInterop> m_interop;
     render::FieldRenderer m_renderer;
     render::FieldSurface m_surface;
+    render::OwnerSurface m_owners;
+    bool m_teaching = false;
+    render::Overlay m_overlay = render::Overlay::Distance;
     std::shared_ptr<const KernelBuild> m_build;
     gpu::KernelArgs m_args;
     bool m_gridFitted = true;

@@ -42,6 +42,11 @@ public:
     {
         m_view->setLaunch(launch, gridFitted);
     }
+    // The Launch panel's teaching overlay, drawn over what the user's kernel wrote.
+    void setTeaching(bool teaching, render::Overlay overlay)
+    {
+        m_view->setTeaching(teaching, overlay);
+    }
     // Replaces the editor's text with the example of this index (kernelExamples()).
     void chooseExample(int index);
     QString source() const;
