@@ -100,6 +100,7 @@ Status runUserKernel(Context& context, const CompiledKernel& gpu, const Simulato
     KernelRun local;
     KernelRun& result = run ? *run : local;
     result = {};
+    result.launch = userKernelLaunch(shape, args);
     if (cuda)
         return runUserKernelCuda(context, gpu, args, out, result);
     if (out.space == MemorySpace::Device)

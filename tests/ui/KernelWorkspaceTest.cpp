@@ -225,6 +225,15 @@ private slots:
         workspace()->setLaunch(fitted, false); // one block: 16 x 16 nodes of the mesh
         const QImage striped = frameAfter(workspace()->view()->framesDrawn());
         QVERIFY2(differingPixels(distance, striped) > 1000, "uncovered nodes should be striped");
+        // Node (0, 0) is at the bottom left (latitude upwards), in the one block; the top
+        // right is beyond it.
+        ui::KernelView* view = workspace()->view();
+        QCOMPARE(
+            view->ownerAt(QPointF(0, view->height() - 1)),
+            QString("node (0, 0): blockIdx (0, 0), threadIdx (0, 0), warp 0, SM 0 (simulated)"));
+        const gpu::DistanceParams& mesh = view->mesh();
+        QCOMPARE(view->ownerAt(QPointF(view->width() - 1, 0)),
+                 QString("node (%1, %2): no thread wrote it").arg(mesh.nx - 1).arg(mesh.ny - 1));
         QVERIFY2(problems().isEmpty(), qPrintable(problems().join('\n')));
     }
 

@@ -1,9 +1,13 @@
 #include "warpscope/ui/KernelView.h"
 
+#include "warpscope/gpu/LaunchLesson.h"
 #include "warpscope/render/Colormap.h"
 
 #include <GL/gl.h>
+#include <QMouseEvent>
 #include <QOpenGLContext>
+#include <QToolTip>
+#include <cmath>
 #include <optional>
 
 namespace warpscope::ui {
@@ -14,6 +18,7 @@ KernelView::KernelView(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent
     setObjectName("kernelView");
     m_args.launch.block = {16, 16, 1}; // the Launch panel's default, until it sends its own
     setMinimumSize(160, 120);
+    setMouseTracking(true);
 }
 
 KernelView::~KernelView()
@@ -161,6 +166,7 @@ void KernelView::runKernel()
     if (status)
         status = gpu::runUserKernel(*m_context, m_build->gpu, m_build->cpu, args,
                                     scope.view<float>(), &run);
+    m_ranWith = run.launch;
     if (owners && (status || run.outOfBoundsWrites > 0))
         if (gpu::Status committed = owners->commit(); !committed && status)
             status = committed;
@@ -174,6 +180,50 @@ void KernelView::runKernel()
         }
     }
     emit ran(status ? QString() : QString::fromStdString(status.message()), run);
+}
+
+QString KernelView::ownerAt(QPointF pos)
+{
+    const gpu::DistanceParams& p = m_args.mesh;
+    const std::size_t nodes = std::size_t(p.nx) * std::size_t(p.ny);
+    if (!m_teaching || !m_hasPicture || m_owners.nodes != nodes || width() < 2 || height() < 2)
+        return {};
+    // The mesh fills the view, latitude upwards.
+    const long long col = std::llround(pos.x() / (width() - 1) * (p.nx - 1));
+    const long long row = std::llround((1.0 - pos.y() / (height() - 1)) * (p.ny - 1));
+    if (col < 0 || row < 0 || col >= p.nx || row >= p.ny)
+        return {};
+    std::uint32_t owner[2] = {gpu::kUncovered, gpu::kUncovered};
+    makeCurrent();
+    const bool ok = m_renderer.readOwner(m_owners, std::size_t(row) * p.nx + col, owner);
+    doneCurrent();
+    if (!ok)
+        return {};
+    if (owner[0] == gpu::kUncovered)
+        return tr("node (%1, %2): no thread wrote it").arg(col).arg(row);
+    const gpu::Dim3& b = m_ranWith.block;
+    const gpu::Dim3& g = m_ranWith.grid;
+    const std::uint32_t thread = gpu::ownerThread(owner[1]);
+    return tr("node (%1, %2): blockIdx (%3, %4), threadIdx (%5, %6), warp %7, SM %8%9")
+        .arg(col)
+        .arg(row)
+        .arg(owner[0] % g.x)
+        .arg(owner[0] / g.x)
+        .arg(thread % b.x)
+        .arg(thread / b.x)
+        .arg(thread / 32)
+        .arg(gpu::ownerSm(owner[1]))
+        .arg(cuda() ? QString() : tr(" (simulated)"));
+}
+
+void KernelView::mouseMoveEvent(QMouseEvent* event)
+{
+    const QString text = ownerAt(event->position());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+    QOpenGLWidget::mouseMoveEvent(event);
 }
 
 void KernelView::paintGL()

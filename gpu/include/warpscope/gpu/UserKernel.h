@@ -227,6 +227,7 @@ struct KernelRun
     double kernelMs = 0.0;
     long long outOfBoundsWrites = 0; // writes Out::write refused
     FieldStats stats;
+    LaunchConfig launch; // the grid and block it ran with (per node: the launcher's)
 };
 
 // Runs a kernel into out (layoutFor(args.mesh) values): the GPU build on a CUDA context
