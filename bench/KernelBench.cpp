@@ -4,15 +4,34 @@
 // of the kernels' own event times; then the compile time of a 40-line kernel with a cold and
 // a warm cache. A program, not a test.
 //   warpscope-kernel-bench [--size N] [--refs K] [--runs R] [--cpu]
+//
+// --slider: what moving a @param slider costs the app, at N x N (default 4096): a new value,
+// the user's kernel writing the field's GL buffer through GlWriteScope (CUDA-GL interop, or a
+// host copy and glBufferSubData where the GPU does not run the GL), the field drawn into an
+// offscreen view, glFinish; wall clock from the value's change to glFinish, median of R, on
+// headless EGL (no window, no compositor: the screen's own latency is not in it).
+//   warpscope-kernel-bench --slider [--size N] [--runs R] [--view WxH]
+//
+// --variants FILE.csv: the Kernel workspace's variants table for the per-node template (or
+// --source FILE.cu, its first line naming its shape as the workspace saves it), written as CSV.
+//   warpscope-kernel-bench --variants FILE.csv [--source FILE.cu] [--size N] [--runs R] [--cpu]
+#include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/Distance.h"
+#include "warpscope/gpu/KernelVariants.h"
 #include "warpscope/gpu/UserKernel.h"
+#include "warpscope/render/FieldRenderer.h"
+#include "warpscope/render/GlWriteScope.h"
+#include "warpscope/render/HeadlessGl.h"
 
+#include <GL/gl.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -88,12 +107,155 @@ bool timeUser(Context& context, const KernelSource& source, const KernelArgs& ba
     return true;
 }
 
+// Moves the per-node template's k as a slider does, each value drawn to glFinish.
+int runSlider(int size, int runs, int viewWidth, int viewHeight, const std::string& cacheDir)
+{
+    std::string error;
+    auto gl = warpscope::render::HeadlessGl::create(viewWidth, viewHeight, error);
+    if (!gl) {
+        std::fprintf(stderr, "warpscope-kernel-bench: %s\n", error.c_str());
+        return 1;
+    }
+    warpscope::render::FieldRenderer renderer;
+    if (Status s = renderer.initialize(); !s) {
+        std::fprintf(stderr, "warpscope-kernel-bench: %s\n", s.message().c_str());
+        return 1;
+    }
+    DevicePool devices(BackendKind::Auto, -1, nullptr);
+    std::unique_ptr<Context> context;
+    std::string why;
+    if (Status s =
+            devices.openDisplay("kernel", warpscope::render::glCudaDevices(), true, context, why);
+        !s) {
+        std::fprintf(stderr, "warpscope-kernel-bench: %s\n", s.message().c_str());
+        return 1;
+    }
+    warpscope::render::GlInterop interop(*context);
+    KernelArgs args;
+    args.mesh.nx = args.mesh.ny = size;
+    const KernelSource source = kernelExamples().front().source; // per node, @param k
+    CompiledKernel gpu;
+    SimulatorBuild cpu;
+    KernelOptions options;
+    options.smMajor = context->isCuda() ? context->info().ccMajor : 9;
+    options.smMinor = context->isCuda() ? context->info().ccMinor : 0;
+    if (Status s = context->isCuda() ? compileKernel(source, options, cacheDir, gpu)
+                                     : buildSimulatedKernel(source, cacheDir, cpu);
+        !s) {
+        std::fprintf(stderr, "compile failed: %s\n", s.message().c_str());
+        return 1;
+    }
+    warpscope::render::FieldSurface surface;
+    if (Status s = renderer.createSurface(layoutFor(args.mesh), surface); !s) {
+        std::fprintf(stderr, "warpscope-kernel-bench: %s\n", s.message().c_str());
+        return 1;
+    }
+    const warpscope::render::GeoRect rect{args.mesh.lonMin, args.mesh.latMin, args.mesh.lonMax,
+                                          args.mesh.latMax};
+    std::printf("OpenGL: %s\nDevice: %s\nWrite path: %s\n", gl->renderer().c_str(), why.c_str(),
+                interop.interop() ? "CUDA-GL interop (the kernel's context copies into the mapped "
+                                    "GL buffer)"
+                                  : "host copy, then glBufferSubData");
+    std::printf("Slider to pixels, per-node template, %dx%d, %dx%d view, median of %d after 10 "
+                "warm-up:\n",
+                size, size, viewWidth, viewHeight, runs);
+    std::vector<double> frames, kernels;
+    for (int k = -10; k < runs; ++k) {
+        const auto t0 = std::chrono::steady_clock::now();
+        args.values = {1.0f + 0.01f * float((k + 10) % 50)}; // the slider moved
+        warpscope::render::GlWriteScope scope(interop, surface.buffer, surface.bytes());
+        KernelRun run;
+        Status s = scope.status();
+        if (s)
+            s = runUserKernel(*context, gpu, cpu, args, scope.view<float>(), &run);
+        if (s)
+            s = scope.commit();
+        if (!s) {
+            std::fprintf(stderr, "run failed: %s\n", s.message().c_str());
+            return 1;
+        }
+        gl->bindFramebuffer();
+        renderer.draw(surface, rect, rect, {0, 0, gl->width(), gl->height()}, {0, 0, 0});
+        glFinish();
+        const std::chrono::duration<double, std::milli> dt = std::chrono::steady_clock::now() - t0;
+        if (k >= 0) {
+            frames.push_back(dt.count());
+            kernels.push_back(run.kernelMs);
+        }
+    }
+    std::printf("  value change to glFinish: median %9.3f ms (min %.3f, max %.3f)\n",
+                median(frames), *std::min_element(frames.begin(), frames.end()),
+                *std::max_element(frames.begin(), frames.end()));
+    std::printf("  the kernel alone (%s):   median %9.3f ms\n",
+                context->isCuda() ? "CUDA events" : "wall clock", median(kernels));
+    renderer.destroySurface(surface);
+    return 0;
+}
+
+int runVariants(Context& context, const KernelSource& source, const KernelArgs& base, int runs,
+                const std::string& csvPath, const std::string& cacheDir)
+{
+    KernelVariantsRequest request;
+    request.source = source;
+    request.args = base;
+    request.args.launch.block = {16, 16, 1};
+    request.args.launch.grid = {(base.mesh.nx + 15) / 16, (base.mesh.ny + 15) / 16, 1};
+    for (const KernelParam& p : parseKernelParams(source.code).params)
+        request.args.values.push_back(p.value);
+    if (context.isCuda()) {
+        request.options.smMajor = context.info().ccMajor;
+        request.options.smMinor = context.info().ccMinor;
+    }
+    request.runs = runs;
+    request.cacheDir = cacheDir;
+    std::vector<KernelVariantRow> rows;
+    const Status s = measureKernelVariants(context, request, rows);
+    const std::string csv = kernelVariantsCsv(rows);
+    std::fputs(csv.c_str(), stdout);
+    std::ofstream out(csvPath, std::ios::binary);
+    if (!(out << csv) || !out.flush()) {
+        std::fprintf(stderr, "warpscope-kernel-bench: could not write %s\n", csvPath.c_str());
+        return 1;
+    }
+    if (!s) {
+        std::fprintf(stderr, "warpscope-kernel-bench: %s\n", s.message().c_str());
+        return 1;
+    }
+    return 0;
+}
+
+// A .cu file as the workspace saves it: the first line may name its shape; otherwise one
+// with __global__ is a whole kernel.
+bool readSource(const std::string& path, KernelSource& source)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    if (!in || !(text << in.rdbuf()) || text.str().size() > kMaxKernelSourceBytes) {
+        std::fprintf(stderr, "warpscope-kernel-bench: cannot read %s (or it is over 1 MiB)\n",
+                     path.c_str());
+        return false;
+    }
+    std::string code = text.str();
+    source.shape = code.find("__global__") != std::string::npos ? KernelShape::WholeKernel
+                                                                : KernelShape::PerNode;
+    for (const auto& [marker, shape] :
+         {std::pair{"// warpscope kernel: per node\n", KernelShape::PerNode},
+          std::pair{"// warpscope kernel: whole kernel\n", KernelShape::WholeKernel}})
+        if (code.starts_with(marker)) {
+            source.shape = shape;
+            code.erase(0, std::strlen(marker));
+        }
+    source.code = code;
+    return true;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
-    int size = 4096, refs = 1, runs = 20;
-    bool cpu = false;
+    int size = 4096, refs = 1, runs = 20, viewWidth = 1600, viewHeight = 1000;
+    bool cpu = false, slider = false;
+    std::string variantsCsv, sourcePath;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
@@ -105,9 +267,23 @@ int main(int argc, char** argv)
             refs = std::atoi(argv[++i]);
         else if (arg == "--runs" && value)
             runs = std::atoi(argv[++i]);
+        else if (arg == "--slider")
+            slider = true;
+        else if (arg == "--view" && value &&
+                 std::sscanf(argv[++i], "%dx%d", &viewWidth, &viewHeight) == 2 && viewWidth > 0 &&
+                 viewHeight > 0 && viewWidth <= 8192 && viewHeight <= 8192)
+            continue;
+        else if (arg == "--variants" && value)
+            variantsCsv = argv[++i];
+        else if (arg == "--source" && value)
+            sourcePath = argv[++i];
         else {
             std::fprintf(
-                stderr, "usage: warpscope-kernel-bench [--size N] [--refs K] [--runs R] [--cpu]\n");
+                stderr,
+                "usage: warpscope-kernel-bench [--size N] [--refs K] [--runs R] [--cpu]\n"
+                "       warpscope-kernel-bench --slider [--size N] [--runs R] [--view WxH]\n"
+                "       warpscope-kernel-bench --variants FILE.csv [--source FILE.cu] "
+                "[--size N] [--runs R] [--cpu]\n");
             return 2;
         }
     }
@@ -116,6 +292,19 @@ int main(int argc, char** argv)
                      kMaxMeshAxis, kMaxReferencePoints);
         return 2;
     }
+    const std::string cacheDir = (std::filesystem::temp_directory_path() /
+                                  ("warpscope-kernel-bench-" + std::to_string(::getpid())))
+                                     .string();
+    const auto cleanUp = [&cacheDir](int code) {
+        std::error_code error;
+        std::filesystem::remove_all(cacheDir, error);
+        return code;
+    };
+    if (slider)
+        return cleanUp(runSlider(size, runs, viewWidth, viewHeight, cacheDir));
+    KernelSource variantsSource = kernelExamples().front().source;
+    if (!sourcePath.empty() && !readSource(sourcePath, variantsSource))
+        return 2;
     std::unique_ptr<Context> context;
     if (Status s = Context::open({cpu ? DeviceKind::Cpu : DeviceKind::Cuda, 0}, context); !s) {
         std::fprintf(stderr, "warpscope-kernel-bench: %s\n", s.message().c_str());
@@ -127,9 +316,8 @@ int main(int argc, char** argv)
     for (int i = 0; i < refs; ++i)
         args.mesh.references.push_back(
             {29.0 + 2.0 * i / refs, 99.0 + 2.0 * ((i * 7) % refs) / refs});
-    const std::string cacheDir = (std::filesystem::temp_directory_path() /
-                                  ("warpscope-kernel-bench-" + std::to_string(::getpid())))
-                                     .string();
+    if (!variantsCsv.empty())
+        return cleanUp(runVariants(*context, variantsSource, args, runs, variantsCsv, cacheDir));
     std::printf("%s, %dx%d, %d reference(s), median of %d\n", context->name().c_str(), size, size,
                 refs, runs);
     double builtIn = 0.0;
@@ -164,7 +352,5 @@ int main(int argc, char** argv)
         std::printf("40-line kernel, %s cache: %8.1f ms%s\n", which, ms,
                     s ? "" : (" (failed: " + s.message() + ")").c_str());
     }
-    std::error_code error;
-    std::filesystem::remove_all(cacheDir, error);
-    return 0;
+    return cleanUp(0);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The kernel workbench on a GPU machine: the user-kernel tests that need a device (template
-# equals the built-in field, out-of-bounds writes, fault and timeout recovery), then
-# screenshots of the Kernel workspace on the GPU.
+# equals the built-in field, out-of-bounds writes, fault and timeout recovery, variants,
+# timeline spans, the teaching record), then screenshots of the Kernel workspace on the GPU,
+# the benchmarks, the variants table and a slider's value to pixels.
 #   bench/kernel_workbench_gpu.sh BUILD_DIR OUT_DIR
 set -euo pipefail
 build=${1:-build-hopper}
@@ -19,3 +20,6 @@ for run in cold warm; do
 done
 "$build/bench/warpscope-kernel-bench" --size 4096 --refs 1 --runs 20 | tee "$out/kernel_bench_1ref.txt"
 "$build/bench/warpscope-kernel-bench" --size 4096 --refs 16 --runs 20 | tee "$out/kernel_bench_16ref.txt"
+"$build/bench/warpscope-kernel-bench" --variants "$out/kernel_variants.csv" --size 4096 --runs 20 \
+    | tee "$out/kernel_variants.txt"
+"$build/bench/warpscope-kernel-bench" --slider --size 4096 --runs 50 | tee "$out/kernel_slider.txt"

@@ -2,25 +2,11 @@
 // read back at the user's lines.
 #include "kernel/KernelShared.h"
 
-#include <array>
 #include <chrono>
 #include <filesystem>
 
 namespace warpscope::gpu {
 namespace {
-
-// The options a kernel's variants may add; anything else (include paths, output files) is
-// refused so a scene file cannot steer the compiler elsewhere.
-bool allowedFlag(const std::string& flag)
-{
-    static const std::array<std::string_view, 7> prefixes = {
-        "-use_fast_math", "-maxrregcount=", "-lineinfo", "-ftz=",
-        "-prec-div=",     "-prec-sqrt=",    "-fmad="};
-    for (std::string_view prefix : prefixes)
-        if (flag.starts_with(prefix))
-            return flag.size() < 40;
-    return false;
-}
 
 Status firstError(const std::vector<KernelMessage>& messages, const std::string& fallback)
 {
@@ -63,8 +49,8 @@ Status compileKernel(const KernelSource& source, const KernelOptions& options,
                                           std::to_string(options.smMinor),
                                       "-std=c++17", "--ptxas-options=-v"};
     for (const std::string& flag : options.flags) {
-        if (!allowedFlag(flag))
-            return Status::failure("The compiler option '" + flag + "' is not allowed");
+        if (const std::string problem = kernelFlagProblem(flag); !problem.empty())
+            return Status::failure(problem);
         flags.push_back(flag);
     }
     if (!nvrtcAvailable()) {

@@ -34,7 +34,9 @@ struct KernelAbiOut
 {
     float* data;
     unsigned long long* outOfBounds;
+    std::uint32_t* owners; // null: no teaching record
     int pitch, nx, ny;
+    unsigned smCount; // the simulator's SM ids are block % smCount
 };
 // What the simulator's library takes for a range of blocks (KernelWrap.cpp's ws_run_blocks).
 struct KernelAbiLaunch
@@ -107,6 +109,11 @@ namespace warpscope::gpu {
 LaunchConfig userKernelLaunch(KernelShape shape, const KernelArgs& args);
 // Writes the minimum and maximum of out's finite nodes into its two stats slots.
 FieldStats writeFieldStats(const FieldLayout& layout, float* out);
+// Puts a run of the user's kernel in the context's timeline (when it records one), as the
+// built-in kernels appear: its name and launch configuration ("grid (x, y, z), block (x, y,
+// z)"), on lane, between the two times of the timeline's clock.
+void recordUserKernelSpan(Context& context, int lane, SpanKind kind, const std::string& name,
+                          const LaunchConfig& launch, double startUs, double endUs);
 // The message for a run that wrote outside its output.
 Status outOfBoundsStatus(long long writes, const DistanceParams& mesh);
 

@@ -7,15 +7,17 @@ namespace {
 
 const char* kPerNode = R"(// The value of one mesh node, like @vectorize: lat and lon in degrees,
 // refs[i].lat and refs[i].lon for i < refs.count, refs.radius in the scene's unit.
+// real is float (double in the Variants tab's float64 row).
 // @param float k = 1.0 [0, 10]
-const double dLat = lat - refs[0].lat;
-const double dLon = lon - refs[0].lon;
-return p.k * float(sqrt(dLat * dLat + dLon * dLon));
+const real dLat = real(lat - refs[0].lat);
+const real dLon = real(lon - refs[0].lon);
+return p.k * sqrt(dLat * dLat + dLon * dLon);
 )";
 
 const char* kWholeKernel =
     R"(// A whole kernel, like @cuda.jit or RawKernel, launched with the Launch panel's
 // grid and block. out.write(row, col, value) ignores nodes outside the mesh.
+// real is float (double in the Variants tab's float64 row).
 // @param float scale = 1.0 [0, 10]
 __global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)
 {
@@ -23,9 +25,9 @@ __global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)
     const int row = blockIdx.y * blockDim.y + threadIdx.y;
     if (row >= mesh.ny || col >= mesh.nx)
         return;
-    const double dLat = mesh.lat(row) - refs[0].lat;
-    const double dLon = mesh.lon(col) - refs[0].lon;
-    out.write(row, col, p.scale * float(sqrt(dLat * dLat + dLon * dLon)));
+    const real dLat = real(mesh.lat(row) - refs[0].lat);
+    const real dLon = real(mesh.lon(col) - refs[0].lon);
+    out.write(row, col, float(p.scale * sqrt(dLat * dLat + dLon * dLon)));
 }
 )";
 

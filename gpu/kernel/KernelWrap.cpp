@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <regex>
 
 namespace warpscope::gpu {
 namespace {
@@ -13,6 +14,7 @@ namespace {
 // Placed before the structs: what CUDA offers that C++ lacks, for the simulator.
 const char* kCpuPrelude = R"(#include <math.h>
 #include <cmath>
+#include <regex>
 #include <cstddef>
 #include <algorithm>
 #define __global__
@@ -40,9 +42,28 @@ inline float __powf(float x, float y) { return powf(x, y); }
 inline float __fdividef(float x, float y) { return x / y; }
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
 template <typename T> inline T __ldg(const T* p) { return *p; }
+// The teaching overlay's record of a node (LaunchLesson.h's words); SM ids are simulated as
+// the teaching kernel's simulator does: the block's index modulo the SM count.
+inline void ws_record(unsigned* owner, unsigned smCount)
+{
+    const unsigned block = blockIdx.y * gridDim.x + blockIdx.x;
+    owner[0] = block;
+    owner[1] = (threadIdx.y * blockDim.x + threadIdx.x) | ((block % smCount) << 16);
+}
 )";
 
 const char* kCudaPrelude = R"(#define WS_ATOMIC_ADD(p, v) atomicAdd((p), (v))
+// The teaching overlay's record of a node: block, thread and the SM that ran it
+// (LaunchLesson.h's words).
+__host__ __device__ __forceinline__ void ws_record(unsigned* owner, unsigned)
+{
+#ifdef __CUDA_ARCH__
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    owner[0] = blockIdx.y * gridDim.x + blockIdx.x;
+    owner[1] = (threadIdx.y * blockDim.x + threadIdx.x) | (sm << 16);
+#endif
+}
 )";
 
 // The argument structs (KernelShared.h's KernelAbi* layout) with the methods users call.
@@ -67,13 +88,18 @@ struct Mesh {
 struct Out {
     float* ws_data;
     unsigned long long* ws_outOfBounds;
+    unsigned* ws_owners;
     int ws_pitch, nx, ny;
+    unsigned ws_smCount;
     __host__ __device__ void write(int row, int col, float value) const
     {
-        if (row >= 0 && row < ny && col >= 0 && col < nx)
+        if (row >= 0 && row < ny && col >= 0 && col < nx) {
             ws_data[(long long)row * ws_pitch + col] = value;
-        else
+            if (ws_owners)
+                ws_record(ws_owners + 2 * ((long long)row * nx + col), ws_smCount);
+        } else {
             WS_ATOMIC_ADD(ws_outOfBounds, 1ull);
+        }
     }
 };
 )";
@@ -166,6 +192,28 @@ std::string paramsStruct(const std::vector<KernelParam>& params)
     return text + " };\n";
 }
 
+std::string launchBounds(int threads)
+{
+    return threads > 0 ? "__launch_bounds__(" + std::to_string(threads) + ") " : std::string();
+}
+
+// The whole kernel's code with __launch_bounds__ before its name, on the same line, so
+// messages keep the user's line numbers. Unchanged when there is no `__global__ void kernel(`
+// outside comments (the compile then says so) or bounds are not asked for.
+std::string withLaunchBounds(const std::string& code, int threads)
+{
+    if (threads <= 0)
+        return code;
+    static const std::regex declaration(R"(__global__\s+void\s+(kernel\s*\())");
+    const std::string blanked = codeWithoutComments(code);
+    std::smatch match;
+    if (!std::regex_search(blanked, match, declaration))
+        return code;
+    std::string out = code;
+    out.insert(std::size_t(match.position(1)), launchBounds(threads));
+    return out;
+}
+
 // The line after the user's code, in the translation unit, for the wrapper's #line.
 int lineCount(std::string_view text)
 {
@@ -196,12 +244,13 @@ std::string wrapKernelSource(const KernelSource& source, const std::vector<Kerne
     std::string text = cuda ? kCudaPrelude : kCpuPrelude;
     text += kStructs;
     text += paramsStruct(params);
+    text += source.realIsDouble ? "typedef double real;\n" : "typedef float real;\n";
     const bool perNode = source.shape == KernelShape::PerNode;
     if (perNode)
-        text += "__device__ float value(double lat, double lon, const Refs& refs, const Params& "
+        text += "__device__ real value(double lat, double lon, const Refs& refs, const Params& "
                 "p)\n{\n";
     text += "#line 1 \"" + std::string(kUserSourceName) + "\"\n";
-    text += source.code;
+    text += perNode ? source.code : withLaunchBounds(source.code, source.launchBounds);
     if (!source.code.empty() && source.code.back() != '\n')
         text += '\n';
     // The wrapper's own lines are named "wrapper": a message there is not at a user's line.
@@ -212,14 +261,16 @@ std::string wrapKernelSource(const KernelSource& source, const std::vector<Kerne
             "              \"kernel must be declared as __global__ void kernel(Out out, Mesh "
             "mesh, Refs refs, Params p)\");\n";
     if (perNode)
-        text += std::string("}\n") + (cuda ? "extern \"C\" " : "") +
-                "__global__ void ws_per_node(Out out, Mesh mesh, Refs refs, Params p)\n"
-                "{\n"
-                "    const int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                "    const int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
-                "    if (row < mesh.ny && col < mesh.nx)\n"
-                "        out.write(row, col, value(mesh.lat(row), mesh.lon(col), refs, p));\n"
-                "}\n";
+        text +=
+            std::string("}\n") + (cuda ? "extern \"C\" " : "") + "__global__ void " +
+            launchBounds(source.launchBounds) +
+            "ws_per_node(Out out, Mesh mesh, Refs refs, Params p)\n"
+            "{\n"
+            "    const int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    const int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    if (row < mesh.ny && col < mesh.nx)\n"
+            "        out.write(row, col, float(value(mesh.lat(row), mesh.lon(col), refs, p)));\n"
+            "}\n";
     if (cuda) {
         text += kCudaStats;
     } else {

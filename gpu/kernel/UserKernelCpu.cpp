@@ -2,9 +2,12 @@
 // block's threads one after another in the loaded library.
 #include "kernel/KernelSimulator.h"
 #include "runtime/ThreadPool.h"
+#include "warpscope/gpu/LaunchLesson.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <limits>
 
 namespace warpscope::gpu {
 
@@ -14,8 +17,20 @@ Status runUserKernelCpu(Context& context, const SimulatorBuild& cpu, const Kerne
     const FieldLayout layout = layoutFor(args.mesh);
     const LaunchConfig launch = userKernelLaunch(cpu.source.shape, args);
     unsigned long long outOfBounds = 0;
+    std::uint32_t* owners = args.owners.data;
+    if (owners) {
+        // As the teaching kernel leaves them: nodes no thread writes are NaN and uncovered.
+        std::fill(out, out + layout.statsOffset(), std::numeric_limits<float>::quiet_NaN());
+        std::fill(owners, owners + 2 * std::size_t(args.mesh.nx) * args.mesh.ny, kUncovered);
+    }
     KernelAbiLaunch abi{};
-    abi.out = {out, &outOfBounds, layout.pitch, args.mesh.nx, args.mesh.ny};
+    abi.out = {out,
+               &outOfBounds,
+               owners,
+               layout.pitch,
+               args.mesh.nx,
+               args.mesh.ny,
+               unsigned(std::max(1, simulatedHopper().smCount))};
     abi.mesh = abiMesh(args.mesh);
     abi.refs = abiRefs(args.mesh);
     abi.params = args.values.data();
@@ -24,12 +39,19 @@ Status runUserKernelCpu(Context& context, const SimulatorBuild& cpu, const Kerne
     abi.block[0] = unsigned(block.x), abi.block[1] = unsigned(block.y),
     abi.block[2] = unsigned(block.z);
     const auto start = std::chrono::steady_clock::now();
+    const double startUs = context.timeline() ? context.timeline()->nowUs() : 0.0;
     context.hostPool().parallelFor(
         std::size_t(grid.volume()), [&](std::size_t first, std::size_t last, unsigned) {
             cpu.kernel->runBlocks(abi, (long long)first, (long long)last);
         });
     run.kernelMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (Timeline* timeline = context.timeline())
+        recordUserKernelSpan(context, context.hostLane(), SpanKind::Host,
+                             cpu.source.shape == KernelShape::PerNode
+                                 ? "user kernel (per node, CPU simulator)"
+                                 : "user kernel (CPU simulator)",
+                             launch, startUs, timeline->nowUs());
     run.outOfBoundsWrites = (long long)__atomic_load_n(&outOfBounds, __ATOMIC_RELAXED);
     run.stats = writeFieldStats(layout, out);
     if (run.outOfBoundsWrites > 0)

@@ -36,6 +36,7 @@ struct Driver
     PFN_cuMemAlloc_v3020 memAlloc = nullptr;
     PFN_cuMemFree_v3020 memFree = nullptr;
     PFN_cuMemsetD8_v3020 memsetD8 = nullptr;
+    PFN_cuMemsetD8Async_v3020 memsetD8Async = nullptr;
     PFN_cuMemcpyDtoH_v3020 memcpyDtoH = nullptr;
     PFN_cuMemcpyPeer_v4000 memcpyPeer = nullptr;
     PFN_cuStreamCreate_v2000 streamCreate = nullptr;
@@ -81,6 +82,7 @@ const Driver& driver()
                         entry("cuMemAlloc", 3020, d.memAlloc, missing) &&
                         entry("cuMemFree", 3020, d.memFree, missing) &&
                         entry("cuMemsetD8", 3020, d.memsetD8, missing) &&
+                        entry("cuMemsetD8Async", 3020, d.memsetD8Async, missing) &&
                         entry("cuMemcpyDtoH", 3020, d.memcpyDtoH, missing) &&
                         entry("cuMemcpyPeer", 4000, d.memcpyPeer, missing) &&
                         entry("cuStreamCreate", 2000, d.streamCreate, missing) &&
@@ -127,22 +129,26 @@ struct UserKernelCudaState : SliceState
         context = nullptr;
         module = nullptr;
         stream = nullptr;
-        start = stop = nullptr;
+        start = stop = base = nullptr;
         entry = statsInit = stats = statsFinal = nullptr;
         loadedKey.clear();
-        field = counters = 0;
-        fieldBytes = 0;
+        field = counters = owners = 0;
+        fieldBytes = ownersBytes = 0;
     }
 
     CUcontext context = nullptr;
     CUmodule module = nullptr;
     CUstream stream = nullptr;
     CUevent start = nullptr, stop = nullptr;
+    CUevent base = nullptr; // recorded first on the idle stream: its host time is known
+    double baseUs = 0.0;
     CUfunction entry = nullptr, statsInit = nullptr, stats = nullptr, statsFinal = nullptr;
     std::string loadedKey;
     CUdeviceptr field = 0;    // the kernel's output
     CUdeviceptr counters = 0; // [0, 8): out-of-bounds writes; [8, 16): min/max ordered bits
     std::size_t fieldBytes = 0;
+    CUdeviceptr owners = 0; // the teaching record, when asked for
+    std::size_t ownersBytes = 0;
 };
 
 // Makes the kernel's context current on this thread for a scope, and restores the one
@@ -180,6 +186,7 @@ Status prepare(UserKernelCudaState& state, int ordinal)
     WS_CU_TRY(d.streamCreate(&state.stream, CU_STREAM_NON_BLOCKING));
     WS_CU_TRY(d.eventCreate(&state.start, CU_EVENT_DEFAULT));
     WS_CU_TRY(d.eventCreate(&state.stop, CU_EVENT_DEFAULT));
+    WS_CU_TRY(d.eventCreate(&state.base, CU_EVENT_DEFAULT));
     WS_CU_TRY(d.memAlloc(&state.counters, 16));
     return Status::success();
 }
@@ -214,7 +221,7 @@ float unorderedFloat(unsigned u)
 }
 
 Status queue(UserKernelCudaState& state, const CudaBacking& cuda, const CompiledKernel& gpu,
-             const KernelArgs& args)
+             const KernelArgs& args, double timelineNowUs)
 {
     const Driver& d = driver();
     const FieldLayout layout = layoutFor(args.mesh);
@@ -227,10 +234,33 @@ Status queue(UserKernelCudaState& state, const CudaBacking& cuda, const Compiled
         WS_CU_TRY(d.memAlloc(&state.field, bytes));
         state.fieldBytes = bytes;
     }
+    const std::size_t ownerBytes =
+        args.owners.data ? 2 * std::size_t(args.mesh.nx) * args.mesh.ny * sizeof(std::uint32_t) : 0;
+    if (state.ownersBytes < ownerBytes) {
+        if (state.owners)
+            d.memFree(state.owners);
+        state.owners = 0;
+        state.ownersBytes = 0;
+        WS_CU_TRY(d.memAlloc(&state.owners, ownerBytes));
+        state.ownersBytes = ownerBytes;
+    }
+    if (ownerBytes) {
+        // As the teaching kernel leaves them: nodes no thread writes are NaN (all bits set)
+        // and uncovered.
+        WS_CU_TRY(
+            d.memsetD8Async(state.field, 0xff, layout.statsOffset() * sizeof(float), state.stream));
+        WS_CU_TRY(d.memsetD8Async(state.owners, 0xff, ownerBytes, state.stream));
+    }
     auto* out = reinterpret_cast<float*>(state.field);
     auto* outOfBounds = reinterpret_cast<unsigned long long*>(state.counters);
     auto* minmax = reinterpret_cast<unsigned*>(state.counters + 8);
-    KernelAbiOut abiOut{out, outOfBounds, layout.pitch, args.mesh.nx, args.mesh.ny};
+    KernelAbiOut abiOut{out,
+                        outOfBounds,
+                        ownerBytes ? reinterpret_cast<std::uint32_t*>(state.owners) : nullptr,
+                        layout.pitch,
+                        args.mesh.nx,
+                        args.mesh.ny,
+                        unsigned(cuda.info().smCount)};
     KernelAbiMesh mesh = abiMesh(args.mesh);
     KernelAbiRefs refs = abiRefs(args.mesh);
     float noParams = 0.0f;
@@ -239,6 +269,11 @@ Status queue(UserKernelCudaState& state, const CudaBacking& cuda, const Compiled
     void* kernelArgs[] = {&abiOut, &mesh, &refs, params};
     const LaunchConfig launch = userKernelLaunch(gpu.source.shape, args);
     WS_CU_TRY(d.memsetD8(state.counters, 0, 8));
+    // The stream is idle here (each run waits for its end), so the base event completes
+    // within the microseconds it takes to submit: its host time places the kernel in the
+    // timeline without waiting for anything.
+    state.baseUs = timelineNowUs;
+    WS_CU_TRY(d.eventRecord(state.base, state.stream));
     WS_CU_TRY(d.eventRecord(state.start, state.stream));
     WS_CU_TRY(d.launchKernel(state.entry, unsigned(launch.grid.x), unsigned(launch.grid.y),
                              unsigned(launch.grid.z), unsigned(launch.block.x),
@@ -289,8 +324,9 @@ Status waitFor(CUevent event, double timeoutMs)
     }
 }
 
-Status runInContext(UserKernelCudaState& state, CudaBacking& cuda, const CompiledKernel& gpu,
-                    const KernelArgs& args, BufferView<float> out, KernelRun& run)
+Status runInContext(Context& context, UserKernelCudaState& state, CudaBacking& cuda,
+                    const CompiledKernel& gpu, const KernelArgs& args, BufferView<float> out,
+                    KernelRun& run)
 {
     const Driver& d = driver();
     // The app's context (the runtime's, current after activate()) receives the results.
@@ -303,7 +339,8 @@ Status runInContext(UserKernelCudaState& state, CudaBacking& cuda, const Compile
         return Status::failure("Could not make the kernel's CUDA context current");
     if (Status s = load(state, gpu); !s)
         return s;
-    if (Status s = queue(state, cuda, gpu, args); !s)
+    Timeline* timeline = context.timeline();
+    if (Status s = queue(state, cuda, gpu, args, timeline ? timeline->nowUs() : 0.0); !s)
         return s;
     if (Status s = waitFor(state.stop, args.timeoutMs); !s)
         return s;
@@ -317,9 +354,28 @@ Status runInContext(UserKernelCudaState& state, CudaBacking& cuda, const Compile
     else
         WS_CU_TRY(d.memcpyPeer(reinterpret_cast<CUdeviceptr>(out.data), appContext, state.field,
                                state.context, bytes));
+    if (args.owners.data) {
+        const std::size_t ownerBytes =
+            2 * std::size_t(args.mesh.nx) * args.mesh.ny * sizeof(std::uint32_t);
+        if (args.owners.space == MemorySpace::Host)
+            WS_CU_TRY(d.memcpyDtoH(args.owners.data, state.owners, ownerBytes));
+        else
+            WS_CU_TRY(d.memcpyPeer(reinterpret_cast<CUdeviceptr>(args.owners.data), appContext,
+                                   state.owners, state.context, ownerBytes));
+    }
     float ms = 0.0f;
     WS_CU_TRY(d.eventElapsedTime(&ms, state.start, state.stop));
     run.kernelMs = ms;
+    if (timeline) {
+        float toStart = 0.0f, toStop = 0.0f;
+        WS_CU_TRY(d.eventElapsedTime(&toStart, state.base, state.start));
+        WS_CU_TRY(d.eventElapsedTime(&toStop, state.base, state.stop));
+        recordUserKernelSpan(
+            context, timeline->lane("CUDA user kernel (" + context.role() + ")"), SpanKind::Kernel,
+            gpu.source.shape == KernelShape::PerNode ? "user kernel (per node)" : "user kernel",
+            userKernelLaunch(gpu.source.shape, args), state.baseUs + 1000.0 * toStart,
+            state.baseUs + 1000.0 * toStop);
+    }
     run.outOfBoundsWrites = (long long)counters[0];
     const unsigned lo = unsigned(counters[1]), hi = unsigned(counters[1] >> 32);
     if (lo <= hi)
@@ -346,7 +402,7 @@ Status runUserKernelCuda(Context& context, const CompiledKernel& gpu, const Kern
     // The output must be complete in the app's context before the kernel's copies into it.
     WS_CUDA_TRY(cudaStreamSynchronize(cuda.stream()));
     UserKernelCudaState& state = context.state<UserKernelCudaState>();
-    const Status status = runInContext(state, cuda, gpu, args, out, run);
+    const Status status = runInContext(context, state, cuda, gpu, args, out, run);
     if (!status) {
         // Whatever failed, the kernel's context may be unusable: the next run makes a new one.
         state.reset();

@@ -36,6 +36,25 @@ FieldStats writeFieldStats(const FieldLayout& layout, float* out)
     return {lo, hi};
 }
 
+void recordUserKernelSpan(Context& context, int lane, SpanKind kind, const std::string& name,
+                          const LaunchConfig& launch, double startUs, double endUs)
+{
+    Timeline* timeline = context.timeline();
+    if (!timeline || lane < 0)
+        return;
+    Span span;
+    span.lane = lane;
+    span.kind = kind;
+    span.name = name;
+    span.startUs = startUs;
+    span.endUs = std::max(startUs, endUs);
+    const Dim3 g = launch.grid, b = launch.block;
+    span.detail = "grid (" + std::to_string(g.x) + ", " + std::to_string(g.y) + ", " +
+                  std::to_string(g.z) + "), block (" + std::to_string(b.x) + ", " +
+                  std::to_string(b.y) + ", " + std::to_string(b.z) + ")";
+    timeline->add(std::move(span));
+}
+
 Status outOfBoundsStatus(long long writes, const DistanceParams& mesh)
 {
     return Status::failure("The kernel tried to write " + std::to_string(writes) +
@@ -67,6 +86,12 @@ Status runUserKernel(Context& context, const CompiledKernel& gpu, const Simulato
     if (out.size < layout.elementCount())
         return Status::failure("The output holds " + std::to_string(out.size) +
                                " values; the field needs " + std::to_string(layout.elementCount()));
+    const std::size_t ownerWords = 2 * std::size_t(args.mesh.nx) * std::size_t(args.mesh.ny);
+    if (args.owners.data && args.owners.size < ownerWords)
+        return Status::failure("The owner record holds " + std::to_string(args.owners.size) +
+                               " words; the mesh needs " + std::to_string(ownerWords));
+    if (!cuda && args.owners.data && args.owners.space == MemorySpace::Device)
+        return Status::failure("The CPU cannot write the owner record into device memory");
     const KernelShape shape = cuda ? gpu.source.shape : cpu.source.shape;
     if (shape == KernelShape::WholeKernel) {
         if (const auto errors = validateLaunch(args.launch, context.info()); !errors.empty())
@@ -75,6 +100,7 @@ Status runUserKernel(Context& context, const CompiledKernel& gpu, const Simulato
     KernelRun local;
     KernelRun& result = run ? *run : local;
     result = {};
+    result.launch = userKernelLaunch(shape, args);
     if (cuda)
         return runUserKernelCuda(context, gpu, args, out, result);
     if (out.space == MemorySpace::Device)

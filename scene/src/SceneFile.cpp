@@ -15,7 +15,8 @@ namespace warpscope::scene {
 namespace {
 
 // The names each enumeration has in a file, in the enumeration's order.
-constexpr std::array kWorkspaces{"field", "periodogram"};
+constexpr std::array kWorkspaces{"field", "periodogram", "kernel"};
+constexpr std::array kKernelTemplates{"perNode", "wholeKernel"};
 constexpr std::array kPrecisions{"float32", "float64"};
 constexpr std::array kUnits{"km", "mi", "nmi"};
 constexpr std::array kOverlays{"distance", "block", "thread", "warp", "sm"};
@@ -275,6 +276,91 @@ public:
         epoch = e;
     }
 
+    // Text of at most maxBytes in UTF-8, refused by its length before it is copied.
+    void longText(const char* key, std::string& out, std::size_t maxBytes)
+    {
+        const QJsonValue v = take(key);
+        if (v.isUndefined())
+            return;
+        if (!v.isString())
+            return fail(key, "expected text, found " + describe(v));
+        const QString text = v.toString();
+        // UTF-8 takes at least one byte a UTF-16 unit: a longer text cannot fit.
+        if (std::size_t(text.size()) > maxBytes)
+            return fail(key, QStringLiteral("%1 characters, more than the %2 bytes allowed")
+                                 .arg(text.size())
+                                 .arg(maxBytes));
+        const QByteArray utf8 = text.toUtf8();
+        if (std::size_t(utf8.size()) > maxBytes)
+            return fail(key, QStringLiteral("%1 bytes, more than the %2 allowed")
+                                 .arg(utf8.size())
+                                 .arg(maxBytes));
+        out = utf8.toStdString();
+    }
+
+    // [{"name": "k", "value": 1.5}, ...]; the length is checked before the items.
+    void kernelValues(const char* key, std::vector<KernelParamValue>& out)
+    {
+        const auto list = array(key);
+        if (!list)
+            return;
+        if (list->size() > gpu::kMaxKernelParams)
+            return fail(key, QStringLiteral("%1 parameter values, more than the %2 a kernel may "
+                                            "declare")
+                                 .arg(list->size())
+                                 .arg(gpu::kMaxKernelParams));
+        std::vector<KernelParamValue> values;
+        for (qsizetype i = 0; i < list->size(); ++i) {
+            if (!(*list)[i].isObject())
+                return fail(key, QStringLiteral("item %1: expected {\"name\": ..., \"value\": "
+                                                "...}, found %2")
+                                     .arg(i)
+                                     .arg(describe((*list)[i])));
+            Section item(m_reader, (*list)[i].toObject(),
+                         path(key) + QStringLiteral("[%1]").arg(i));
+            KernelParamValue v;
+            item.longText("name", v.name, 64);
+            double value = NAN;
+            item.number("value", value);
+            item.finish();
+            if (m_reader.failed())
+                return;
+            if (v.name.empty() || std::isnan(value))
+                return fail(key,
+                            QStringLiteral("item %1: needs both \"name\" and \"value\"").arg(i));
+            if (std::abs(value) > std::numeric_limits<float>::max())
+                return fail(key, QStringLiteral("item %1: %2 is beyond float's range")
+                                     .arg(i)
+                                     .arg(value, 0, 'g', 17));
+            v.value = float(value);
+            values.push_back(v);
+        }
+        out = std::move(values);
+    }
+
+    // ["-use_fast_math", ...]; the length is checked before the items.
+    void flags(const char* key, std::vector<std::string>& out)
+    {
+        const auto list = array(key);
+        if (!list)
+            return;
+        if (list->size() > gpu::kMaxKernelFlags)
+            return fail(key, QStringLiteral("%1 options, more than the %2 allowed")
+                                 .arg(list->size())
+                                 .arg(gpu::kMaxKernelFlags));
+        std::vector<std::string> flags;
+        for (qsizetype i = 0; i < list->size(); ++i) {
+            const QJsonValue v = (*list)[i];
+            if (!v.isString() || v.toString().size() > 64)
+                return fail(key, QStringLiteral("item %1: expected an option of up to 64 "
+                                                "characters, found %2")
+                                     .arg(i)
+                                     .arg(describe(v)));
+            flags.push_back(v.toString().toStdString());
+        }
+        out = std::move(flags);
+    }
+
     QString path(const QString& key) const { return m_path.isEmpty() ? key : m_path + "." + key; }
 
     void finish()
@@ -336,6 +422,28 @@ QJsonObject toJson(const LabScene& l)
 {
     return {{"arrays", l.arrays}, {"length", qint64(l.length)},   {"multiStream", l.multiStream},
             {"pinned", l.pinned}, {"orderCopies", l.orderCopies}, {"seed", qint64(l.seed)}};
+}
+
+QJsonObject toJson(const KernelScene& k)
+{
+    QJsonArray values;
+    for (const KernelParamValue& v : k.values)
+        values.append(QJsonObject{{"name", QString::fromStdString(v.name)}, {"value", v.value}});
+    QJsonArray flags;
+    for (const std::string& flag : k.flags)
+        flags.append(QString::fromStdString(flag));
+    return {{"template", nameOf(k.shape, kKernelTemplates)},
+            {"source", QString::fromStdString(k.source)},
+            {"params", values},
+            {"options", flags}};
+}
+
+void readKernel(Section& s, KernelScene& k)
+{
+    s.choice("template", k.shape, kKernelTemplates);
+    s.longText("source", k.source, gpu::kMaxKernelSourceBytes);
+    s.kernelValues("params", k.values);
+    s.flags("options", k.flags);
 }
 
 void readField(Section& s, Reader& reader, FieldScene& f)
@@ -523,7 +631,8 @@ QByteArray sceneToJson(const Scene& scene)
                            {"workspace", nameOf(scene.workspace, kWorkspaces)},
                            {"field", toJson(scene.field)},
                            {"periodogram", toJson(scene.periodogram)},
-                           {"lab", toJson(scene.lab)}};
+                           {"lab", toJson(scene.lab)},
+                           {"kernel", toJson(scene.kernel)}};
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
@@ -583,6 +692,7 @@ SceneRead parseScene(const QByteArray& bytes, const QString& source)
                 [&reader](Section& s, FieldScene& f) { readField(s, reader, f); });
     readSection(top, reader, "periodogram", scene.periodogram, readPeriodogram);
     readSection(top, reader, "lab", scene.lab, readLab);
+    readSection(top, reader, "kernel", scene.kernel, readKernel);
     top.finish();
     return result(std::move(scene));
 }

@@ -494,6 +494,76 @@ TEST(KernelSimulator, OutOfBoundsWritesAreCaught)
     EXPECT_EQ(memory[layout.index(1, 0)], 1.0f);
 }
 
+// Checks a teaching record against the launch alone (expectedOwner, the teaching kernel's
+// rule): each node a thread reaches names its block and thread, and one no thread reaches is
+// uncovered and NaN. Returns the nodes reached.
+int checkTeachingRecord(const KernelArgs& args, const std::vector<float>& out,
+                        const std::vector<std::uint32_t>& owners, int smCount, bool simulatedSm)
+{
+    LessonLaunch lesson;
+    lesson.launch = args.launch;
+    const FieldLayout layout = layoutFor(args.mesh);
+    int reached = 0;
+    for (int row = 0; row < args.mesh.ny; ++row)
+        for (int col = 0; col < args.mesh.nx; ++col) {
+            std::uint32_t block = 0, thread = 0;
+            const std::uint32_t* o = &owners[2 * (std::size_t(row) * args.mesh.nx + col)];
+            const float value = out[layout.index(row, col)];
+            if (!expectedOwner(lesson, row, col, block, thread)) {
+                EXPECT_EQ(o[0], kUncovered) << row << ", " << col;
+                EXPECT_EQ(o[1], kUncovered) << row << ", " << col;
+                EXPECT_TRUE(std::isnan(value)) << row << ", " << col;
+                continue;
+            }
+            ++reached;
+            EXPECT_EQ(o[0], block) << row << ", " << col;
+            EXPECT_EQ(ownerThread(o[1]), thread) << row << ", " << col;
+            if (simulatedSm)
+                EXPECT_EQ(ownerSm(o[1]), block % std::uint32_t(smCount));
+            else
+                EXPECT_LT(ownerSm(o[1]), std::uint32_t(smCount));
+            EXPECT_TRUE(std::isfinite(value)) << row << ", " << col;
+        }
+    return reached;
+}
+
+// A whole kernel launched with a grid too small for the mesh (2 x 3 blocks of 32 x 8 cover
+// 64 x 24 of its 123 x 77 nodes), with the Launch panel's teaching overlay on.
+KernelArgs teachingArgs()
+{
+    KernelArgs args;
+    args.mesh = smallMesh();
+    args.values = {1.0f};
+    args.launch.block = {32, 8, 1};
+    args.launch.grid = {2, 3, 1};
+    return args;
+}
+
+TEST(KernelSimulator, TheTeachingRecordNamesEachNodesBlockAndThread)
+{
+    SKIP_WITHOUT_COMPILER();
+    TempDir dir;
+    SimulatorBuild build;
+    ASSERT_TRUE(buildSimulatedKernel(example("Whole kernel").source, dir.str(), build).ok());
+    auto context = cpuContext(2);
+    KernelArgs args = teachingArgs();
+    std::vector<float> out(layoutFor(args.mesh).elementCount(), 5.0f);
+    std::vector<std::uint32_t> owners(2 * 123 * 77, 7u);
+    args.owners = BufferView<std::uint32_t>::host(owners);
+    KernelRun run;
+    const Status s = runUserKernel(*context, {}, build, args, BufferView<float>::host(out), &run);
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(checkTeachingRecord(args, out, owners, simulatedHopper().smCount, true), 64 * 24);
+    EXPECT_TRUE(std::isfinite(run.stats.min) && std::isfinite(run.stats.max));
+    std::vector<std::uint32_t> tooFew(2 * 123 * 77 - 1);
+    args.owners = BufferView<std::uint32_t>::host(tooFew);
+    const Status refused = runUserKernel(*context, {}, build, args, BufferView<float>::host(out));
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.message().find("owner record holds 18941 words; the mesh needs 18942"),
+              std::string::npos)
+        << refused.message();
+}
+
 TEST(KernelSimulator, AWholeKernelRunsWithTheGivenLaunch)
 {
     SKIP_WITHOUT_COMPILER();
@@ -615,6 +685,19 @@ TEST_F(CudaContextTest, AnEndlessKernelIsStoppedByTheTimeout)
     args.values = {1.0f};
     const Status later = runUserKernel(*m_cuda, good, {}, args, BufferView<float>::host(out));
     EXPECT_TRUE(later.ok()) << later.message();
+}
+
+TEST_F(CudaContextTest, TheTeachingRecordNamesEachNodesBlockThreadAndSmOnTheGpu)
+{
+    KernelArgs args = teachingArgs();
+    CompiledKernel built;
+    ASSERT_TRUE(compileKernel(example("Whole kernel").source, optionsFor(*m_cuda), {}, built).ok());
+    std::vector<float> out(layoutFor(args.mesh).elementCount(), 5.0f);
+    std::vector<std::uint32_t> owners(2 * 123 * 77, 7u);
+    args.owners = BufferView<std::uint32_t>::host(owners);
+    const Status s = runUserKernel(*m_cuda, built, {}, args, BufferView<float>::host(out));
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(checkTeachingRecord(args, out, owners, m_cuda->info().smCount, false), 64 * 24);
 }
 
 } // namespace

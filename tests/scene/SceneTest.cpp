@@ -62,6 +62,11 @@ scene::Scene unusualScene()
     g.prewhitened = {{0.731, 1.01, 0.122, 8e-5, 0.013, 0.002}, {1.173, 0.5, 0.0, 1e-4, 0.01, 0.0}};
     g.prewhitenEpoch = 2459050.0999238561;
     s.lab = {7, 123456, false, false, true, 99};
+    s.kernel.shape = gpu::KernelShape::WholeKernel;
+    s.kernel.source = "// @param float k = 1 [0, 2]\n__global__ void kernel(Out out, Mesh mesh, "
+                      "Refs refs, Params p) {} // \"quoted\" \u00e9t\u00e9 \t\n";
+    s.kernel.values = {{"k", 0.1f}, {"gain_2", -3.5e-7f}};
+    s.kernel.flags = {"-use_fast_math", "-maxrregcount=32"};
     s.workspace = scene::Workspace::Periodogram;
     return s;
 }
@@ -434,4 +439,100 @@ TEST(Scene, HostileTermsAndPrewhiteningAreRefusedWithAMessage)
     QString error;
     EXPECT_FALSE(scene::periodogramFromJson(object, &error));
     EXPECT_CONTAINS(error.toStdString(), "1000 prewhitened sinusoids, more than the 100 allowed");
+}
+
+TEST(Scene, TheKernelRoundTripsAndOlderFilesKeepTheTemplate)
+{
+    // Every float value, not only the ones a decimal prints exactly.
+    scene::Scene s;
+    s.workspace = scene::Workspace::Kernel;
+    s.kernel.values = {{"a", 0.1f}, {"b", 3.4028235e38f}, {"c", -1.17549435e-38f}};
+    const scene::SceneRead read = parseScene(scene::sceneToJson(s), "scene.json");
+    ASSERT_TRUE(read.scene) << read.error.toStdString();
+    EXPECT_TRUE(read.warnings.isEmpty());
+    EXPECT_EQ(*read.scene, s);
+    EXPECT_EQ(read.scene->kernel.values[0].value, 0.1f);
+    // A file written before kernels were saved opens on the per-node template.
+    QJsonObject root = QJsonDocument::fromJson(scene::sceneToJson(scene::Scene{})).object();
+    root.remove("kernel");
+    const scene::SceneRead older = parseScene(QJsonDocument(root).toJson(), "old.json");
+    ASSERT_TRUE(older.scene) << older.error.toStdString();
+    EXPECT_EQ(older.scene->kernel.shape, gpu::KernelShape::PerNode);
+    EXPECT_EQ(older.scene->kernel.source, gpu::kernelExamples().front().source.code);
+    EXPECT_TRUE(older.scene->kernel.values.empty());
+}
+
+TEST(Scene, HostileKernelValuesAreRefusedWithAMessage)
+{
+    EXPECT_CONTAINS(errorOf(withValue("kernel", "template", "\"perWarp\"")),
+                    "scene.json: kernel.template: expected one of \"perNode\", \"wholeKernel\", "
+                    "found the text \"perWarp\"");
+    EXPECT_CONTAINS(errorOf(withValue("kernel", "template", "1")), "kernel.template: expected one");
+    EXPECT_CONTAINS(errorOf(withValue("kernel", "source", "42")),
+                    "kernel.source: expected text, found the number 42");
+    EXPECT_CONTAINS(errorOf(withValue("kernel", "source", "[\"return 1;\"]")),
+                    "kernel.source: expected text, found an array");
+    EXPECT_CONTAINS(errorOf(withValue("kernel", "source", "\"return 1;\\u0000\"")),
+                    "kernel: The source holds a NUL character");
+    // 2 MiB of source: refused by its length (the file itself is under the 16 MiB limit).
+    const QByteArray huge = '"' + QByteArray(2 << 20, 'x') + '"';
+    EXPECT_CONTAINS(errorOf(withValue("kernel", "source", huge)),
+                    "kernel.source: 2097152 characters, more than the 1048576 bytes allowed");
+    // Multi-byte characters count as their UTF-8 bytes: 600000 of them are 1.8 MB.
+    QByteArray wide = "\"";
+    for (int i = 0; i < 600000; ++i)
+        wide += "\xe2\x82\xac"; // the euro sign, 3 bytes
+    wide += '"';
+    EXPECT_CONTAINS(errorOf(withValue("kernel", "source", wide)),
+                    "kernel.source: 1800000 bytes, more than the 1048576 allowed");
+    EXPECT_CONTAINS(errorOf(withValue("kernel", "params", "{\"k\": 1}")),
+                    "kernel.params: expected an array, found an object");
+    EXPECT_CONTAINS(errorOf(withValue("kernel", "params", "[3]")),
+                    "kernel.params: item 0: expected {\"name\": ..., \"value\": ...}");
+    EXPECT_CONTAINS(errorOf(withValue("kernel", "params", "[{\"name\": \"k\", \"value\": \"1\"}]")),
+                    "kernel.params[0].value: expected a number, found the text \"1\"");
+    EXPECT_CONTAINS(errorOf(withValue("kernel", "params", "[{\"name\": \"k\"}]")),
+                    "kernel.params: item 0: needs both \"name\" and \"value\"");
+    EXPECT_CONTAINS(errorOf(withValue("kernel", "params", "[{\"name\": \"k\", \"value\": 1e300}]")),
+                    "is beyond float's range");
+    EXPECT_CONTAINS(
+        errorOf(withValue("kernel", "params", "[{\"name\": \"k; system(1)\", \"value\": 1}]")),
+        "kernel: A parameter must be named like a C variable");
+    EXPECT_CONTAINS(errorOf(withValue("kernel", "params",
+                                      "[{\"name\": \"k\", \"value\": 1}, {\"name\": \"k\", "
+                                      "\"value\": 2}]")),
+                    "The parameter 'k' has two values");
+    QByteArray many = "[";
+    for (int i = 0; i < 100000; ++i)
+        many += QByteArray(i ? "," : "") + "{\"name\": \"p" + QByteArray::number(i) +
+                "\", \"value\": 1}";
+    many += "]";
+    EXPECT_CONTAINS(errorOf(withValue("kernel", "params", many)),
+                    "kernel.params: 100000 parameter values, more than the 32");
+    EXPECT_CONTAINS(errorOf(withValue("kernel", "options", "\"-use_fast_math\"")),
+                    "kernel.options: expected an array, found the text");
+    EXPECT_CONTAINS(
+        errorOf(withValue("kernel", "options", "[true]")),
+        "kernel.options: item 0: expected an option of up to 64 characters, found true");
+    EXPECT_CONTAINS(errorOf(withValue("kernel", "options", "[\"--include-path=/etc\"]")),
+                    "The compiler option '--include-path=/etc' is not one the workbench passes");
+    EXPECT_CONTAINS(errorOf(withValue("kernel", "options", "[\"-maxrregcount=4\"]")),
+                    "'-maxrregcount=4' needs a register count from 16 to 255");
+    EXPECT_CONTAINS(errorOf(withValue("kernel", "options", "[\"-ftz=maybe\"]")),
+                    "'-ftz=maybe' needs true or false");
+    EXPECT_CONTAINS(
+        errorOf(withValue("kernel", "options",
+                          "[" + QByteArray("\"-lineinfo\",").repeated(20) + "\"-lineinfo\"]")),
+        "kernel.options: 21 options, more than the 16 allowed");
+    EXPECT_CONTAINS(errorOf(withValue("kernel", "options", "[\"" + QByteArray(100, 'x') + "\"]")),
+                    "kernel.options: item 0: expected an option of up to 64 characters");
+    QJsonObject root = QJsonDocument::fromJson(scene::sceneToJson(scene::Scene{})).object();
+    root["kernel"] = 5;
+    EXPECT_CONTAINS(errorOf(QJsonDocument(root).toJson()),
+                    "kernel: expected an object, found the number 5");
+    // Values only code can make.
+    scene::Scene nan;
+    nan.kernel.values = {{"k", std::nanf("")}};
+    EXPECT_CONTAINS(scene::validate(nan).message(),
+                    "kernel: The value of the parameter 'k' is not finite");
 }

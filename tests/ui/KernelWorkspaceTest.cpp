@@ -1,19 +1,24 @@
 #include "warpscope/ui/KernelWorkspace.h"
 
+#include "warpscope/ui/KernelVariantsPanel.h"
 #include "warpscope/ui/MainWindow.h"
 
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QLineEdit>
 #include <QListWidget>
+#include <QPushButton>
+#include <QSignalSpy>
 #include <QSlider>
+#include <QTableWidget>
 #include <QTest>
 #include <Qsci/qsciscintilla.h>
 
 using namespace warpscope;
 
 // The Kernel workspace driven as a person uses it, on the CPU simulator: typing a kernel,
-// a compile error at its line, a parameter slider.
+// a compile error at its line, a parameter slider, .cu and scene files, the variants table.
 class KernelWorkspaceTest : public QObject
 {
     Q_OBJECT
@@ -144,6 +149,136 @@ private slots:
         QFile::remove(path);
         QVERIFY(workspace()->openFile("/nonexistent/k.cu").startsWith("Cannot open"));
         QVERIFY(workspace()->saveFile("/nonexistent/dir/k.cu").startsWith("Could not save"));
+    }
+
+    void aSceneRestoresTheKernelItsValuesAndOptions()
+    {
+        frameAfter(0);
+        const QString code = "// @param float gain = 2.0 [0, 4]\nreturn p.gain * float(lon);";
+        typeKernel(code);
+        // The typed kernel's slider, at its default.
+        const auto typedValues = [this] {
+            const scene::KernelScene k = workspace()->currentScene();
+            return k.values.size() == 1 && k.values[0].value == 2.0f;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(typedValues(), 60000);
+        auto* slider = workspace()->findChild<QSlider*>("param_gain");
+        QVERIFY(slider);
+        slider->setValue(250); // a quarter of [0, 4]
+        QCOMPARE(workspace()->setOptions("-use_fast_math  -maxrregcount=48"), QString());
+        QVERIFY(workspace()->setOptions("--include-path=/etc").contains("not one the workbench"));
+        QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
+        const QString path = QDir::temp().filePath("warpscope-kernel-scene-test.json");
+        QCOMPARE(m_window->saveScene(path), QString());
+
+        workspace()->chooseExample(1);
+        workspace()->setOptions({});
+        m_window->showPeriodogram();
+        QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
+        QCOMPARE(m_window->openScene(path), QString());
+        QVERIFY(m_window->kernelShown());
+        QCOMPARE(workspace()->source(), code);
+        QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
+        QTRY_VERIFY(workspace()->findChild<QSlider*>("param_gain"));
+        QCOMPARE(workspace()->findChild<QSlider*>("param_gain")->value(), 250);
+        const scene::KernelScene restored = workspace()->currentScene();
+        QCOMPARE(restored.shape, gpu::KernelShape::PerNode);
+        QCOMPARE(restored.values.size(), std::size_t(1));
+        QCOMPARE(restored.values[0].name, std::string("gain"));
+        QCOMPARE(restored.values[0].value, 1.0f);
+        QCOMPARE(restored.flags, (std::vector<std::string>{"-use_fast_math", "-maxrregcount=48"}));
+        QCOMPARE(workspace()->findChild<QLineEdit*>("kernelOptions")->text(),
+                 QString("-use_fast_math -maxrregcount=48"));
+
+        // A hostile file is refused with its key named, and the workspace keeps its kernel.
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QByteArray json = file.readAll();
+        file.close();
+        json.replace("\"perNode\"", "\"perWarp\"");
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(json);
+        file.close();
+        const QString error = m_window->openScene(path);
+        QVERIFY2(error.contains("kernel.template: expected one of"), qPrintable(error));
+        QCOMPARE(workspace()->source(), code);
+        QFile::remove(path);
+    }
+
+    // The Launch panel's teaching overlay over a whole kernel: colouring by block changes the
+    // picture, and a grid too small for the mesh leaves its other nodes striped.
+    void theTeachingOverlayColoursAWholeKernelsNodes()
+    {
+        frameAfter(0);
+        workspace()->chooseExample(1); // the whole-kernel template
+        gpu::LaunchConfig fitted{{16, 16, 1}, {1, 1, 1}, 0};
+        workspace()->setLaunch(fitted, true);
+        workspace()->setTeaching(true, render::Overlay::Distance);
+        const QImage distance = frameAfter(workspace()->view()->framesDrawn());
+        workspace()->setTeaching(true, render::Overlay::Block); // a repaint, not a run
+        QTest::qWait(200);
+        workspace()->view()->update();
+        QTest::qWait(200);
+        const QImage blocks = workspace()->view()->grabFramebuffer();
+        QVERIFY2(differingPixels(distance, blocks) > 1000, "blocks should be coloured");
+        workspace()->setTeaching(true, render::Overlay::Distance);
+        workspace()->setLaunch(fitted, false); // one block: 16 x 16 nodes of the mesh
+        const QImage striped = frameAfter(workspace()->view()->framesDrawn());
+        QVERIFY2(differingPixels(distance, striped) > 1000, "uncovered nodes should be striped");
+        // Node (0, 0) is at the bottom left (latitude upwards), in the one block; the top
+        // right is beyond it.
+        ui::KernelView* view = workspace()->view();
+        QCOMPARE(
+            view->ownerAt(QPointF(0, view->height() - 1)),
+            QString("node (0, 0): blockIdx (0, 0), threadIdx (0, 0), warp 0, SM 0 (simulated)"));
+        const gpu::DistanceParams& mesh = view->mesh();
+        QCOMPARE(view->ownerAt(QPointF(view->width() - 1, 0)),
+                 QString("node (%1, %2): no thread wrote it").arg(mesh.nx - 1).arg(mesh.ny - 1));
+        QVERIFY2(problems().isEmpty(), qPrintable(problems().join('\n')));
+    }
+
+    void theVariantsTableFillsAndExportsCsv()
+    {
+        frameAfter(0);
+        ui::KernelVariantsPanel* panel = workspace()->variants();
+        QSignalSpy done(panel, &ui::KernelVariantsPanel::finished);
+        panel->findChild<QPushButton*>("variantsRun")->click();
+        QVERIFY(panel->running());
+        QVERIFY(done.wait(180000));
+        QVERIFY2(done.first().first().toBool(), qPrintable(panel->resultText()));
+        auto* table = panel->findChild<QTableWidget*>("variantsTable");
+        QCOMPARE(table->rowCount(), 6);
+        QCOMPARE(table->item(0, 0)->text(), QString("default"));
+        for (int r = 0; r < table->rowCount(); ++r)
+            for (int c = 0; c < table->columnCount(); ++c) {
+                const QTableWidgetItem* item = table->item(r, c);
+                QVERIFY(item);
+                QVERIFY(!item->text().isEmpty());
+                QVERIFY2(!item->text().contains("nan", Qt::CaseInsensitive),
+                         qPrintable(item->text()));
+                // A dash always says why.
+                if (item->text() == QString::fromUtf8("—"))
+                    QVERIFY2(!item->toolTip().isEmpty(), qPrintable(table->item(r, 0)->text()));
+            }
+        // The simulator times the default; compile flags mean nothing to it, and it says so.
+        QVERIFY(table->item(0, 1)->text() != QString::fromUtf8("—"));
+        QCOMPARE(table->item(0, 5)->text(), QString("0"));
+        QCOMPARE(table->item(1, 1)->text(), QString::fromUtf8("—"));
+        QCOMPARE(table->item(1, 1)->toolTip(),
+                 QString("CPU simulator: compile flags do not apply"));
+
+        const QString path = QDir::temp().filePath("warpscope-variants-test.csv");
+        QCOMPARE(panel->exportCsv(path), QString());
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 7);
+        QVERIFY(lines[0].startsWith("variant,compiled,time_ms,registers"));
+        QVERIFY(lines[1].startsWith("default,"));
+        QVERIFY(lines[2].startsWith("-use_fast_math,"));
+        QVERIFY(lines[6].startsWith("float64 (real = double),"));
+        QFile::remove(path);
+        QVERIFY(panel->exportCsv("/nonexistent/dir/v.csv").startsWith("Could not save"));
     }
 };
 

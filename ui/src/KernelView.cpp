@@ -1,9 +1,14 @@
 #include "warpscope/ui/KernelView.h"
 
+#include "warpscope/gpu/LaunchLesson.h"
 #include "warpscope/render/Colormap.h"
 
 #include <GL/gl.h>
+#include <QMouseEvent>
 #include <QOpenGLContext>
+#include <QToolTip>
+#include <cmath>
+#include <optional>
 
 namespace warpscope::ui {
 
@@ -13,6 +18,7 @@ KernelView::KernelView(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent
     setObjectName("kernelView");
     m_args.launch.block = {16, 16, 1}; // the Launch panel's default, until it sends its own
     setMinimumSize(160, 120);
+    setMouseTracking(true);
 }
 
 KernelView::~KernelView()
@@ -26,6 +32,11 @@ KernelView::~KernelView()
 
 void KernelView::release()
 {
+    if (m_owners.valid()) {
+        if (m_interop)
+            m_interop->forget(m_owners.buffer);
+        m_renderer.destroyOwners(m_owners);
+    }
     if (m_surface.valid()) {
         if (m_interop)
             m_interop->forget(m_surface.buffer);
@@ -63,6 +74,27 @@ void KernelView::setLaunch(const gpu::LaunchConfig& launch, bool gridFitted)
     m_gridFitted = gridFitted;
     m_dirty = true;
     update();
+}
+
+void KernelView::setTeaching(bool teaching, render::Overlay overlay)
+{
+    if (teaching == m_teaching && overlay == m_overlay)
+        return;
+    m_dirty = m_dirty || teaching != m_teaching;
+    m_teaching = teaching;
+    m_overlay = overlay;
+    update();
+}
+
+gpu::LaunchConfig KernelView::launch() const
+{
+    gpu::LaunchConfig launch = m_args.launch;
+    if (m_gridFitted) {
+        const gpu::Dim3 block = launch.block;
+        launch.grid = {(m_args.mesh.nx + block.x - 1) / block.x,
+                       (m_args.mesh.ny + block.y - 1) / block.y, 1};
+    }
+    return launch;
 }
 
 void KernelView::initializeGL()
@@ -106,17 +138,38 @@ void KernelView::runKernel()
             return;
         }
     }
-    if (m_gridFitted) {
-        const gpu::Dim3 block = m_args.launch.block;
-        m_args.launch.grid = {(m_args.mesh.nx + block.x - 1) / block.x,
-                              (m_args.mesh.ny + block.y - 1) / block.y, 1};
+    m_args.launch = launch();
+    gpu::Status status = gpu::Status::success();
+    if (m_teaching) {
+        const unsigned int ownersBefore = m_owners.buffer;
+        status =
+            m_renderer.allocateOwners(std::size_t(layout.nx) * std::size_t(layout.ny), m_owners);
+        if (status && ownersBefore && ownersBefore != m_owners.buffer)
+            m_interop->forget(ownersBefore);
+        if (!status) {
+            emit ran(QString::fromStdString(status.message()), {});
+            return;
+        }
     }
     render::GlWriteScope scope(*m_interop, m_surface.buffer, m_surface.bytes());
+    // The teaching record, written beside the field when the overlay is on.
+    std::optional<render::GlWriteScope> owners;
+    if (m_teaching)
+        owners.emplace(*m_interop, m_owners.buffer, m_owners.bytes());
     gpu::KernelRun run;
-    gpu::Status status = scope.status();
+    status = scope.status();
+    if (status && owners)
+        status = owners->status();
+    gpu::KernelArgs args = m_args;
+    if (owners)
+        args.owners = owners->view<std::uint32_t>();
     if (status)
-        status = gpu::runUserKernel(*m_context, m_build->gpu, m_build->cpu, m_args,
+        status = gpu::runUserKernel(*m_context, m_build->gpu, m_build->cpu, args,
                                     scope.view<float>(), &run);
+    m_ranWith = run.launch;
+    if (owners && (status || run.outOfBoundsWrites > 0))
+        if (gpu::Status committed = owners->commit(); !committed && status)
+            status = committed;
     // A run that only lost writes outside its output still drew the rest.
     if (status || run.outOfBoundsWrites > 0) {
         if (gpu::Status committed = scope.commit(); !committed && status)
@@ -127,6 +180,50 @@ void KernelView::runKernel()
         }
     }
     emit ran(status ? QString() : QString::fromStdString(status.message()), run);
+}
+
+QString KernelView::ownerAt(QPointF pos)
+{
+    const gpu::DistanceParams& p = m_args.mesh;
+    const std::size_t nodes = std::size_t(p.nx) * std::size_t(p.ny);
+    if (!m_teaching || !m_hasPicture || m_owners.nodes != nodes || width() < 2 || height() < 2)
+        return {};
+    // The mesh fills the view, latitude upwards.
+    const long long col = std::llround(pos.x() / (width() - 1) * (p.nx - 1));
+    const long long row = std::llround((1.0 - pos.y() / (height() - 1)) * (p.ny - 1));
+    if (col < 0 || row < 0 || col >= p.nx || row >= p.ny)
+        return {};
+    std::uint32_t owner[2] = {gpu::kUncovered, gpu::kUncovered};
+    makeCurrent();
+    const bool ok = m_renderer.readOwner(m_owners, std::size_t(row) * p.nx + col, owner);
+    doneCurrent();
+    if (!ok)
+        return {};
+    if (owner[0] == gpu::kUncovered)
+        return tr("node (%1, %2): no thread wrote it").arg(col).arg(row);
+    const gpu::Dim3& b = m_ranWith.block;
+    const gpu::Dim3& g = m_ranWith.grid;
+    const std::uint32_t thread = gpu::ownerThread(owner[1]);
+    return tr("node (%1, %2): blockIdx (%3, %4), threadIdx (%5, %6), warp %7, SM %8%9")
+        .arg(col)
+        .arg(row)
+        .arg(owner[0] % g.x)
+        .arg(owner[0] / g.x)
+        .arg(thread % b.x)
+        .arg(thread / b.x)
+        .arg(thread / 32)
+        .arg(gpu::ownerSm(owner[1]))
+        .arg(cuda() ? QString() : tr(" (simulated)"));
+}
+
+void KernelView::mouseMoveEvent(QMouseEvent* event)
+{
+    const QString text = ownerAt(event->position());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+    QOpenGLWidget::mouseMoveEvent(event);
 }
 
 void KernelView::paintGL()
@@ -141,7 +238,9 @@ void KernelView::paintGL()
     const render::GeoRect rect{m_args.mesh.lonMin, m_args.mesh.latMin, m_args.mesh.lonMax,
                                m_args.mesh.latMax};
     const render::Viewport viewport{0, 0, int(width() * ratio), int(height() * ratio)};
-    m_renderer.draw(m_surface, rect, rect, viewport, {0.12f, 0.12f, 0.14f});
+    m_renderer.draw(m_surface, rect, rect, viewport, {0.12f, 0.12f, 0.14f},
+                    m_teaching ? m_overlay : render::Overlay::Distance,
+                    m_teaching && m_owners.valid() ? &m_owners : nullptr);
 }
 
 } // namespace warpscope::ui

@@ -1,5 +1,7 @@
 #include "warpscope/ui/KernelWorkspace.h"
 
+#include "warpscope/ui/KernelVariantsPanel.h"
+
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -8,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QProcess>
@@ -36,7 +39,7 @@ constexpr int kPauseMs = 400;
 // The first line of a saved kernel: its shape.
 const char* kPerNodeMarker = "// warpscope kernel: per node";
 const char* kWholeKernelMarker = "// warpscope kernel: whole kernel";
-constexpr qint64 kMaxSourceBytes = 1 << 20;
+constexpr qint64 kMaxSourceBytes = qint64(gpu::kMaxKernelSourceBytes);
 
 QString kernelCacheDir()
 {
@@ -70,17 +73,24 @@ QString disassemble(const std::vector<char>& cubin)
 
 KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent)
     : QWidget(parent), m_devices(devices), m_editor(new QsciScintilla(this)),
-      m_examples(new QComboBox(this)), m_status(new QLabel(this)),
+      m_examples(new QComboBox(this)), m_status(new QLabel(this)), m_options(new QLineEdit(this)),
       m_messages(new QListWidget(this)), m_paramsBox(new QWidget(this)),
       m_paramsLayout(new QFormLayout(m_paramsBox)), m_resources(new QLabel(this)),
       m_ptx(new QPlainTextEdit(this)), m_sass(new QPlainTextEdit(this)),
-      m_view(new KernelView(devices, this)), m_pause(new QTimer(this))
+      m_view(new KernelView(devices, this)),
+      m_variants(new KernelVariantsPanel(
+          devices, [this](QString& why) { return variantsRequest(why); }, this)),
+      m_pause(new QTimer(this))
 {
     setObjectName("kernelWorkspace");
     m_editor->setObjectName("kernelEditor");
     m_examples->setObjectName("kernelExamples");
     m_messages->setObjectName("kernelMessages");
     m_status->setObjectName("kernelStatus");
+    m_options->setObjectName("kernelOptions");
+    m_options->setPlaceholderText(tr("NVRTC options, e.g. -use_fast_math"));
+    m_options->setToolTip(tr("Options for NVRTC, separated by spaces: -use_fast_math, "
+                             "-maxrregcount=N, -lineinfo, -ftz=, -prec-div=, -prec-sqrt=, -fmad="));
 
     auto* lexer = new QsciLexerCPP(m_editor);
     QFont mono("DejaVu Sans Mono", 10);
@@ -123,6 +133,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Start from:"), this));
     bar->addWidget(m_examples, 1);
+    bar->addWidget(m_options, 1);
     bar->addWidget(compile);
     m_examples->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_examples->setMinimumContentsLength(8);
@@ -131,6 +142,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     info->addTab(m_resources, tr("Resources"));
     info->addTab(m_ptx, tr("PTX"));
     info->addTab(m_sass, tr("SASS"));
+    info->addTab(m_variants, tr("Variants"));
     auto* left = new QWidget(this);
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
@@ -163,24 +175,15 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     connect(m_pause, &QTimer::timeout, this, &KernelWorkspace::compileNow);
     connect(m_editor, &QsciScintilla::textChanged, m_pause, qOverload<>(&QTimer::start));
     connect(compile, &QPushButton::clicked, this, &KernelWorkspace::compileNow);
-    connect(open, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open a kernel"), {},
-                                                          tr("CUDA source (*.cu);;All files (*)"));
-        if (!path.isEmpty())
-            if (const QString error = openFile(path); !error.isEmpty())
-                emit message(error);
-    });
-    connect(save, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save the kernel"), "kernel.cu",
-                                                          tr("CUDA source (*.cu)"));
-        if (!path.isEmpty()) {
-            const QString error = saveFile(path);
-            emit message(error.isEmpty() ? tr("Saved %1").arg(path) : error);
-        }
-    });
+    connect(open, &QPushButton::clicked, this, &KernelWorkspace::askToOpen);
+    connect(save, &QPushButton::clicked, this, &KernelWorkspace::askToSave);
     // The editor takes its keys before shortcuts see them, so Ctrl+Enter is caught there.
     m_editor->installEventFilter(this);
     connect(m_examples, &QComboBox::activated, this, &KernelWorkspace::chooseExample);
+    connect(m_options, &QLineEdit::editingFinished, this, [this] {
+        if (const QString error = setOptions(m_options->text()); !error.isEmpty())
+            emit message(error);
+    });
     connect(&m_job, &QFutureWatcher<std::shared_ptr<KernelBuild>>::finished, this,
             &KernelWorkspace::buildFinished);
     connect(m_view, &KernelView::contextReady, this, [this] {
@@ -189,11 +192,21 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     });
     connect(m_view, &KernelView::ran, this,
             [this](const QString& problem, const gpu::KernelRun& run) {
-                if (!problem.isEmpty())
+                if (!problem.isEmpty()) {
+                    m_awaitingPicture = false;
                     emit message(tr("Kernel: %1").arg(problem));
-                else
-                    m_status->setText(m_status->property("compiled").toString() +
-                                      tr("  ·  ran in %1 ms").arg(run.kernelMs, 0, 'f', 2));
+                    return;
+                }
+                const QString compiled = m_status->property("compiled").toString();
+                m_status->setText(compiled + tr("  ·  ran in %1 ms").arg(run.kernelMs, 0, 'f', 2));
+                if (m_awaitingPicture) {
+                    // From the compile's start (after the typing pause) to the first frame
+                    // the new build drew.
+                    m_awaitingPicture = false;
+                    emit message(compiled +
+                                 tr("  ·  edit to pixels %1 ms")
+                                     .arg(double(m_compileClock.nsecsElapsed()) / 1e6, 0, 'f', 0));
+                }
             });
     chooseExample(0);
 }
@@ -239,6 +252,26 @@ void KernelWorkspace::setSource(const QString& code, gpu::KernelShape shape)
     compileNow();
 }
 
+void KernelWorkspace::askToOpen()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a kernel"), {},
+                                                      tr("CUDA source (*.cu);;All files (*)"));
+    if (!path.isEmpty()) {
+        const QString error = openFile(path);
+        emit message(error.isEmpty() ? tr("Opened %1").arg(path) : error);
+    }
+}
+
+void KernelWorkspace::askToSave()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save the kernel"), "kernel.cu",
+                                                      tr("CUDA source (*.cu)"));
+    if (!path.isEmpty()) {
+        const QString error = saveFile(path);
+        emit message(error.isEmpty() ? tr("Saved %1").arg(path) : error);
+    }
+}
+
 QString KernelWorkspace::saveFile(const QString& path) const
 {
     QSaveFile file(path);
@@ -272,6 +305,78 @@ QString KernelWorkspace::openFile(const QString& path)
     return {};
 }
 
+scene::KernelScene KernelWorkspace::currentScene() const
+{
+    scene::KernelScene kernel;
+    kernel.shape = m_shape;
+    kernel.source = m_editor->text().toStdString();
+    kernel.flags = m_flags;
+    // Values not yet given to sliders are still the scene's.
+    if (!m_pendingValues.empty())
+        kernel.values = m_pendingValues;
+    else
+        for (std::size_t i = 0; i < m_params.size() && i < m_values.size(); ++i)
+            kernel.values.push_back({m_params[i].name, m_values[i]});
+    return kernel;
+}
+
+void KernelWorkspace::applyScene(const scene::KernelScene& kernel)
+{
+    m_flags = kernel.flags;
+    QStringList flags;
+    for (const std::string& flag : m_flags)
+        flags << QString::fromStdString(flag);
+    m_options->setText(flags.join(' '));
+    m_pendingValues = kernel.values;
+    setSource(QString::fromStdString(kernel.source), kernel.shape);
+}
+
+QString KernelWorkspace::setOptions(const QString& text)
+{
+    std::vector<std::string> flags;
+    for (const QString& flag : text.split(' ', Qt::SkipEmptyParts)) {
+        if (const std::string problem = gpu::kernelFlagProblem(flag.toStdString());
+            !problem.empty())
+            return QString::fromStdString(problem);
+        flags.push_back(flag.toStdString());
+    }
+    if (flags.size() > std::size_t(gpu::kMaxKernelFlags))
+        return tr("At most %1 compiler options").arg(gpu::kMaxKernelFlags);
+    m_options->setText(text.simplified());
+    if (flags != m_flags) {
+        m_flags = flags;
+        compileNow();
+    }
+    return {};
+}
+
+std::optional<gpu::KernelVariantsRequest> KernelWorkspace::variantsRequest(QString& why) const
+{
+    gpu::KernelVariantsRequest request;
+    request.source = {m_shape, m_editor->text().toStdString()};
+    request.options.flags = m_flags;
+    request.args.mesh = m_view->mesh();
+    request.args.launch = m_view->launch();
+    request.cacheDir = kernelCacheDir().toStdString();
+    // The sliders' values by name, for the source as it is now (its declarations may have
+    // changed since the last compile).
+    const gpu::KernelParamParse parsed = gpu::parseKernelParams(request.source.code);
+    if (!parsed.errors.empty()) {
+        why = tr("Line %1: %2")
+                  .arg(parsed.errors.front().line)
+                  .arg(QString::fromStdString(parsed.errors.front().text));
+        return std::nullopt;
+    }
+    for (const gpu::KernelParam& p : parsed.params) {
+        float value = p.value;
+        for (std::size_t i = 0; i < m_params.size() && i < m_values.size(); ++i)
+            if (m_params[i].name == p.name)
+                value = std::clamp(m_values[i], p.min, p.max);
+        request.args.values.push_back(value);
+    }
+    return request;
+}
+
 QStringList KernelWorkspace::messages() const
 {
     QStringList lines;
@@ -294,12 +399,14 @@ void KernelWorkspace::compileNow()
     const bool cuda = m_view->cuda();
     const gpu::DeviceInfo info = m_view->deviceInfo();
     gpu::KernelOptions options;
+    options.flags = m_flags;
     if (cuda) {
         options.smMajor = info.ccMajor;
         options.smMinor = info.ccMinor;
     }
     const std::string cacheDir = kernelCacheDir().toStdString();
     m_status->setText(tr("Compiling…"));
+    m_compileClock.start();
     m_job.setFuture(QtConcurrent::run([source, options, cacheDir, cuda] {
         auto build = std::make_shared<KernelBuild>();
         // NVRTC's build explains the kernel (resources, PTX) on every device; the CPU runs
@@ -337,13 +444,15 @@ void KernelWorkspace::buildFinished()
     const double ms = cuda ? build->gpu.compileMs : build->cpu.compileMs;
     const bool cached = cuda ? build->gpu.fromCache : build->cpu.fromCache;
     if (ok) {
-        const QString text = tr("Compiled in %1 ms%2")
+        const QString text = tr("Compiled in %1 ms (%2)")
                                  .arg(ms, 0, 'f', 0)
-                                 .arg(cached ? tr(" (from the cache)") : QString());
+                                 .arg(cached ? tr("warm: from the cache") : tr("cold"));
+        m_awaitingPicture = true;
         m_status->setProperty("compiled", text);
         m_status->setText(text);
         emit message(text);
-        if (build->gpu.params != m_params || build->cpu.params != m_params)
+        if (build->gpu.params != m_params || build->cpu.params != m_params ||
+            !m_pendingValues.empty())
             rebuildSliders(cuda ? build->gpu.params : build->cpu.params);
         m_view->setValues(m_values);
         m_view->setBuild(build);
@@ -372,14 +481,19 @@ void KernelWorkspace::showMessages(const std::vector<gpu::KernelMessage>& messag
 void KernelWorkspace::rebuildSliders(const std::vector<gpu::KernelParam>& params)
 {
     // Values move to the new declarations by name; new ones start at their default.
+    // A scene's values, by name, come first.
     std::vector<float> values;
     for (const gpu::KernelParam& p : params) {
         float value = p.value;
         for (std::size_t i = 0; i < m_params.size(); ++i)
             if (m_params[i].name == p.name && i < m_values.size())
                 value = std::clamp(m_values[i], p.min, p.max);
+        for (const scene::KernelParamValue& v : m_pendingValues)
+            if (v.name == p.name)
+                value = std::clamp(v.value, p.min, p.max);
         values.push_back(value);
     }
+    m_pendingValues.clear();
     while (m_paramsLayout->rowCount() > 0)
         m_paramsLayout->removeRow(0);
     m_params = params;

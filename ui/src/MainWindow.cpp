@@ -121,8 +121,10 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     m_workspaces->addTab(m_kernel, tr("Kernel"));
     // A whole kernel runs with the Launch panel's block and grid.
     connect(m_launch, &LaunchPanel::changed, m_kernel, [this] {
-        if (const auto lesson = m_launch->settings())
+        if (const auto lesson = m_launch->settings()) {
             m_kernel->setLaunch(lesson->launch, lesson->gridFitted);
+            m_kernel->setTeaching(lesson->teaching, render::Overlay(lesson->overlay));
+        }
     });
     connect(m_kernel, &KernelWorkspace::message, this,
             [this](const QString& text) { statusBar()->showMessage(text, 10000); });
@@ -309,6 +311,14 @@ void MainWindow::createMenus()
             statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
     });
     saveSceneAction->setShortcut(QKeySequence::SaveAs);
+    file->addAction(tr("Open &Kernel .cu…"), this, [this] {
+        showKernel();
+        m_kernel->askToOpen();
+    });
+    file->addAction(tr("Save Kernel as .c&u…"), this, [this] {
+        showKernel();
+        m_kernel->askToSave();
+    });
     file->addAction(tr("Open &Batch Results…"), this, [this] {
         const QString path =
             QFileDialog::getOpenFileName(this, tr("Open batch results"), QString(),
@@ -493,7 +503,10 @@ std::optional<scene::Scene> MainWindow::currentScene(QString* problem)
         return std::nullopt;
     }
     s.lab = scene::LabScene::from(*lab);
-    s.workspace = periodogramShown() ? scene::Workspace::Periodogram : scene::Workspace::Field;
+    s.kernel = m_kernel->currentScene();
+    s.workspace = periodogramShown() ? scene::Workspace::Periodogram
+                  : kernelShown()    ? scene::Workspace::Kernel
+                                     : scene::Workspace::Field;
     return s;
 }
 
@@ -508,7 +521,11 @@ void MainWindow::applyScene(const scene::Scene& s)
     m_launch->setSettings(s.field.lesson);
     m_periodogram->applyScene(s.periodogram, tr("Open scene"));
     m_lab->setConfig(s.lab.config());
-    showPeriodogram(s.workspace == scene::Workspace::Periodogram);
+    m_kernel->applyScene(s.kernel);
+    if (s.workspace == scene::Workspace::Kernel)
+        showKernel();
+    else
+        showPeriodogram(s.workspace == scene::Workspace::Periodogram);
 }
 
 QString MainWindow::saveScene(const QString& path)

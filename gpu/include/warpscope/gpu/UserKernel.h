@@ -7,6 +7,7 @@
 #include "warpscope/gpu/LaunchConfig.h"
 #include "warpscope/gpu/Status.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -28,8 +29,9 @@
 //   struct Out    { int nx, ny;                              // bounds-checked view
 //                   void write(int row, int col, float value) const; };
 //
-//   Per node:      the body of  float value(double lat, double lon, const Refs& refs,
-//                                           const Params& p)
+//   typedef float real;                                      // double in the float64 variant
+//   Per node:      the body of  real value(double lat, double lon, const Refs& refs,
+//                                          const Params& p)
 //   Whole kernel:  __global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)
 //                  launched with the caller's grid and block.
 //
@@ -48,6 +50,12 @@ struct KernelSource
 {
     KernelShape shape = KernelShape::PerNode;
     std::string code;
+    // How the wrapper builds it, for the variants table (KernelVariants.h): the type `real`
+    // is double instead of float (the per-node value's type, and any the user's code
+    // declares with it), and the kernel launched declares __launch_bounds__(launchBounds)
+    // (0: none).
+    bool realIsDouble = false;
+    int launchBounds = 0;
     bool operator==(const KernelSource&) const = default;
 };
 
@@ -64,6 +72,10 @@ struct KernelExample
 const std::vector<KernelExample>& kernelExamples();
 
 inline constexpr int kMaxKernelParams = 32;
+// The largest source the workbench takes (the editor's files, scene files).
+inline constexpr std::size_t kMaxKernelSourceBytes = 1 << 20;
+// The most NVRTC options one kernel carries.
+inline constexpr int kMaxKernelFlags = 16;
 
 // A live parameter, declared in the source as `// @param float k = 1.0 [0, 10]`.
 struct KernelParam
@@ -123,6 +135,11 @@ struct KernelOptions
     std::vector<std::string> flags; // NVRTC options, e.g. "-use_fast_math", "-maxrregcount=32"
     bool operator==(const KernelOptions&) const = default;
 };
+
+// Why an NVRTC option is not one a kernel may carry, or empty when it is: -use_fast_math,
+// -maxrregcount=N (16 to 255), -lineinfo, and -ftz=, -prec-div=, -prec-sqrt=, -fmad= with true
+// or false.
+std::string kernelFlagProblem(std::string_view flag);
 
 // What ptxas reported for the kernel the user wrote (or the per-node launcher).
 struct KernelUsage
@@ -198,6 +215,10 @@ struct KernelArgs
     DistanceParams mesh;       // bounds, nodes, references, unit and radius
     std::vector<float> values; // one per parameter, in declaration order
     LaunchConfig launch;       // the whole kernel's grid and block (per node: ignored)
+    // The teaching overlay's record, when given (2 * nx * ny words, the context's memory or
+    // the host's): which block, thread and SM wrote each node, laid out as LaunchLesson.h's
+    // owners. Nodes no thread wrote then hold kUncovered here and NaN in the output.
+    BufferView<std::uint32_t> owners;
     double timeoutMs = 2000.0; // the GPU's wait for the kernel; the run fails after it
 };
 
@@ -206,6 +227,7 @@ struct KernelRun
     double kernelMs = 0.0;
     long long outOfBoundsWrites = 0; // writes Out::write refused
     FieldStats stats;
+    LaunchConfig launch; // the grid and block it ran with (per node: the launcher's)
 };
 
 // Runs a kernel into out (layoutFor(args.mesh) values): the GPU build on a CUDA context

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "warpscope/scene/FieldScene.h"
+#include "warpscope/scene/KernelScene.h"
 #include "warpscope/scene/LabScene.h"
 #include "warpscope/scene/PeriodogramScene.h"
 
@@ -9,7 +10,8 @@ namespace warpscope::scene {
 enum class Workspace
 {
     Field,
-    Periodogram
+    Periodogram,
+    Kernel
 };
 
 // Everything a person sets up in the window, apart from data files and the layout: each
@@ -19,6 +21,7 @@ struct Scene
     FieldScene field;
     PeriodogramScene periodogram;
     LabScene lab;
+    KernelScene kernel;
     Workspace workspace = Workspace::Field;
 
     bool operator==(const Scene&) const = default;

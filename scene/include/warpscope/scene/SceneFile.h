@@ -11,7 +11,8 @@
 namespace warpscope::scene {
 
 // Scene files: JSON, {"format": "warpscope-scene", "version": 1, "workspace": ..., "field":
-// {...}, "periodogram": {...}, "lab": {...}} (docs/architecture.md lists the keys). Reading is
+// {...}, "periodogram": {...}, "lab": {...}, "kernel": {...}} (docs/architecture.md lists the
+// keys). Reading is
 // strict: a value of the wrong type, out of its type's range or failing validate() refuses
 // the whole file, with a message that names the file and the key. A missing section or key
 // keeps its default; an unknown key is reported as a warning and ignored.

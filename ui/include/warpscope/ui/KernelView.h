@@ -38,6 +38,15 @@ public:
     const gpu::DistanceParams& mesh() const { return m_args.mesh; }
     // The whole kernel's block (the Launch panel's).
     gpu::Dim3 block() const { return m_args.launch.block; }
+    // The Launch panel's teaching overlay: when on, each run records which block, thread and
+    // SM wrote each node, drawn coloured by overlay with unwritten nodes striped.
+    void setTeaching(bool teaching, render::Overlay overlay);
+    bool teaching() const { return m_teaching; }
+    // The hover readout at a point of the view: the node there and the block, thread, warp
+    // and SM that wrote it; empty when the overlay is off or the point is outside the mesh.
+    QString ownerAt(QPointF pos);
+    // The whole kernel's launch, its grid fitted to the mesh where the Launch panel asks.
+    gpu::LaunchConfig launch() const;
     // Whether kernels run on a CUDA device here, and its properties (the CPU's simulated
     // device otherwise); known once the view has been shown.
     bool cuda() const { return m_context && m_context->isCuda(); }
@@ -55,6 +64,8 @@ signals:
 
 protected:
     void initializeGL() override;
+    // With the teaching overlay on, hovering a node names its block, thread, warp and SM.
+    void mouseMoveEvent(QMouseEvent* event) override;
     void paintGL() override;
 
 private:
@@ -66,6 +77,10 @@ private:
     std::unique_ptr<render::GlInterop> m_interop;
     render::FieldRenderer m_renderer;
     render::FieldSurface m_surface;
+    render::OwnerSurface m_owners;
+    bool m_teaching = false;
+    render::Overlay m_overlay = render::Overlay::Distance;
+    gpu::LaunchConfig m_ranWith; // the launch of the last run, for the hover readout
     std::shared_ptr<const KernelBuild> m_build;
     gpu::KernelArgs m_args;
     bool m_gridFitted = true;

@@ -1,15 +1,20 @@
 #pragma once
 
 #include "warpscope/gpu/DevicePool.h"
+#include "warpscope/gpu/KernelVariants.h"
+#include "warpscope/scene/KernelScene.h"
 #include "warpscope/ui/KernelView.h"
 
+#include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QWidget>
 #include <memory>
+#include <optional>
 
 class QComboBox;
 class QFormLayout;
 class QLabel;
+class QLineEdit;
 class QListWidget;
 class QPlainTextEdit;
 class QTabWidget;
@@ -17,6 +22,8 @@ class QTimer;
 class QsciScintilla;
 
 namespace warpscope::ui {
+
+class KernelVariantsPanel;
 
 // The Kernel workspace: a code editor for the user's kernel beside the picture it draws.
 // Templates and examples to start from; compiled on a worker thread a moment after typing
@@ -35,6 +42,11 @@ public:
     {
         m_view->setLaunch(launch, gridFitted);
     }
+    // The Launch panel's teaching overlay, drawn over what the user's kernel wrote.
+    void setTeaching(bool teaching, render::Overlay overlay)
+    {
+        m_view->setTeaching(teaching, overlay);
+    }
     // Replaces the editor's text with the example of this index (kernelExamples()).
     void chooseExample(int index);
     QString source() const;
@@ -45,10 +57,21 @@ public:
     // Opens a .cu file saved so (or any source: one with a __global__ function is a whole
     // kernel) and compiles it; an empty string or why it failed.
     QString openFile(const QString& path);
+    // The scene's kernel section: the source, its template, the sliders' values and the
+    // options. applyScene restores them (values by name, once the source has compiled).
+    scene::KernelScene currentScene() const;
+    void applyScene(const scene::KernelScene& kernel);
+    // The NVRTC options, space-separated as typed; an empty string or why they were refused
+    // (the last good options stay).
+    QString setOptions(const QString& text);
+    // File dialogs for openFile and saveFile (the buttons and the File menu).
+    void askToOpen();
+    void askToSave();
     // Compiles now (Ctrl+Enter).
     void compileNow();
     bool busy() const { return m_job.isRunning() || m_again; }
     KernelView* view() const { return m_view; }
+    KernelVariantsPanel* variants() const { return m_variants; }
     // The messages shown, one line each ("Line 4: ..."), for tests.
     QStringList messages() const;
 
@@ -65,11 +88,13 @@ private:
     void rebuildSliders(const std::vector<gpu::KernelParam>& params);
     void showCompilerReport(const KernelBuild& build);
     void sendValues();
+    std::optional<gpu::KernelVariantsRequest> variantsRequest(QString& why) const;
 
     std::shared_ptr<gpu::DevicePool> m_devices;
     QsciScintilla* m_editor;
     QComboBox* m_examples;
     QLabel* m_status;
+    QLineEdit* m_options;
     QListWidget* m_messages;
     QWidget* m_paramsBox;
     QFormLayout* m_paramsLayout;
@@ -77,12 +102,19 @@ private:
     QPlainTextEdit* m_ptx;
     QPlainTextEdit* m_sass;
     KernelView* m_view;
+    KernelVariantsPanel* m_variants;
     QTimer* m_pause;
     gpu::KernelShape m_shape = gpu::KernelShape::PerNode;
     std::vector<gpu::KernelParam> m_params;
     std::vector<float> m_values;
+    // Values a scene gave, applied by name when the next build's sliders are made.
+    std::vector<scene::KernelParamValue> m_pendingValues;
+    std::vector<std::string> m_flags;
     QFutureWatcher<std::shared_ptr<KernelBuild>> m_job;
     bool m_again = false;
+    // Edit to pixels: from the compile's start to the first frame of its build.
+    QElapsedTimer m_compileClock;
+    bool m_awaitingPicture = false;
     bool m_contextKnown = false;
 };
 

@@ -1,0 +1,345 @@
+#include "warpscope/gpu/KernelVariants.h"
+
+#include "TestSupport.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <unistd.h>
+
+namespace warpscope::gpu::test {
+namespace {
+
+const KernelExample& example(const std::string& name)
+{
+    for (const KernelExample& e : kernelExamples())
+        if (e.name == name)
+            return e;
+    ADD_FAILURE() << "no example named " << name;
+    return kernelExamples().front();
+}
+
+// A mesh whose per-node template values (k = 1: the distance in degrees from the first
+// reference) stay below 400: sqrt(105^2 + 345^2) < 361.
+DistanceParams smallMesh()
+{
+    DistanceParams mesh;
+    mesh.latMin = -40.0;
+    mesh.latMax = 65.0;
+    mesh.lonMin = -170.0;
+    mesh.lonMax = 175.0;
+    mesh.nx = 123;
+    mesh.ny = 77;
+    mesh.references = {{30.0, 101.0}, {-33.9, 151.2}};
+    return mesh;
+}
+constexpr double kLargestValue = 400.0;
+
+KernelVariantsRequest requestFor(const KernelSource& source, const Context& context)
+{
+    KernelVariantsRequest request;
+    request.source = source;
+    if (context.isCuda()) {
+        request.options.smMajor = context.info().ccMajor;
+        request.options.smMinor = context.info().ccMinor;
+    }
+    request.args.mesh = smallMesh();
+    request.args.launch.block = {32, 8, 1};
+    request.args.launch.grid = {(123 + 31) / 32, (77 + 7) / 8, 1};
+    for (const KernelParam& p : parseKernelParams(source.code).params)
+        request.args.values.push_back(p.value);
+    request.runs = 3;
+    request.cacheDir = (std::filesystem::temp_directory_path() /
+                        ("warpscope-variants-test-" + std::to_string(::getpid())))
+                           .string();
+    return request;
+}
+
+const std::vector<std::string> kRowNames = {
+    "default",          "-use_fast_math",         "-maxrregcount=32",
+    "-maxrregcount=64", "__launch_bounds__(256)", "float64 (real = double)"};
+
+const KernelVariantRow& row(const std::vector<KernelVariantRow>& rows, const std::string& name)
+{
+    for (const KernelVariantRow& r : rows)
+        if (r.name == name)
+            return r;
+    ADD_FAILURE() << "no row " << name;
+    return rows.front();
+}
+
+TEST(KernelVariants, TheTableHasItsRowsAndSkipsWhatCannotApply)
+{
+    const KernelSource perNode = example("Per node").source;
+    std::vector<std::string> names;
+    for (const KernelVariant& v : kernelVariants(perNode, {}, 256))
+        names.push_back(v.name);
+    EXPECT_EQ(names, kRowNames);
+    const auto skipOf = [](const KernelSource& source, const KernelOptions& options,
+                           const std::string& name) {
+        for (const KernelVariant& v : kernelVariants(source, options, 128))
+            if (v.name == name)
+                return v.skip;
+        return std::string("no such row");
+    };
+    // A whole kernel that never names real: float64 would change nothing.
+    const KernelSource plain{
+        KernelShape::WholeKernel,
+        "// real in a comment does not count\n"
+        "__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p) {}\n"};
+    EXPECT_NE(skipOf(plain, {}, "float64 (real = double)").find("does not use the type real"),
+              std::string::npos);
+    EXPECT_EQ(skipOf(example("Whole kernel").source, {}, "float64 (real = double)"), "");
+    const KernelSource bounded{KernelShape::WholeKernel,
+                               "__global__ void __launch_bounds__(64) kernel(Out out, Mesh mesh, "
+                               "Refs refs, Params p) {}\n"};
+    EXPECT_NE(skipOf(bounded, {}, "__launch_bounds__(128)").find("declares __launch_bounds__"),
+              std::string::npos);
+    KernelOptions fast;
+    fast.flags = {"-use_fast_math", "-maxrregcount=40"};
+    EXPECT_NE(skipOf(perNode, fast, "-use_fast_math").find("have it already"), std::string::npos);
+    EXPECT_NE(skipOf(perNode, fast, "-maxrregcount=32").find("set -maxrregcount already"),
+              std::string::npos);
+    // Every variant keeps the user's own options.
+    for (const KernelVariant& v : kernelVariants(perNode, fast, 128))
+        EXPECT_TRUE(std::find(v.options.flags.begin(), v.options.flags.end(), "-maxrregcount=40") !=
+                    v.options.flags.end())
+            << v.name;
+}
+
+TEST(KernelVariants, LaunchBoundsGoBeforeTheKernelsNameOnItsOwnLine)
+{
+    KernelSource source{KernelShape::WholeKernel,
+                        "// __global__ void kernel( in a comment\n"
+                        "__global__\nvoid kernel(Out out, Mesh mesh, Refs refs, Params p) {}\n"};
+    source.launchBounds = 96;
+    const std::string text = wrapKernelSource(source, {}, KernelTarget::Cuda);
+    EXPECT_NE(text.find("void __launch_bounds__(96) kernel(Out"), std::string::npos) << text;
+    EXPECT_NE(text.find("// __global__ void kernel( in a comment"), std::string::npos);
+    KernelSource perNode{KernelShape::PerNode, "return 1.0f;\n"};
+    perNode.launchBounds = 256;
+    perNode.realIsDouble = true;
+    const std::string wrapped = wrapKernelSource(perNode, {}, KernelTarget::Cuda);
+    EXPECT_NE(wrapped.find("__launch_bounds__(256) ws_per_node("), std::string::npos);
+    EXPECT_NE(wrapped.find("typedef double real;"), std::string::npos);
+}
+
+// Without a GPU: NVRTC still builds every variant, so registers and occupancy are known; the
+// simulator times and compares the default and float64 rows, and says why the others have
+// no time.
+TEST(KernelVariants, EveryTemplatesVariantsCompileAndReportRegisters)
+{
+    if (!nvrtcAvailable())
+        GTEST_SKIP() << "NVRTC is not available in this build";
+    if (hostCompiler().empty())
+        GTEST_SKIP() << "no C++ compiler for the CPU simulator";
+    auto context = cpuContext(2);
+    for (const char* name : {"Per node", "Whole kernel", "Built-in haversine"}) {
+        SCOPED_TRACE(name);
+        const KernelVariantsRequest request = requestFor(example(name).source, *context);
+        std::vector<KernelVariantRow> rows;
+        int lastDone = 0;
+        const Status s = measureKernelVariants(*context, request, rows, nullptr,
+                                               [&](int done, int) { lastDone = done; });
+        ASSERT_TRUE(s.ok()) << s.message();
+        ASSERT_EQ(rows.size(), 6u);
+        EXPECT_EQ(lastDone, 6);
+        for (const KernelVariantRow& r : rows) {
+            SCOPED_TRACE(r.name);
+            ASSERT_TRUE(r.compiled) << r.problem;
+            EXPECT_TRUE(r.usage.known);
+            EXPECT_GT(r.usage.registers, 0);
+            EXPECT_TRUE(r.occupancyKnown);
+            EXPECT_GT(r.occupancy.fraction, 0.0);
+            EXPECT_FALSE(r.timeNote.empty());
+            EXPECT_FALSE(r.diffNote.empty());
+        }
+        // What the option asks of ptxas.
+        EXPECT_LE(row(rows, "-maxrregcount=32").usage.registers, 32);
+        EXPECT_LE(row(rows, "-maxrregcount=64").usage.registers, 64);
+        const KernelVariantRow& fast = row(rows, "-use_fast_math");
+        EXPECT_FALSE(fast.timed);
+        EXPECT_EQ(fast.timeNote, "CPU simulator: compile flags do not apply");
+        EXPECT_FALSE(fast.compared);
+        EXPECT_FALSE(rows[4].timed);
+        EXPECT_EQ(rows[4].timeNote, "CPU simulator: launch bounds do not apply");
+        const KernelVariantRow& base = rows[0];
+        ASSERT_TRUE(base.timed);
+        ASSERT_TRUE(base.compared);
+        EXPECT_EQ(base.maxAbsDiff, 0.0);
+        EXPECT_EQ(base.finiteMismatches, 0);
+    }
+}
+
+// The float64 row against float32 on the simulator: each float operation of the templates
+// rounds by at most 2^-24 of its result, a handful of them per node, so the two differ by a
+// few units in the last place of the largest value.
+TEST(KernelVariants, Float64DiffersFromFloat32ByRoundingOnTheSimulator)
+{
+    if (hostCompiler().empty())
+        GTEST_SKIP() << "no C++ compiler for the CPU simulator";
+    auto context = cpuContext(2);
+    for (const char* name : {"Per node", "Whole kernel"}) {
+        SCOPED_TRACE(name);
+        std::vector<KernelVariantRow> rows;
+        const Status s =
+            measureKernelVariants(*context, requestFor(example(name).source, *context), rows);
+        ASSERT_TRUE(s.ok()) << s.message();
+        const KernelVariantRow& wide = row(rows, "float64 (real = double)");
+        ASSERT_TRUE(wide.timed);
+        ASSERT_TRUE(wide.compared);
+        EXPECT_GT(wide.maxAbsDiff, 0.0); // float32 does round
+        EXPECT_LE(wide.maxAbsDiff, kLargestValue * 0x1p-20);
+        EXPECT_EQ(wide.finiteMismatches, 0);
+    }
+}
+
+TEST(KernelVariants, CancelStopsBeforeTheNextVariant)
+{
+    if (hostCompiler().empty())
+        GTEST_SKIP() << "no C++ compiler for the CPU simulator";
+    auto context = cpuContext(2);
+    std::atomic<bool> cancel{true};
+    std::vector<KernelVariantRow> rows;
+    const Status s = measureKernelVariants(
+        *context, requestFor(example("Per node").source, *context), rows, &cancel);
+    EXPECT_FALSE(s.ok());
+    EXPECT_EQ(s.message(), "Cancelled");
+    EXPECT_TRUE(rows.empty());
+}
+
+TEST(KernelVariants, BadRequestsFailWithAMessage)
+{
+    auto context = cpuContext(2);
+    KernelVariantsRequest request = requestFor(example("Per node").source, *context);
+    request.runs = 0;
+    std::vector<KernelVariantRow> rows;
+    EXPECT_NE(measureKernelVariants(*context, request, rows).message().find("1 to 1000"),
+              std::string::npos);
+    request.runs = 3;
+    request.args.mesh.nx = 1;
+    EXPECT_FALSE(measureKernelVariants(*context, request, rows).ok());
+}
+
+TEST(KernelVariants, CsvHasAHeaderAndEmptyCellsForUnknownFigures)
+{
+    KernelVariantRow timed;
+    timed.name = "default";
+    timed.compiled = true;
+    timed.usage.known = true;
+    timed.usage.registers = 30;
+    timed.usage.spillStoreBytes = 4;
+    timed.usage.spillLoadBytes = 8;
+    timed.occupancyKnown = true;
+    timed.occupancy.fraction = 0.75;
+    timed.timed = true;
+    timed.medianMs = 0.125;
+    timed.timeNote = "GPU, CUDA events, median of 7 runs";
+    timed.compared = true;
+    timed.maxAbsDiff = 0.0;
+    timed.diffNote = "the default's last run against its first";
+    KernelVariantRow skipped;
+    skipped.name = "__launch_bounds__(256)";
+    skipped.problem = "the source declares __launch_bounds__ itself, \"twice\"";
+    skipped.timeNote = skipped.diffNote = "not built";
+    const std::string csv = kernelVariantsCsv({timed, skipped});
+    EXPECT_EQ(csv, "variant,compiled,time_ms,registers,spill_store_bytes,spill_load_bytes,"
+                   "occupancy_percent,max_abs_diff,nodes_finite_in_one,timing,comparison,problem\n"
+                   "default,yes,0.125,30,4,8,75.0,0,0,\"GPU, CUDA events, median of 7 runs\","
+                   "the default's last run against its first,\n"
+                   "__launch_bounds__(256),no,,,,,,,,not built,not built,\"the source declares "
+                   "__launch_bounds__ itself, \"\"twice\"\"\"\n");
+}
+
+// A user kernel's run is in the timeline with its launch, as the built-in kernels are.
+TEST(KernelTimeline, ASimulatedRunIsASpanWithItsLaunch)
+{
+    if (hostCompiler().empty())
+        GTEST_SKIP() << "no C++ compiler for the CPU simulator";
+    auto context = cpuContext(2);
+    auto timeline = std::make_shared<Timeline>();
+    context->setTimeline(timeline, "kernel");
+    const KernelVariantsRequest request = requestFor(example("Whole kernel").source, *context);
+    SimulatorBuild build;
+    ASSERT_TRUE(buildSimulatedKernel(request.source, request.cacheDir, build).ok());
+    std::vector<float> out(layoutFor(request.args.mesh).elementCount());
+    ASSERT_TRUE(
+        runUserKernel(*context, {}, build, request.args, BufferView<float>::host(out)).ok());
+    const TimelineSnapshot snapshot = timeline->snapshot();
+    const auto span = std::find_if(snapshot.spans.begin(), snapshot.spans.end(),
+                                   [](const Span& s) { return s.name.starts_with("user kernel"); });
+    ASSERT_NE(span, snapshot.spans.end());
+    EXPECT_EQ(span->name, "user kernel (CPU simulator)");
+    EXPECT_EQ(span->detail, "grid (4, 10, 1), block (32, 8, 1)");
+    EXPECT_GE(span->endUs, span->startUs);
+}
+
+// --- On a GPU (skipped without one) ---------------------------------------------------
+
+class KernelVariantsGpu : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        m_cuda = cudaContext();
+        if (!m_cuda)
+            GTEST_SKIP() << "no CUDA device";
+    }
+    std::unique_ptr<Context> m_cuda;
+};
+
+// Every row is timed with events and compared over the whole field. The default against
+// itself is exactly 0 (the same build, the same inputs). -use_fast_math turns sqrt and
+// division into approximations within 2 ulp and flushes denormals; float64 against float32
+// differs by the rounding of a handful of float operations: both stay within 2^-20 of the
+// largest value (under 400 on this mesh).
+TEST_F(KernelVariantsGpu, EveryRowIsTimedAndComparedOnTheGpu)
+{
+    for (const char* name : {"Per node", "Whole kernel"}) {
+        SCOPED_TRACE(name);
+        std::vector<KernelVariantRow> rows;
+        const KernelVariantsRequest request = requestFor(example(name).source, *m_cuda);
+        const Status s = measureKernelVariants(*m_cuda, request, rows);
+        ASSERT_TRUE(s.ok()) << s.message();
+        ASSERT_EQ(rows.size(), 6u);
+        for (const KernelVariantRow& r : rows) {
+            SCOPED_TRACE(r.name);
+            ASSERT_TRUE(r.compiled) << r.problem;
+            EXPECT_TRUE(r.timed) << r.timeNote;
+            EXPECT_GT(r.medianMs, 0.0);
+            EXPECT_EQ(r.timeNote, "GPU, CUDA events, median of 3 runs");
+            EXPECT_TRUE(r.compared) << r.diffNote;
+            EXPECT_TRUE(r.occupancyKnown);
+            EXPECT_EQ(r.finiteMismatches, 0);
+            EXPECT_LE(r.maxAbsDiff, kLargestValue * 0x1p-20);
+        }
+        EXPECT_EQ(rows[0].maxAbsDiff, 0.0);
+        EXPECT_GT(row(rows, "float64 (real = double)").maxAbsDiff, 0.0);
+    }
+}
+
+TEST_F(KernelVariantsGpu, AGpuRunIsAKernelSpanWithItsLaunch)
+{
+    auto timeline = std::make_shared<Timeline>();
+    m_cuda->setTimeline(timeline, "kernel");
+    const KernelVariantsRequest request = requestFor(example("Whole kernel").source, *m_cuda);
+    CompiledKernel built;
+    ASSERT_TRUE(compileKernel(request.source, request.options, {}, built).ok());
+    std::vector<float> out(layoutFor(request.args.mesh).elementCount());
+    const double before = timeline->nowUs();
+    ASSERT_TRUE(runUserKernel(*m_cuda, built, {}, request.args, BufferView<float>::host(out)).ok());
+    const double after = timeline->nowUs();
+    const TimelineSnapshot snapshot = timeline->snapshot();
+    const auto span = std::find_if(snapshot.spans.begin(), snapshot.spans.end(),
+                                   [](const Span& s) { return s.name == "user kernel"; });
+    ASSERT_NE(span, snapshot.spans.end());
+    EXPECT_EQ(span->kind, SpanKind::Kernel);
+    EXPECT_EQ(span->detail, "grid (4, 10, 1), block (32, 8, 1)");
+    EXPECT_EQ(snapshot.lanes[std::size_t(span->lane)], "CUDA user kernel (kernel)");
+    // Placed on the host clock within the call (a few microseconds of submission allowed).
+    EXPECT_GE(span->startUs, before - 50.0);
+    EXPECT_LE(span->endUs, after + 50.0);
+    EXPECT_GT(span->endUs, span->startUs);
+}
+
+} // namespace
+} // namespace warpscope::gpu::test
