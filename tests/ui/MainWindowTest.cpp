@@ -1380,8 +1380,9 @@ private slots:
         QVERIFY(highest <= 1.0 + 1e-6);
     }
 
-    // Three rows left once the row with dy = 0 is skipped: too few for Baluev's false-alarm
-    // probability, which the panel says instead of printing nan.
+    // Three rows left once the row with dy = 0 is skipped: a sinusoid and its floating mean
+    // pass through all three at every frequency, so there is no peak, and the panel says why
+    // instead of printing nan.
     void periodogramFalseAlarmIsExplainedForFewPoints()
     {
         m_window->showPeriodogram();

@@ -1197,7 +1197,16 @@ void PeriodogramWorkspace::showPeaks()
         }
     }
     if (m_peaks.empty()) {
-        m_fap->setText(tr("No peak"));
+        const std::size_t points = usedSeries().t.size();
+        const int parameters = gpu::periodogramParameters(m_shownOptions);
+        // As many parameters as points: the model passes through every point at every
+        // frequency, so the power is the same everywhere.
+        m_fap->setText(points <= std::size_t(parameters)
+                           ? tr("No peak: too few points (%1) for a model of %2 parameters, "
+                                "which fits them exactly at every frequency")
+                                 .arg(points)
+                                 .arg(parameters)
+                           : tr("No peak"));
     } else if (!(m_shownOptions.fitMean || m_shownOptions.centerData)) {
         m_fap->setText(tr("The false-alarm probability needs centred data"));
     } else if (m_shownOptions.nterms > 1) {
