@@ -21,8 +21,11 @@ void readLog(CompiledKernel& out, bool compiled)
 {
     out.messages = nvrtcMessages(out.log);
     out.ok = compiled;
-    if (compiled)
-        out.usage = ptxasUsage(out.log, out.entry);
+    if (!compiled)
+        return;
+    out.usage = ptxasUsage(out.log, out.entry);
+    if (!out.usage.known)
+        out.usage = driverUsage(out);
 }
 
 } // namespace

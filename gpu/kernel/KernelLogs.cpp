@@ -99,6 +99,7 @@ KernelUsage ptxasUsage(std::string_view log, std::string_view entry)
             continue;
         if (line.find("stack frame") != std::string::npos) {
             usage.stackBytes = numberBefore(line, "bytes stack frame");
+            usage.spillsKnown = true;
             usage.spillStoreBytes = numberBefore(line, "bytes spill stores");
             usage.spillLoadBytes = numberBefore(line, "bytes spill loads");
         } else if (line.find("Used ") != std::string::npos) {

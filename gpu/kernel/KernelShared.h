@@ -65,6 +65,9 @@ std::vector<KernelMessage> nvrtcMessages(std::string_view log);
 std::vector<KernelMessage> gccMessages(std::string_view log);
 // ptxas' report (--ptxas-options=-v) for the entry whose lowered name is entry.
 KernelUsage ptxasUsage(std::string_view log, std::string_view entry);
+// The resources the driver gives for the built entry, where a GPU of the kernel's architecture
+// is present; unknown otherwise. Some NVRTC releases leave ptxas' report out of the log.
+KernelUsage driverUsage(const CompiledKernel& built);
 
 // A stable 64-bit FNV-1a hash, as 16 hex digits, for cache file names (the whole key is
 // kept in the file and compared, so a collision is a miss, never a wrong hit).

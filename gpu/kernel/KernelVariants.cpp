@@ -237,8 +237,10 @@ std::string kernelVariantsCsv(const std::vector<KernelVariantRow>& rows)
         csv += (r.timed ? number(r.medianMs, "%.6g") : std::string()) + ",";
         if (r.compiled && r.usage.known)
             csv += std::to_string(r.usage.registers) + "," +
-                   std::to_string(r.usage.spillStoreBytes) + "," +
-                   std::to_string(r.usage.spillLoadBytes) + ",";
+                   (r.usage.spillsKnown ? std::to_string(r.usage.spillStoreBytes) + "," +
+                                              std::to_string(r.usage.spillLoadBytes)
+                                        : std::string(",")) +
+                   ",";
         else
             csv += ",,,";
         csv +=

@@ -32,6 +32,7 @@ struct Driver
     PFN_cuModuleLoadData_v2000 moduleLoad = nullptr;
     PFN_cuModuleUnload_v2000 moduleUnload = nullptr;
     PFN_cuModuleGetFunction_v2000 moduleGetFunction = nullptr;
+    PFN_cuFuncGetAttribute_v2020 funcGetAttribute = nullptr;
     PFN_cuLaunchKernel_v4000 launchKernel = nullptr;
     PFN_cuMemAlloc_v3020 memAlloc = nullptr;
     PFN_cuMemFree_v3020 memFree = nullptr;
@@ -46,6 +47,7 @@ struct Driver
     PFN_cuEventQuery_v2000 eventQuery = nullptr;
     PFN_cuEventElapsedTime_v2000 eventElapsedTime = nullptr;
     PFN_cuGetErrorName_v6000 errorName = nullptr;
+    PFN_cuGetErrorString_v6000 errorString = nullptr;
     Status loaded;
 };
 
@@ -78,6 +80,7 @@ const Driver& driver()
                         entry("cuModuleLoadData", 2000, d.moduleLoad, missing) &&
                         entry("cuModuleUnload", 2000, d.moduleUnload, missing) &&
                         entry("cuModuleGetFunction", 2000, d.moduleGetFunction, missing) &&
+                        entry("cuFuncGetAttribute", 2020, d.funcGetAttribute, missing) &&
                         entry("cuLaunchKernel", 4000, d.launchKernel, missing) &&
                         entry("cuMemAlloc", 3020, d.memAlloc, missing) &&
                         entry("cuMemFree", 3020, d.memFree, missing) &&
@@ -91,7 +94,8 @@ const Driver& driver()
                         entry("cuEventRecord", 2000, d.eventRecord, missing) &&
                         entry("cuEventQuery", 2000, d.eventQuery, missing) &&
                         entry("cuEventElapsedTime", 2000, d.eventElapsedTime, missing) &&
-                        entry("cuGetErrorName", 6000, d.errorName, missing);
+                        entry("cuGetErrorName", 6000, d.errorName, missing) &&
+                        entry("cuGetErrorString", 6000, d.errorString, missing);
         if (!ok)
             d.loaded = Status::failure("The CUDA driver does not offer " + missing +
                                        ", which user kernels need");
@@ -310,9 +314,12 @@ Status waitFor(CUevent event, double timeoutMs)
             return Status::success();
         if (result != CUDA_ERROR_NOT_READY) {
             const char* name = nullptr;
+            const char* description = nullptr;
             d.errorName(result, &name);
+            d.errorString(result, &description);
             return Status::failure(std::string("The kernel stopped with an error: ") +
-                                   (name ? name : "unknown error") +
+                                   (description ? description : "unknown error") + " (" +
+                                   (name ? name : "?") + ")" +
                                    ". Its CUDA context was reset; the picture keeps the last "
                                    "good run");
         }
@@ -411,6 +418,61 @@ Status runUserKernelCuda(Context& context, const CompiledKernel& gpu, const Kern
     if (run.outOfBoundsWrites > 0)
         return outOfBoundsStatus(run.outOfBoundsWrites, args.mesh);
     return Status::success();
+}
+
+KernelUsage driverUsage(const CompiledKernel& built)
+{
+    const Driver& d = driver();
+    int count = 0;
+    if (!d.loaded || built.cubin.empty() || built.entry.empty() ||
+        cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError(); // no device is no error here
+        return {};
+    }
+    for (int device = 0; device < count; ++device) {
+        int major = 0, minor = 0;
+        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) !=
+                cudaSuccess ||
+            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) !=
+                cudaSuccess) {
+            cudaGetLastError();
+            continue;
+        }
+        if (major != built.options.smMajor || minor != built.options.smMinor)
+            continue;
+        // The device's primary context, which the app's own work uses anyway: loading a module
+        // there costs far less than creating a context for it.
+        int previous = 0;
+        cudaGetDevice(&previous);
+        KernelUsage usage;
+        if (cudaSetDevice(device) == cudaSuccess && cudaFree(nullptr) == cudaSuccess) {
+            CUmodule module = nullptr;
+            if (d.moduleLoad(&module, built.cubin.data()) == CUDA_SUCCESS) {
+                CUfunction function = nullptr;
+                int registers = 0, local = 0, shared = 0, constant = 0;
+                if (d.moduleGetFunction(&function, module, built.entry.c_str()) == CUDA_SUCCESS &&
+                    d.funcGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, function) ==
+                        CUDA_SUCCESS &&
+                    d.funcGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, function) ==
+                        CUDA_SUCCESS &&
+                    d.funcGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function) ==
+                        CUDA_SUCCESS &&
+                    d.funcGetAttribute(&constant, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, function) ==
+                        CUDA_SUCCESS) {
+                    usage.known = true;
+                    usage.registers = registers;
+                    usage.stackBytes = local;
+                    usage.sharedBytes = shared;
+                    usage.constantBytes = constant;
+                }
+                d.moduleUnload(module);
+            }
+        }
+        cudaGetLastError();
+        cudaSetDevice(previous);
+        return usage;
+    }
+    return {};
 }
 
 } // namespace warpscope::gpu

@@ -9,4 +9,9 @@ Status runUserKernelCuda(Context&, const CompiledKernel&, const KernelArgs&, Buf
     return Status::failure("This build has no CUDA backend");
 }
 
+KernelUsage driverUsage(const CompiledKernel&)
+{
+    return {};
+}
+
 } // namespace warpscope::gpu

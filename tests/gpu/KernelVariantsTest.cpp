@@ -227,6 +227,7 @@ TEST(KernelVariants, CsvHasAHeaderAndEmptyCellsForUnknownFigures)
     timed.compiled = true;
     timed.usage.known = true;
     timed.usage.registers = 30;
+    timed.usage.spillsKnown = true;
     timed.usage.spillStoreBytes = 4;
     timed.usage.spillLoadBytes = 8;
     timed.occupancyKnown = true;
@@ -248,6 +249,10 @@ TEST(KernelVariants, CsvHasAHeaderAndEmptyCellsForUnknownFigures)
                    "the default's last run against its first,\n"
                    "__launch_bounds__(256),no,,,,,,,,not built,not built,\"the source declares "
                    "__launch_bounds__ itself, \"\"twice\"\"\"\n");
+    // Resources from the driver: registers, but no spills to report.
+    timed.usage.spillsKnown = false;
+    EXPECT_NE(kernelVariantsCsv({timed}).find("\ndefault,yes,0.125,30,,,75.0,"), std::string::npos)
+        << kernelVariantsCsv({timed});
 }
 
 // A user kernel's run is in the timeline with its launch, as the built-in kernels are.

@@ -202,9 +202,12 @@ void KernelVariantsPanel::showRows()
         if (r.compiled && r.usage.known) {
             m_table->setItem(i, Registers, figure(QString::number(r.usage.registers)));
             m_table->setItem(i, Spills,
-                             figure(QStringLiteral("%1 / %2")
-                                        .arg(r.usage.spillStoreBytes)
-                                        .arg(r.usage.spillLoadBytes)));
+                             r.usage.spillsKnown
+                                 ? figure(QStringLiteral("%1 / %2")
+                                              .arg(r.usage.spillStoreBytes)
+                                              .arg(r.usage.spillLoadBytes))
+                                 : unknown("this NVRTC gave no ptxas report; the driver's "
+                                           "figures have no spills"));
         } else {
             m_table->setItem(i, Registers, unknown(notBuilt));
             m_table->setItem(i, Spills, unknown(notBuilt));

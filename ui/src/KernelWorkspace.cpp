@@ -535,6 +535,20 @@ void KernelWorkspace::showCompilerReport(const KernelBuild& build)
         return;
     }
     const gpu::KernelUsage& u = gpuBuild.usage;
+    m_ptx->setPlainText(QString::fromStdString(gpuBuild.ptx));
+    m_sass->setPlainText(disassemble(gpuBuild.cubin));
+    if (!u.known) {
+        m_resources->setText(tr("<b>sm_%1%2</b>, NVRTC %3<br>Resources unknown: this NVRTC gave "
+                                "no ptxas report, and no GPU of this architecture is here to "
+                                "ask")
+                                 .arg(gpuBuild.options.smMajor)
+                                 .arg(gpuBuild.options.smMinor)
+                                 .arg(QString::fromStdString(gpu::nvrtcVersion())));
+        return;
+    }
+    const QString spills = u.spillsKnown
+                               ? tr("%1 / %2 bytes").arg(u.spillStoreBytes).arg(u.spillLoadBytes)
+                               : tr("not reported (the driver's figures)");
     const gpu::DeviceInfo info = m_view->deviceInfo();
     // The per-node launcher's blocks are 16 x 16; a whole kernel has the Launch panel's.
     const long long block = m_shape == gpu::KernelShape::PerNode ? 256 : m_view->block().volume();
@@ -543,16 +557,15 @@ void KernelWorkspace::showCompilerReport(const KernelBuild& build)
     resources.staticSharedBytes = u.sharedBytes;
     const gpu::Occupancy occupancy = gpu::theoreticalOccupancy(info, resources, block);
     m_resources->setText(
-        tr("<b>sm_%1%2</b>, NVRTC %3<br>Registers per thread: %4<br>Spill stores / loads: %5 / "
-           "%6 bytes<br>Stack frame (local memory): %7 bytes<br>Static shared memory: %8 "
-           "bytes<br>Constant memory: %9 bytes<br>Theoretical occupancy at %10 threads per "
-           "block on %11: %12 % (%13 blocks per SM, limited by %14)")
+        tr("<b>sm_%1%2</b>, NVRTC %3<br>Registers per thread: %4<br>Spill stores / loads: "
+           "%5<br>Stack frame (local memory): %6 bytes<br>Static shared memory: %7 "
+           "bytes<br>Constant memory: %8 bytes<br>Theoretical occupancy at %9 threads per "
+           "block on %10: %11 % (%12 blocks per SM, limited by %13)")
             .arg(gpuBuild.options.smMajor)
             .arg(gpuBuild.options.smMinor)
             .arg(QString::fromStdString(gpu::nvrtcVersion()))
             .arg(u.registers)
-            .arg(u.spillStoreBytes)
-            .arg(u.spillLoadBytes)
+            .arg(spills)
             .arg(u.stackBytes)
             .arg(u.sharedBytes)
             .arg(u.constantBytes)
@@ -561,8 +574,6 @@ void KernelWorkspace::showCompilerReport(const KernelBuild& build)
             .arg(occupancy.fraction * 100.0, 0, 'f', 0)
             .arg(occupancy.activeBlocksPerSm)
             .arg(QString::fromStdString(occupancy.limitedBy)));
-    m_ptx->setPlainText(QString::fromStdString(gpuBuild.ptx));
-    m_sass->setPlainText(disassemble(gpuBuild.cubin));
 }
 
 } // namespace warpscope::ui

@@ -148,6 +148,8 @@ struct KernelUsage
     int registers = 0;
     int barriers = 0;
     long long stackBytes = 0; // the local memory of one thread's stack frame
+    // Spills are in ptxas' report only; resources read from the driver leave them unknown.
+    bool spillsKnown = false;
     long long spillStoreBytes = 0;
     long long spillLoadBytes = 0;
     long long sharedBytes = 0; // static shared memory per block
