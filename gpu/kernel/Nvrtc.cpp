@@ -2,6 +2,8 @@
 // architecture, with no device.
 #include "kernel/KernelShared.h"
 
+#include <climits>
+#include <dlfcn.h>
 #include <memory>
 #include <nvrtc.h>
 
@@ -19,6 +21,29 @@ struct ProgramDeleter
 {
     void operator()(_nvrtcProgram* program) const { nvrtcDestroyProgram(&program); }
 };
+
+// NVRTC loads its builtins library by name at its first compile, and fails with
+// NVRTC_ERROR_BUILTIN_OPERATION_FAILURE where the toolkit's folder is not on the loader's path
+// (a CUDA install that ld.so.conf does not name, a clean root, a bundle): the executable's
+// RUNPATH found libnvrtc but does not apply to libnvrtc's own loads. Loading the builtins
+// first, from the folder libnvrtc came from, makes the name known to the loader.
+void loadBuiltins()
+{
+    static const bool loaded = [] {
+        int major = 0, minor = 0;
+        if (::nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
+            return false;
+        void* self =
+            dlopen(("libnvrtc.so." + std::to_string(major)).c_str(), RTLD_NOW | RTLD_NOLOAD);
+        char folder[PATH_MAX] = {};
+        if (!self || dlinfo(self, RTLD_DI_ORIGIN, folder) != 0)
+            return false;
+        const std::string builtins = std::string(folder) + "/libnvrtc-builtins.so." +
+                                     std::to_string(major) + "." + std::to_string(minor);
+        return dlopen(builtins.c_str(), RTLD_NOW | RTLD_GLOBAL) != nullptr;
+    }();
+    (void)loaded; // where it failed, NVRTC's own search may still succeed
+}
 
 } // namespace
 
@@ -40,6 +65,7 @@ Status nvrtcBuild(const std::string& text, const std::vector<std::string>& optio
                   const std::string& nameExpression, NvrtcOutput& out)
 {
     out = {};
+    loadBuiltins();
     nvrtcProgram raw = nullptr;
     if (Status s =
             nvrtcStatus(nvrtcCreateProgram(&raw, text.c_str(), "wrapper", 0, nullptr, nullptr),

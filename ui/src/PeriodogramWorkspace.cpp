@@ -1023,7 +1023,10 @@ void PeriodogramWorkspace::start(Request request)
         }
         if (!result.status)
             return result;
-        result.device = m_context->name();
+        // A GPU by its number as well as its name: two GPUs of a machine often share the name.
+        result.device = m_context->isCuda()
+                            ? gpu::deviceLabel(m_context->device()) + " (" + m_context->name() + ")"
+                            : m_context->name();
         result.useErrors = request.controls.useErrors;
         const auto t0 = std::chrono::steady_clock::now();
         if (const gpu::Status s =
