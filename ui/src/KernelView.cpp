@@ -24,6 +24,8 @@ KernelView::KernelView(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent
 KernelView::~KernelView()
 {
     if (context()) {
+        // The members are gone by the time the base class destroys the context.
+        disconnect(context(), nullptr, this, nullptr);
         makeCurrent();
         release();
         doneCurrent();
