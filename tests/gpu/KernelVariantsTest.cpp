@@ -280,16 +280,8 @@ TEST(KernelTimeline, ASimulatedRunIsASpanWithItsLaunch)
 
 // --- On a GPU (skipped without one) ---------------------------------------------------
 
-class KernelVariantsGpu : public ::testing::Test
+class KernelVariantsGpu : public CudaContextTest
 {
-protected:
-    void SetUp() override
-    {
-        m_cuda = cudaContext();
-        if (!m_cuda)
-            GTEST_SKIP() << "no CUDA device";
-    }
-    std::unique_ptr<Context> m_cuda;
 };
 
 // Every row is timed with events and compared over the whole field. The default against
