@@ -281,8 +281,7 @@ TEST(KernelTimeline, ASimulatedRunIsASpanWithItsLaunch)
 // --- On a GPU (skipped without one) ---------------------------------------------------
 
 class KernelVariantsGpu : public CudaContextTest
-{
-};
+{};
 
 // Every row is timed with events and compared over the whole field. The default against
 // itself is exactly 0 (the same build, the same inputs). -use_fast_math turns sqrt and
