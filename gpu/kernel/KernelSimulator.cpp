@@ -1,12 +1,13 @@
 // The CPU simulator's build: the user's source compiled as C++ by the system's compiler into
-// a shared library, loaded with dlopen. What it cannot run is said before compiling.
-#include "kernel/KernelSimulator.h"
+// a shared library, which the kernel runner loads (KernelRunnerServe.cpp): never the app, so
+// that nothing of the user's code runs in the app's process. What it cannot run is said
+// before compiling.
+#include "kernel/KernelShared.h"
 
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
@@ -134,29 +135,6 @@ std::string compilerStamp(const std::string& compiler)
 
 } // namespace
 
-SimulatedKernel::~SimulatedKernel()
-{
-    if (m_handle)
-        ::dlclose(m_handle);
-}
-
-Status SimulatedKernel::load(const std::string& path, std::shared_ptr<const SimulatedKernel>& out)
-{
-    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-        const char* error = ::dlerror();
-        return Status::failure("Could not load the simulator's library: " +
-                               std::string(error ? error : path));
-    }
-    auto kernel = std::shared_ptr<SimulatedKernel>(new SimulatedKernel);
-    kernel->m_handle = handle;
-    kernel->m_run = reinterpret_cast<RunBlocks>(::dlsym(handle, "ws_run_blocks"));
-    if (!kernel->m_run)
-        return Status::failure("The simulator's library has no entry ws_run_blocks");
-    out = std::move(kernel);
-    return Status::success();
-}
-
 std::vector<KernelMessage> simulatorLimitations(std::string_view code)
 {
     const std::string stripped = codeWithoutComments(code);
@@ -238,12 +216,11 @@ Status buildSimulatedKernel(const KernelSource& source, const std::string& cache
             .count();
     };
     if (readCacheEntry(stem + ".key", key) && fs::exists(library)) {
-        if (Status s = SimulatedKernel::load(library, out.kernel); s) {
-            out.ok = true;
-            out.fromCache = true;
-            out.compileMs = elapsedMs();
-            return s;
-        }
+        out.library = library;
+        out.ok = true;
+        out.fromCache = true;
+        out.compileMs = elapsedMs();
+        return Status::success();
     }
     const std::string unique = stem + "-" + std::to_string(::getpid());
     {
@@ -271,8 +248,7 @@ Status buildSimulatedKernel(const KernelSource& source, const std::string& cache
     if (error)
         return Status::failure("Could not keep the simulator's library in " + dir.string());
     writeCacheEntry(stem + ".key", {key, {}});
-    if (Status s = SimulatedKernel::load(library, out.kernel); !s)
-        return s;
+    out.library = library;
     out.ok = true;
     out.compileMs = elapsedMs();
     return Status::success();

@@ -70,7 +70,7 @@ Status runUserKernel(Context& context, const CompiledKernel& gpu, const Simulato
         return Status::failure(errors.front().message);
     const bool cuda = context.isCuda();
     const std::vector<KernelParam>& params = cuda ? gpu.params : cpu.params;
-    if (cuda ? !gpu.ok : !(cpu.ok && cpu.kernel))
+    if (cuda ? !gpu.ok : !(cpu.ok && !cpu.library.empty()))
         return Status::failure(cuda ? "The kernel has no GPU build to run"
                                     : "The kernel has no CPU simulator build to run");
     if (args.values.size() != params.size())

@@ -1,12 +1,15 @@
 #include "warpscope/gpu/UserKernel.h"
 
 #include "TestSupport.h"
+#include "kernel/KernelRunner.h"
 #include "kernel/KernelShared.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <thread>
 #include <unistd.h>
 
 namespace warpscope::gpu::test {
@@ -590,6 +593,114 @@ TEST(KernelSimulator, AWholeKernelRunsWithTheGivenLaunch)
     EXPECT_FALSE(runUserKernel(*context, {}, build, args, BufferView<float>::host(whole)).ok());
 }
 
+// --- What a user's kernel cannot do to the app --------------------------------------------
+
+// The simulator's library runs in the kernel runner's process: a kernel that crashes ends that
+// process, not this one, the output keeps its values, and the next run starts a new runner.
+TEST(KernelRunner, ACrashingKernelOnTheSimulatorFailsAndALaterGoodRunWorks)
+{
+    SKIP_WITHOUT_COMPILER();
+    TempDir dir;
+    SimulatorBuild crashing, good;
+    ASSERT_TRUE(
+        buildSimulatedKernel({KernelShape::PerNode, "volatile float* nowhere = (float*)0x10;\n"
+                                                    "*nowhere = 1.0f;\nreturn 0.0f;\n"},
+                             dir.str(), crashing)
+            .ok());
+    ASSERT_TRUE(buildSimulatedKernel(example("Per node").source, dir.str(), good).ok());
+    auto context = cpuContext(2);
+    KernelArgs args;
+    args.mesh = smallMesh();
+    std::vector<float> out(layoutFor(args.mesh).elementCount(), -3.0f);
+    const Status crash = runUserKernel(*context, {}, crashing, args, BufferView<float>::host(out));
+    ASSERT_FALSE(crash.ok());
+    EXPECT_NE(crash.message().find("segmentation fault"), std::string::npos) << crash.message();
+    EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](float v) { return v == -3.0f; }));
+    args.values = {1.0f};
+    KernelRun run;
+    const Status later =
+        runUserKernel(*context, {}, good, args, BufferView<float>::host(out), &run);
+    ASSERT_TRUE(later.ok()) << later.message();
+    EXPECT_NE(out[0], -3.0f);
+    EXPECT_LT(run.stats.min, run.stats.max);
+}
+
+TEST(KernelRunner, AnEndlessKernelOnTheSimulatorIsStoppedByTheTimeout)
+{
+    SKIP_WITHOUT_COMPILER();
+    TempDir dir;
+    SimulatorBuild endless, good;
+    ASSERT_TRUE(buildSimulatedKernel({KernelShape::PerNode,
+                                      "volatile int spin = 1;\nwhile (spin) {}\nreturn 0.0f;\n"},
+                                     dir.str(), endless)
+                    .ok());
+    ASSERT_TRUE(buildSimulatedKernel(example("Per node").source, dir.str(), good).ok());
+    auto context = cpuContext(2);
+    KernelArgs args;
+    args.mesh = smallMesh();
+    args.timeoutMs = 300.0;
+    std::vector<float> out(layoutFor(args.mesh).elementCount(), -3.0f);
+    const auto start = std::chrono::steady_clock::now();
+    const Status s = runUserKernel(*context, {}, endless, args, BufferView<float>::host(out));
+    const double waitedMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("did not finish within 300 ms"), std::string::npos) << s.message();
+    EXPECT_LT(waitedMs, 30000.0); // stopped, not waited for
+    EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](float v) { return v == -3.0f; }));
+    args.values = {1.0f};
+    args.timeoutMs = 20000.0;
+    const Status later = runUserKernel(*context, {}, good, args, BufferView<float>::host(out));
+    EXPECT_TRUE(later.ok()) << later.message();
+}
+
+// The runner's side of the socket, served on a thread of this process: it refuses requests
+// that do not add up and ends on a frame that is not one.
+TEST(KernelRunner, MalformedRequestsAreRefusedAndGarbageEndsTheRunner)
+{
+    int ends[2];
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends), 0);
+    int served = -1;
+    std::thread runner([&] { served = serveKernelRuns(ends[1], ""); });
+    RunnerReply ready;
+    bool timedOut = false;
+    ASSERT_TRUE(receiveReply(ends[0], steadyNowMs() + 10000.0, ready, timedOut));
+    EXPECT_TRUE(ready.ok);
+    KernelArgs args;
+    args.mesh = smallMesh();
+    RunnerRequest request = runnerRequest(args, LaunchConfig{});
+    SharedOutput output;
+    ASSERT_TRUE(output.reserve(16).ok()); // far smaller than the field
+    request.output = output.descriptor();
+    RunnerReply reply;
+    ASSERT_TRUE(sendRequest(ends[0], request, output.fd()));
+    ASSERT_TRUE(receiveReply(ends[0], steadyNowMs() + 10000.0, reply, timedOut));
+    EXPECT_FALSE(reply.ok);
+    EXPECT_NE(reply.message.find("malformed"), std::string::npos) << reply.message;
+    request = runnerRequest(args, LaunchConfig{});
+    request.target = RunnerTarget::Cuda;
+    ASSERT_TRUE(output.reserve(runnerOutputBytes(request)).ok());
+    request.output = output.descriptor();
+    ASSERT_TRUE(sendRequest(ends[0], request, output.fd()));
+    ASSERT_TRUE(receiveReply(ends[0], steadyNowMs() + 10000.0, reply, timedOut));
+    EXPECT_FALSE(reply.ok);
+    EXPECT_NE(reply.message.find("without a GPU"), std::string::npos) << reply.message;
+    const char garbage[] = "not a frame at all, and long enough for a header";
+    ASSERT_EQ(::send(ends[0], garbage, sizeof garbage, MSG_NOSIGNAL), ssize_t(sizeof garbage));
+    runner.join();
+    EXPECT_EQ(served, 0);
+    ::close(ends[0]);
+    ::close(ends[1]);
+}
+
+TEST(KernelRunner, TheRunnerIsFoundAndRefusesToRunWithoutTheApp)
+{
+    const std::string path = kernelRunnerPath();
+    ASSERT_FALSE(path.empty());
+    EXPECT_EQ(std::system((path + " > /dev/null 2>&1").c_str()) >> 8, 2);
+    EXPECT_EQ(std::system((path + " --socket 0 < /dev/null > /dev/null 2>&1").c_str()) >> 8, 2);
+}
+
 // --- On a GPU (skipped without one) ---------------------------------------------------
 
 KernelOptions optionsFor(const Context& context)
@@ -665,13 +776,19 @@ TEST_F(CudaContextTest, AFaultingKernelFailsAndALaterGoodKernelRuns)
     EXPECT_NE(fault.message().find("illegal"), std::string::npos) << fault.message();
     const Status later = runUserKernel(*m_cuda, good, {}, args, BufferView<float>::host(out));
     EXPECT_TRUE(later.ok()) << later.message();
+    // The app's own CUDA work goes on in its context: the fault stayed in the runner's process.
+    std::vector<double> field(layoutFor(args.mesh).elementCount());
+    const Status builtIn = computeDistance(*m_cuda, args.mesh, std::span<double>(field));
+    EXPECT_TRUE(builtIn.ok()) << builtIn.message();
 }
 
 TEST_F(CudaContextTest, AnEndlessKernelIsStoppedByTheTimeout)
 {
     CompiledKernel endless, good;
     ASSERT_TRUE(compileKernel({KernelShape::PerNode,
-                               "volatile int spin = 1;\nwhile (spin) {}\nreturn 0.0f;\n"},
+                               // clock64() is a volatile read: the loop cannot be removed
+                               "const long long t0 = clock64();\n"
+                               "while (clock64() - t0 >= 0) {}\nreturn 0.0f;\n"},
                               optionsFor(*m_cuda), {}, endless)
                     .ok());
     ASSERT_TRUE(compileKernel(example("Per node").source, optionsFor(*m_cuda), {}, good).ok());
@@ -685,6 +802,9 @@ TEST_F(CudaContextTest, AnEndlessKernelIsStoppedByTheTimeout)
     args.values = {1.0f};
     const Status later = runUserKernel(*m_cuda, good, {}, args, BufferView<float>::host(out));
     EXPECT_TRUE(later.ok()) << later.message();
+    std::vector<double> field(layoutFor(args.mesh).elementCount());
+    const Status builtIn = computeDistance(*m_cuda, args.mesh, std::span<double>(field));
+    EXPECT_TRUE(builtIn.ok()) << builtIn.message();
 }
 
 TEST_F(CudaContextTest, TheTeachingRecordNamesEachNodesBlockThreadAndSmOnTheGpu)

@@ -191,9 +191,7 @@ std::vector<KernelMessage> simulatorLimitations(std::string_view code);
 // there is none.
 std::string hostCompiler();
 
-class SimulatedKernel; // a loaded shared library (KernelSimulator.cpp)
-
-// A CPU build of a kernel: the user's source compiled as C++ into a shared library, loaded.
+// A CPU build of a kernel: the user's source compiled as C++ into a shared library.
 struct SimulatorBuild
 {
     KernelSource source;
@@ -201,7 +199,7 @@ struct SimulatorBuild
     bool ok = false;
     std::vector<KernelMessage> messages;
     std::string log;
-    std::shared_ptr<const SimulatedKernel> kernel;
+    std::string library; // the shared library, loaded by the kernel runner when it runs
     bool fromCache = false;
     double compileMs = 0.0;
 };
@@ -221,7 +219,7 @@ struct KernelArgs
     // the host's): which block, thread and SM wrote each node, laid out as LaunchLesson.h's
     // owners. Nodes no thread wrote then hold kUncovered here and NaN in the output.
     BufferView<std::uint32_t> owners;
-    double timeoutMs = 2000.0; // the GPU's wait for the kernel; the run fails after it
+    double timeoutMs = 2000.0; // the wait for the kernel; after it the run is stopped and fails
 };
 
 struct KernelRun
@@ -234,8 +232,10 @@ struct KernelRun
 
 // Runs a kernel into out (layoutFor(args.mesh) values): the GPU build on a CUDA context
 // (out in host memory, or the context's device memory such as a mapped GL buffer), the
-// simulator on the CPU. Waits for it. Fails with a message for the editor when the kernel
-// faults, times out or writes outside its output (out then holds what it wrote).
+// simulator on the CPU. The user's code runs in a process of its own, warpscope-kernel-runner,
+// so a kernel that faults, crashes or never ends costs that process only. Waits for it. Fails
+// with a message for the editor when the kernel faults or crashes (out is untouched), times
+// out (out is untouched) or writes outside its output (out then holds what it wrote).
 Status runUserKernel(Context& context, const CompiledKernel& gpu, const SimulatorBuild& cpu,
                      const KernelArgs& args, BufferView<float> out, KernelRun* run = nullptr);
 

@@ -1,0 +1,284 @@
+// The app's side of the runner: starting it, asking it to run, and ending it when it fails or
+// does not answer in time.
+#include "kernel/KernelRunner.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace warpscope::gpu {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kRunnerName = "warpscope-kernel-runner";
+// Starting the runner includes making its CUDA context, which takes a few hundred ms on a
+// GPU and longer on a loaded machine: the user's timeout starts after that.
+constexpr double kStartTimeoutMs = 60000.0;
+
+bool executable(const fs::path& path)
+{
+    return !path.empty() && ::access(path.c_str(), X_OK) == 0 && fs::is_regular_file(path);
+}
+
+std::string signalName(int signal)
+{
+    switch (signal) {
+    case SIGSEGV:
+        return "a segmentation fault: an access to memory it does not own";
+    case SIGBUS:
+        return "a bus error: a misaligned or unmapped access";
+    case SIGFPE:
+        return "an arithmetic exception, such as an integer division by zero";
+    case SIGILL:
+        return "an illegal instruction";
+    case SIGABRT:
+        return "an abort";
+    case SIGKILL:
+        return "being killed";
+    default:
+        return "signal " + std::to_string(signal) + " (" + ::strsignal(signal) + ")";
+    }
+}
+
+} // namespace
+
+std::string kernelRunnerPath()
+{
+    if (const char* given = std::getenv("WARPSCOPE_KERNEL_RUNNER"); given && *given)
+        return executable(given) ? std::string(given) : std::string();
+    std::error_code error;
+    const fs::path self = fs::read_symlink("/proc/self/exe", error);
+    if (!error && executable(self.parent_path() / kRunnerName))
+        return (self.parent_path() / kRunnerName).string();
+#ifdef WARPSCOPE_KERNEL_RUNNER_BUILD
+    if (executable(WARPSCOPE_KERNEL_RUNNER_BUILD))
+        return WARPSCOPE_KERNEL_RUNNER_BUILD;
+#endif
+    return {};
+}
+
+KernelRunner::~KernelRunner()
+{
+    stop();
+}
+
+Status KernelRunner::start()
+{
+    const std::string path = kernelRunnerPath();
+    if (path.empty())
+        return Status::failure(std::string("The kernel runner (") + kRunnerName +
+                               ") was not found beside this program, so user kernels cannot run");
+    int ends[2] = {-1, -1};
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
+        return Status::failure(std::string("Could not make the kernel runner's socket: ") +
+                               std::strerror(errno));
+    // The runner's end becomes its descriptor 3 (dup2 clears close-on-exec there).
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, ends[1], 3);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t none, defaults;
+    sigemptyset(&none);
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGPIPE);
+    sigaddset(&defaults, SIGINT);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setsigdefault(&attributes, &defaults);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    std::vector<std::string> words = {path, "--socket", "3"};
+    if (!m_cudaBusId.empty())
+        words.insert(words.end(), {"--cuda", m_cudaBusId});
+    std::vector<char*> argv;
+    for (std::string& word : words)
+        argv.push_back(word.data());
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    const int spawned =
+        ::posix_spawn(&pid, path.c_str(), &actions, &attributes, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    ::close(ends[1]);
+    if (spawned != 0) {
+        ::close(ends[0]);
+        return Status::failure("Could not start the kernel runner " + path + ": " +
+                               std::strerror(spawned));
+    }
+    m_pid = pid;
+    m_socket = ends[0];
+    m_sentGeneration = 0;
+    // The runner answers one empty reply once it is ready (its CUDA context made).
+    RunnerReply ready;
+    bool timedOut = false;
+    if (!receiveReply(m_socket, steadyNowMs() + kStartTimeoutMs, ready, timedOut) || !ready.ok) {
+        std::string why = timedOut ? "it did not answer within 60 s" : ready.message;
+        if (why.empty())
+            why = describeEnd();
+        stop();
+        return Status::failure("The kernel runner could not start: " + why);
+    }
+    return Status::success();
+}
+
+void KernelRunner::stop()
+{
+    if (m_socket >= 0)
+        ::close(m_socket);
+    m_socket = -1;
+    if (m_pid > 0) {
+        // Closing the socket ends a runner between runs; one inside a kernel is killed.
+        int status = 0;
+        bool reaped = false;
+        for (int wait = 0; wait < 20 && !reaped; ++wait) {
+            reaped = ::waitpid(m_pid, &status, WNOHANG) == m_pid;
+            if (!reaped)
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        if (!reaped) {
+            ::kill(m_pid, SIGKILL);
+            ::waitpid(m_pid, &status, 0);
+        }
+    }
+    m_pid = -1;
+}
+
+std::string KernelRunner::describeEnd()
+{
+    if (m_pid <= 0)
+        return "it is not running";
+    int status = 0;
+    pid_t reaped = 0;
+    // The socket closes as the process ends; its exit status follows within moments.
+    for (int wait = 0; wait < 200 && reaped == 0; ++wait) {
+        reaped = ::waitpid(m_pid, &status, WNOHANG);
+        if (reaped == 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (reaped != m_pid)
+        return "it stopped answering";
+    m_pid = -1;
+    if (WIFSIGNALED(status))
+        return "it ended with " + signalName(WTERMSIG(status));
+    return "it ended with exit status " + std::to_string(WEXITSTATUS(status));
+}
+
+Status KernelRunner::run(const RunnerRequest& request, int outputFd, double timeoutMs,
+                         RunnerReply& reply)
+{
+    if (m_socket < 0)
+        if (Status s = start(); !s)
+            return s;
+    const bool sendFd = request.output.kind == RunnerOutput::Kind::Host &&
+                        request.output.generation != m_sentGeneration;
+    if (!sendRequest(m_socket, request, sendFd ? outputFd : -1)) {
+        const std::string why = describeEnd();
+        stop();
+        return Status::failure("The kernel runner stopped before the run: " + why);
+    }
+    if (sendFd)
+        m_sentGeneration = request.output.generation;
+    bool timedOut = false;
+    reply = {};
+    if (!receiveReply(m_socket, steadyNowMs() + timeoutMs, reply, timedOut)) {
+        if (timedOut) {
+            stop(); // kills it: the kernel ends with its process (and its CUDA context)
+            return Status::failure("The kernel did not finish within " +
+                                   std::to_string(int(timeoutMs)) +
+                                   " ms and was stopped (its process was ended; the next run "
+                                   "starts a new one). The picture keeps the last good run");
+        }
+        const std::string why = describeEnd();
+        stop();
+        return Status::failure("The kernel's run failed: " + why +
+                               ". The kernel ran in a process of its own, so Warpscope goes on; "
+                               "the picture keeps the last good run");
+    }
+    if (reply.contextLost)
+        stop(); // the runner ends after saying why; the next run starts a new one
+    return Status::success();
+}
+
+SharedOutput::~SharedOutput()
+{
+    if (m_data)
+        ::munmap(m_data, m_bytes);
+    if (m_fd >= 0)
+        ::close(m_fd);
+}
+
+Status SharedOutput::reserve(std::size_t bytes)
+{
+    if (m_data && m_bytes >= bytes)
+        return Status::success();
+    if (m_data)
+        ::munmap(m_data, m_bytes);
+    if (m_fd >= 0)
+        ::close(m_fd);
+    m_data = nullptr;
+    m_bytes = 0;
+    m_fd = ::memfd_create("warpscope-kernel-output", MFD_CLOEXEC);
+    if (m_fd < 0)
+        return Status::failure(std::string("Could not make the kernel's output memory: ") +
+                               std::strerror(errno));
+    if (::ftruncate(m_fd, off_t(bytes)) != 0)
+        return Status::failure(std::string("Could not size the kernel's output memory: ") +
+                               std::strerror(errno));
+    void* data = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m_fd, 0);
+    if (data == MAP_FAILED)
+        return Status::failure(std::string("Could not map the kernel's output memory: ") +
+                               std::strerror(errno));
+    m_data = data;
+    m_bytes = bytes;
+    ++m_generation;
+    return Status::success();
+}
+
+RunnerOutput SharedOutput::descriptor() const
+{
+    RunnerOutput output;
+    output.kind = RunnerOutput::Kind::Host;
+    output.generation = m_generation;
+    output.bytes = m_bytes;
+    return output;
+}
+
+RunnerRequest runnerRequest(const KernelArgs& args, const LaunchConfig& launch)
+{
+    const FieldLayout layout = layoutFor(args.mesh);
+    RunnerRequest r;
+    r.mesh = abiMesh(args.mesh);
+    r.refs = abiRefs(args.mesh);
+    r.params = args.values;
+    r.grid[0] = std::uint32_t(launch.grid.x), r.grid[1] = std::uint32_t(launch.grid.y),
+    r.grid[2] = std::uint32_t(launch.grid.z);
+    r.block[0] = std::uint32_t(launch.block.x), r.block[1] = std::uint32_t(launch.block.y),
+    r.block[2] = std::uint32_t(launch.block.z);
+    r.pitch = layout.pitch;
+    r.nx = args.mesh.nx;
+    r.ny = args.mesh.ny;
+    r.elementCount = layout.elementCount();
+    r.statsOffset = layout.statsOffset();
+    r.withOwners = args.owners.data ? 1 : 0;
+    return r;
+}
+
+void applyReply(const RunnerReply& reply, KernelRun& run)
+{
+    run.kernelMs = reply.kernelMs;
+    run.outOfBoundsWrites = (long long)reply.outOfBounds;
+    run.stats = {reply.lo, reply.hi};
+}
+
+} // namespace warpscope::gpu

@@ -1,0 +1,201 @@
+// The runner's side: reads requests, runs users' kernels, answers. What the kernel does to this
+// process (a crash, a poisoned CUDA context, a loop that never ends) costs this process only;
+// the app sees the socket close or the deadline pass and says why.
+#include "kernel/KernelRunner.h"
+#include "runtime/ThreadPool.h"
+#include "warpscope/gpu/LaunchLesson.h"
+
+#include <algorithm>
+#include <chrono>
+#include <dlfcn.h>
+#include <limits>
+#include <map>
+#include <memory>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace warpscope::gpu {
+namespace {
+
+using RunBlocks = void (*)(const KernelAbiLaunch*, long long first, long long last);
+
+// The Host output, mapped once per generation.
+class MappedOutput
+{
+public:
+    ~MappedOutput() { unmap(); }
+    // Maps fd (a new generation's) or keeps the mapping of the current one.
+    bool update(const RunnerOutput& output, int fd)
+    {
+        if (fd >= 0) {
+            unmap();
+            void* data = ::mmap(nullptr, output.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            ::close(fd);
+            if (data == MAP_FAILED)
+                return false;
+            m_data = data;
+            m_bytes = output.bytes;
+            m_generation = output.generation;
+        }
+        return m_data && m_generation == output.generation && m_bytes == output.bytes;
+    }
+    void* data() const { return m_data; }
+
+private:
+    void unmap()
+    {
+        if (m_data)
+            ::munmap(m_data, m_bytes);
+        m_data = nullptr;
+        m_bytes = 0;
+        m_generation = 0;
+    }
+    void* m_data = nullptr;
+    std::size_t m_bytes = 0;
+    std::uint64_t m_generation = 0;
+};
+
+RunnerReply failed(std::string message)
+{
+    RunnerReply reply;
+    reply.message = std::move(message);
+    return reply;
+}
+
+class CpuRunner
+{
+public:
+    RunnerReply run(const RunnerRequest& request, void* output)
+    {
+        RunBlocks runBlocks = load(request.program);
+        if (!runBlocks)
+            return failed(m_loadError);
+        if (!m_pool || m_pool->size() != std::max(1u, request.threads))
+            m_pool = std::make_unique<ThreadPool>(std::max(1u, request.threads));
+        auto* out = static_cast<float*>(output);
+        std::uint32_t* owners =
+            request.withOwners
+                ? reinterpret_cast<std::uint32_t*>(static_cast<char*>(output) +
+                                                   runnerOwnersOffset(request.elementCount))
+                : nullptr;
+        FieldLayout layout;
+        layout.nx = request.nx;
+        layout.ny = request.ny;
+        layout.pitch = request.pitch;
+        if (owners) {
+            // As the teaching kernel leaves them: nodes no thread writes are NaN and uncovered.
+            std::fill(out, out + request.statsOffset, std::numeric_limits<float>::quiet_NaN());
+            std::fill(owners, owners + 2 * std::size_t(request.nx) * request.ny, kUncovered);
+        }
+        unsigned long long outOfBounds = 0;
+        KernelAbiLaunch abi{};
+        abi.out = {out,
+                   &outOfBounds,
+                   owners,
+                   request.pitch,
+                   request.nx,
+                   request.ny,
+                   std::max(1u, request.smCount)};
+        abi.mesh = request.mesh;
+        abi.refs = request.refs;
+        abi.params = request.params.data();
+        std::copy(std::begin(request.grid), std::end(request.grid), abi.grid);
+        std::copy(std::begin(request.block), std::end(request.block), abi.block);
+        const auto start = std::chrono::steady_clock::now();
+        const std::size_t blocks = std::size_t(request.grid[0]) * request.grid[1] * request.grid[2];
+        m_pool->parallelFor(blocks, [&](std::size_t first, std::size_t last, unsigned) {
+            runBlocks(&abi, (long long)first, (long long)last);
+        });
+        RunnerReply reply;
+        reply.ok = true;
+        reply.kernelMs =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+        reply.outOfBounds = __atomic_load_n(&outOfBounds, __ATOMIC_RELAXED);
+        const FieldStats stats = writeFieldStats(layout, out);
+        reply.lo = float(stats.min);
+        reply.hi = float(stats.max);
+        return reply;
+    }
+
+private:
+    RunBlocks load(const std::string& path)
+    {
+        if (auto found = m_loaded.find(path); found != m_loaded.end())
+            return found->second;
+        void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!handle) {
+            const char* error = ::dlerror();
+            m_loadError =
+                "Could not load the simulator's library: " + std::string(error ? error : path);
+            return nullptr;
+        }
+        auto run = reinterpret_cast<RunBlocks>(::dlsym(handle, "ws_run_blocks"));
+        if (!run) {
+            m_loadError = "The simulator's library has no entry ws_run_blocks";
+            return nullptr;
+        }
+        // Libraries stay loaded for the runner's life: a kernel is a few kB, and the runner
+        // is restarted whenever a run fails.
+        m_loaded.emplace(path, run);
+        return run;
+    }
+
+    std::map<std::string, RunBlocks> m_loaded;
+    std::string m_loadError;
+    std::unique_ptr<ThreadPool> m_pool;
+};
+
+bool validRequest(const RunnerRequest& r)
+{
+    if (r.nx <= 0 || r.ny <= 0 || r.pitch < r.nx ||
+        r.statsOffset != std::uint64_t(r.pitch) * std::uint64_t(r.ny) ||
+        r.elementCount != r.statsOffset + 2)
+        return false;
+    return r.output.bytes >= runnerOutputBytes(r);
+}
+
+} // namespace
+
+int serveKernelRuns(int socket, const std::string& cudaBusId)
+{
+    RunnerReply ready;
+    ready.ok = true;
+    if (!cudaBusId.empty())
+        if (Status s = openRunnerCuda(cudaBusId); !s) {
+            ready.ok = false;
+            ready.message = s.message();
+        }
+    if (!sendReply(socket, ready) || !ready.ok)
+        return 1;
+    MappedOutput mapped;
+    CpuRunner cpu;
+    while (true) {
+        RunnerRequest request;
+        int fd = -1;
+        if (!receiveRequest(socket, request, fd))
+            return 0; // the app closed the socket (or broke it): nothing more to do
+        RunnerReply reply;
+        const bool host = request.output.kind == RunnerOutput::Kind::Host;
+        if (!host && fd >= 0)
+            ::close(fd); // only a Host output comes with memory to map
+        if (!validRequest(request))
+            reply = failed("The kernel runner received a malformed request");
+        else if (host && !mapped.update(request.output, fd))
+            reply = failed("The kernel runner could not map the output memory");
+        else if (request.target == RunnerTarget::Cpu && !host)
+            reply = failed("The CPU simulator writes host memory only");
+        else if (request.target == RunnerTarget::Cpu)
+            reply = cpu.run(request, mapped.data());
+        else if (cudaBusId.empty())
+            reply = failed("The kernel runner was started without a GPU");
+        else
+            reply = runOnRunnerCuda(request, host ? mapped.data() : nullptr);
+        if (!sendReply(socket, reply))
+            return 0;
+        if (reply.contextLost)
+            return 3; // the context cannot be used again; the app starts a new runner
+    }
+}
+
+} // namespace warpscope::gpu
