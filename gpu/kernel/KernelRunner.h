@@ -105,10 +105,13 @@ public:
     // process failed (it ended, crashed, or did not answer in time, and then was ended); a
     // reply with ok false means the kernel failed and the runner said why.
     Status run(const RunnerRequest& request, int outputFd, double timeoutMs, RunnerReply& reply);
+    // Starts the process, if it is not running, without waiting for it to be ready (its CUDA
+    // context takes a few hundred ms): the first run waits for that instead.
+    Status launch();
     pid_t pid() const { return m_pid; }
 
 private:
-    Status start();
+    Status waitReady();
     void stop();
     // Why the process ended, once it has: its exit status or signal, in words.
     std::string describeEnd();
@@ -116,6 +119,7 @@ private:
     std::string m_cudaBusId;
     pid_t m_pid = -1;
     int m_socket = -1;
+    bool m_ready = false;
     std::uint64_t m_sentGeneration = 0;
 };
 

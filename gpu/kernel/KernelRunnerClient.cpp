@@ -74,8 +74,10 @@ KernelRunner::~KernelRunner()
     stop();
 }
 
-Status KernelRunner::start()
+Status KernelRunner::launch()
 {
+    if (m_socket >= 0)
+        return Status::success();
     const std::string path = kernelRunnerPath();
     if (path.empty())
         return Status::failure(std::string("The kernel runner (") + kRunnerName +
@@ -118,7 +120,13 @@ Status KernelRunner::start()
     }
     m_pid = pid;
     m_socket = ends[0];
+    m_ready = false;
     m_sentGeneration = 0;
+    return Status::success();
+}
+
+Status KernelRunner::waitReady()
+{
     // The runner answers one empty reply once it is ready (its CUDA context made).
     RunnerReply ready;
     bool timedOut = false;
@@ -129,6 +137,7 @@ Status KernelRunner::start()
         stop();
         return Status::failure("The kernel runner could not start: " + why);
     }
+    m_ready = true;
     return Status::success();
 }
 
@@ -137,6 +146,7 @@ void KernelRunner::stop()
     if (m_socket >= 0)
         ::close(m_socket);
     m_socket = -1;
+    m_ready = false;
     if (m_pid > 0) {
         // Closing the socket ends a runner between runs; one inside a kernel is killed.
         int status = 0;
@@ -177,8 +187,10 @@ std::string KernelRunner::describeEnd()
 Status KernelRunner::run(const RunnerRequest& request, int outputFd, double timeoutMs,
                          RunnerReply& reply)
 {
-    if (m_socket < 0)
-        if (Status s = start(); !s)
+    if (Status s = launch(); !s)
+        return s;
+    if (!m_ready)
+        if (Status s = waitReady(); !s)
             return s;
     const bool sendFd = request.output.kind == RunnerOutput::Kind::Host &&
                         request.output.generation != m_sentGeneration;

@@ -107,6 +107,8 @@ std::string codeWithoutComments(std::string_view code);
 
 namespace warpscope::gpu {
 
+class KernelRunner;
+
 // The launch a run uses: the per-node launcher's 16 x 16 blocks over the mesh, or the
 // whole kernel's own grid and block.
 LaunchConfig userKernelLaunch(KernelShape shape, const KernelArgs& args);
@@ -119,6 +121,10 @@ void recordUserKernelSpan(Context& context, int lane, SpanKind kind, const std::
                           const LaunchConfig& launch, double startUs, double endUs);
 // The message for a run that wrote outside its output.
 Status outOfBoundsStatus(long long writes, const DistanceParams& mesh);
+
+// The runner of the context's CPU simulator runs, or of its GPU runs.
+KernelRunner& cpuKernelRunner(Context& context);
+Status prepareUserKernelsCuda(Context& context);
 
 Status runUserKernelCpu(Context& context, const SimulatorBuild& cpu, const KernelArgs& args,
                         float* out, KernelRun& run);

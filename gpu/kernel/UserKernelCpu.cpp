@@ -19,6 +19,11 @@ struct UserKernelCpuState : SliceState
 
 } // namespace
 
+KernelRunner& cpuKernelRunner(Context& context)
+{
+    return context.state<UserKernelCpuState>().runner;
+}
+
 Status runUserKernelCpu(Context& context, const SimulatorBuild& cpu, const KernelArgs& args,
                         float* out, KernelRun& run)
 {

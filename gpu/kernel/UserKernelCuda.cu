@@ -55,7 +55,27 @@ Status copyOut(CudaBacking& cuda, const RunnerRequest& request, const char* sour
     return Status::success();
 }
 
+// The context's runner, made for its GPU on first use.
+Status runnerFor(Context& context, CudaBacking& cuda, UserKernelCudaState& state)
+{
+    if (state.runner)
+        return Status::success();
+    char busId[32] = {};
+    WS_CUDA_TRY(cudaDeviceGetPCIBusId(busId, sizeof busId, cuda.ordinal()));
+    state.runner = std::make_unique<KernelRunner>(busId);
+    return Status::success();
+}
+
 } // namespace
+
+Status prepareUserKernelsCuda(Context& context)
+{
+    CudaBacking& cuda = cudaBacking(context);
+    UserKernelCudaState& state = context.state<UserKernelCudaState>();
+    if (Status s = runnerFor(context, cuda, state); !s)
+        return s;
+    return state.runner->launch();
+}
 
 Status runUserKernelCuda(Context& context, const CompiledKernel& gpu, const KernelArgs& args,
                          BufferView<float> out, KernelRun& run)
@@ -70,11 +90,8 @@ Status runUserKernelCuda(Context& context, const CompiledKernel& gpu, const Kern
                                std::to_string(gpu.options.smMinor) + "; " + info.name + " is sm_" +
                                std::to_string(info.ccMajor) + std::to_string(info.ccMinor));
     UserKernelCudaState& state = context.state<UserKernelCudaState>();
-    if (!state.runner) {
-        char busId[32] = {};
-        WS_CUDA_TRY(cudaDeviceGetPCIBusId(busId, sizeof busId, cuda.ordinal()));
-        state.runner = std::make_unique<KernelRunner>(busId);
-    }
+    if (Status s = runnerFor(context, cuda, state); !s)
+        return s;
     RunnerRequest request = runnerRequest(args, userKernelLaunch(gpu.source.shape, args));
     request.target = RunnerTarget::Cuda;
     request.program.assign(gpu.cubin.begin(), gpu.cubin.end());

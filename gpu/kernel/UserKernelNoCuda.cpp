@@ -9,6 +9,11 @@ Status runUserKernelCuda(Context&, const CompiledKernel&, const KernelArgs&, Buf
     return Status::failure("This build has no CUDA backend");
 }
 
+Status prepareUserKernelsCuda(Context&)
+{
+    return Status::failure("This build has no CUDA backend");
+}
+
 KernelUsage driverUsage(const CompiledKernel&)
 {
     return {};

@@ -1,5 +1,6 @@
 // The workbench's run entry: each request is checked here, once, then run by the simulator
 // or the GPU.
+#include "kernel/KernelRunner.h"
 #include "kernel/KernelShared.h"
 
 #include <algorithm>
@@ -61,6 +62,11 @@ Status outOfBoundsStatus(long long writes, const DistanceParams& mesh)
                            " value(s) outside its output (rows 0 to " +
                            std::to_string(mesh.ny - 1) + ", columns 0 to " +
                            std::to_string(mesh.nx - 1) + "); the bounds-checked view refused them");
+}
+
+Status prepareUserKernels(Context& context)
+{
+    return context.isCuda() ? prepareUserKernelsCuda(context) : cpuKernelRunner(context).launch();
 }
 
 Status runUserKernel(Context& context, const CompiledKernel& gpu, const SimulatorBuild& cpu,

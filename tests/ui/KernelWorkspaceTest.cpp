@@ -118,6 +118,27 @@ private slots:
         QCOMPARE(differingPixels(good, workspace()->view()->grabFramebuffer()), 0);
     }
 
+    // The CPU simulator's equivalent of a GPU fault: the kernel crashes the process that runs
+    // it. The editor says so, the picture keeps the last good run, and a good kernel runs again.
+    void aCrashingKernelIsReportedAndTheAppGoesOn()
+    {
+        const QImage good = frameAfter(0);
+        typeKernel("volatile float* nowhere = (float*)0x10;\n*nowhere = 1.0f;\nreturn 0.0f;");
+        QTRY_VERIFY_WITH_TIMEOUT(!problems().isEmpty(), 60000);
+        QTRY_VERIFY(!workspace()->busy());
+        QVERIFY2(problems().first().startsWith("Run failed: ") &&
+                     problems().first().contains("segmentation fault"),
+                 qPrintable(problems().join('\n')));
+        workspace()->view()->update();
+        QTest::qWait(200);
+        QCOMPARE(differingPixels(good, workspace()->view()->grabFramebuffer()), 0);
+        const int frames = workspace()->view()->framesDrawn();
+        typeKernel("return float(lat * 3.0 - lon);");
+        const QImage later = frameAfter(frames);
+        QVERIFY2(problems().isEmpty(), qPrintable(problems().join('\n')));
+        QVERIFY2(differingPixels(good, later) > 1000, "a good kernel should draw again");
+    }
+
     void aSliderChangesThePictureWithoutACompile()
     {
         // k changes the field's shape, not only its scale (colours span min to max).

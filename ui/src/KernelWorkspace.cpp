@@ -192,6 +192,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     });
     connect(m_view, &KernelView::ran, this,
             [this](const QString& problem, const gpu::KernelRun& run) {
+                showRunProblem(problem);
                 if (!problem.isEmpty()) {
                     m_awaitingPicture = false;
                     emit message(tr("Kernel: %1").arg(problem));
@@ -476,6 +477,22 @@ void KernelWorkspace::showMessages(const std::vector<gpu::KernelMessage>& messag
         if (m.line > 0)
             m_editor->markerAdd(m.line - 1, error ? kErrorMarker : kWarningMarker);
     }
+}
+
+void KernelWorkspace::showRunProblem(const QString& problem)
+{
+    // A run's failure sits above the compiler's messages, at the editor, until a run succeeds.
+    for (int i = m_messages->count() - 1; i >= 0; --i)
+        if (m_messages->item(i)->data(Qt::UserRole).toBool())
+            delete m_messages->takeItem(i);
+    if (problem.isEmpty())
+        return;
+    auto* item = new QListWidgetItem(tr("Run failed: %1").arg(problem));
+    item->setData(Qt::UserRole, true);
+    item->setForeground(QColor(220, 50, 47));
+    item->setToolTip(problem);
+    m_messages->insertItem(0, item);
+    m_status->setText(tr("Run failed; the picture keeps the last good run"));
 }
 
 void KernelWorkspace::rebuildSliders(const std::vector<gpu::KernelParam>& params)

@@ -230,6 +230,10 @@ struct KernelRun
     LaunchConfig launch; // the grid and block it ran with (per node: the launcher's)
 };
 
+// Starts the process that runs users' kernels on context, without waiting for it, so that the
+// first run does not wait for its start (a CUDA context: a few hundred ms). Optional.
+Status prepareUserKernels(Context& context);
+
 // Runs a kernel into out (layoutFor(args.mesh) values): the GPU build on a CUDA context
 // (out in host memory, or the context's device memory such as a mapped GL buffer), the
 // simulator on the CPU. The user's code runs in a process of its own, warpscope-kernel-runner,

@@ -85,6 +85,7 @@ protected:
 private:
     void buildFinished();
     void showMessages(const std::vector<gpu::KernelMessage>& messages);
+    void showRunProblem(const QString& problem);
     void rebuildSliders(const std::vector<gpu::KernelParam>& params);
     void showCompilerReport(const KernelBuild& build);
     void sendValues();
