@@ -29,6 +29,7 @@ struct KernelAbiMesh
 {
     double latMin, latMax, lonMin, lonMax;
     int nx, ny;
+    double rowScale, colScale; // 1 / (ny - 1), 1 / (nx - 1)
 };
 struct KernelAbiOut
 {

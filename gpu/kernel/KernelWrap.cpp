@@ -80,10 +80,11 @@ struct Refs {
 struct Mesh {
     double latMin, latMax, lonMin, lonMax;
     int nx, ny;
+    double ws_rowScale, ws_colScale; // 1 / (ny - 1), 1 / (nx - 1)
     __host__ __device__ double lat(int row) const
-    { return row == ny - 1 ? latMax : latMin + (latMax - latMin) * (double(row) / double(ny - 1)); }
+    { return row == ny - 1 ? latMax : latMin + (latMax - latMin) * (double(row) * ws_rowScale); }
     __host__ __device__ double lon(int col) const
-    { return col == nx - 1 ? lonMax : lonMin + (lonMax - lonMin) * (double(col) / double(nx - 1)); }
+    { return col == nx - 1 ? lonMax : lonMin + (lonMax - lonMin) * (double(col) * ws_colScale); }
 };
 struct Out {
     float* ws_data;
@@ -224,7 +225,16 @@ int lineCount(std::string_view text)
 
 KernelAbiMesh abiMesh(const DistanceParams& mesh)
 {
-    return {mesh.latMin, mesh.latMax, mesh.lonMin, mesh.lonMax, mesh.nx, mesh.ny};
+    // The reciprocals spare each thread two double divisions (they cost a per-node kernel more
+    // than its float arithmetic does).
+    return {mesh.latMin,
+            mesh.latMax,
+            mesh.lonMin,
+            mesh.lonMax,
+            mesh.nx,
+            mesh.ny,
+            mesh.ny > 1 ? 1.0 / double(mesh.ny - 1) : 0.0,
+            mesh.nx > 1 ? 1.0 / double(mesh.nx - 1) : 0.0};
 }
 
 KernelAbiRefs abiRefs(const DistanceParams& mesh)
