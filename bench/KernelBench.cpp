@@ -57,6 +57,31 @@ best = fminf(fmaxf(best, 0.0f), 1.0f);
 return float(refs.radius) * 2.0f * asinf(sqrtf(best));
 )";
 
+// The same float32 haversine as a whole kernel with 16 x 16 blocks, its coordinates in float:
+// what the per-node template's double lat and lon (and its launcher) cost, in the same run.
+const char* kFloatWholeKernel = R"(__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)
+{
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= mesh.ny || col >= mesh.nx)
+        return;
+    const float toRad = 0.017453292f;
+    const float lat = float(mesh.latMin) + float(mesh.latMax - mesh.latMin) * (float(row) / float(mesh.ny - 1));
+    const float lon = float(mesh.lonMin) + float(mesh.lonMax - mesh.lonMin) * (float(col) / float(mesh.nx - 1));
+    const float phi = lat * toRad;
+    const float cosPhi = cosf(phi);
+    float best = 1.0f;
+    for (int i = 0; i < refs.count; ++i) {
+        const float refPhi = float(refs[i].lat) * toRad;
+        const float sLat = sinf(0.5f * (phi - refPhi));
+        const float sLon = sinf(0.5f * (lon - float(refs[i].lon)) * toRad);
+        best = fminf(best, sLat * sLat + cosPhi * cosf(refPhi) * sLon * sLon);
+    }
+    best = fminf(fmaxf(best, 0.0f), 1.0f);
+    out.write(row, col, float(refs.radius) * 2.0f * asinf(sqrtf(best)));
+}
+)";
+
 double median(std::vector<double> v)
 {
     std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
@@ -327,14 +352,22 @@ int main(int argc, char** argv)
     }
     std::printf("built-in distance kernel (float32, separable): %10.4f ms\n", builtIn);
     const KernelSource haversine = kernelExamples()[2].source;
-    double templateMs = 0.0, floatMs = 0.0;
+    double templateMs = 0.0, floatMs = 0.0, wholeMs = 0.0;
+    KernelArgs whole = args;
+    whole.launch.block = {16, 16, 1};
+    whole.launch.grid = {(size + 15) / 16, (size + 15) / 16, 1};
     if (!timeUser(*context, haversine, args, runs, templateMs, cacheDir) ||
-        !timeUser(*context, {KernelShape::PerNode, kFloatHaversine}, args, runs, floatMs, cacheDir))
+        !timeUser(*context, {KernelShape::PerNode, kFloatHaversine}, args, runs, floatMs,
+                  cacheDir) ||
+        !timeUser(*context, {KernelShape::WholeKernel, kFloatWholeKernel}, whole, runs, wholeMs,
+                  cacheDir))
         return 1;
     std::printf("haversine template (double, per node):         %10.4f ms (%.2fx built-in)\n",
                 templateMs, templateMs / builtIn);
     std::printf("haversine per node (float32):                  %10.4f ms (%.2fx built-in)\n",
                 floatMs, floatMs / builtIn);
+    std::printf("haversine whole kernel (float32, float coords): %9.4f ms (per node is %.2fx it)\n",
+                wholeMs, floatMs / wholeMs);
     // Compile times: a new 40-line kernel (cold), then the same again (warm cache).
     KernelOptions options;
     options.smMajor = context->info().ccMajor ? context->info().ccMajor : 9;
