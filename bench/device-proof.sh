@@ -4,8 +4,8 @@
 #       build-hopper/tests/warpscope_gpu_tests build-hopper/tests/warpscope_render_tests
 # with .device carried. Writes logs, screenshots and traces to $OUT (or ./device-out).
 #
-#   bench/device-proof.sh [field|teaching|timeline|periodogram|realdata|kernel|hostile|ui|soak|
-#                          parity|gpu1]...
+#   bench/device-proof.sh [field|teaching|timeline|periodogram|realdata|kernel|batch|hostile|ui|
+#                          soak|parity|gpu1]...
 #   (default: field timeline)
 set -uo pipefail
 out=${OUT:-device-out}; mkdir -p "$out"
@@ -107,11 +107,49 @@ PY
     "$app" --backend cuda --size 1400x900 --series "$fx/periodogram/series_H.csv" --nterms 3 \
         --screenshot "$out/three_terms.png"; echo "three-term screenshot exit $?" ;;
 kernel)
-    # The Kernel workspace compiling with NVRTC and drawing on the GPU, cold and warm cache.
+    # The Kernel workspace on the GPU: the default kernel with a cold, then a warm cache, a
+    # user's kernel from a file, and a kernel that faults (its message at the editor, the app
+    # going on and exiting 0); then the workbench's benchmarks: user kernels against the
+    # built-in field, compile times, a slider's value to pixels, the variants table.
     export XDG_CACHE_HOME=/tmp/kernel-cache LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/usr/local/cuda/lib64
     for run in cold warm; do
-        "$app" --backend cuda --kernel --size 1400x900 --screenshot "$out/kernel_$run.png"
-        echo "kernel workspace ($run cache) exit $?"
+        "$app" --backend cuda --kernel --size 1400x900 --screenshot "$out/kernel_$run.png" \
+            2>&1 | tee -a "$out/kernel.log"
+        echo "kernel workspace ($run cache) exit ${PIPESTATUS[0]}" | tee -a "$out/kernel.log"
+    done
+    rm -f "$out/kernel_warm.png"
+    "$app" --backend cuda --kernel-source docs/examples/voronoi-manhattan.cu --size 1400x900 \
+        --screenshot "$out/kernel_user.png" 2>&1 | tee -a "$out/kernel.log"
+    echo "user kernel exit ${PIPESTATUS[0]}" | tee -a "$out/kernel.log"
+    printf '// warpscope kernel: per node\nvolatile float* nowhere = (float*)0x10;\n*nowhere = 1.0f;\nreturn 0.0f;\n' \
+        > /tmp/faulting.cu
+    "$app" --backend cuda --kernel-source /tmp/faulting.cu --size 1400x900 \
+        --screenshot "$out/kernel_fault.png" 2>&1 | tee -a "$out/kernel.log"
+    echo "faulting kernel exit ${PIPESTATUS[0]}" | tee -a "$out/kernel.log"
+    kb="$DESKTOP_BIN/warpscope-kernel-bench"
+    for refs in 1 16; do
+        "$kb" --size 4096 --refs "$refs" --runs 20 2>&1 | tee -a "$out/kernel.log"
+    done
+    "$kb" --variants "$out/kernel_variants.csv" --size 4096 --runs 20 2>&1 | tee -a "$out/kernel.log"
+    "$kb" --slider --size 4096 --runs 50 2>&1 | tee -a "$out/kernel.log" ;;
+batch)
+    # Survey scale on this machine: CUDA equals the CPU backend, then W1 and W2 timed beside
+    # the CuPy loop (medians of 3; the CuPy loop over 3000 W1 objects, scaled).
+    export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/usr/local/cuda/lib64
+    bench="$DESKTOP_BIN/warpscope-bench"
+    bash bench/batch-device-check.sh "" 2000 2>&1 | tee -a "$out/batch.log"
+    "$bench" batch make W1 /tmp/W1.fits && "$bench" batch make W2 /tmp/W2.fits
+    for w in W1 W2; do
+        "$bench" batch run /tmp/$w.fits --runs 3 --precision float64,float32 2>&1 |
+            tee -a "$out/batch.log"
+    done
+    python3 bench/batch_cupy.py /tmp/W1.fits --limit 3000 --runs 3 2>&1 | tee -a "$out/batch.log"
+    python3 bench/batch_cupy.py /tmp/W2.fits --runs 1 2>&1 | tee -a "$out/batch.log"
+    for w in W1 W2; do
+        start=$(date +%s%N)
+        "$DESKTOP_BIN/warpscope-batch" /tmp/$w.fits -o /tmp/$w.csv --frequencies 0.001,10,100000 --quiet
+        echo "warpscope-batch $w whole run exit $? in $((($(date +%s%N) - start) / 1000000)) ms" |
+            tee -a "$out/batch.log"
     done ;;
 hostile)
     # Inputs that once hung, crashed or passed silently: each must end at once with its
