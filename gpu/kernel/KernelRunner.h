@@ -105,6 +105,16 @@ public:
     // process failed (it ended, crashed, or did not answer in time, and then was ended); a
     // reply with ok false means the kernel failed and the runner said why.
     Status run(const RunnerRequest& request, int outputFd, double timeoutMs, RunnerReply& reply);
+    // run() in two steps, for callers that wait in an event loop: send() returns once the
+    // request is sent; answered() says, without blocking, whether receive() would return at
+    // once (a reply, or the process gone); receive() waits for the reply until the timeout
+    // counted from send(). cancel() ends the process, and with it the kernel.
+    Status send(const RunnerRequest& request, int outputFd, double timeoutMs);
+    bool answered() const;
+    Status receive(RunnerReply& reply);
+    void cancel();
+    // The socket, readable when a reply (or the process's end) has come; -1 when not running.
+    int socket() const { return m_socket; }
     // Starts the process, if it is not running, without waiting for it to be ready (its CUDA
     // context takes a few hundred ms): the first run waits for that instead.
     Status launch();
@@ -120,6 +130,8 @@ private:
     pid_t m_pid = -1;
     int m_socket = -1;
     bool m_ready = false;
+    double m_timeoutMs = 0.0;
+    double m_deadlineMs = 0.0;
     std::uint64_t m_sentGeneration = 0;
 };
 

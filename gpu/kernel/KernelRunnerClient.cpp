@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -184,8 +185,7 @@ std::string KernelRunner::describeEnd()
     return "it ended with exit status " + std::to_string(WEXITSTATUS(status));
 }
 
-Status KernelRunner::run(const RunnerRequest& request, int outputFd, double timeoutMs,
-                         RunnerReply& reply)
+Status KernelRunner::send(const RunnerRequest& request, int outputFd, double timeoutMs)
 {
     if (Status s = launch(); !s)
         return s;
@@ -201,13 +201,30 @@ Status KernelRunner::run(const RunnerRequest& request, int outputFd, double time
     }
     if (sendFd)
         m_sentGeneration = request.output.generation;
+    m_timeoutMs = timeoutMs;
+    m_deadlineMs = steadyNowMs() + timeoutMs;
+    return Status::success();
+}
+
+bool KernelRunner::answered() const
+{
+    if (m_socket < 0)
+        return true;
+    pollfd p{m_socket, POLLIN, 0};
+    return ::poll(&p, 1, 0) != 0;
+}
+
+Status KernelRunner::receive(RunnerReply& reply)
+{
+    if (m_socket < 0)
+        return Status::failure("The kernel runner is not running");
     bool timedOut = false;
     reply = {};
-    if (!receiveReply(m_socket, steadyNowMs() + timeoutMs, reply, timedOut)) {
+    if (!receiveReply(m_socket, m_deadlineMs, reply, timedOut)) {
         if (timedOut) {
             stop(); // kills it: the kernel ends with its process (and its CUDA context)
             return Status::failure("The kernel did not finish within " +
-                                   std::to_string(int(timeoutMs)) +
+                                   std::to_string(int(m_timeoutMs)) +
                                    " ms and was stopped (its process was ended; the next run "
                                    "starts a new one). The picture keeps the last good run");
         }
@@ -220,6 +237,19 @@ Status KernelRunner::run(const RunnerRequest& request, int outputFd, double time
     if (reply.contextLost)
         stop(); // the runner ends after saying why; the next run starts a new one
     return Status::success();
+}
+
+Status KernelRunner::run(const RunnerRequest& request, int outputFd, double timeoutMs,
+                         RunnerReply& reply)
+{
+    if (Status s = send(request, outputFd, timeoutMs); !s)
+        return s;
+    return receive(reply);
+}
+
+void KernelRunner::cancel()
+{
+    stop();
 }
 
 SharedOutput::~SharedOutput()

@@ -123,14 +123,34 @@ void recordUserKernelSpan(Context& context, int lane, SpanKind kind, const std::
 // The message for a run that wrote outside its output.
 Status outOfBoundsStatus(long long writes, const DistanceParams& mesh);
 
-// The runner of the context's CPU simulator runs, or of its GPU runs.
-KernelRunner& cpuKernelRunner(Context& context);
-Status prepareUserKernelsCuda(Context& context);
+// A run sent to the context's kernel runner and not finished yet.
+struct PendingUserKernel
+{
+    bool active = false;
+    DistanceParams mesh;
+    bool withOwners = false;
+    LaunchConfig launch;
+    std::string spanName; // the timeline's name for it
+    double sentUs = 0.0;  // the timeline's clock when it was sent
+};
 
-Status runUserKernelCpu(Context& context, const SimulatorBuild& cpu, const KernelArgs& args,
-                        float* out, KernelRun& run);
-// Defined by UserKernelCuda.cu, or UserKernelNoCuda.cpp in builds without nvcc.
-Status runUserKernelCuda(Context& context, const CompiledKernel& gpu, const KernelArgs& args,
-                         BufferView<float> out, KernelRun& run);
+// The context's pending run, and the runner that runs its kernels on its device (GPU runs)
+// or its threads (the simulator's).
+PendingUserKernel& pendingUserKernel(Context& context);
+KernelRunner& userKernelRunner(Context& context);
+KernelRunner& cpuKernelRunner(Context& context);
+KernelRunner& cudaKernelRunner(Context& context);
+
+// Each target's two halves of a run (UserKernelCpu.cpp; UserKernelCuda.cu, or
+// UserKernelNoCuda.cpp in builds without nvcc). start sends the request, after seeding the
+// shared output with seed when given; finish copies a good run's output out.
+Status startUserKernelCpu(Context& context, const SimulatorBuild& cpu, const KernelArgs& args,
+                          BufferView<float> seed);
+Status finishUserKernelCpu(Context& context, const PendingUserKernel& pending,
+                           BufferView<float> out, BufferView<std::uint32_t> owners);
+Status startUserKernelCuda(Context& context, const CompiledKernel& gpu, const KernelArgs& args,
+                           BufferView<float> seed);
+Status finishUserKernelCuda(Context& context, const PendingUserKernel& pending,
+                            BufferView<float> out, BufferView<std::uint32_t> owners);
 
 } // namespace warpscope::gpu

@@ -24,41 +24,43 @@ KernelRunner& cpuKernelRunner(Context& context)
     return context.state<UserKernelCpuState>().runner;
 }
 
-Status runUserKernelCpu(Context& context, const SimulatorBuild& cpu, const KernelArgs& args,
-                        float* out, KernelRun& run)
+Status startUserKernelCpu(Context& context, const SimulatorBuild& cpu, const KernelArgs& args,
+                          BufferView<float> seed)
 {
     UserKernelCpuState& state = context.state<UserKernelCpuState>();
-    RunnerRequest request = runnerRequest(args, run.launch);
+    PendingUserKernel& pending = pendingUserKernel(context);
+    RunnerRequest request = runnerRequest(args, pending.launch);
     request.target = RunnerTarget::Cpu;
     request.program = cpu.library;
     request.smCount = std::uint32_t(std::max(1, simulatedHopper().smCount));
     request.threads = context.hostPool().size();
+    request.withOwners = pending.withOwners ? 1 : 0;
     if (Status s = state.output.reserve(runnerOutputBytes(request)); !s)
         return s;
     request.output = state.output.descriptor();
-    // Nodes the kernel does not write keep their values, as if it wrote out itself.
-    std::memcpy(state.output.data(), out, request.elementCount * sizeof(float));
+    if (seed.data) // nodes the kernel does not write keep their values
+        std::memcpy(state.output.data(), seed.data, request.elementCount * sizeof(float));
+    pending.spanName = cpu.source.shape == KernelShape::PerNode
+                           ? "user kernel (per node, CPU simulator)"
+                           : "user kernel (CPU simulator)";
     Timeline* timeline = context.timeline();
-    const double startUs = timeline ? timeline->nowUs() : 0.0;
-    RunnerReply reply;
-    if (Status s = state.runner.run(request, state.output.fd(), args.timeoutMs, reply); !s)
+    pending.sentUs = timeline ? timeline->nowUs() : 0.0;
+    if (Status s = state.runner.send(request, state.output.fd(), args.timeoutMs); !s)
         return s;
-    if (!reply.ok)
-        return Status::failure(reply.message);
+    pending.active = true;
+    return Status::success();
+}
+
+Status finishUserKernelCpu(Context& context, const PendingUserKernel& pending,
+                           BufferView<float> out, BufferView<std::uint32_t> owners)
+{
+    UserKernelCpuState& state = context.state<UserKernelCpuState>();
+    const FieldLayout layout = layoutFor(pending.mesh);
     const auto* source = static_cast<const char*>(state.output.data());
-    std::memcpy(out, source, request.elementCount * sizeof(float));
-    if (request.withOwners)
-        std::memcpy(args.owners.data, source + runnerOwnersOffset(request.elementCount),
-                    2 * std::size_t(request.nx) * request.ny * sizeof(std::uint32_t));
-    applyReply(reply, run);
-    if (timeline)
-        recordUserKernelSpan(context, context.hostLane(), SpanKind::Host,
-                             cpu.source.shape == KernelShape::PerNode
-                                 ? "user kernel (per node, CPU simulator)"
-                                 : "user kernel (CPU simulator)",
-                             run.launch, startUs, timeline->nowUs());
-    if (run.outOfBoundsWrites > 0)
-        return outOfBoundsStatus(run.outOfBoundsWrites, args.mesh);
+    std::memcpy(out.data, source, layout.elementCount() * sizeof(float));
+    if (pending.withOwners)
+        std::memcpy(owners.data, source + runnerOwnersOffset(layout.elementCount()),
+                    2 * std::size_t(pending.mesh.nx) * pending.mesh.ny * sizeof(std::uint32_t));
     return Status::success();
 }
 

@@ -12,9 +12,23 @@
 namespace warpscope::gpu {
 namespace {
 
+// The PCI bus id of the context's GPU, which the runner opens (empty where it cannot be read:
+// the runner then says it has no GPU at the first run).
+std::string busIdOf(Context& context)
+{
+    char busId[32] = {};
+    if (cudaDeviceGetPCIBusId(busId, sizeof busId, cudaBacking(context).ordinal()) != cudaSuccess) {
+        cudaGetLastError();
+        return {};
+    }
+    return busId;
+}
+
 struct UserKernelCudaState : SliceState
 {
-    std::unique_ptr<KernelRunner> runner;
+    explicit UserKernelCudaState(Context& context) : runner(busIdOf(context)) {}
+
+    KernelRunner runner;
     CudaBuffer staging{"the user kernel's output", false};
     void* exported = nullptr; // the staging memory the IPC handle names
     std::array<char, 64> handle{};
@@ -39,46 +53,20 @@ bool exportStaging(UserKernelCudaState& state)
     return true;
 }
 
-// Copies a successful run's output (source: staging or shared host memory) into out and the
-// owner record, on the app's stream.
-Status copyOut(CudaBacking& cuda, const RunnerRequest& request, const char* source,
-               BufferView<float> out, const KernelArgs& args)
+char* sharedOutput(UserKernelCudaState& state)
 {
-    WS_CUDA_TRY(cudaMemcpyAsync(out.data, source, request.elementCount * sizeof(float),
-                                cudaMemcpyDefault, cuda.stream()));
-    if (request.withOwners)
-        WS_CUDA_TRY(
-            cudaMemcpyAsync(args.owners.data, source + runnerOwnersOffset(request.elementCount),
-                            2 * std::size_t(request.nx) * request.ny * sizeof(std::uint32_t),
-                            cudaMemcpyDefault, cuda.stream()));
-    WS_CUDA_TRY(cudaStreamSynchronize(cuda.stream()));
-    return Status::success();
-}
-
-// The context's runner, made for its GPU on first use.
-Status runnerFor(Context& context, CudaBacking& cuda, UserKernelCudaState& state)
-{
-    if (state.runner)
-        return Status::success();
-    char busId[32] = {};
-    WS_CUDA_TRY(cudaDeviceGetPCIBusId(busId, sizeof busId, cuda.ordinal()));
-    state.runner = std::make_unique<KernelRunner>(busId);
-    return Status::success();
+    return state.ipcRefused ? static_cast<char*>(state.host.data()) : state.staging.as<char>();
 }
 
 } // namespace
 
-Status prepareUserKernelsCuda(Context& context)
+KernelRunner& cudaKernelRunner(Context& context)
 {
-    CudaBacking& cuda = cudaBacking(context);
-    UserKernelCudaState& state = context.state<UserKernelCudaState>();
-    if (Status s = runnerFor(context, cuda, state); !s)
-        return s;
-    return state.runner->launch();
+    return context.state<UserKernelCudaState>().runner;
 }
 
-Status runUserKernelCuda(Context& context, const CompiledKernel& gpu, const KernelArgs& args,
-                         BufferView<float> out, KernelRun& run)
+Status startUserKernelCuda(Context& context, const CompiledKernel& gpu, const KernelArgs& args,
+                           BufferView<float> seed)
 {
     CudaBacking& cuda = cudaBacking(context);
     if (Status s = cuda.activate(); !s)
@@ -90,13 +78,13 @@ Status runUserKernelCuda(Context& context, const CompiledKernel& gpu, const Kern
                                std::to_string(gpu.options.smMinor) + "; " + info.name + " is sm_" +
                                std::to_string(info.ccMajor) + std::to_string(info.ccMinor));
     UserKernelCudaState& state = context.state<UserKernelCudaState>();
-    if (Status s = runnerFor(context, cuda, state); !s)
-        return s;
-    RunnerRequest request = runnerRequest(args, userKernelLaunch(gpu.source.shape, args));
+    PendingUserKernel& pending = pendingUserKernel(context);
+    RunnerRequest request = runnerRequest(args, pending.launch);
     request.target = RunnerTarget::Cuda;
     request.program.assign(gpu.cubin.begin(), gpu.cubin.end());
     request.entry = gpu.entry;
     request.smCount = std::uint32_t(info.smCount);
+    request.withOwners = pending.withOwners ? 1 : 0;
     const std::size_t bytes = runnerOutputBytes(request);
     if (!state.ipcRefused) {
         if (Status s = state.staging.grow(bytes, cuda.stream()); !s)
@@ -113,30 +101,39 @@ Status runUserKernelCuda(Context& context, const CompiledKernel& gpu, const Kern
         request.output.bytes = state.staging.bytes();
         request.output.ipcHandle = state.handle;
     }
-    // Nodes the kernel does not write keep their values, as if it wrote out itself. The copy
-    // also orders the staging memory after the app's earlier work on it.
-    char* staging =
-        state.ipcRefused ? static_cast<char*>(state.host.data()) : state.staging.as<char>();
-    WS_CUDA_TRY(cudaMemcpyAsync(staging, out.data, request.elementCount * sizeof(float),
-                                cudaMemcpyDefault, cuda.stream()));
+    // The app's last copy out of the shared memory must be done before the kernel writes it.
+    if (seed.data) // nodes the kernel does not write keep their values
+        WS_CUDA_TRY(cudaMemcpyAsync(sharedOutput(state), seed.data,
+                                    request.elementCount * sizeof(float), cudaMemcpyDefault,
+                                    cuda.stream()));
     WS_CUDA_TRY(cudaStreamSynchronize(cuda.stream()));
+    pending.spanName =
+        gpu.source.shape == KernelShape::PerNode ? "user kernel (per node)" : "user kernel";
     Timeline* timeline = context.timeline();
-    const double sentUs = timeline ? timeline->nowUs() : 0.0;
-    RunnerReply reply;
-    if (Status s = state.runner->run(request, state.host.fd(), args.timeoutMs, reply); !s)
+    pending.sentUs = timeline ? timeline->nowUs() : 0.0;
+    if (Status s = state.runner.send(request, state.host.fd(), args.timeoutMs); !s)
         return s;
-    if (!reply.ok)
-        return Status::failure(reply.message);
-    if (Status s = copyOut(cuda, request, staging, out, args); !s)
+    pending.active = true;
+    return Status::success();
+}
+
+Status finishUserKernelCuda(Context& context, const PendingUserKernel& pending,
+                            BufferView<float> out, BufferView<std::uint32_t> owners)
+{
+    CudaBacking& cuda = cudaBacking(context);
+    if (Status s = cuda.activate(); !s)
         return s;
-    applyReply(reply, run);
-    if (timeline)
-        recordUserKernelSpan(
-            context, timeline->lane("CUDA user kernel (" + context.role() + ")"), SpanKind::Kernel,
-            gpu.source.shape == KernelShape::PerNode ? "user kernel (per node)" : "user kernel",
-            run.launch, sentUs + 1000.0 * reply.startMs, sentUs + 1000.0 * reply.stopMs);
-    if (run.outOfBoundsWrites > 0)
-        return outOfBoundsStatus(run.outOfBoundsWrites, args.mesh);
+    UserKernelCudaState& state = context.state<UserKernelCudaState>();
+    const char* source = sharedOutput(state);
+    const FieldLayout layout = layoutFor(pending.mesh);
+    WS_CUDA_TRY(cudaMemcpyAsync(out.data, source, layout.elementCount() * sizeof(float),
+                                cudaMemcpyDefault, cuda.stream()));
+    if (pending.withOwners)
+        WS_CUDA_TRY(cudaMemcpyAsync(owners.data, source + runnerOwnersOffset(layout.elementCount()),
+                                    2 * std::size_t(pending.mesh.nx) * pending.mesh.ny *
+                                        sizeof(std::uint32_t),
+                                    cudaMemcpyDefault, cuda.stream()));
+    WS_CUDA_TRY(cudaStreamSynchronize(cuda.stream()));
     return Status::success();
 }
 

@@ -1,15 +1,20 @@
-#include "kernel/KernelShared.h"
+#include "kernel/KernelRunner.h"
 
 namespace warpscope::gpu {
 
-// Builds without nvcc open no CUDA context, so this is never reached.
-Status runUserKernelCuda(Context&, const CompiledKernel&, const KernelArgs&, BufferView<float>,
-                         KernelRun&)
+// Builds without nvcc open no CUDA context, so these are never reached.
+KernelRunner& cudaKernelRunner(Context& context)
+{
+    return cpuKernelRunner(context);
+}
+
+Status startUserKernelCuda(Context&, const CompiledKernel&, const KernelArgs&, BufferView<float>)
 {
     return Status::failure("This build has no CUDA backend");
 }
 
-Status prepareUserKernelsCuda(Context&)
+Status finishUserKernelCuda(Context&, const PendingUserKernel&, BufferView<float>,
+                            BufferView<std::uint32_t>)
 {
     return Status::failure("This build has no CUDA backend");
 }

@@ -64,13 +64,35 @@ Status outOfBoundsStatus(long long writes, const DistanceParams& mesh)
                            std::to_string(mesh.nx - 1) + "); the bounds-checked view refused them");
 }
 
-Status prepareUserKernels(Context& context)
+namespace {
+
+struct PendingState : SliceState
 {
-    return context.isCuda() ? prepareUserKernelsCuda(context) : cpuKernelRunner(context).launch();
+    PendingUserKernel pending;
+};
+
+} // namespace
+
+PendingUserKernel& pendingUserKernel(Context& context)
+{
+    return context.state<PendingState>().pending;
 }
 
-Status runUserKernel(Context& context, const CompiledKernel& gpu, const SimulatorBuild& cpu,
-                     const KernelArgs& args, BufferView<float> out, KernelRun* run)
+KernelRunner& userKernelRunner(Context& context)
+{
+    return context.isCuda() ? cudaKernelRunner(context) : cpuKernelRunner(context);
+}
+
+Status prepareUserKernels(Context& context)
+{
+    return userKernelRunner(context).launch();
+}
+
+namespace {
+
+// The checks a run's request needs before anything is sent.
+Status checkRequest(Context& context, const CompiledKernel& gpu, const SimulatorBuild& cpu,
+                    const KernelArgs& args)
 {
     if (const auto errors = validate(args.mesh); !errors.empty())
         return Status::failure(errors.front().message);
@@ -88,30 +110,128 @@ Status runUserKernel(Context& context, const CompiledKernel& gpu, const Simulato
             return Status::failure("The value of @param '" + params[i].name + "' is not finite");
     if (!(args.timeoutMs > 0.0) || !std::isfinite(args.timeoutMs))
         return Status::failure("The kernel's timeout must be a positive number of milliseconds");
-    const FieldLayout layout = layoutFor(args.mesh);
-    if (out.size < layout.elementCount())
-        return Status::failure("The output holds " + std::to_string(out.size) +
-                               " values; the field needs " + std::to_string(layout.elementCount()));
-    const std::size_t ownerWords = 2 * std::size_t(args.mesh.nx) * std::size_t(args.mesh.ny);
-    if (args.owners.data && args.owners.size < ownerWords)
-        return Status::failure("The owner record holds " + std::to_string(args.owners.size) +
-                               " words; the mesh needs " + std::to_string(ownerWords));
-    if (!cuda && args.owners.data && args.owners.space == MemorySpace::Device)
-        return Status::failure("The CPU cannot write the owner record into device memory");
     const KernelShape shape = cuda ? gpu.source.shape : cpu.source.shape;
     if (shape == KernelShape::WholeKernel) {
         if (const auto errors = validateLaunch(args.launch, context.info()); !errors.empty())
             return Status::failure(errors.front().message);
     }
+    return Status::success();
+}
+
+// The checks of the memory a run's output goes to.
+Status checkOutput(Context& context, const PendingUserKernel& pending, BufferView<float> out,
+                   BufferView<std::uint32_t> owners)
+{
+    const FieldLayout layout = layoutFor(pending.mesh);
+    if (out.size < layout.elementCount())
+        return Status::failure("The output holds " + std::to_string(out.size) +
+                               " values; the field needs " + std::to_string(layout.elementCount()));
+    const std::size_t ownerWords = 2 * std::size_t(pending.mesh.nx) * std::size_t(pending.mesh.ny);
+    if (pending.withOwners && (!owners.data || owners.size < ownerWords))
+        return Status::failure("The owner record holds " + std::to_string(owners.size) +
+                               " words; the mesh needs " + std::to_string(ownerWords));
+    if (!context.isCuda() && (out.space == MemorySpace::Device ||
+                              (pending.withOwners && owners.space == MemorySpace::Device)))
+        return Status::failure("The CPU cannot write into device memory");
+    return Status::success();
+}
+
+Status start(Context& context, const CompiledKernel& gpu, const SimulatorBuild& cpu,
+             const KernelArgs& args, bool recordOwners, BufferView<float> seed)
+{
+    if (Status s = checkRequest(context, gpu, cpu, args); !s)
+        return s;
+    PendingUserKernel& pending = pendingUserKernel(context);
+    if (pending.active)
+        stopUserKernel(context); // a new run replaces the one in flight
+    pending = {};
+    pending.mesh = args.mesh;
+    pending.withOwners = recordOwners;
+    pending.launch = userKernelLaunch(context.isCuda() ? gpu.source.shape : cpu.source.shape, args);
+    return context.isCuda() ? startUserKernelCuda(context, gpu, args, seed)
+                            : startUserKernelCpu(context, cpu, args, seed);
+}
+
+} // namespace
+
+Status startUserKernel(Context& context, const CompiledKernel& gpu, const SimulatorBuild& cpu,
+                       const KernelArgs& args, bool recordOwners)
+{
+    return start(context, gpu, cpu, args, recordOwners, {});
+}
+
+bool userKernelRunning(Context& context)
+{
+    return pendingUserKernel(context).active;
+}
+
+int userKernelSocket(Context& context)
+{
+    return pendingUserKernel(context).active ? userKernelRunner(context).socket() : -1;
+}
+
+Status finishUserKernel(Context& context, BufferView<float> out, BufferView<std::uint32_t> owners,
+                        KernelRun& run)
+{
+    PendingUserKernel& pending = pendingUserKernel(context);
+    run = {};
+    if (!pending.active)
+        return Status::failure("No kernel run was started");
+    run.launch = pending.launch;
+    if (Status s = checkOutput(context, pending, out, owners); !s) {
+        stopUserKernel(context);
+        return s;
+    }
+    pending.active = false;
+    RunnerReply reply;
+    if (Status s = userKernelRunner(context).receive(reply); !s)
+        return s;
+    if (!reply.ok)
+        return Status::failure(reply.message);
+    if (Status s = context.isCuda() ? finishUserKernelCuda(context, pending, out, owners)
+                                    : finishUserKernelCpu(context, pending, out, owners);
+        !s)
+        return s;
+    applyReply(reply, run);
+    if (Timeline* timeline = context.timeline()) {
+        const bool cuda = context.isCuda();
+        const int lane =
+            cuda ? timeline->lane("CUDA user kernel (" + context.role() + ")") : context.hostLane();
+        const double startUs = cuda ? pending.sentUs + 1000.0 * reply.startMs : pending.sentUs;
+        const double endUs = cuda ? pending.sentUs + 1000.0 * reply.stopMs : timeline->nowUs();
+        recordUserKernelSpan(context, lane, cuda ? SpanKind::Kernel : SpanKind::Host,
+                             pending.spanName, pending.launch, startUs, endUs);
+    }
+    if (run.outOfBoundsWrites > 0)
+        return outOfBoundsStatus(run.outOfBoundsWrites, pending.mesh);
+    return Status::success();
+}
+
+void stopUserKernel(Context& context)
+{
+    PendingUserKernel& pending = pendingUserKernel(context);
+    if (pending.active)
+        userKernelRunner(context).cancel();
+    pending.active = false;
+}
+
+Status runUserKernel(Context& context, const CompiledKernel& gpu, const SimulatorBuild& cpu,
+                     const KernelArgs& args, BufferView<float> out, KernelRun* run)
+{
     KernelRun local;
     KernelRun& result = run ? *run : local;
     result = {};
-    result.launch = userKernelLaunch(shape, args);
-    if (cuda)
-        return runUserKernelCuda(context, gpu, args, out, result);
-    if (out.space == MemorySpace::Device)
-        return Status::failure("The CPU cannot write into device memory");
-    return runUserKernelCpu(context, cpu, args, out.data, result);
+    result.launch = userKernelLaunch(context.isCuda() ? gpu.source.shape : cpu.source.shape, args);
+    PendingUserKernel probe;
+    probe.mesh = args.mesh;
+    probe.withOwners = args.owners.data != nullptr;
+    if (const auto errors = validate(args.mesh); !errors.empty())
+        return Status::failure(errors.front().message);
+    if (Status s = checkOutput(context, probe, out, args.owners); !s)
+        return s;
+    if (Status s = start(context, gpu, cpu, args, probe.withOwners, out); !s)
+        return s;
+    return finishUserKernel(context, out, args.owners, result);
 }
 
 } // namespace warpscope::gpu

@@ -243,4 +243,20 @@ Status prepareUserKernels(Context& context);
 Status runUserKernel(Context& context, const CompiledKernel& gpu, const SimulatorBuild& cpu,
                      const KernelArgs& args, BufferView<float> out, KernelRun* run = nullptr);
 
+// The same run in steps, for a caller that waits in an event loop (the Kernel view), so that a
+// long run can be stopped. startUserKernel checks and sends the request (the teaching record
+// is written when recordOwners; args.owners is not used); userKernelSocket is a descriptor that
+// becomes readable when the run has answered; finishUserKernel waits for the answer (until
+// args.timeoutMs after the start, when the run is stopped) and copies a good run's output into
+// out and owners; stopUserKernel ends a run in flight with the process running it. Unlike
+// runUserKernel's, the output is not seeded from out: nodes the kernel does not write keep
+// what the context's last run left there.
+Status startUserKernel(Context& context, const CompiledKernel& gpu, const SimulatorBuild& cpu,
+                       const KernelArgs& args, bool recordOwners);
+bool userKernelRunning(Context& context);
+int userKernelSocket(Context& context);
+Status finishUserKernel(Context& context, BufferView<float> out, BufferView<std::uint32_t> owners,
+                        KernelRun& run);
+void stopUserKernel(Context& context);
+
 } // namespace warpscope::gpu
