@@ -155,16 +155,15 @@ constexpr std::size_t kBatchPowers = std::size_t(32) << 20;
 } // namespace
 
 std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettings& settings,
-                                        std::vector<BatchObject>& objects,
+                                        std::vector<BatchObject>& objects, HostPool& pool,
                                         const std::atomic<bool>* cancel, bool& cancelled)
 {
     cancelled = false;
-    std::vector<Prepared> prepared;
-    prepared.reserve(objects.size());
-    for (BatchObject& object : objects) {
-        prepared.push_back(prepareObject(settings, object));
-        prepared.back().options.cancel = cancel;
-    }
+    std::vector<Prepared> prepared(objects.size());
+    pool.forEach(objects.size(), [&](std::size_t i) {
+        prepared[i] = prepareObject(settings, objects[i]);
+        prepared[i].options.cancel = cancel;
+    });
     const auto failedBy = [&](const gpu::Status& s) {
         cancelled = cancel && cancel->load();
         return !s;
@@ -209,12 +208,12 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
                 context, series, options, gpu::kSpectrumMaxPeaks, peaks, &perObject);
             if (failedBy(s) && cancelled)
                 break;
-            for (std::size_t g = 0; g < group.size(); ++g) {
+            pool.forEach(group.size(), [&](std::size_t g) {
                 Prepared& p = prepared[group[g]];
                 p.series = std::move(series[g]);
                 finishObject(settings, p, s ? perObject[g] : s,
                              s ? peaks[g] : std::vector<gpu::Peak>{}, {});
-            }
+            });
             continue;
         }
         // Reused by the worker from chunk to chunk: a batch's powers are up to 256 MiB, which
@@ -227,13 +226,13 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
             gpu::computePeriodogramBatch(context, series, options, power, &perObject);
         if (failedBy(s) && cancelled)
             break;
-        for (std::size_t g = 0; g < group.size(); ++g) {
+        pool.forEach(group.size(), [&](std::size_t g) {
             Prepared& p = prepared[group[g]];
             p.series = std::move(series[g]);
             const std::span<const double> row = power.subspan(g * count, count);
             finishObject(settings, p, s ? perObject[g] : s,
                          gpu::topPeaks(row, options.grid, gpu::kSpectrumMaxPeaks), row);
-        }
+        });
     }
     std::vector<BatchResult> rows;
     if (cancelled)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "BatchTable.h"
+#include "HostPool.h"
 #include "warpscope/gpu/Context.h"
 #include "warpscope/gpu/TimeSeriesIO.h"
 #include "warpscope/scene/PeriodogramScene.h"
@@ -46,11 +47,12 @@ struct BatchObject
 // CPU; on CUDA, the direct kernel's, or the matrix products' with the matrix method):
 // gpu::computePeriodogramBatchPeaks, whose peaks are found on the GPU so that no power
 // crosses to the host, or gpu::computePeriodogramBatch when the periodograms are written;
-// the others one by one. Never throws or stops on a bad object: its row says why it failed.
-// cancelled is set, and the rows must be dropped, when cancel turned true during the
-// computation.
+// the others one by one. Each object's work on the host before and after its periodogram
+// runs on pool's threads, objects side by side. Never throws or stops on a bad object: its
+// row says why it failed. cancelled is set, and the rows must be dropped, when cancel turned
+// true during the computation.
 std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettings& settings,
-                                        std::vector<BatchObject>& objects,
+                                        std::vector<BatchObject>& objects, HostPool& pool,
                                         const std::atomic<bool>* cancel, bool& cancelled);
 
 } // namespace warpscope::batch

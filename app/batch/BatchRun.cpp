@@ -229,6 +229,10 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
     // up to 256, and small enough that every worker gets several.
     const std::size_t chunk = std::clamp<std::size_t>(
         mine.size() / (4 * std::max<std::size_t>(1, contexts.size())), 1, 256);
+    // The objects' host work, shared by the workers: while one worker's chunk is on its GPU,
+    // the others' are loaded, prepared and finished on every core, so that the GPUs do not
+    // wait for one thread's serial work between their batches.
+    HostPool pool(options.cpuThreads);
     std::vector<std::thread> workers;
     for (auto& context : contexts)
         workers.emplace_back([&, c = context.get()] {
@@ -243,14 +247,14 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
                     return;
                 const std::size_t end = std::min(mine.size(), k + chunk);
                 std::vector<BatchObject> objects(end - k);
-                for (std::size_t j = k; j < end; ++j) {
-                    BatchObject& o = objects[j - k];
-                    o.id = catalogue.id(mine[j]);
-                    o.loaded = catalogue.load(mine[j], o.series, o.report);
-                }
+                pool.forEach(objects.size(), [&](std::size_t j) {
+                    BatchObject& o = objects[j];
+                    o.id = catalogue.id(mine[k + j]);
+                    o.loaded = catalogue.load(mine[k + j], o.series, o.report);
+                });
                 bool cancelled = false;
                 std::vector<BatchResult> done =
-                    analyseObjects(*c, options.settings, objects, &stop, cancelled);
+                    analyseObjects(*c, options.settings, objects, pool, &stop, cancelled);
                 if (cancelled)
                     return; // stopped during their periodograms: the objects are left for the rerun
                 std::lock_guard lock(rowsMutex);
