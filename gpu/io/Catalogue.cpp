@@ -278,8 +278,10 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
             } else {
                 numbers.resize(rowCount);
                 int anyNull = 0;
-                fits_read_col(file, TLONGLONG, idColumn + 1, 1, 1, rows, nullptr, numbers.data(),
-                              &anyNull, &status);
+                // The whole table's numbers are read with its other columns, below.
+                if (onlyId)
+                    fits_read_col(file, TLONGLONG, idColumn + 1, 1, 1, rows, nullptr,
+                                  numbers.data(), &anyNull, &status);
             }
             if (!onlyId) {
                 runs.push_back({0, rows});
@@ -312,17 +314,28 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
             double nan = std::numeric_limits<double>::quiet_NaN();
             int anyNull = 0;
             long long at = 0;
-            for (const Run& run : runs) {
-                const auto from = std::size_t(at);
-                fits_read_col(file, TDOUBLE, tColumn + 1, run.first + 1, 1, run.count, &nan,
-                              t.data() + from, &anyNull, &status);
-                fits_read_col(file, TDOUBLE, yColumn + 1, run.first + 1, 1, run.count, &nan,
-                              y.data() + from, &anyNull, &status);
-                if (dyColumn >= 0)
-                    fits_read_col(file, TDOUBLE, dyColumn + 1, run.first + 1, 1, run.count, &nan,
-                                  dy.data() + from, &anyNull, &status);
-                at += run.count;
-            }
+            // The columns a block of rows at a time, of the rows cfitsio's buffers hold: the
+            // rows are stored whole, so each block is read from the file once for every
+            // column instead of once a column.
+            long block = 0;
+            fits_get_rowsize(file, &block, &status);
+            block = std::max(block, 1L);
+            for (const Run& run : runs)
+                for (long long r = 0; r < run.count && !status; r += block) {
+                    const long long n = std::min<long long>(block, run.count - r);
+                    const auto from = std::size_t(at);
+                    if (!numbers.empty() && !onlyId)
+                        fits_read_col(file, TLONGLONG, idColumn + 1, run.first + r + 1, 1, n,
+                                      nullptr, numbers.data() + from, &anyNull, &status);
+                    fits_read_col(file, TDOUBLE, tColumn + 1, run.first + r + 1, 1, n, &nan,
+                                  t.data() + from, &anyNull, &status);
+                    fits_read_col(file, TDOUBLE, yColumn + 1, run.first + r + 1, 1, n, &nan,
+                                  y.data() + from, &anyNull, &status);
+                    if (dyColumn >= 0)
+                        fits_read_col(file, TDOUBLE, dyColumn + 1, run.first + r + 1, 1, n, &nan,
+                                      dy.data() + from, &anyNull, &status);
+                    at += n;
+                }
             if (status)
                 problem = Status::failure("Cannot read the FITS table " + path + ": " +
                                           fitsError(status));
