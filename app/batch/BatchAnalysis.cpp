@@ -45,18 +45,9 @@ std::string periodogramPath(const BatchSettings& settings, const std::string& id
 
 namespace {
 
-// An object ready for its periodogram, or already failed (row.failed).
-struct Prepared
+PreparedObject prepareObject(const BatchSettings& settings, BatchObject& object)
 {
-    BatchResult row;
-    gpu::TimeSeries series;
-    gpu::PeriodogramOptions options;
-    gpu::TimeUnit timeUnit{};
-};
-
-Prepared prepareObject(const BatchSettings& settings, BatchObject& object)
-{
-    Prepared p;
+    PreparedObject p;
     BatchResult& row = p.row;
     row.id = object.id;
     const auto fail = [&](const std::string& why) {
@@ -94,7 +85,7 @@ Prepared prepareObject(const BatchSettings& settings, BatchObject& object)
 // The row of an object whose highest local maxima are top (as topPeaks finds them, up to
 // kSpectrumMaxPeaks), or which failed with status; power is its periodogram, written when
 // settings ask.
-void finishObject(const BatchSettings& settings, Prepared& p, const gpu::Status& status,
+void finishObject(const BatchSettings& settings, PreparedObject& p, const gpu::Status& status,
                   const std::vector<gpu::Peak>& top, std::span<const double> power)
 {
     BatchResult& row = p.row;
@@ -141,7 +132,7 @@ constexpr std::size_t kBatchMostPoints = 4096;
 
 // The matrix products are batched on CUDA only (Method: Matrix asks for them by name; Auto
 // keeps the batch's direct sums).
-bool batchable(const Prepared& p, bool cuda)
+bool batchable(const PreparedObject& p, bool cuda)
 {
     const gpu::PeriodogramOptions& o = p.options;
     return o.nterms == 1 && (cuda || o.method != gpu::PeriodogramMethod::Matrix) &&
@@ -154,17 +145,23 @@ constexpr std::size_t kBatchPowers = std::size_t(32) << 20;
 
 } // namespace
 
+std::vector<PreparedObject> prepareObjects(const BatchSettings& settings,
+                                           std::vector<BatchObject>& objects, HostPool& pool,
+                                           const std::atomic<bool>* cancel)
+{
+    std::vector<PreparedObject> prepared(objects.size());
+    pool.forEach(objects.size(), [&](std::size_t i) {
+        prepared[i] = prepareObject(settings, objects[i]);
+        prepared[i].options.cancel = cancel;
+    });
+    return prepared;
+}
+
 std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettings& settings,
-                                        std::vector<BatchObject>& objects,
+                                        std::vector<PreparedObject>& prepared, HostPool& pool,
                                         const std::atomic<bool>* cancel, bool& cancelled)
 {
     cancelled = false;
-    std::vector<Prepared> prepared;
-    prepared.reserve(objects.size());
-    for (BatchObject& object : objects) {
-        prepared.push_back(prepareObject(settings, object));
-        prepared.back().options.cancel = cancel;
-    }
     const auto failedBy = [&](const gpu::Status& s) {
         cancelled = cancel && cancel->load();
         return !s;
@@ -209,12 +206,12 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
                 context, series, options, gpu::kSpectrumMaxPeaks, peaks, &perObject);
             if (failedBy(s) && cancelled)
                 break;
-            for (std::size_t g = 0; g < group.size(); ++g) {
-                Prepared& p = prepared[group[g]];
+            pool.forEach(group.size(), [&](std::size_t g) {
+                PreparedObject& p = prepared[group[g]];
                 p.series = std::move(series[g]);
                 finishObject(settings, p, s ? perObject[g] : s,
                              s ? peaks[g] : std::vector<gpu::Peak>{}, {});
-            }
+            });
             continue;
         }
         // Reused by the worker from chunk to chunk: a batch's powers are up to 256 MiB, which
@@ -227,19 +224,19 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
             gpu::computePeriodogramBatch(context, series, options, power, &perObject);
         if (failedBy(s) && cancelled)
             break;
-        for (std::size_t g = 0; g < group.size(); ++g) {
-            Prepared& p = prepared[group[g]];
+        pool.forEach(group.size(), [&](std::size_t g) {
+            PreparedObject& p = prepared[group[g]];
             p.series = std::move(series[g]);
             const std::span<const double> row = power.subspan(g * count, count);
             finishObject(settings, p, s ? perObject[g] : s,
                          gpu::topPeaks(row, options.grid, gpu::kSpectrumMaxPeaks), row);
-        }
+        });
     }
     std::vector<BatchResult> rows;
     if (cancelled)
         return rows;
     rows.reserve(prepared.size());
-    for (Prepared& p : prepared)
+    for (PreparedObject& p : prepared)
         rows.push_back(std::move(p.row));
     return rows;
 }

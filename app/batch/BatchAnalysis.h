@@ -1,6 +1,7 @@
 #pragma once
 
 #include "BatchTable.h"
+#include "HostPool.h"
 #include "warpscope/gpu/Context.h"
 #include "warpscope/gpu/TimeSeriesIO.h"
 #include "warpscope/scene/PeriodogramScene.h"
@@ -36,9 +37,26 @@ struct BatchObject
     gpu::LoadReport report;
 };
 
-// Each object's row, as the periodogram workspace would show it: its series (loaded as
-// loaded says) without dy when the scene does not use them, less its masked points, less
-// its trend; the request scene::makePeriodogramRequest makes for it; the periodogram on
+// An object ready for its periodogram, or already failed (row.failed): its row so far, its
+// series as the periodogram takes it, its request and its time unit.
+struct PreparedObject
+{
+    BatchResult row;
+    gpu::TimeSeries series;
+    gpu::PeriodogramOptions options;
+    gpu::TimeUnit timeUnit{};
+};
+
+// Each object as the periodogram workspace would prepare it: its series (loaded as loaded
+// says) without dy when the scene does not use them, less its masked points, less its trend;
+// the request scene::makePeriodogramRequest makes for it, which cancel stops. On pool's
+// threads, objects side by side, and on no device: a worker prepares its next objects while
+// its device computes the last ones.
+std::vector<PreparedObject> prepareObjects(const BatchSettings& settings,
+                                           std::vector<BatchObject>& objects, HostPool& pool,
+                                           const std::atomic<bool>* cancel);
+
+// Each prepared object's row, as the periodogram workspace would show it: the periodogram on
 // context (written to periodogramPath when settings ask); its reportable peaks and their
 // false-alarm probabilities. Objects of up to 4096 points (any number with the direct
 // method) whose requests share one grid and the one-term model (the matrix method on CUDA
@@ -46,11 +64,12 @@ struct BatchObject
 // CPU; on CUDA, the direct kernel's, or the matrix products' with the matrix method):
 // gpu::computePeriodogramBatchPeaks, whose peaks are found on the GPU so that no power
 // crosses to the host, or gpu::computePeriodogramBatch when the periodograms are written;
-// the others one by one. Never throws or stops on a bad object: its row says why it failed.
-// cancelled is set, and the rows must be dropped, when cancel turned true during the
-// computation.
+// the others one by one. Each object's work on the host after its periodogram runs on pool's
+// threads, objects side by side. Never throws or stops on a bad object: its row says why it
+// failed. cancelled is set, and the rows must be dropped, when
+// cancel turned true during the computation.
 std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettings& settings,
-                                        std::vector<BatchObject>& objects,
+                                        std::vector<PreparedObject>& prepared, HostPool& pool,
                                         const std::atomic<bool>* cancel, bool& cancelled);
 
 } // namespace warpscope::batch

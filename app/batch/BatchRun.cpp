@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -229,6 +230,21 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
     // up to 256, and small enough that every worker gets several.
     const std::size_t chunk = std::clamp<std::size_t>(
         mine.size() / (4 * std::max<std::size_t>(1, contexts.size())), 1, 256);
+    // The objects' host work, shared by the workers: while one worker's chunk is on its GPU,
+    // the others' are loaded, prepared and finished on every core, so that the GPUs do not
+    // wait for one thread's serial work between their batches.
+    HostPool pool(options.cpuThreads);
+    // A chunk's objects, loaded and prepared on the pool.
+    const auto prepareChunk = [&](std::size_t k) {
+        const std::size_t end = std::min(mine.size(), k + chunk);
+        std::vector<BatchObject> objects(end - k);
+        pool.forEach(objects.size(), [&](std::size_t j) {
+            BatchObject& o = objects[j];
+            o.id = catalogue.id(mine[k + j]);
+            o.loaded = catalogue.load(mine[k + j], o.series, o.report);
+        });
+        return prepareObjects(options.settings, objects, pool, &stop);
+    };
     std::vector<std::thread> workers;
     for (auto& context : contexts)
         workers.emplace_back([&, c = context.get()] {
@@ -237,28 +253,37 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
                 std::atomic<std::size_t>& active;
                 ~Leaving() { --active; }
             } leaving{active};
+            std::size_t k = next.fetch_add(chunk);
+            if (k >= mine.size() || stop.load())
+                return;
+            std::future<std::vector<PreparedObject>> pending =
+                std::async(std::launch::async, prepareChunk, k);
             for (;;) {
-                const std::size_t k = next.fetch_add(chunk);
-                if (k >= mine.size() || stop.load())
-                    return;
-                const std::size_t end = std::min(mine.size(), k + chunk);
-                std::vector<BatchObject> objects(end - k);
-                for (std::size_t j = k; j < end; ++j) {
-                    BatchObject& o = objects[j - k];
-                    o.id = catalogue.id(mine[j]);
-                    o.loaded = catalogue.load(mine[j], o.series, o.report);
-                }
+                std::vector<PreparedObject> prepared = pending.get();
+                if (stop.load())
+                    return; // the objects are left for the rerun
+                // The next chunk is loaded and prepared while this one is on the device, so
+                // that the device's next batch does not wait for it.
+                const std::size_t following = next.fetch_add(chunk);
+                const bool more = following < mine.size() && !stop.load();
+                if (more)
+                    pending = std::async(std::launch::async, prepareChunk, following);
                 bool cancelled = false;
                 std::vector<BatchResult> done =
-                    analyseObjects(*c, options.settings, objects, &stop, cancelled);
+                    analyseObjects(*c, options.settings, prepared, pool, &stop, cancelled);
                 if (cancelled)
                     return; // stopped during their periodograms: the objects are left for the rerun
-                std::lock_guard lock(rowsMutex);
-                for (std::size_t j = k; j < end; ++j) {
-                    failedObjects += done[j - k].failed;
-                    rows[mine[j]] = std::move(done[j - k]);
-                    ++computed;
+                {
+                    std::lock_guard lock(rowsMutex);
+                    for (std::size_t j = 0; j < done.size(); ++j) {
+                        failedObjects += done[j].failed;
+                        rows[mine[k + j]] = std::move(done[j]);
+                        ++computed;
+                    }
                 }
+                if (!more)
+                    return;
+                k = following;
             }
         });
 

@@ -258,7 +258,6 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
             long long first = 0, count = 0;
         };
         std::vector<Run> runs;
-        std::vector<double> t, y, dy;
         if (problem && rows > 0) {
             int type = 0;
             long repeat = 0, width = 0;
@@ -275,7 +274,10 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
                               &anyNull, &status);
                 for (std::size_t r = 0; r < ids.size(); ++r)
                     ids[r] = trim(pointers[r]);
-            } else {
+            }
+            const bool numeric = type != TSTRING;
+            // The whole table's numbers are read with its other columns, below.
+            if (numeric && onlyId) {
                 numbers.resize(rowCount);
                 int anyNull = 0;
                 fits_read_col(file, TLONGLONG, idColumn + 1, 1, 1, rows, nullptr, numbers.data(),
@@ -303,75 +305,89 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
                         runs.push_back({r, 1});
                 }
             }
-            long long total = 0;
-            for (const Run& run : runs)
-                total += run.count;
-            t.resize(std::size_t(total));
-            y.resize(std::size_t(total));
-            dy.resize(dyColumn >= 0 ? std::size_t(total) : 0);
+            // The columns a block of rows at a time, of the rows cfitsio's buffers hold: the
+            // rows are stored whole, so each block is read from the file once for every
+            // column instead of once a column. Each block's rows go to their objects at once,
+            // so the table's columns are never held whole beside the objects' series.
+            long block = 0;
+            fits_get_rowsize(file, &block, &status);
+            block = std::max(block, 1L);
+            const std::size_t blockRows = std::size_t(block);
+            std::vector<long long> blockNumbers(numeric && !onlyId ? blockRows : 0);
+            std::vector<double> t(blockRows), y(blockRows), dy(dyColumn >= 0 ? blockRows : 0);
             double nan = std::numeric_limits<double>::quiet_NaN();
             int anyNull = 0;
-            long long at = 0;
-            for (const Run& run : runs) {
-                const auto from = std::size_t(at);
-                fits_read_col(file, TDOUBLE, tColumn + 1, run.first + 1, 1, run.count, &nan,
-                              t.data() + from, &anyNull, &status);
-                fits_read_col(file, TDOUBLE, yColumn + 1, run.first + 1, 1, run.count, &nan,
-                              y.data() + from, &anyNull, &status);
-                if (dyColumn >= 0)
-                    fits_read_col(file, TDOUBLE, dyColumn + 1, run.first + 1, 1, run.count, &nan,
-                                  dy.data() + from, &anyNull, &status);
-                at += run.count;
-            }
-            if (status)
+            std::unordered_map<std::string, std::size_t> index;
+            std::size_t current = 0;
+            long long previous = 0; // the last row's number, for numeric ids
+            for (const Run& run : runs)
+                for (long long r = 0; r < run.count && !status; r += block) {
+                    const long long n = std::min<long long>(block, run.count - r);
+                    const long long first = run.first + r; // the block's first row, from 0
+                    const long long* number =
+                        numeric && onlyId ? numbers.data() + first : blockNumbers.data();
+                    if (numeric && !onlyId)
+                        fits_read_col(file, TLONGLONG, idColumn + 1, first + 1, 1, n, nullptr,
+                                      blockNumbers.data(), &anyNull, &status);
+                    fits_read_col(file, TDOUBLE, tColumn + 1, first + 1, 1, n, &nan, t.data(),
+                                  &anyNull, &status);
+                    fits_read_col(file, TDOUBLE, yColumn + 1, first + 1, 1, n, &nan, y.data(),
+                                  &anyNull, &status);
+                    if (dyColumn >= 0)
+                        fits_read_col(file, TDOUBLE, dyColumn + 1, first + 1, 1, n, &nan, dy.data(),
+                                      &anyNull, &status);
+                    if (status)
+                        break;
+                    for (std::size_t k = 0; k < std::size_t(n); ++k) {
+                        const std::size_t row = std::size_t(first) + k;
+                        // An object's rows usually follow each other: look its id up when it
+                        // changes.
+                        const bool same = (r > 0 || k > 0) && (numeric ? number[k] == previous
+                                                                       : ids[row] == ids[row - 1]);
+                        if (numeric)
+                            previous = number[k];
+                        if (!same) {
+                            const std::string id = numeric ? std::to_string(number[k]) : ids[row];
+                            auto [found, added] = index.try_emplace(id, catalogue.m_objects.size());
+                            current = found->second;
+                            if (added) {
+                                Object object;
+                                object.id = id;
+                                object.fromFits = true;
+                                object.report.columns = names;
+                                object.report.tColumn = tColumn;
+                                object.report.yColumn = yColumn;
+                                object.report.dyColumn = dyColumn;
+                                catalogue.m_objects.push_back(std::move(object));
+                            }
+                        }
+                        Object& o = catalogue.m_objects[current];
+                        // Rows the app's FITS reader would skip are skipped and counted alike.
+                        if (!std::isfinite(t[k]) || !std::isfinite(y[k]) ||
+                            (!dy.empty() && !std::isfinite(dy[k]))) {
+                            ++o.report.nonFiniteRows;
+                            continue;
+                        }
+                        if (!dy.empty() && dy[k] <= 0.0) {
+                            ++o.report.nonPositiveErrors;
+                            continue;
+                        }
+                        o.series.t.push_back(t[k]);
+                        o.series.y.push_back(y[k]);
+                        if (!dy.empty())
+                            o.series.dy.push_back(dy[k]);
+                    }
+                }
+            if (status) {
+                catalogue.m_objects.clear();
                 problem = Status::failure("Cannot read the FITS table " + path + ": " +
                                           fitsError(status));
+            }
         }
         int closing = 0;
         fits_close_file(file, &closing);
         if (!problem)
             return problem;
-        const bool numeric = ids.empty();
-        std::unordered_map<std::string, std::size_t> index;
-        std::size_t current = 0;
-        std::size_t k = 0; // the read row's place in t, y and dy
-        for (const Run& run : runs)
-            for (auto r = std::size_t(run.first); r < std::size_t(run.first + run.count);
-                 ++r, ++k) {
-                // An object's rows usually follow each other: look its id up when it changes.
-                const bool same = r > std::size_t(run.first) &&
-                                  (numeric ? numbers[r] == numbers[r - 1] : ids[r] == ids[r - 1]);
-                if (!same) {
-                    const std::string id = numeric ? std::to_string(numbers[r]) : ids[r];
-                    auto [found, added] = index.try_emplace(id, catalogue.m_objects.size());
-                    current = found->second;
-                    if (added) {
-                        Object object;
-                        object.id = id;
-                        object.fromFits = true;
-                        object.report.columns = names;
-                        object.report.tColumn = tColumn;
-                        object.report.yColumn = yColumn;
-                        object.report.dyColumn = dyColumn;
-                        catalogue.m_objects.push_back(std::move(object));
-                    }
-                }
-                Object& o = catalogue.m_objects[current];
-                // Rows the app's FITS reader would skip are skipped and counted alike.
-                if (!std::isfinite(t[k]) || !std::isfinite(y[k]) ||
-                    (!dy.empty() && !std::isfinite(dy[k]))) {
-                    ++o.report.nonFiniteRows;
-                    continue;
-                }
-                if (!dy.empty() && dy[k] <= 0.0) {
-                    ++o.report.nonPositiveErrors;
-                    continue;
-                }
-                o.series.t.push_back(t[k]);
-                o.series.y.push_back(y[k]);
-                if (!dy.empty())
-                    o.series.dy.push_back(dy[k]);
-            }
         if (onlyId && catalogue.m_objects.empty())
             return noSuchObject(path, *onlyId);
         if (catalogue.m_objects.empty())

@@ -310,14 +310,29 @@ std::vector<PeriodogramProblem> validatePeriodogram(const TimeSeries& series,
     return problems;
 }
 
+FalseAlarmSeries falseAlarmSeries(const TimeSeries& series)
+{
+    FalseAlarmSeries s;
+    s.points = series.t.size();
+    if (s.points >= kFalseAlarmMinPoints)
+        s.timeSpread = weightedTimeSpread(series);
+    return s;
+}
+
 std::optional<double> falseAlarmProbability(double z, double fmax, const TimeSeries& series,
                                             Normalization normalization)
 {
-    if (series.t.size() < kFalseAlarmMinPoints)
+    return falseAlarmProbability(z, fmax, falseAlarmSeries(series), normalization);
+}
+
+std::optional<double> falseAlarmProbability(double z, double fmax, const FalseAlarmSeries& series,
+                                            Normalization normalization)
+{
+    if (series.points < kFalseAlarmMinPoints)
         return std::nullopt;
-    const double n = double(series.t.size());
+    const double n = double(series.points);
     const double nh = n - 1.0, nk = n - 3.0;
-    const double w = fmax * std::sqrt(4.0 * std::numbers::pi) * weightedTimeSpread(series);
+    const double w = fmax * std::sqrt(4.0 * std::numbers::pi) * series.timeSpread;
     // Powers a hair outside their range (rounding at a perfect fit) would make the powers
     // below NaN.
     z = normalization == Normalization::Standard ? std::clamp(z, 0.0, 1.0) : std::max(z, 0.0);
@@ -353,8 +368,9 @@ std::optional<double> falseAlarmLevel(double probability, double fmax, const Tim
 {
     if (!(probability > 0.0 && probability < 1.0))
         return std::nullopt;
+    const FalseAlarmSeries spread = falseAlarmSeries(series);
     const auto excess = [&](double z) -> std::optional<double> {
-        const std::optional<double> fap = falseAlarmProbability(z, fmax, series, normalization);
+        const std::optional<double> fap = falseAlarmProbability(z, fmax, spread, normalization);
         return fap ? std::optional(*fap - probability) : std::nullopt;
     };
     // The standard power is at most 1; the others grow without bound, so the bracket

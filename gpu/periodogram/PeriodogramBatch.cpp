@@ -3,6 +3,7 @@
 // ones.
 #include "periodogram/PeriodogramBatchShared.h"
 #include "periodogram/PeriodogramShared.h"
+#include "runtime/ThreadPool.h"
 
 #include <algorithm>
 #include <cmath>
@@ -74,11 +75,17 @@ Status runBatch(Context& context, std::span<const TimeSeries> series,
     request.maxPeaks = maxPeaks;
     if (peaks)
         peaks->assign(series.size(), {});
+    // Each object's checks are O(N) passes over its samples (the scale check's moments among
+    // them): spread over the host's threads, so that the device does not wait for them.
+    context.hostPool().parallelFor(
+        series.size(), [&](std::size_t first, std::size_t last, unsigned) {
+            for (std::size_t i = first; i < last; ++i)
+                (*request.status)[i] = checkPeriodogram(series[i], options, count, context.info());
+        });
     // A failed object's row is NaN; the implementations poison the others' (on CUDA on the
     // device, where the kernels write) and check every power.
     for (std::size_t i = 0; i < series.size(); ++i) {
-        if (Status s = checkPeriodogram(series[i], options, count, context.info()); !s) {
-            (*request.status)[i] = s;
+        if (!(*request.status)[i]) {
             if (!peaks)
                 std::fill_n(request.power.begin() + std::ptrdiff_t(i * count), count,
                             std::numeric_limits<double>::quiet_NaN());

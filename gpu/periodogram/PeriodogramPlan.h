@@ -3,7 +3,10 @@
 #include "warpscope/gpu/Periodogram.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <numbers>
 #include <vector>
 
@@ -47,6 +50,17 @@ inline int dyScaleExponent(const TimeSeries& series)
                              : scaleExponent(*std::min_element(series.dy.begin(), series.dy.end()));
 }
 
+// x 2^k as std::ldexp gives it, without its call for every sample: where 2^k is a normal
+// double, the product is the same correctly rounded x 2^k (exact unless it overflows or
+// lands among the subnormals, rounded once either way).
+inline double scaledByPowerOfTwo(double x, int k)
+{
+    if (k < std::numeric_limits<double>::min_exponent - 1 ||
+        k >= std::numeric_limits<double>::max_exponent)
+        return std::ldexp(x, k);
+    return x * std::bit_cast<double>(std::uint64_t(k + 1023) << 52);
+}
+
 // Sample i's weight, dy^-2 with dy scaled by 2^-dyExponent. The scaled dy are at least 1, so
 // no weight is above 1; those of dy far above the smallest underflow to 0, which is their
 // share of the sums to double precision anyway.
@@ -54,13 +68,13 @@ inline long double scaledWeight(const TimeSeries& series, std::size_t i, int dyE
 {
     if (series.dy.empty())
         return 1.0L;
-    const long double d = std::ldexp(series.dy[i], -dyExponent);
+    const long double d = scaledByPowerOfTwo(series.dy[i], -dyExponent);
     return 1.0L / (d * d);
 }
 
 inline long double scaledValue(const TimeSeries& series, std::size_t i, int yExponent)
 {
-    return std::ldexp(series.y[i], -yExponent);
+    return scaledByPowerOfTwo(series.y[i], -yExponent);
 }
 
 // For a series whose values are finite and whose dy are positive (validatePeriodogram).

@@ -96,9 +96,12 @@ std::vector<std::optional<double>> falseAlarmProbabilities(const std::vector<gpu
     // Baluev's approximation assumes the model's offset is fitted or removed, and one term.
     if (!(options.fitMean || options.centerData) || options.nterms != 1 || grid.count < 1)
         return fap;
+    if (peaks.empty())
+        return fap;
+    const gpu::FalseAlarmSeries spread = gpu::falseAlarmSeries(series);
     for (std::size_t i = 0; i < peaks.size(); ++i)
         fap[i] =
-            gpu::falseAlarmProbability(peaks[i].power, grid.fmax(), series, options.normalization);
+            gpu::falseAlarmProbability(peaks[i].power, grid.fmax(), spread, options.normalization);
     return fap;
 }
 

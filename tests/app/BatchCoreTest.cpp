@@ -1,15 +1,18 @@
 // The batch program's headless core: the results table's round trip and its refusals, and
 // how a table of many objects is split into objects.
 #include "BatchTable.h"
+#include "HostPool.h"
 #include "warpscope/gpu/Catalogue.h"
 #include "warpscope/scene/BatchSource.h"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fitsio.h>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
+#include <thread>
 #include <tuple>
 #include <unistd.h>
 
@@ -281,6 +284,95 @@ TEST(BatchCatalogue, OneObjectOfAFitsTableWithNumericIds)
         EXPECT_FALSE(
             gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue, &other))
             << other;
+}
+
+// A whole FITS table of numeric ids over many of the blocks its columns are read in: every
+// row lands in its object, in order, with the rows of an object that comes back later
+// appended and the unusable ones counted.
+TEST(BatchCatalogue, FitsTableOfManyBlocksKeepsEveryRowInItsObject)
+{
+    const std::string path = scratch("blocks.fits");
+    std::filesystem::remove(path);
+    fitsfile* file = nullptr;
+    int status = 0;
+    ASSERT_EQ(fits_create_file(&file, path.c_str(), &status), 0);
+    const char* names[] = {"id", "time", "flux", "flux_err"};
+    const char* forms[] = {"K", "D", "D", "D"};
+    fits_create_tbl(file, BINARY_TBL, 0, 4, const_cast<char**>(names), const_cast<char**>(forms),
+                    nullptr, "OBJECTS", &status);
+    constexpr long long kRows = 50'000;
+    std::vector<long long> id(kRows);
+    std::vector<double> t(kRows), y(kRows), dy(kRows);
+    for (long long r = 0; r < kRows; ++r) {
+        // Runs of 37 rows for objects 0..99, then the same objects again.
+        id[std::size_t(r)] = (r / 37) % 100;
+        t[std::size_t(r)] = double(r);
+        y[std::size_t(r)] = double(r) * 0.5;
+        dy[std::size_t(r)] = r % 1001 == 0 ? 0.0 : 1.0 + double(r % 7);
+    }
+    fits_write_col(file, TLONGLONG, 1, 1, 1, kRows, id.data(), &status);
+    fits_write_col(file, TDOUBLE, 2, 1, 1, kRows, t.data(), &status);
+    fits_write_col(file, TDOUBLE, 3, 1, 1, kRows, y.data(), &status);
+    fits_write_col(file, TDOUBLE, 4, 1, 1, kRows, dy.data(), &status);
+    fits_close_file(file, &status);
+    ASSERT_EQ(status, 0);
+
+    gpu::Catalogue catalogue;
+    ASSERT_TRUE(
+        gpu::Catalogue::openTable(path, gpu::TableColumns{}, gpu::TimeFormat::Auto, catalogue));
+    ASSERT_EQ(catalogue.size(), 100u);
+    for (std::size_t i = 0; i < catalogue.size(); ++i) {
+        ASSERT_EQ(catalogue.id(i), std::to_string(i));
+        gpu::TimeSeries want, series;
+        std::size_t skipped = 0;
+        for (long long r = 0; r < kRows; ++r)
+            if (id[std::size_t(r)] == (long long)i) {
+                if (dy[std::size_t(r)] <= 0.0) {
+                    ++skipped;
+                    continue;
+                }
+                want.t.push_back(t[std::size_t(r)]);
+                want.y.push_back(y[std::size_t(r)]);
+                want.dy.push_back(dy[std::size_t(r)]);
+            }
+        gpu::LoadReport report;
+        ASSERT_TRUE(catalogue.load(i, series, report));
+        EXPECT_EQ(series.t, want.t) << i;
+        EXPECT_EQ(series.y, want.y) << i;
+        EXPECT_EQ(series.dy, want.dy) << i;
+        EXPECT_EQ(report.nonPositiveErrors, skipped) << i;
+    }
+}
+
+// The run's host threads: loops from several workers at once, each index once, whatever the
+// number of threads (one: the callers alone).
+TEST(BatchHostPool, LoopsOfSeveralCallersCallEveryIndexOnce)
+{
+    for (const unsigned threads : {1u, 2u, 5u}) {
+        HostPool pool(threads);
+        constexpr std::size_t kCallers = 4, kCount = 1000;
+        std::vector<std::vector<std::atomic<int>>> calls(kCallers);
+        for (auto& c : calls)
+            c = std::vector<std::atomic<int>>(kCount);
+        std::vector<std::thread> callers;
+        for (std::size_t c = 0; c < kCallers; ++c)
+            callers.emplace_back([&, c] {
+                for (int round = 0; round < 20; ++round)
+                    pool.forEach(kCount / (1 + std::size_t(round % 3)),
+                                 [&](std::size_t i) { ++calls[c][i]; });
+            });
+        for (std::thread& t : callers)
+            t.join();
+        for (std::size_t c = 0; c < kCallers; ++c)
+            for (std::size_t i = 0; i < kCount; ++i) {
+                // Rounds of kCount, kCount / 2 and kCount / 3 indices, 20 in turn.
+                const int want = 7 + (i < kCount / 2 ? 7 : 0) + (i < kCount / 3 ? 6 : 0);
+                ASSERT_EQ(calls[c][i].load(), want) << threads << " threads, caller " << c;
+            }
+        std::size_t none = 0;
+        pool.forEach(0, [&](std::size_t) { ++none; });
+        EXPECT_EQ(none, 0u);
+    }
 }
 
 // The app's index of a text table: every object loads as the whole catalogue has it (the

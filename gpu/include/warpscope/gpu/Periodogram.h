@@ -202,6 +202,18 @@ inline constexpr std::size_t kFalseAlarmMinPoints = 4;
 std::optional<double> falseAlarmProbability(double z, double fmax, const TimeSeries& series,
                                             Normalization normalization);
 
+// What the false-alarm probability takes from the series: its points and the weighted spread
+// of its times, an O(N) pass. Found once, it serves every power of the series (each peak of an
+// object, each step of falseAlarmLevel's bisection) with the same result as the call above.
+struct FalseAlarmSeries
+{
+    std::size_t points = 0;
+    double timeSpread = 0.0;
+};
+FalseAlarmSeries falseAlarmSeries(const TimeSeries& series);
+std::optional<double> falseAlarmProbability(double z, double fmax, const FalseAlarmSeries& series,
+                                            Normalization normalization);
+
 // The power whose false-alarm probability (as above) is probability, 0 < probability < 1:
 // astropy's false_alarm_level(method="baluev"), found by bisection on the probability, which
 // falls as the power grows. None where the probability is not defined (see above) or the
