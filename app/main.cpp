@@ -67,6 +67,11 @@ std::function<void()> scheduleBatch(ui::MainWindow& window, const QString& path,
             failure = periodogram->errorText();
         if (failure.isEmpty() && !window.periodogramShown() && !window.kernelShown())
             failure = view->failureText();
+        // A kernel that never compiled has no picture to wait for.
+        if (failure.isEmpty() && window.kernelShown() && !window.kernelWorkspace()->busy() &&
+            window.kernelWorkspace()->view()->framesDrawn() == 0 &&
+            !window.kernelWorkspace()->buildProblem().isEmpty())
+            failure = "the kernel did not compile: " + window.kernelWorkspace()->buildProblem();
         if (outcome->failed()) { // before the event loop ran, so it could not exit then
             *done = true;
             QApplication::exit(1);
@@ -80,8 +85,11 @@ std::function<void()> scheduleBatch(ui::MainWindow& window, const QString& path,
         const bool periodogramReady =
             !window.periodogramShown() || (!periodogram->busy() && periodogram->spectrum());
         const ui::KernelWorkspace* kernel = window.kernelWorkspace();
+        // A kernel whose run failed is shown with its message, then the command fails.
         const bool kernelReady =
-            !window.kernelShown() || (!kernel->busy() && kernel->view()->framesDrawn() > 0);
+            !window.kernelShown() ||
+            (!kernel->busy() && !kernel->view()->running() &&
+             (kernel->view()->framesDrawn() > 0 || !kernel->view()->lastProblem().isEmpty()));
         // A hidden field view does not paint, so it settles only when shown.
         const bool fieldReady = window.periodogramShown() || window.kernelShown() ||
                                 (view->frameSettled() && view->shownParams() == view->params());
@@ -100,6 +108,10 @@ std::function<void()> scheduleBatch(ui::MainWindow& window, const QString& path,
             std::printf("Saved %s (%s; %s)\n", qPrintable(path),
                         qPrintable(view->backendDescription()),
                         window.devicePool()->summary().c_str());
+        }
+        if (window.kernelShown() && !kernel->view()->lastProblem().isEmpty()) {
+            outcome->fail("the kernel's run failed: " + kernel->view()->lastProblem());
+            return;
         }
         // The periodogram's exports, from the workspace shown.
         for (const auto& [file, write] :
@@ -138,6 +150,7 @@ std::function<void()> scheduleBatch(ui::MainWindow& window, const QString& path,
                      later);
     QObject::connect(window.launchPanel(), &ui::LaunchPanel::changed, &window, later);
     QObject::connect(window.kernelWorkspace()->view(), &ui::KernelView::ran, &window, later);
+    QObject::connect(window.kernelWorkspace(), &ui::KernelWorkspace::settled, &window, later);
     QTimer::singleShot(0, &window, check); // what happened before the event loop
     QTimer::singleShot(120000, &window, [done, outcome] {
         if (!*done) {

@@ -107,10 +107,11 @@ public:
     Status run(const RunnerRequest& request, int outputFd, double timeoutMs, RunnerReply& reply);
     // run() in two steps, for callers that wait in an event loop: send() returns once the
     // request is sent; answered() says, without blocking, whether receive() would return at
-    // once (a reply, or the process gone); receive() waits for the reply until the timeout
-    // counted from send(). cancel() ends the process, and with it the kernel.
+    // once (a reply, or the process gone), waiting up to waitMs for it; receive() waits for the
+    // reply until the timeout counted from send(). cancel() ends the process, and with it the
+    // kernel.
     Status send(const RunnerRequest& request, int outputFd, double timeoutMs);
-    bool answered() const;
+    bool answered(double waitMs = 0.0) const;
     Status receive(RunnerReply& reply);
     void cancel();
     // The socket, readable when a reply (or the process's end) has come; -1 when not running.

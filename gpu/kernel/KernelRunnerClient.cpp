@@ -2,8 +2,10 @@
 // does not answer in time.
 #include "kernel/KernelRunner.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -132,7 +134,7 @@ Status KernelRunner::waitReady()
     RunnerReply ready;
     bool timedOut = false;
     if (!receiveReply(m_socket, steadyNowMs() + kStartTimeoutMs, ready, timedOut) || !ready.ok) {
-        std::string why = timedOut ? "it did not answer within 60 s" : ready.message;
+        std::string why = timedOut ? "no answer within 60 s" : ready.message;
         if (why.empty())
             why = describeEnd();
         stop();
@@ -168,7 +170,7 @@ void KernelRunner::stop()
 std::string KernelRunner::describeEnd()
 {
     if (m_pid <= 0)
-        return "it is not running";
+        return "no process";
     int status = 0;
     pid_t reaped = 0;
     // The socket closes as the process ends; its exit status follows within moments.
@@ -178,11 +180,11 @@ std::string KernelRunner::describeEnd()
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     if (reaped != m_pid)
-        return "it stopped answering";
+        return "no answer";
     m_pid = -1;
     if (WIFSIGNALED(status))
-        return "it ended with " + signalName(WTERMSIG(status));
-    return "it ended with exit status " + std::to_string(WEXITSTATUS(status));
+        return signalName(WTERMSIG(status));
+    return "exit status " + std::to_string(WEXITSTATUS(status));
 }
 
 Status KernelRunner::send(const RunnerRequest& request, int outputFd, double timeoutMs)
@@ -197,7 +199,7 @@ Status KernelRunner::send(const RunnerRequest& request, int outputFd, double tim
     if (!sendRequest(m_socket, request, sendFd ? outputFd : -1)) {
         const std::string why = describeEnd();
         stop();
-        return Status::failure("The kernel runner stopped before the run: " + why);
+        return Status::failure("The kernel runner ended before the run (" + why + ")");
     }
     if (sendFd)
         m_sentGeneration = request.output.generation;
@@ -206,12 +208,16 @@ Status KernelRunner::send(const RunnerRequest& request, int outputFd, double tim
     return Status::success();
 }
 
-bool KernelRunner::answered() const
+bool KernelRunner::answered(double waitMs) const
 {
     if (m_socket < 0)
         return true;
     pollfd p{m_socket, POLLIN, 0};
-    return ::poll(&p, 1, 0) != 0;
+    int ready;
+    do
+        ready = ::poll(&p, 1, int(std::ceil(std::max(0.0, waitMs))));
+    while (ready < 0 && errno == EINTR);
+    return ready != 0;
 }
 
 Status KernelRunner::receive(RunnerReply& reply)
@@ -230,9 +236,9 @@ Status KernelRunner::receive(RunnerReply& reply)
         }
         const std::string why = describeEnd();
         stop();
-        return Status::failure("The kernel's run failed: " + why +
-                               ". The kernel ran in a process of its own, so Warpscope goes on; "
-                               "the picture keeps the last good run");
+        return Status::failure("The kernel ended its process with " + why +
+                               ". It ran in a process of its own, so Warpscope goes on; the "
+                               "picture keeps the last good run");
     }
     if (reply.contextLost)
         stop(); // the runner ends after saying why; the next run starts a new one

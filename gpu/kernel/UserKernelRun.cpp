@@ -165,6 +165,11 @@ bool userKernelRunning(Context& context)
     return pendingUserKernel(context).active;
 }
 
+bool userKernelAnswered(Context& context, double waitMs)
+{
+    return !pendingUserKernel(context).active || userKernelRunner(context).answered(waitMs);
+}
+
 int userKernelSocket(Context& context)
 {
     return pendingUserKernel(context).active ? userKernelRunner(context).socket() : -1;

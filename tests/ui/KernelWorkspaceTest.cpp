@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QSpinBox>
 #include <QTableWidget>
 #include <QTest>
 #include <Qsci/qsciscintilla.h>
@@ -137,6 +138,37 @@ private slots:
         const QImage later = frameAfter(frames);
         QVERIFY2(problems().isEmpty(), qPrintable(problems().join('\n')));
         QVERIFY2(differingPixels(good, later) > 1000, "a good kernel should draw again");
+    }
+
+    // A kernel that never ends: the app stays responsive while it runs, Stop ends it, and the
+    // timeout the user set ends the next one.
+    void anEndlessKernelCanBeStoppedAndTimesOut()
+    {
+        const QImage good = frameAfter(0);
+        auto* timeout = workspace()->findChild<QSpinBox*>("kernelTimeout");
+        auto* stop = workspace()->findChild<QPushButton*>("kernelStop");
+        QVERIFY(timeout && stop);
+        QVERIFY(!stop->isEnabled());
+        timeout->setValue(600000);
+        typeKernel("volatile int spin = 1;\nwhile (spin) {}\nreturn 0.0f;");
+        QTRY_VERIFY_WITH_TIMEOUT(stop->isEnabled(), 60000);
+        QVERIFY(workspace()->view()->running());
+        QTest::mouseClick(stop, Qt::LeftButton);
+        QTRY_VERIFY(!workspace()->view()->running());
+        QVERIFY(!stop->isEnabled());
+        QVERIFY2(problems().first().startsWith("Run failed: Stopped"),
+                 qPrintable(problems().join('\n')));
+        workspace()->view()->update();
+        QTest::qWait(200);
+        QCOMPARE(differingPixels(good, workspace()->view()->grabFramebuffer()), 0);
+        timeout->setValue(300);
+        typeKernel("volatile int spin = 2;\nwhile (spin) {}\nreturn 0.0f;");
+        QTRY_VERIFY_WITH_TIMEOUT(problems().join('\n').contains("did not finish within 300 ms"),
+                                 60000);
+        QVERIFY(!workspace()->view()->running());
+        const int frames = workspace()->view()->framesDrawn();
+        typeKernel("return float(lat * 3.0 - lon);");
+        QVERIFY2(differingPixels(good, frameAfter(frames)) > 1000, "a good kernel should draw");
     }
 
     void aSliderChangesThePictureWithoutACompile()

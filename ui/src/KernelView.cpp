@@ -6,6 +6,7 @@
 #include <GL/gl.h>
 #include <QMouseEvent>
 #include <QOpenGLContext>
+#include <QSocketNotifier>
 #include <QToolTip>
 #include <cmath>
 #include <optional>
@@ -19,7 +20,17 @@ KernelView::KernelView(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent
     m_args.launch.block = {16, 16, 1}; // the Launch panel's default, until it sends its own
     setMinimumSize(160, 120);
     setMouseTracking(true);
+    m_deadline.setSingleShot(true);
+    connect(&m_deadline, &QTimer::timeout, this, qOverload<>(&KernelView::update));
 }
+
+namespace {
+
+// How long a frame waits for a run before leaving it to the event loop: a slider's kernel of a
+// few milliseconds is drawn in the frame that started it.
+constexpr double kSameFrameMs = 50.0;
+
+} // namespace
 
 KernelView::~KernelView()
 {
@@ -34,6 +45,9 @@ KernelView::~KernelView()
 
 void KernelView::release()
 {
+    m_answer.reset(); // before the runner's socket closes with the context
+    m_deadline.stop();
+    m_running = false;
     if (m_owners.valid()) {
         if (m_interop)
             m_interop->forget(m_owners.buffer);
@@ -139,38 +153,68 @@ void KernelView::runKernel()
         }
         m_hasPicture = false;
         if (gpu::Status s = m_renderer.createSurface(layout, m_surface); !s) {
-            emit ran(QString::fromStdString(s.message()), {});
+            report(QString::fromStdString(s.message()), {});
             return;
         }
     }
     m_args.launch = launch();
-    gpu::Status status = gpu::Status::success();
     if (m_teaching) {
         const unsigned int ownersBefore = m_owners.buffer;
-        status =
+        const gpu::Status status =
             m_renderer.allocateOwners(std::size_t(layout.nx) * std::size_t(layout.ny), m_owners);
         if (status && ownersBefore && ownersBefore != m_owners.buffer)
             m_interop->forget(ownersBefore);
         if (!status) {
-            emit ran(QString::fromStdString(status.message()), {});
+            report(QString::fromStdString(status.message()), {});
             return;
         }
     }
+    if (const gpu::Status s =
+            gpu::startUserKernel(*m_context, m_build->gpu, m_build->cpu, m_args, m_teaching);
+        !s) {
+        gpu::KernelRun run;
+        run.launch = m_args.launch;
+        report(QString::fromStdString(s.message()), run);
+        return;
+    }
+    if (gpu::userKernelAnswered(*m_context, std::min(kSameFrameMs, m_args.timeoutMs))) {
+        finishRun();
+        return;
+    }
+    m_running = true;
+    m_answered = false;
+    m_answer =
+        std::make_unique<QSocketNotifier>(gpu::userKernelSocket(*m_context), QSocketNotifier::Read);
+    connect(m_answer.get(), &QSocketNotifier::activated, this, [this] {
+        m_answer->setEnabled(false);
+        m_answered = true;
+        update();
+    });
+    m_deadline.start(int(std::ceil(m_args.timeoutMs)) + 1);
+    emit runningChanged(true);
+}
+
+void KernelView::finishRun()
+{
+    const bool wasRunning = m_running;
+    m_running = false;
+    m_answer.reset();
+    m_deadline.stop();
     render::GlWriteScope scope(*m_interop, m_surface.buffer, m_surface.bytes());
     // The teaching record, written beside the field when the overlay is on.
     std::optional<render::GlWriteScope> owners;
     if (m_teaching)
         owners.emplace(*m_interop, m_owners.buffer, m_owners.bytes());
     gpu::KernelRun run;
-    status = scope.status();
+    gpu::Status status = scope.status();
     if (status && owners)
         status = owners->status();
-    gpu::KernelArgs args = m_args;
-    if (owners)
-        args.owners = owners->view<std::uint32_t>();
     if (status)
-        status = gpu::runUserKernel(*m_context, m_build->gpu, m_build->cpu, args,
-                                    scope.view<float>(), &run);
+        status = gpu::finishUserKernel(
+            *m_context, scope.view<float>(),
+            owners ? owners->view<std::uint32_t>() : gpu::BufferView<std::uint32_t>{}, run);
+    else
+        gpu::stopUserKernel(*m_context);
     m_ranWith = run.launch;
     if (owners && (status || run.outOfBoundsWrites > 0))
         if (gpu::Status committed = owners->commit(); !committed && status)
@@ -184,7 +228,36 @@ void KernelView::runKernel()
             ++m_framesDrawn;
         }
     }
-    emit ran(status ? QString() : QString::fromStdString(status.message()), run);
+    if (wasRunning)
+        emit runningChanged(false);
+    report(status ? QString() : QString::fromStdString(status.message()), run);
+    if (m_dirty)
+        update(); // what changed while it ran
+}
+
+void KernelView::report(const QString& problem, const gpu::KernelRun& run)
+{
+    m_lastProblem = problem;
+    emit ran(problem, run);
+}
+
+void KernelView::stopRun()
+{
+    if (!m_running || !m_context)
+        return;
+    m_running = false;
+    m_answer.reset();
+    m_deadline.stop();
+    gpu::stopUserKernel(*m_context);
+    emit runningChanged(false);
+    gpu::KernelRun run;
+    run.launch = m_args.launch;
+    report(tr("Stopped: the kernel's process was ended. The picture keeps the last good run"), run);
+}
+
+void KernelView::setTimeoutMs(double timeoutMs)
+{
+    m_args.timeoutMs = timeoutMs;
 }
 
 QString KernelView::ownerAt(QPointF pos)
@@ -236,8 +309,12 @@ void KernelView::paintGL()
     const qreal ratio = devicePixelRatioF();
     glClearColor(0.12f, 0.12f, 0.14f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
-    if (m_dirty)
+    if (m_running) {
+        if (m_answered || !m_deadline.isActive())
+            finishRun();
+    } else if (m_dirty) {
         runKernel();
+    }
     if (!m_hasPicture)
         return;
     const render::GeoRect rect{m_args.mesh.lonMin, m_args.mesh.latMin, m_args.mesh.lonMax,

@@ -17,6 +17,7 @@
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSlider>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -86,6 +87,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     m_editor->setObjectName("kernelEditor");
     m_examples->setObjectName("kernelExamples");
     m_messages->setObjectName("kernelMessages");
+    m_messages->setWordWrap(true); // a run's failure says what happened in a sentence or two
     m_status->setObjectName("kernelStatus");
     m_options->setObjectName("kernelOptions");
     m_options->setPlaceholderText(tr("NVRTC options, e.g. -use_fast_math"));
@@ -154,8 +156,33 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     editorSplit->setStretchFactor(1, 1);
     leftLayout->addWidget(editorSplit, 1);
     leftLayout->addWidget(m_paramsBox);
+    // A run that does not answer within the timeout is stopped; Stop ends one sooner.
+    auto* timeout = new QSpinBox(this);
+    timeout->setObjectName("kernelTimeout");
+    timeout->setRange(10, 600000);
+    timeout->setSingleStep(500);
+    timeout->setSuffix(tr(" ms"));
+    timeout->setValue(int(m_view->timeoutMs()));
+    timeout->setToolTip(tr("The longest a run may take: after it, the kernel's process is ended "
+                           "and the picture keeps the last good run"));
+    auto* stop = new QPushButton(tr("Stop"), this);
+    stop->setObjectName("kernelStop");
+    stop->setEnabled(false);
+    stop->setToolTip(tr("End the kernel running now (its process is ended; the app goes on)"));
+    connect(timeout, &QSpinBox::valueChanged, this,
+            [this](int ms) { m_view->setTimeoutMs(double(ms)); });
+    connect(stop, &QPushButton::clicked, m_view, &KernelView::stopRun);
+    connect(m_view, &KernelView::runningChanged, this, [this, stop](bool running) {
+        stop->setEnabled(running);
+        if (running)
+            m_status->setText(tr("Running… (Stop ends it; the timeout is %1 ms)")
+                                  .arg(m_view->timeoutMs(), 0, 'f', 0));
+    });
     auto* bottom = new QHBoxLayout;
     bottom->addWidget(m_status, 1);
+    bottom->addWidget(new QLabel(tr("Timeout:"), this));
+    bottom->addWidget(timeout);
+    bottom->addWidget(stop);
     bottom->addWidget(open);
     bottom->addWidget(save);
     leftLayout->addLayout(bottom);
@@ -442,6 +469,17 @@ void KernelWorkspace::buildFinished()
                             "NVRTC is not available in this build: no PTX or resources"});
     showMessages(messages);
     const bool ok = cuda ? build->gpu.ok : build->cpu.ok;
+    m_buildProblem.clear();
+    if (!ok) {
+        const auto error = std::find_if(messages.begin(), messages.end(), [](const auto& m) {
+            return m.severity == gpu::Severity::Error;
+        });
+        m_buildProblem =
+            error == messages.end() ? tr("the kernel did not compile")
+            : error->line > 0
+                ? tr("Line %1: %2").arg(error->line).arg(QString::fromStdString(error->text))
+                : QString::fromStdString(error->text);
+    }
     const double ms = cuda ? build->gpu.compileMs : build->cpu.compileMs;
     const bool cached = cuda ? build->gpu.fromCache : build->cpu.fromCache;
     if (ok) {
@@ -463,6 +501,8 @@ void KernelWorkspace::buildFinished()
     showCompilerReport(*build);
     if (m_again)
         compileNow();
+    else
+        emit settled();
 }
 
 void KernelWorkspace::showMessages(const std::vector<gpu::KernelMessage>& messages)

@@ -254,6 +254,8 @@ Status runUserKernel(Context& context, const CompiledKernel& gpu, const Simulato
 Status startUserKernel(Context& context, const CompiledKernel& gpu, const SimulatorBuild& cpu,
                        const KernelArgs& args, bool recordOwners);
 bool userKernelRunning(Context& context);
+// Whether the run in flight has answered, waiting up to waitMs for it (true when none is).
+bool userKernelAnswered(Context& context, double waitMs);
 int userKernelSocket(Context& context);
 Status finishUserKernel(Context& context, BufferView<float> out, BufferView<std::uint32_t> owners,
                         KernelRun& run);

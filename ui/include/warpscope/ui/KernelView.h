@@ -6,7 +6,10 @@
 #include "warpscope/render/GlWriteScope.h"
 
 #include <QOpenGLWidget>
+#include <QTimer>
 #include <memory>
+
+class QSocketNotifier;
 
 namespace warpscope::ui {
 
@@ -21,7 +24,9 @@ struct KernelBuild
 
 // Draws what a user's kernel writes over the mesh, through the same GL path as the field
 // (GlWriteScope into a FieldRenderer surface). Each frame runs the last good build with the
-// current parameter values; a failed run keeps the last picture.
+// current parameter values; a failed run keeps the last picture. A run that answers within a
+// few milliseconds is drawn in the frame that started it; a longer one is waited for in the
+// event loop, where stopRun() can end it, until its timeout.
 class KernelView : public QOpenGLWidget
 {
     Q_OBJECT
@@ -56,11 +61,21 @@ public:
     }
     // How many frames ran a kernel successfully (for tests and the screenshot's wait).
     int framesDrawn() const { return m_framesDrawn; }
+    // The longest a run may take before it is stopped (Options, default 2000 ms).
+    void setTimeoutMs(double timeoutMs);
+    double timeoutMs() const { return m_args.timeoutMs; }
+    // Whether a run is in flight, waited for in the event loop.
+    bool running() const { return m_running; }
+    // Why the last run failed (empty when it succeeded).
+    QString lastProblem() const { return m_lastProblem; }
+    // Ends the run in flight, and the process running it; the picture keeps the last good run.
+    void stopRun();
 
 signals:
     // After every run: its status (empty when it succeeded) and figures.
     void ran(const QString& problem, const gpu::KernelRun& run);
     void contextReady(bool cuda);
+    void runningChanged(bool running);
 
 protected:
     void initializeGL() override;
@@ -71,6 +86,9 @@ protected:
 private:
     void release();
     void runKernel();
+    // Copies a run's answer into the GL buffers and says how it went (GL current).
+    void finishRun();
+    void report(const QString& problem, const gpu::KernelRun& run);
 
     std::shared_ptr<gpu::DevicePool> m_devices;
     std::unique_ptr<gpu::Context> m_context;
@@ -87,6 +105,11 @@ private:
     bool m_dirty = true;
     bool m_hasPicture = false;
     int m_framesDrawn = 0;
+    bool m_running = false;
+    bool m_answered = false;
+    std::unique_ptr<QSocketNotifier> m_answer; // the runner's socket, while a run is waited for
+    QTimer m_deadline;                         // the run's timeout, single shot
+    QString m_lastProblem;
 };
 
 } // namespace warpscope::ui

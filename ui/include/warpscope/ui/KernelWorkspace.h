@@ -70,6 +70,8 @@ public:
     // Compiles now (Ctrl+Enter).
     void compileNow();
     bool busy() const { return m_job.isRunning() || m_again; }
+    // Why the latest build failed (its first error), empty when it compiled.
+    QString buildProblem() const { return m_buildProblem; }
     KernelView* view() const { return m_view; }
     KernelVariantsPanel* variants() const { return m_variants; }
     // The messages shown, one line each ("Line 4: ..."), for tests.
@@ -78,6 +80,8 @@ public:
 signals:
     // For the status bar: compile times and run failures.
     void message(const QString& text);
+    // A build finished with no other waiting (good or not).
+    void settled();
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -96,6 +100,7 @@ private:
     QComboBox* m_examples;
     QLabel* m_status;
     QLineEdit* m_options;
+    QString m_buildProblem;
     QListWidget* m_messages;
     QWidget* m_paramsBox;
     QFormLayout* m_paramsLayout;
