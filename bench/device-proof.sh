@@ -4,8 +4,8 @@
 #       build-hopper/tests/warpscope_gpu_tests build-hopper/tests/warpscope_render_tests
 # with .device carried. Writes logs, screenshots and traces to $OUT (or ./device-out).
 #
-#   bench/device-proof.sh [field|teaching|timeline|periodogram|realdata|kernel|batch|hostile|ui|
-#                          soak|parity|gpu1]...
+#   bench/device-proof.sh [field|teaching|timeline|periodogram|realdata|kernel|kernelbench|batch|
+#                          hostile|ui|soak|parity|gpu1]...
 #   (default: field timeline)
 set -uo pipefail
 out=${OUT:-device-out}; mkdir -p "$out"
@@ -108,9 +108,8 @@ PY
         --screenshot "$out/three_terms.png"; echo "three-term screenshot exit $?" ;;
 kernel)
     # The Kernel workspace on the GPU: the default kernel with a cold, then a warm cache, a
-    # user's kernel from a file, and a kernel that faults (its message at the editor, the app
-    # going on and exiting 0); then the workbench's benchmarks: user kernels against the
-    # built-in field, compile times, a slider's value to pixels, the variants table.
+    # user's kernel from a file, and a kernel that faults (its message at the editor, the
+    # screenshot taken, the command failing with the kernel's message).
     export XDG_CACHE_HOME=/tmp/kernel-cache LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/usr/local/cuda/lib64
     for run in cold warm; do
         "$app" --backend cuda --kernel --size 1400x900 --screenshot "$out/kernel_$run.png" \
@@ -125,7 +124,17 @@ kernel)
         > /tmp/faulting.cu
     "$app" --backend cuda --kernel-source /tmp/faulting.cu --size 1400x900 \
         --screenshot "$out/kernel_fault.png" 2>&1 | tee -a "$out/kernel.log"
-    echo "faulting kernel exit ${PIPESTATUS[0]}" | tee -a "$out/kernel.log"
+    echo "faulting kernel exit ${PIPESTATUS[0]} (want 1)" | tee -a "$out/kernel.log"
+    printf '// warpscope kernel: per node\nconst long long t0 = clock64();\nwhile (clock64() - t0 >= 0) {}\nreturn 0.0f;\n' \
+        > /tmp/endless.cu
+    "$app" --backend cuda --kernel-source /tmp/endless.cu --size 1400x900 \
+        --screenshot "$out/kernel_endless.png" 2>&1 | tee -a "$out/kernel.log"
+    echo "endless kernel exit ${PIPESTATUS[0]} (want 1, after the 2 s timeout)" |
+        tee -a "$out/kernel.log" ;;
+kernelbench)
+    # The workbench's benchmarks (headless EGL is enough): user kernels against the built-in
+    # field, compile times, a slider's value to pixels, the variants table.
+    export XDG_CACHE_HOME=/tmp/kernel-cache LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/usr/local/cuda/lib64
     kb="$DESKTOP_BIN/warpscope-kernel-bench"
     for refs in 1 16; do
         "$kb" --size 4096 --refs "$refs" --runs 20 2>&1 | tee -a "$out/kernel.log"
