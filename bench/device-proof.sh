@@ -17,11 +17,12 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 # At most 8 files come back from a call: both suites share one log, and a call should run
 # no more than two sections. The suites run when they are in the bundle (a desktop bundle
 # may leave them out to stay within what a call can carry).
-if [ -x "$DESKTOP_BIN/warpscope_gpu_tests" ]; then
+# SUITES=0 leaves them out (a second call on a machine that ran them).
+if [ "${SUITES:-1}" = 1 ] && [ -x "$DESKTOP_BIN/warpscope_gpu_tests" ]; then
     "$DESKTOP_BIN/warpscope_gpu_tests" > "$out/tests.log" 2>&1; echo "gpu_tests exit $?"
     grep -E "PASSED|FAILED|SKIPPED|max error" "$out/tests.log"
 fi
-if [ -x "$DESKTOP_BIN/warpscope_render_tests" ]; then
+if [ "${SUITES:-1}" = 1 ] && [ -x "$DESKTOP_BIN/warpscope_render_tests" ]; then
     "$DESKTOP_BIN/warpscope_render_tests" > "$out/render.tmp" 2>&1; echo "render_tests exit $?"
     grep -E "OpenGL renderer|CUDA on|PASSED|FAILED|SKIPPED" "$out/render.tmp" | sort -u
     cat "$out/render.tmp" >> "$out/tests.log"; rm -f "$out/render.tmp"
@@ -140,7 +141,7 @@ kernelbench)
         "$kb" --size 4096 --refs "$refs" --runs 20 2>&1 | tee -a "$out/kernel.log"
     done
     "$kb" --variants "$out/kernel_variants.csv" --size 4096 --runs 20 2>&1 | tee -a "$out/kernel.log"
-    "$kb" --slider --size 4096 --runs 50 2>&1 | tee -a "$out/kernel.log" ;;
+    timeout 180 "$kb" --slider --size 4096 --runs 50 2>&1 | tee -a "$out/kernel.log" ;;
 batch)
     # Survey scale on this machine: CUDA equals the CPU backend, then W1 and W2 timed beside
     # the CuPy loop (medians of 3; the CuPy loop over 3000 W1 objects, scaled).

@@ -116,19 +116,26 @@ gpu::LaunchConfig KernelView::launch() const
 void KernelView::initializeGL()
 {
     connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, [this] {
+        // Qt makes a new context when the view moves to another window; a run in flight
+        // ends with this one and runs again in the next.
+        if (m_running) {
+            m_running = false;
+            m_dirty = true;
+            emit runningChanged(false);
+        }
         makeCurrent();
         release();
         doneCurrent();
     });
     if (gpu::Status s = m_renderer.initialize(); !s) {
-        emit ran(QString::fromStdString(s.message()), {});
+        report(QString::fromStdString(s.message()), {});
         return;
     }
     std::string why;
     if (gpu::Status s =
             m_devices->openDisplay("kernel", render::glCudaDevices(), true, m_context, why);
         !s) {
-        emit ran(QString::fromStdString(s.message()), {});
+        report(QString::fromStdString(s.message()), {});
         return;
     }
     m_interop = std::make_unique<render::GlInterop>(*m_context);

@@ -179,12 +179,13 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
                                   .arg(m_view->timeoutMs(), 0, 'f', 0));
     });
     auto* bottom = new QHBoxLayout;
-    bottom->addWidget(m_status, 1);
     bottom->addWidget(new QLabel(tr("Timeout:"), this));
     bottom->addWidget(timeout);
     bottom->addWidget(stop);
+    bottom->addStretch(1);
     bottom->addWidget(open);
     bottom->addWidget(save);
+    leftLayout->addWidget(m_status);
     leftLayout->addLayout(bottom);
     // The status can be long; it must not widen the window.
     m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
