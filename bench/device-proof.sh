@@ -118,7 +118,8 @@ kernel)
         echo "kernel workspace ($run cache) exit ${PIPESTATUS[0]}" | tee -a "$out/kernel.log"
     done
     rm -f "$out/kernel_warm.png"
-    "$app" --backend cuda --kernel-source docs/examples/voronoi-manhattan.cu --size 1400x900 \
+    "$app" --backend cuda --kernel-source docs/examples/voronoi-manhattan.cu --ref 29.3,99.4 \
+        --ref 30.6,100.2 --ref 29.8,100.8 --ref 30.3,99.2 --ref 29.2,100.5 --size 1400x900 \
         --screenshot "$out/kernel_user.png" 2>&1 | tee -a "$out/kernel.log"
     echo "user kernel exit ${PIPESTATUS[0]}" | tee -a "$out/kernel.log"
     printf '// warpscope kernel: per node\nvolatile float* nowhere = (float*)0x10;\n*nowhere = 1.0f;\nreturn 0.0f;\n' \
