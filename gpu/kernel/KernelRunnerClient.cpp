@@ -161,7 +161,18 @@ void KernelRunner::stop()
         }
         if (!reaped) {
             ::kill(m_pid, SIGKILL);
-            ::waitpid(m_pid, &status, 0);
+            // A process inside the driver (a GPU being reset) ends only when the driver lets
+            // it: it is reaped in the background rather than waited for here.
+            for (int wait = 0; wait < 100 && !reaped; ++wait) {
+                reaped = ::waitpid(m_pid, &status, WNOHANG) == m_pid;
+                if (!reaped)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            }
+            if (!reaped)
+                std::thread([pid = m_pid] {
+                    int ended = 0;
+                    ::waitpid(pid, &ended, 0);
+                }).detach();
         }
     }
     m_pid = -1;

@@ -133,6 +133,13 @@ private slots:
         workspace()->view()->update();
         QTest::qWait(200);
         QCOMPARE(differingPixels(good, workspace()->view()->grabFramebuffer()), 0);
+        // It does not run again until something changes.
+        QSignalSpy runs(workspace()->view(), &ui::KernelView::ran);
+        for (int i = 0; i < 5; ++i) {
+            workspace()->view()->update();
+            QTest::qWait(100);
+        }
+        QCOMPARE(runs.count(), 0);
         const int frames = workspace()->view()->framesDrawn();
         typeKernel("return float(lat * 3.0 - lon);");
         const QImage later = frameAfter(frames);

@@ -70,8 +70,12 @@ void KernelView::setBuild(std::shared_ptr<const KernelBuild> build)
     update();
 }
 
+// A setter that changes nothing starts no run: a kernel that failed (or never ends) runs
+// again only when the person changes something.
 void KernelView::setMesh(const gpu::DistanceParams& mesh)
 {
+    if (mesh == m_args.mesh)
+        return;
     m_args.mesh = mesh;
     m_dirty = true;
     update();
@@ -79,6 +83,8 @@ void KernelView::setMesh(const gpu::DistanceParams& mesh)
 
 void KernelView::setValues(const std::vector<float>& values)
 {
+    if (values == m_args.values)
+        return;
     m_args.values = values;
     m_dirty = true;
     update();
@@ -86,6 +92,8 @@ void KernelView::setValues(const std::vector<float>& values)
 
 void KernelView::setLaunch(const gpu::LaunchConfig& launch, bool gridFitted)
 {
+    if (launch == m_args.launch && gridFitted == m_gridFitted)
+        return;
     m_args.launch = launch;
     m_gridFitted = gridFitted;
     m_dirty = true;
@@ -164,7 +172,8 @@ void KernelView::runKernel()
             return;
         }
     }
-    m_args.launch = launch();
+    gpu::KernelArgs args = m_args;
+    args.launch = launch();
     if (m_teaching) {
         const unsigned int ownersBefore = m_owners.buffer;
         const gpu::Status status =
@@ -177,10 +186,10 @@ void KernelView::runKernel()
         }
     }
     if (const gpu::Status s =
-            gpu::startUserKernel(*m_context, m_build->gpu, m_build->cpu, m_args, m_teaching);
+            gpu::startUserKernel(*m_context, m_build->gpu, m_build->cpu, args, m_teaching);
         !s) {
         gpu::KernelRun run;
-        run.launch = m_args.launch;
+        run.launch = args.launch;
         report(QString::fromStdString(s.message()), run);
         return;
     }
@@ -258,7 +267,7 @@ void KernelView::stopRun()
     gpu::stopUserKernel(*m_context);
     emit runningChanged(false);
     gpu::KernelRun run;
-    run.launch = m_args.launch;
+    run.launch = launch();
     report(tr("Stopped: the kernel's process was ended. The picture keeps the last good run"), run);
 }
 
