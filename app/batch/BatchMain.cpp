@@ -100,7 +100,10 @@ QString parseOptions(const QStringList& arguments, Parsed& parsed, bool& exitNow
                                    "3");
     const QCommandLineOption backend("backend", "auto (every GPU, else the CPU), cpu or cuda.",
                                      "KIND", "auto");
-    const QCommandLineOption threads("threads", "CPU threads (default: every core).", "N", "0");
+    const QCommandLineOption threads("threads",
+                                     "CPU threads for the objects' host work (default: every core, "
+                                     "shared by the MPI ranks on one machine).",
+                                     "N", "0");
     const QCommandLineOption perGpu("per-gpu",
                                     "Objects computed at once on each GPU, each on "
                                     "its own stream (default 2).",

@@ -10,6 +10,7 @@ struct Ranks
     int rank = 0;
     int size = 1;
     int localRank = 0; // among the ranks on this machine: which GPU to take
+    int localSize = 1; // the ranks on this machine, which share its cores
     bool mpi = false;
 };
 

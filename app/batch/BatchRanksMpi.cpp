@@ -28,6 +28,7 @@ Ranks startRanks(int& argc, char**& argv)
     MPI_Comm local;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, ranks.rank, MPI_INFO_NULL, &local);
     MPI_Comm_rank(local, &ranks.localRank);
+    MPI_Comm_size(local, &ranks.localSize);
     MPI_Comm_free(&local);
     ranks.localRank = environmentNumber("OMPI_COMM_WORLD_LOCAL_RANK", ranks.localRank);
     return ranks;

@@ -233,7 +233,11 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
     // The objects' host work, shared by the workers: while one worker's chunk is on its GPU,
     // the others' are loaded, prepared and finished on every core, so that the GPUs do not
     // wait for one thread's serial work between their batches.
-    HostPool pool(options.cpuThreads);
+    // Ranks on one machine share its cores (--threads 0: every core, divided among them).
+    HostPool pool(options.cpuThreads > 0
+                      ? options.cpuThreads
+                      : std::max(1u, std::thread::hardware_concurrency() /
+                                         unsigned(std::max(1, ranks.localSize))));
     // A chunk's objects, loaded and prepared on the pool.
     const auto prepareChunk = [&](std::size_t k) {
         const std::size_t end = std::min(mine.size(), k + chunk);
