@@ -188,11 +188,17 @@ int runSlider(int size, int runs, int viewWidth, int viewHeight, const std::stri
     for (int k = -10; k < runs; ++k) {
         const auto t0 = std::chrono::steady_clock::now();
         args.values = {1.0f + 0.01f * float((k + 10) % 50)}; // the slider moved
-        warpscope::render::GlWriteScope scope(interop, surface.buffer, surface.bytes());
+        // As the Kernel view does it: the kernel runs in the kernel runner's process, and once
+        // it has answered its output is copied into the mapped GL buffer.
         KernelRun run;
-        Status s = scope.status();
+        Status s = startUserKernel(*context, gpu, cpu, args, false);
         if (s)
-            s = runUserKernel(*context, gpu, cpu, args, scope.view<float>(), &run);
+            userKernelAnswered(*context, args.timeoutMs);
+        warpscope::render::GlWriteScope scope(interop, surface.buffer, surface.bytes());
+        if (s)
+            s = scope.status();
+        if (s)
+            s = finishUserKernel(*context, scope.view<float>(), {}, run);
         if (s)
             s = scope.commit();
         if (!s) {
