@@ -235,11 +235,13 @@ struct KernelRun
 Status prepareUserKernels(Context& context);
 
 // Runs a kernel into out (layoutFor(args.mesh) values): the GPU build on a CUDA context
-// (out in host memory, or the context's device memory such as a mapped GL buffer), the
-// simulator on the CPU. The user's code runs in a process of its own, warpscope-kernel-runner,
-// so a kernel that faults, crashes or never ends costs that process only. Waits for it. Fails
-// with a message for the editor when the kernel faults or crashes (out is untouched), times
-// out (out is untouched) or writes outside its output (out then holds what it wrote).
+// (out in host memory or the context's device memory), the simulator on the CPU. The user's
+// code runs in a process of its own, warpscope-kernel-runner, so a kernel that faults, crashes
+// or never ends costs that process only. Waits for it. Fails with a message for the editor when
+// the kernel faults or crashes (out is untouched), times out (out is untouched) or writes
+// outside its output (out then holds what it wrote). For a GL buffer, use the steps below and
+// map it only once the run has answered: on the H100s a CUDA-GL mapping held while the
+// runner's kernel ran stalled the run (measured).
 Status runUserKernel(Context& context, const CompiledKernel& gpu, const SimulatorBuild& cpu,
                      const KernelArgs& args, BufferView<float> out, KernelRun* run = nullptr);
 
