@@ -234,10 +234,9 @@ int runBatchBench(int argc, char** argv)
         const double objectsRun =
             limit >= 0 ? double(std::min<long long>(limit, (long long)catalogue.size()))
                        : double(catalogue.size());
-        // warpscope-batch computes the objects of a chunk as one batch (direct sums), except
-        // with the matrix method, which runs one object at a time.
-        const char* path =
-            method == "matrix" ? "one object a call" : "batches of up to 256 objects";
+        // warpscope-batch computes the objects of a chunk as one batch, by the direct sums or
+        // the matrix products (Auto: the matrix products where tensor cores suit the precision).
+        const char* path = "batches of up to 256 objects";
         std::printf("%s, method %s (%s): median %.3f s over %d runs (min %.3f s), %.0f objects/s, "
                     "%.3f ms per object; with the table's reading %.3f s\n",
                     precision.c_str(), method.c_str(), path, median(times), runs,

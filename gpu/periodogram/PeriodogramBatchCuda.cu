@@ -74,7 +74,7 @@ struct Bucket
 
 template <typename T>
 Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
-                const std::string& role, BatchRequest& request, double& kernelMs)
+                const std::string& role, BatchRequest& request, bool matrix, double& kernelMs)
 {
     const PeriodogramOptions& options = *request.options;
     const cudaStream_t stream = cuda.stream();
@@ -115,7 +115,6 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
     const std::size_t offsetBytes = aligned((objects + 1) * sizeof(long long));
     const std::size_t scaleBytes = aligned(objects * sizeof(double));
     // The matrix products' per-object scale of w and wy (float32's; 1 in float64).
-    const bool matrix = options.method == PeriodogramMethod::Matrix;
     const std::size_t matrixScaleBytes = matrix ? aligned(objects * sizeof(T)) : 0;
     const std::size_t seriesBytes =
         tBytes + 4 * arrayBytes + offsetBytes + 2 * scaleBytes + matrixScaleBytes;
@@ -358,6 +357,13 @@ Status computePeriodogramBatchCuda(Context& context, BatchRequest& request, doub
                                    "(compute capability 8.0 or newer); " +
                                    cuda.name() + " has none");
     }
+    // Auto takes the matrix products where the single periodogram's Auto does (evenly spaced
+    // frequencies, tensor cores that run the precision at full rate): on the H100 they were
+    // 1.7x the direct batch for W1 and 1.6x for W2 in float64.
+    const bool matrix = options.method == PeriodogramMethod::Matrix ||
+                        (options.method == PeriodogramMethod::Auto && !options.grid.logarithmic &&
+                         periodogramMatrixPreferred(cuda.info().ccMajor, cuda.info().ccMinor,
+                                                    options.precision == Precision::Float64));
     CudaBatchState& state = context.state<CudaBatchState>();
     if (Status s = cuda.activate(); !s)
         return s;
@@ -367,9 +373,9 @@ Status computePeriodogramBatchCuda(Context& context, BatchRequest& request, doub
     try {
         status = request.options->precision == Precision::Float64
                      ? runBatch<double>(cuda, state, context.timeline(), context.role(), request,
-                                        kernelMs)
+                                        matrix, kernelMs)
                      : runBatch<float>(cuda, state, context.timeline(), context.role(), request,
-                                       kernelMs);
+                                       matrix, kernelMs);
     } catch (const std::bad_alloc&) {
         status = Status::failure("Out of host memory for the periodogram batch");
     }

@@ -13,9 +13,9 @@ namespace warpscope::gpu {
 // every object, whose prepared samples lie end to end, sorted by their number; on the CPU,
 // the (object, chunk of frequencies) pairs spread over the thread pool. Each object's powers
 // are those computePeriodogram gives it: bit for bit on the CPU, and on CUDA those of the
-// direct kernel (Auto and Direct) or, with options.method Matrix, those of the tensor-core
-// matrix products, every CTA of every object in one launch a bucket (evenly spaced grids,
-// compute capability 8.0 and up; refused on the CPU).
+// direct kernel (Direct) or of the tensor-core matrix products (Matrix, and Auto where
+// computePeriodogram's Auto takes them), every CTA of every object in one launch a bucket
+// (evenly spaced grids, compute capability 8.0 and up; Matrix is refused on the CPU).
 //
 // power holds series.size() rows of options.grid.count powers, row i for series[i]. Each
 // object is validated on its own (validatePeriodogram): perObject (resized to series.size())
