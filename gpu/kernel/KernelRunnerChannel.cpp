@@ -78,7 +78,8 @@ public:
         if (!get(count) || count > (m_bytes.size() - m_at) / sizeof(float))
             return false;
         values.resize(count);
-        std::memcpy(values.data(), m_bytes.data() + m_at, count * sizeof(float));
+        if (count > 0) // an empty vector's data() may be null, which memcpy may not take
+            std::memcpy(values.data(), m_bytes.data() + m_at, count * sizeof(float));
         m_at += count * sizeof(float);
         return true;
     }
