@@ -100,16 +100,13 @@ public:
     KernelRunner(const KernelRunner&) = delete;
     KernelRunner& operator=(const KernelRunner&) = delete;
 
-    // Sends request (with outputFd, the Host output's memfd, when the runner has not seen its
-    // generation) and waits up to timeoutMs for the reply. A failed Status means the runner
-    // process failed (it ended, crashed, or did not answer in time, and then was ended); a
-    // reply with ok false means the kernel failed and the runner said why.
-    Status run(const RunnerRequest& request, int outputFd, double timeoutMs, RunnerReply& reply);
-    // run() in two steps, for callers that wait in an event loop: send() returns once the
-    // request is sent; answered() says, without blocking, whether receive() would return at
-    // once (a reply, or the process gone), waiting up to waitMs for it; receive() waits for the
-    // reply until the timeout counted from send(). cancel() ends the process, and with it the
-    // kernel.
+    // A run in two steps, so that a caller can wait in an event loop. send() sends request
+    // (with outputFd, the Host output's memfd, when the runner has not seen its generation) and
+    // returns; answered() says whether receive() would return at once (a reply, or the process
+    // gone), waiting up to waitMs for it; receive() waits for the reply until timeoutMs after
+    // send(). A failed Status means the runner process failed (it ended, crashed, or did not
+    // answer in time, and then was ended); a reply with ok false means the kernel failed and
+    // the runner said why. cancel() ends the process, and with it the kernel.
     Status send(const RunnerRequest& request, int outputFd, double timeoutMs);
     bool answered(double waitMs = 0.0) const;
     Status receive(RunnerReply& reply);
@@ -119,7 +116,6 @@ public:
     // Starts the process, if it is not running, without waiting for it to be ready (its CUDA
     // context takes a few hundred ms): the first run waits for that instead.
     Status launch();
-    pid_t pid() const { return m_pid; }
 
 private:
     Status waitReady();
@@ -158,10 +154,9 @@ private:
     std::uint64_t m_generation = 0;
 };
 
-// A request for args on the mesh's layout, its target and output left to the caller.
+// A request for args on the mesh's layout; its target, program, output and teaching record are
+// the caller's to fill in.
 RunnerRequest runnerRequest(const KernelArgs& args, const LaunchConfig& launch);
-// The run's figures from a successful reply.
-void applyReply(const RunnerReply& reply, KernelRun& run);
 
 // The runner's side (warpscope-kernel-runner): serves requests read from socket until the app
 // closes it. cudaBusId: the GPU to open a CUDA context on before answering (empty: none).

@@ -151,29 +151,22 @@ void KernelRunner::stop()
     m_socket = -1;
     m_ready = false;
     if (m_pid > 0) {
-        // Closing the socket ends a runner between runs; one inside a kernel is killed.
+        // The runner keeps nothing worth a graceful end, and one inside a kernel would not see
+        // the socket close: it is killed. A process inside the driver (a GPU being reset) ends
+        // only when the driver lets it, so it is reaped in the background, not waited for.
+        ::kill(m_pid, SIGKILL);
         int status = 0;
         bool reaped = false;
-        for (int wait = 0; wait < 20 && !reaped; ++wait) {
+        for (int wait = 0; wait < 100 && !reaped; ++wait) {
             reaped = ::waitpid(m_pid, &status, WNOHANG) == m_pid;
             if (!reaped)
                 std::this_thread::sleep_for(std::chrono::milliseconds(5));
         }
-        if (!reaped) {
-            ::kill(m_pid, SIGKILL);
-            // A process inside the driver (a GPU being reset) ends only when the driver lets
-            // it: it is reaped in the background rather than waited for here.
-            for (int wait = 0; wait < 100 && !reaped; ++wait) {
-                reaped = ::waitpid(m_pid, &status, WNOHANG) == m_pid;
-                if (!reaped)
-                    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-            }
-            if (!reaped)
-                std::thread([pid = m_pid] {
-                    int ended = 0;
-                    ::waitpid(pid, &ended, 0);
-                }).detach();
-        }
+        if (!reaped)
+            std::thread([pid = m_pid] {
+                int ended = 0;
+                ::waitpid(pid, &ended, 0);
+            }).detach();
     }
     m_pid = -1;
 }
@@ -256,14 +249,6 @@ Status KernelRunner::receive(RunnerReply& reply)
     return Status::success();
 }
 
-Status KernelRunner::run(const RunnerRequest& request, int outputFd, double timeoutMs,
-                         RunnerReply& reply)
-{
-    if (Status s = send(request, outputFd, timeoutMs); !s)
-        return s;
-    return receive(reply);
-}
-
 void KernelRunner::cancel()
 {
     stop();
@@ -329,15 +314,7 @@ RunnerRequest runnerRequest(const KernelArgs& args, const LaunchConfig& launch)
     r.ny = args.mesh.ny;
     r.elementCount = layout.elementCount();
     r.statsOffset = layout.statsOffset();
-    r.withOwners = args.owners.data ? 1 : 0;
     return r;
-}
-
-void applyReply(const RunnerReply& reply, KernelRun& run)
-{
-    run.kernelMs = reply.kernelMs;
-    run.outOfBoundsWrites = (long long)reply.outOfBounds;
-    run.stats = {reply.lo, reply.hi};
 }
 
 } // namespace warpscope::gpu

@@ -19,7 +19,7 @@ struct RunnerCuda
     // [0, 8): out-of-bounds writes; [8, 16): min/max as ordered bits
     unsigned long long* counters = nullptr;
     CUmodule module = nullptr;
-    std::string loadedKey;
+    std::string loadedProgram, loadedEntry; // compared whole: cheaper than hashing every run
     CUfunction entry = nullptr, statsInit = nullptr, stats = nullptr, statsFinal = nullptr;
     // The output: the app's memory opened through IPC, or this process's own when the results
     // go back through host memory.
@@ -38,20 +38,20 @@ RunnerCuda& runner()
 
 Status load(RunnerCuda& r, const RunnerRequest& request)
 {
-    const std::string key = hashHex(request.program) + " " + request.entry;
-    if (r.module && r.loadedKey == key)
+    if (r.module && r.loadedProgram == request.program && r.loadedEntry == request.entry)
         return Status::success();
     const CudaDriver& d = cudaDriver();
     if (r.module)
         d.moduleUnload(r.module);
     r.module = nullptr;
-    r.loadedKey.clear();
+    r.loadedProgram.clear();
     WS_CU_TRY(d.moduleLoad(&r.module, request.program.data()));
     WS_CU_TRY(d.moduleGetFunction(&r.entry, r.module, request.entry.c_str()));
     WS_CU_TRY(d.moduleGetFunction(&r.statsInit, r.module, "ws_stats_init"));
     WS_CU_TRY(d.moduleGetFunction(&r.stats, r.module, "ws_stats"));
     WS_CU_TRY(d.moduleGetFunction(&r.statsFinal, r.module, "ws_stats_final"));
-    r.loadedKey = key;
+    r.loadedProgram = request.program;
+    r.loadedEntry = request.entry;
     return Status::success();
 }
 

@@ -109,6 +109,7 @@ std::string codeWithoutComments(std::string_view code);
 namespace warpscope::gpu {
 
 class KernelRunner;
+struct RunnerRequest;
 
 // The launch a run uses: the per-node launcher's 16 x 16 blocks over the mesh, or the
 // whole kernel's own grid and block.
@@ -142,14 +143,15 @@ KernelRunner& cpuKernelRunner(Context& context);
 KernelRunner& cudaKernelRunner(Context& context);
 
 // Each target's two halves of a run (UserKernelCpu.cpp; UserKernelCuda.cu, or
-// UserKernelNoCuda.cpp in builds without nvcc). start sends the request, after seeding the
-// shared output with seed when given; finish copies a good run's output out.
-Status startUserKernelCpu(Context& context, const SimulatorBuild& cpu, const KernelArgs& args,
-                          BufferView<float> seed);
+// UserKernelNoCuda.cpp in builds without nvcc). prepare fills in request (its program, and the
+// shared output it names, seeded with seed when given) and outputFd (the Host output's memfd);
+// finish copies a good run's output out.
+Status prepareUserKernelCpu(Context& context, const SimulatorBuild& cpu, BufferView<float> seed,
+                            RunnerRequest& request, int& outputFd);
 Status finishUserKernelCpu(Context& context, const PendingUserKernel& pending,
                            BufferView<float> out, BufferView<std::uint32_t> owners);
-Status startUserKernelCuda(Context& context, const CompiledKernel& gpu, const KernelArgs& args,
-                           BufferView<float> seed);
+Status prepareUserKernelCuda(Context& context, const CompiledKernel& gpu, BufferView<float> seed,
+                             RunnerRequest& request, int& outputFd);
 Status finishUserKernelCuda(Context& context, const PendingUserKernel& pending,
                             BufferView<float> out, BufferView<std::uint32_t> owners);
 

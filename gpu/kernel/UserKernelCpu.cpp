@@ -24,30 +24,20 @@ KernelRunner& cpuKernelRunner(Context& context)
     return context.state<UserKernelCpuState>().runner;
 }
 
-Status startUserKernelCpu(Context& context, const SimulatorBuild& cpu, const KernelArgs& args,
-                          BufferView<float> seed)
+Status prepareUserKernelCpu(Context& context, const SimulatorBuild& cpu, BufferView<float> seed,
+                            RunnerRequest& request, int& outputFd)
 {
     UserKernelCpuState& state = context.state<UserKernelCpuState>();
-    PendingUserKernel& pending = pendingUserKernel(context);
-    RunnerRequest request = runnerRequest(args, pending.launch);
     request.target = RunnerTarget::Cpu;
     request.program = cpu.library;
     request.smCount = std::uint32_t(std::max(1, simulatedHopper().smCount));
     request.threads = context.hostPool().size();
-    request.withOwners = pending.withOwners ? 1 : 0;
     if (Status s = state.output.reserve(runnerOutputBytes(request)); !s)
         return s;
     request.output = state.output.descriptor();
+    outputFd = state.output.fd();
     if (seed.data) // nodes the kernel does not write keep their values
         std::memcpy(state.output.data(), seed.data, request.elementCount * sizeof(float));
-    pending.spanName = cpu.source.shape == KernelShape::PerNode
-                           ? "user kernel (per node, CPU simulator)"
-                           : "user kernel (CPU simulator)";
-    Timeline* timeline = context.timeline();
-    pending.sentUs = timeline ? timeline->nowUs() : 0.0;
-    if (Status s = state.runner.send(request, state.output.fd(), args.timeoutMs); !s)
-        return s;
-    pending.active = true;
     return Status::success();
 }
 

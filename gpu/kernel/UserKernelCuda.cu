@@ -65,8 +65,8 @@ KernelRunner& cudaKernelRunner(Context& context)
     return context.state<UserKernelCudaState>().runner;
 }
 
-Status startUserKernelCuda(Context& context, const CompiledKernel& gpu, const KernelArgs& args,
-                           BufferView<float> seed)
+Status prepareUserKernelCuda(Context& context, const CompiledKernel& gpu, BufferView<float> seed,
+                             RunnerRequest& request, int& outputFd)
 {
     CudaBacking& cuda = cudaBacking(context);
     if (Status s = cuda.activate(); !s)
@@ -78,13 +78,10 @@ Status startUserKernelCuda(Context& context, const CompiledKernel& gpu, const Ke
                                std::to_string(gpu.options.smMinor) + "; " + info.name + " is sm_" +
                                std::to_string(info.ccMajor) + std::to_string(info.ccMinor));
     UserKernelCudaState& state = context.state<UserKernelCudaState>();
-    PendingUserKernel& pending = pendingUserKernel(context);
-    RunnerRequest request = runnerRequest(args, pending.launch);
     request.target = RunnerTarget::Cuda;
     request.program.assign(gpu.cubin.begin(), gpu.cubin.end());
     request.entry = gpu.entry;
     request.smCount = std::uint32_t(info.smCount);
-    request.withOwners = pending.withOwners ? 1 : 0;
     const std::size_t bytes = runnerOutputBytes(request);
     if (!state.ipcRefused) {
         if (Status s = state.staging.grow(bytes, cuda.stream()); !s)
@@ -101,19 +98,15 @@ Status startUserKernelCuda(Context& context, const CompiledKernel& gpu, const Ke
         request.output.bytes = state.staging.bytes();
         request.output.ipcHandle = state.handle;
     }
-    // The app's last copy out of the shared memory must be done before the kernel writes it.
-    if (seed.data) // nodes the kernel does not write keep their values
+    outputFd = state.host.fd();
+    // Nodes the kernel does not write keep their values. (The app's copies out of the shared
+    // memory ended with the last run's finish, which waits for them.)
+    if (seed.data) {
         WS_CUDA_TRY(cudaMemcpyAsync(sharedOutput(state), seed.data,
                                     request.elementCount * sizeof(float), cudaMemcpyDefault,
                                     cuda.stream()));
-    WS_CUDA_TRY(cudaStreamSynchronize(cuda.stream()));
-    pending.spanName =
-        gpu.source.shape == KernelShape::PerNode ? "user kernel (per node)" : "user kernel";
-    Timeline* timeline = context.timeline();
-    pending.sentUs = timeline ? timeline->nowUs() : 0.0;
-    if (Status s = state.runner.send(request, state.host.fd(), args.timeoutMs); !s)
-        return s;
-    pending.active = true;
+        WS_CUDA_TRY(cudaStreamSynchronize(cuda.stream()));
+    }
     return Status::success();
 }
 

@@ -8,7 +8,8 @@ KernelRunner& cudaKernelRunner(Context& context)
     return cpuKernelRunner(context);
 }
 
-Status startUserKernelCuda(Context&, const CompiledKernel&, const KernelArgs&, BufferView<float>)
+Status prepareUserKernelCuda(Context&, const CompiledKernel&, BufferView<float>, RunnerRequest&,
+                             int&)
 {
     return Status::failure("This build has no CUDA backend");
 }

@@ -136,20 +136,38 @@ Status checkOutput(Context& context, const PendingUserKernel& pending, BufferVie
     return Status::success();
 }
 
+// Sends a checked request (checkRequest) to the context's runner, after seeding the shared
+// output with seed when given.
 Status start(Context& context, const CompiledKernel& gpu, const SimulatorBuild& cpu,
              const KernelArgs& args, bool recordOwners, BufferView<float> seed)
 {
-    if (Status s = checkRequest(context, gpu, cpu, args); !s)
-        return s;
     PendingUserKernel& pending = pendingUserKernel(context);
     if (pending.active)
         stopUserKernel(context); // a new run replaces the one in flight
+    const bool cuda = context.isCuda();
+    const KernelShape shape = cuda ? gpu.source.shape : cpu.source.shape;
     pending = {};
     pending.mesh = args.mesh;
     pending.withOwners = recordOwners;
-    pending.launch = userKernelLaunch(context.isCuda() ? gpu.source.shape : cpu.source.shape, args);
-    return context.isCuda() ? startUserKernelCuda(context, gpu, args, seed)
-                            : startUserKernelCpu(context, cpu, args, seed);
+    pending.launch = userKernelLaunch(shape, args);
+    if (shape == KernelShape::PerNode)
+        pending.spanName =
+            cuda ? "user kernel (per node)" : "user kernel (per node, CPU simulator)";
+    else
+        pending.spanName = cuda ? "user kernel" : "user kernel (CPU simulator)";
+    RunnerRequest request = runnerRequest(args, pending.launch);
+    request.withOwners = recordOwners ? 1 : 0;
+    int outputFd = -1;
+    if (Status s = cuda ? prepareUserKernelCuda(context, gpu, seed, request, outputFd)
+                        : prepareUserKernelCpu(context, cpu, seed, request, outputFd);
+        !s)
+        return s;
+    Timeline* timeline = context.timeline();
+    pending.sentUs = timeline ? timeline->nowUs() : 0.0;
+    if (Status s = userKernelRunner(context).send(request, outputFd, args.timeoutMs); !s)
+        return s;
+    pending.active = true;
+    return Status::success();
 }
 
 } // namespace
@@ -157,6 +175,8 @@ Status start(Context& context, const CompiledKernel& gpu, const SimulatorBuild& 
 Status startUserKernel(Context& context, const CompiledKernel& gpu, const SimulatorBuild& cpu,
                        const KernelArgs& args, bool recordOwners)
 {
+    if (Status s = checkRequest(context, gpu, cpu, args); !s)
+        return s;
     return start(context, gpu, cpu, args, recordOwners, {});
 }
 
@@ -197,7 +217,9 @@ Status finishUserKernel(Context& context, BufferView<float> out, BufferView<std:
                                     : finishUserKernelCpu(context, pending, out, owners);
         !s)
         return s;
-    applyReply(reply, run);
+    run.kernelMs = reply.kernelMs;
+    run.outOfBoundsWrites = (long long)reply.outOfBounds;
+    run.stats = {reply.lo, reply.hi};
     if (Timeline* timeline = context.timeline()) {
         const bool cuda = context.isCuda();
         const int lane =
@@ -227,11 +249,11 @@ Status runUserKernel(Context& context, const CompiledKernel& gpu, const Simulato
     KernelRun& result = run ? *run : local;
     result = {};
     result.launch = userKernelLaunch(context.isCuda() ? gpu.source.shape : cpu.source.shape, args);
+    if (Status s = checkRequest(context, gpu, cpu, args); !s)
+        return s;
     PendingUserKernel probe;
     probe.mesh = args.mesh;
     probe.withOwners = args.owners.data != nullptr;
-    if (const auto errors = validate(args.mesh); !errors.empty())
-        return Status::failure(errors.front().message);
     if (Status s = checkOutput(context, probe, out, args.owners); !s)
         return s;
     if (Status s = start(context, gpu, cpu, args, probe.withOwners, out); !s)

@@ -198,12 +198,10 @@ void KernelView::runKernel()
         return;
     }
     m_running = true;
-    m_answered = false;
     m_answer =
         std::make_unique<QSocketNotifier>(gpu::userKernelSocket(*m_context), QSocketNotifier::Read);
     connect(m_answer.get(), &QSocketNotifier::activated, this, [this] {
-        m_answer->setEnabled(false);
-        m_answered = true;
+        m_answer->setEnabled(false); // the answer is read in the next frame
         update();
     });
     m_deadline.start(int(std::ceil(m_args.timeoutMs)) + 1);
@@ -326,7 +324,7 @@ void KernelView::paintGL()
     glClearColor(0.12f, 0.12f, 0.14f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     if (m_running) {
-        if (m_answered || !m_deadline.isActive())
+        if (gpu::userKernelAnswered(*m_context, 0.0) || !m_deadline.isActive())
             finishRun();
     } else if (m_dirty) {
         runKernel();

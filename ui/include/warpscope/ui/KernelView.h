@@ -106,7 +106,6 @@ private:
     bool m_hasPicture = false;
     int m_framesDrawn = 0;
     bool m_running = false;
-    bool m_answered = false;
     std::unique_ptr<QSocketNotifier> m_answer; // the runner's socket, while a run is waited for
     QTimer m_deadline;                         // the run's timeout, single shot
     QString m_lastProblem;
