@@ -99,14 +99,15 @@ Status prepareUserKernelCuda(Context& context, const CompiledKernel& gpu, Buffer
         request.output.ipcHandle = state.handle;
     }
     outputFd = state.host.fd();
-    // Nodes the kernel does not write keep their values. (The app's copies out of the shared
-    // memory ended with the last run's finish, which waits for them.)
-    if (seed.data) {
+    // Nodes the kernel does not write keep their values.
+    if (seed.data)
         WS_CUDA_TRY(cudaMemcpyAsync(sharedOutput(state), seed.data,
                                     request.elementCount * sizeof(float), cudaMemcpyDefault,
                                     cuda.stream()));
-        WS_CUDA_TRY(cudaStreamSynchronize(cuda.stream()));
-    }
+    // The app's stream must be idle while the runner's kernel runs: on the H100s, a run sent
+    // with the app's last unmap and GL hand-over still queued (or with a GL buffer mapped)
+    // never finished (measured with the slider's benchmark).
+    WS_CUDA_TRY(cudaStreamSynchronize(cuda.stream()));
     return Status::success();
 }
 
