@@ -445,6 +445,22 @@ int runStreams(const Options& o)
                     "from the 1-stream spans)\n",
                     "floor", (copyInUs + copyOutUs) / 1000.0, gbps);
     }
+    if (cuda) {
+        // The floor above assumes the link carries both ways at full rate; this measures what
+        // it carries when it must, with the same arrays and no kernels.
+        c.pinned = c.multiStream = true;
+        gpu::StreamsLinkFloor link;
+        if (gpu::Status s = gpu::measureStreamsLinkFloor(context, c, o.runs, link); !s) {
+            std::fprintf(stderr, "warpscope-bench: %s\n", s.message().c_str());
+            return 1;
+        }
+        const double megabytes = o.arrays * o.length * 4e-6;
+        std::printf("  %-36s %8.3f ms   (every array in while all but the last go out, then the "
+                    "last out: %.1f GB/s in both directions together; in alone %.3f ms, %.1f "
+                    "GB/s)\n",
+                    "link floor, both ways at once", link.duplexMs, 2.0 * megabytes / link.duplexMs,
+                    link.inMs, megabytes / link.inMs);
+    }
     return 0;
 }
 

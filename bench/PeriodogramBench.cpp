@@ -105,12 +105,15 @@ bool timePeriodogram(gpu::Context& context, int n, const gpu::PeriodogramOptions
 // calling thread, the copies and kernels on their streams, timed with CUDA events), as medians
 // over the calls of each span's start and end after the call began. The user sees the same
 // spans in the Timeline panel.
-void printCallSpans(gpu::Context& context, int n, const gpu::PeriodogramOptions& o, int runs)
+// appCall: the app's computeSpectrum rather than computePeriodogram into host memory.
+void printCallSpans(gpu::Context& context, int n, const gpu::PeriodogramOptions& o, int runs,
+                    bool appCall)
 {
     auto timeline = std::make_shared<gpu::Timeline>(runs + 4);
     context.setTimeline(timeline, "periodogram");
     const gpu::TimeSeries s = syntheticSeries(n);
-    std::vector<double> power(std::size_t(o.grid.count));
+    std::vector<double> power(std::size_t(appCall ? 0 : o.grid.count));
+    std::shared_ptr<const gpu::Spectrum> spectrum; // the last one stays, as in the app
     struct Offsets
     {
         std::string lane;
@@ -122,8 +125,11 @@ void printCallSpans(gpu::Context& context, int n, const gpu::PeriodogramOptions&
         timeline->clear();
         const double began = timeline->nowUs();
         double kernelMs = 0.0;
-        if (!gpu::computePeriodogram(context, s, o, std::span<double>(power), &kernelMs))
+        std::shared_ptr<const gpu::Spectrum> next;
+        if (appCall ? !gpu::computeSpectrum(context, s, o, next)
+                    : !gpu::computePeriodogram(context, s, o, std::span<double>(power), &kernelMs))
             return;
+        spectrum = std::move(next);
         const double ended = timeline->nowUs();
         if (!context.collectTimeline())
             return;
@@ -152,9 +158,10 @@ void printCallSpans(gpu::Context& context, int n, const gpu::PeriodogramOptions&
         }
     }
     context.setTimeline(nullptr, "periodogram");
-    std::printf("  where the call's time goes (%s, N %d, M 2^%d, %s; timeline spans with CUDA "
+    std::printf("  where %s time goes (%s, N %d, M 2^%d, %s; timeline spans with CUDA "
                 "events, medians of %d calls, ms after the call began):\n",
-                gpu::precisionName(o.precision), n, int(std::log2(double(o.grid.count))),
+                appCall ? "the app's call's" : "the call's", gpu::precisionName(o.precision), n,
+                int(std::log2(double(o.grid.count))),
                 o.method == gpu::PeriodogramMethod::Matrix ? "matrix" : "direct", runs);
     std::sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) {
         return median(a.second.start) < median(b.second.start);
@@ -377,11 +384,16 @@ int runPeriodogramBench(int runs)
                         gpu::precisionName(precision), app.kernelMs, app.callMs,
                         app.callMs / app.kernelMs);
         }
-        if (tensor)
+        if (tensor) {
             printCallSpans(
                 *cuda, 1024,
                 options(1 << 20, gpu::Precision::Float64, true, gpu::PeriodogramMethod::Matrix),
-                runs);
+                runs, false);
+            for (gpu::Precision precision : {gpu::Precision::Float64, gpu::Precision::Float32})
+                printCallSpans(*cuda, 1024,
+                               options(1 << 20, precision, true, gpu::PeriodogramMethod::Matrix),
+                               runs, true);
+        }
         // A logarithmic grid over the same range: every phase exact, on the direct kernel.
         for (gpu::Precision precision : {gpu::Precision::Float64, gpu::Precision::Float32}) {
             gpu::PeriodogramOptions o = options(1 << 20, precision);

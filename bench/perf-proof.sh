@@ -44,7 +44,7 @@ stdbuf -oL "$bench" streams --sweep 16 --runs 10 2>&1 | tee -a "$log"
 # 2. The periodogram: call and kernel (twice), and CuPy's peer.
 for run in 1 2; do
     echo "== round $run: warpscope-bench periodogram" | tee -a "$log"
-    stdbuf -oL "$bench" periodogram --runs 20 2>&1 | tee -a "$log" | grep -E "matrix|SciPy"
+    stdbuf -oL "$bench" periodogram --runs 20 2>&1 | tee -a "$log" | grep -E "matrix|SciPy|app's"
 done
 echo "== CuPy" | tee -a "$log"
 python3 bench/periodogram_cupy.py --runs 10 2>&1 | tee -a "$log"
@@ -69,10 +69,15 @@ rows = [
     ("streams, pinned, 1 stream", all_of(r"pinned, 1 stream\s+median\s+([\d.]+)")),
     ("Numba, 1 stream", all_of(r"Numba: .*pinned, 1 stream: median ([\d.]+)")),
     ("streams floor", all_of(r"floor\s+([\d.]+) ms\s+\(all copies")),
+    ("link floor, both ways at once", all_of(r"link floor, both ways at once\s+([\d.]+) ms")),
     ("periodogram f64 N1024 matrix kernel", all_of(r"N   1024  M 2\^20 float64 floating mean .*matrix\s+([\d.]+) ms")),
     ("periodogram f64 N1024 call", all_of(r"N   1024  M 2\^20 float64 floating mean .*call\s+([\d.]+) ms")),
     ("periodogram f32 N1024 matrix kernel", all_of(r"N   1024  M 2\^20 float32 floating mean .*matrix\s+([\d.]+) ms")),
     ("periodogram f32 N1024 call", all_of(r"N   1024  M 2\^20 float32 floating mean .*call\s+([\d.]+) ms")),
+    ("app's call f64: kernel", all_of(r"float64 floating mean  the app's call .*kernel\s+([\d.]+) ms")),
+    ("app's call f64: call", all_of(r"float64 floating mean  the app's call .*call\s+([\d.]+) ms")),
+    ("app's call f32: kernel", all_of(r"float32 floating mean  the app's call .*kernel\s+([\d.]+) ms")),
+    ("app's call f32: call", all_of(r"float32 floating mean  the app's call .*call\s+([\d.]+) ms")),
     ("CuPy lombscargle kernel", all_of(r"lombscargle .*kernel median ([\d.]+) ms")),
     ("CuPy lombscargle whole call", all_of(r"whole call from host arrays median ([\d.]+) ms")),
     ("interop: kernel + sync", all_of(r"kernel \+ stream sync alone.*?\s([\d.]+) ms")),

@@ -22,14 +22,32 @@ struct StreamBuffer
 
 } // namespace
 
+Status SpectrumStream::create(int device, std::shared_ptr<SpectrumStream>& out)
+{
+    std::shared_ptr<SpectrumStream> s(new SpectrumStream);
+    s->m_device = device;
+    WS_CUDA_TRY(cudaSetDevice(device));
+    WS_CUDA_TRY(cudaStreamCreateWithFlags(&s->m_stream, cudaStreamNonBlocking));
+    out = std::move(s);
+    return Status::success();
+}
+
+SpectrumStream::~SpectrumStream()
+{
+    cudaSetDevice(m_device);
+    if (m_stream)
+        cudaStreamDestroy(m_stream); // returns at once; queued frees still run
+}
+
 Status CudaSpectrum::create(int device, const FrequencyGrid& grid,
-                            std::shared_ptr<CudaSpectrum>& out)
+                            std::shared_ptr<const SpectrumStream> stream,
+                            cudaStream_t computeStream, std::shared_ptr<CudaSpectrum>& out)
 {
     std::shared_ptr<CudaSpectrum> s(new CudaSpectrum);
     s->m_device = device;
     s->m_grid = grid;
+    s->m_stream = std::move(stream);
     WS_CUDA_TRY(cudaSetDevice(device));
-    WS_CUDA_TRY(cudaStreamCreateWithFlags(&s->m_stream, cudaStreamNonBlocking));
     WS_CUDA_TRY(cudaEventCreateWithFlags(&s->m_lastUse, cudaEventDisableTiming));
     int pools = 0;
     cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device);
@@ -38,14 +56,15 @@ Status CudaSpectrum::create(int device, const FrequencyGrid& grid,
                                "pools), which this GPU or driver lacks");
     const std::size_t bytes = std::size_t(grid.count) * sizeof(double);
     if (const cudaError_t e =
-            cudaMallocAsync(reinterpret_cast<void**>(&s->m_power), bytes, s->m_stream);
+            cudaMallocAsync(reinterpret_cast<void**>(&s->m_power), bytes, computeStream);
         e != cudaSuccess) {
         cudaGetLastError();
         return Status::failure("Could not allocate " + std::to_string(bytes >> 20) +
                                " MiB of GPU memory for the periodogram: " + cudaGetErrorString(e));
     }
-    // Ready before another stream writes it.
-    WS_CUDA_TRY(cudaStreamSynchronize(s->m_stream));
+    // The free waits for this at least, however the spectrum is used.
+    if (Status marked = s->markUse(computeStream); !marked)
+        return marked;
     out = std::move(s);
     return Status::success();
 }
@@ -54,13 +73,11 @@ CudaSpectrum::~CudaSpectrum()
 {
     cudaSetDevice(m_device);
     if (m_power) {
-        cudaStreamWaitEvent(m_stream, m_lastUse, 0);
-        cudaFreeAsync(m_power, m_stream);
+        cudaStreamWaitEvent(m_stream->get(), m_lastUse, 0);
+        cudaFreeAsync(m_power, m_stream->get());
     }
     if (m_lastUse)
         cudaEventDestroy(m_lastUse);
-    if (m_stream)
-        cudaStreamDestroy(m_stream);
 }
 
 Status CudaSpectrum::markUse(cudaStream_t stream) const
@@ -79,6 +96,8 @@ Status CudaSpectrum::summarize(cudaStream_t stream)
     WS_CUDA_TRY(launchSpectrumSummary(m_power, m_grid.count, scratch.pointer, summary, stream));
     SpectrumSummary host{};
     WS_CUDA_TRY(cudaMemcpyAsync(&host, summary, sizeof host, cudaMemcpyDeviceToHost, stream));
+    if (Status s = markUse(stream); !s)
+        return s;
     WS_CUDA_TRY(cudaStreamSynchronize(stream));
     m_min = host.min;
     m_max = host.max;
@@ -95,8 +114,8 @@ Status CudaSpectrum::read(std::span<double> power) const
         return Status::failure("The output is smaller than the periodogram");
     WS_CUDA_TRY(cudaSetDevice(m_device));
     WS_CUDA_TRY(cudaMemcpyAsync(power.data(), m_power, std::size_t(m_grid.count) * sizeof(double),
-                                cudaMemcpyDeviceToHost, m_stream));
-    WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
+                                cudaMemcpyDeviceToHost, m_stream->get()));
+    WS_CUDA_TRY(cudaStreamSynchronize(m_stream->get()));
     return Status::success();
 }
 
@@ -106,13 +125,14 @@ Status CudaSpectrum::decimate(const SpectrumAxis& axis, std::span<float> vertice
         return s;
     WS_CUDA_TRY(cudaSetDevice(m_device));
     const std::size_t bytes = std::size_t(axis.columns) * kSpectrumFloatsPerColumn * sizeof(float);
-    StreamBuffer device{nullptr, m_stream};
-    WS_CUDA_TRY(cudaMallocAsync(&device.pointer, bytes, m_stream));
+    const cudaStream_t stream = m_stream->get();
+    StreamBuffer device{nullptr, stream};
+    WS_CUDA_TRY(cudaMallocAsync(&device.pointer, bytes, stream));
     WS_CUDA_TRY(launchSpectrumColumns(m_power, spectrumMapping(m_grid, axis),
-                                      static_cast<float*>(device.pointer), m_stream));
+                                      static_cast<float*>(device.pointer), stream));
     WS_CUDA_TRY(
-        cudaMemcpyAsync(vertices.data(), device.pointer, bytes, cudaMemcpyDeviceToHost, m_stream));
-    WS_CUDA_TRY(cudaStreamSynchronize(m_stream));
+        cudaMemcpyAsync(vertices.data(), device.pointer, bytes, cudaMemcpyDeviceToHost, stream));
+    WS_CUDA_TRY(cudaStreamSynchronize(stream));
     return Status::success();
 }
 

@@ -7,13 +7,34 @@
 
 namespace warpscope::gpu {
 
-// A periodogram in device memory. It owns a stream for its own copies and frees its memory
-// stream-ordered, after the last work that read it, so dropping it never waits for the GPU.
+// The stream on which a context's spectra copy and free their memory, shared by all of them
+// and alive as long as one is.
+class SpectrumStream
+{
+public:
+    static Status create(int device, std::shared_ptr<SpectrumStream>& out);
+    ~SpectrumStream();
+    SpectrumStream(const SpectrumStream&) = delete;
+    SpectrumStream& operator=(const SpectrumStream&) = delete;
+    cudaStream_t get() const { return m_stream; }
+
+private:
+    SpectrumStream() = default;
+    int m_device = 0;
+    cudaStream_t m_stream = nullptr;
+};
+
+// A periodogram in device memory. It copies on the shared spectrum stream and frees its
+// memory stream-ordered, after the last work that read it, so dropping it never waits for
+// the GPU.
 class CudaSpectrum final : public Spectrum
 {
 public:
-    // Allocates room for grid.count powers on device.
-    static Status create(int device, const FrequencyGrid& grid, std::shared_ptr<CudaSpectrum>& out);
+    // Room for grid.count powers on device, allocated in order on computeStream (where the
+    // powers will be written), so nothing waits for the allocation.
+    static Status create(int device, const FrequencyGrid& grid,
+                         std::shared_ptr<const SpectrumStream> stream, cudaStream_t computeStream,
+                         std::shared_ptr<CudaSpectrum>& out);
     ~CudaSpectrum() override;
     CudaSpectrum(const CudaSpectrum&) = delete;
     CudaSpectrum& operator=(const CudaSpectrum&) = delete;
@@ -36,7 +57,7 @@ private:
 
     int m_device = 0;
     double* m_power = nullptr;
-    cudaStream_t m_stream = nullptr;
+    std::shared_ptr<const SpectrumStream> m_stream;
     cudaEvent_t m_lastUse = nullptr;
 };
 

@@ -25,8 +25,8 @@ constexpr int kMaxPieces = 8;
 
 // What the periodogram keeps on a CUDA context between calls, all of it grow-only: the
 // uploaded series and its pinned staging, the powers (when they go to the host) with their
-// pinned landing place, a stream for the copies out, its own timing events and the last
-// method.
+// pinned landing place, a stream for the copies out, the spectra's stream, its own timing
+// events and the last method.
 class CudaPeriodogramState : public SliceState
 {
 public:
@@ -71,6 +71,7 @@ public:
     CudaBuffer staging{"the time series' staging", true};
     CudaBuffer power{"the periodogram", false};
     CudaBuffer hostPower{"the periodogram's copy to the host", true};
+    std::shared_ptr<SpectrumStream> spectrumStream; // for the spectra the app keeps
     cudaEvent_t start = nullptr, stop = nullptr;
     cudaEvent_t uploaded = nullptr; // the staging was read: it may be written again
     cudaStream_t copyStream = nullptr;
@@ -148,13 +149,15 @@ Status runPeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, Timeline* 
     std::optional<PeriodogramPlan<T>> made;
     {
         const ScopedHostSpan span(timeline, cuda.hostLane(), "periodogram plan");
-        made.emplace(makePeriodogramPlan<T>(series, options));
+        made.emplace(makePeriodogramPlan<T>(series, options, PlanSteps::Device));
     }
     const PeriodogramPlan<T>& plan = *made;
     const std::size_t n = plan.t.size();
     const std::size_t count = std::size_t(options.grid.count);
-    // One upload: t in double, then w, wy and the rotation steps in T.
-    const std::size_t seriesBytes = n * sizeof(double) + 4 * n * sizeof(T);
+    // One upload: t in double, then w and wy in T; the device adds the rotation steps after
+    // them.
+    const std::size_t uploadBytes = n * sizeof(double) + 2 * n * sizeof(T);
+    const std::size_t seriesBytes = uploadBytes + 2 * n * sizeof(T);
     const std::size_t powerBytes = count * sizeof(double);
     const bool fits =
         state.series.bytes() >= seriesBytes && (devicePower || state.power.bytes() >= powerBytes);
@@ -179,7 +182,7 @@ Status runPeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, Timeline* 
     // The last upload read the staging before this one writes it (at once in practice: every
     // call waits for its results).
     WS_CUDA_TRY(cudaEventSynchronize(state.uploaded));
-    if (Status s = state.staging.grow(seriesBytes, stream); !s)
+    if (Status s = state.staging.grow(uploadBytes, stream); !s)
         return s;
     unsigned char* at = state.staging.as<unsigned char>();
     auto put = [&at](const void* data, std::size_t bytes) {
@@ -189,13 +192,11 @@ Status runPeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, Timeline* 
     put(plan.tDouble.data(), n * sizeof(double));
     put(plan.w.data(), n * sizeof(T));
     put(plan.wy.data(), n * sizeof(T));
-    put(plan.stepCos.data(), n * sizeof(T));
-    put(plan.stepSin.data(), n * sizeof(T));
     auto* device = state.series.as<unsigned char>();
     if (Status s = cuda.recorded(
-            stream, cuda.streamLane(), SpanKind::CopyHostToDevice, "series in", seriesBytes,
+            stream, cuda.streamLane(), SpanKind::CopyHostToDevice, "series in", uploadBytes,
             [&] {
-                return cudaStatus(cudaMemcpyAsync(device, state.staging.get(), seriesBytes,
+                return cudaStatus(cudaMemcpyAsync(device, state.staging.get(), uploadBytes,
                                                   cudaMemcpyHostToDevice, stream),
                                   "Copying the series to the GPU");
             });
@@ -204,11 +205,20 @@ Status runPeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, Timeline* 
     WS_CUDA_TRY(cudaEventRecord(state.uploaded, stream));
     PeriodogramArgs<T> args{};
     args.t = reinterpret_cast<const double*>(device);
-    const T* arrays = reinterpret_cast<const T*>(device + n * sizeof(double));
+    T* arrays = reinterpret_cast<T*>(device + n * sizeof(double));
     args.w = arrays;
     args.wy = arrays + n;
     args.stepCos = arrays + 2 * n;
     args.stepSin = arrays + 3 * n;
+    if (Status s = cuda.recorded(stream, cuda.streamLane(), SpanKind::Kernel, "rotation steps", 0,
+                                 [&] {
+                                     return cudaStatus(launchPeriodogramSteps(
+                                                           args.t, int(n), options.grid.df,
+                                                           arrays + 2 * n, arrays + 3 * n, stream),
+                                                       "Launching the rotation steps");
+                                 });
+        !s)
+        return s;
     args.n = int(n);
     args.fmin = options.grid.fmin;
     args.df = options.grid.df;
@@ -422,14 +432,22 @@ Status computeSpectrumCuda(Context& context, const TimeSeries& series,
     const cudaStream_t stream = cuda.stream();
     if (Status s = cuda.activate(); !s)
         return s;
+    if (!state.spectrumStream)
+        if (Status s = SpectrumStream::create(cuda.ordinal(), state.spectrumStream); !s)
+            return s;
     std::shared_ptr<CudaSpectrum> result;
-    if (Status s = CudaSpectrum::create(cuda.ordinal(), options.grid, result); !s)
-        return s;
-    PowerPieces pieces;
-    if (Status s = queuePeriodogram(cuda, state, context.timeline(), series, options,
-                                    result->power(), 0, false, pieces);
+    if (Status s = CudaSpectrum::create(cuda.ordinal(), options.grid, state.spectrumStream, stream,
+                                        result);
         !s)
         return s;
+    PowerPieces pieces;
+    const Status queued = queuePeriodogram(cuda, state, context.timeline(), series, options,
+                                           result->power(), 0, false, pieces);
+    // Freed only after what was queued wrote the powers, even when the rest failed.
+    if (Status s = result->markUse(stream); !s)
+        return s;
+    if (!queued)
+        return queued;
     const int token =
         cuda.recorder().begin(stream, cuda.streamLane(), SpanKind::Kernel, "peak search", 0,
                               "top " + std::to_string(kSpectrumMaxPeaks) + " peaks");

@@ -1,3 +1,4 @@
+#include "periodogram/CyclePhase.cuh"
 #include "periodogram/PeriodogramBlock.cuh"
 #include "periodogram/PeriodogramKernel.cuh"
 
@@ -17,7 +18,35 @@ __global__ void __launch_bounds__(kMaxThreads)
                                  gridStride ? (long long)gridDim.x * perBlock : a.count, power);
 }
 
+constexpr int kStepThreads = 256;
+
+template <typename T>
+__global__ void __launch_bounds__(kStepThreads)
+    periodogramStepsKernel(const double* __restrict__ t, int n, double df, T* stepCos, T* stepSin)
+{
+    const int i = blockIdx.x * kStepThreads + threadIdx.x;
+    if (i >= n)
+        return;
+    const double cycles = df * t[i];
+    double s = 0.0, c = 0.0;
+    sinCosCycles<double>(cycles - rint(cycles), s, c);
+    stepCos[i] = T(c);
+    stepSin[i] = T(s);
+}
+
 } // namespace
+
+template <typename T>
+cudaError_t launchPeriodogramSteps(const double* t, int n, double df, T* stepCos, T* stepSin,
+                                   cudaStream_t stream)
+{
+    if (n < 1)
+        return cudaSuccess;
+    periodogramStepsKernel<T>
+        <<<unsigned((n + kStepThreads - 1) / kStepThreads), kStepThreads, 0, stream>>>(
+            t, n, df, stepCos, stepSin);
+    return cudaGetLastError();
+}
 
 template <typename T>
 cudaError_t launchPeriodogram(const PeriodogramArgs<T>& args, const PeriodogramShape& shape,
@@ -48,6 +77,10 @@ const void* periodogramKernelSymbol(bool float64, bool logGrid)
                    : reinterpret_cast<const void*>(periodogramKernel<float, false>);
 }
 
+template cudaError_t launchPeriodogramSteps(const double*, int, double, float*, float*,
+                                            cudaStream_t);
+template cudaError_t launchPeriodogramSteps(const double*, int, double, double*, double*,
+                                            cudaStream_t);
 template cudaError_t launchPeriodogram(const PeriodogramArgs<float>&, const PeriodogramShape&,
                                        double*, cudaStream_t);
 template cudaError_t launchPeriodogram(const PeriodogramArgs<double>&, const PeriodogramShape&,

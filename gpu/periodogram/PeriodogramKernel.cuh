@@ -43,6 +43,13 @@ template <typename T>
 cudaError_t launchPeriodogram(const PeriodogramArgs<T>& args, const PeriodogramShape& shape,
                               double* power, cudaStream_t stream);
 
+// Writes each sample's rotation from one frequency to the next, cos and sin of 2 pi df t[i]
+// reduced in cycles (as PeriodogramPlan's host steps), for the n samples of t (double) on
+// stream: n sine-cosine pairs that would cost the host tens of microseconds a call.
+template <typename T>
+cudaError_t launchPeriodogramSteps(const double* t, int n, double df, T* stepCos, T* stepSin,
+                                   cudaStream_t stream);
+
 // The kernel in one precision and grid spacing, for the occupancy API.
 const void* periodogramKernelSymbol(bool float64, bool logGrid);
 

@@ -128,8 +128,17 @@ inline void exactPhase(double f, double t, double& c, double& s)
     s = std::sin(x);
 }
 
+// Where the rotation steps are computed: here, or by the device that runs the plan
+// (stepCos and stepSin are then left empty).
+enum class PlanSteps
+{
+    Host,
+    Device
+};
+
 template <typename T>
-PeriodogramPlan<T> makePeriodogramPlan(const TimeSeries& series, const PeriodogramOptions& options)
+PeriodogramPlan<T> makePeriodogramPlan(const TimeSeries& series, const PeriodogramOptions& options,
+                                       PlanSteps steps = PlanSteps::Host)
 {
     PeriodogramPlan<T> plan;
     const std::size_t n = series.t.size();
@@ -141,8 +150,6 @@ PeriodogramPlan<T> makePeriodogramPlan(const TimeSeries& series, const Periodogr
     plan.tDouble.resize(n);
     plan.w.resize(n);
     plan.wy.resize(n);
-    plan.stepCos.resize(n);
-    plan.stepSin.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
         const long double y = scaledValue(series, i, m.yExponent) - (center ? m.mean : 0.0L);
         const long double w = scaledWeight(series, i, m.dyExponent) / m.wsum;
@@ -150,10 +157,16 @@ PeriodogramPlan<T> makePeriodogramPlan(const TimeSeries& series, const Periodogr
         plan.t[i] = T(plan.tDouble[i]);
         plan.w[i] = T(w);
         plan.wy[i] = T(w * y);
-        double c = 0.0, s = 0.0;
-        exactPhase(options.grid.df, plan.tDouble[i], c, s);
-        plan.stepCos[i] = T(c);
-        plan.stepSin[i] = T(s);
+    }
+    if (steps == PlanSteps::Host) {
+        plan.stepCos.resize(n);
+        plan.stepSin.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            double c = 0.0, s = 0.0;
+            exactPhase(options.grid.df, plan.tDouble[i], c, s);
+            plan.stepCos[i] = T(c);
+            plan.stepSin[i] = T(s);
+        }
     }
     plan.yy = double(m.yy);
     plan.psdScale = m.psdScale;

@@ -1,5 +1,8 @@
 #include "runtime/CudaContext.h"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace warpscope::gpu {
 
 Status CudaBacking::initialize()
@@ -31,6 +34,18 @@ Status CudaBacking::initialize()
     WS_CUDA_TRY(
         cudaDeviceGetAttribute(&m_info.memoryClockKHz, cudaDevAttrMemoryClockRate, m_ordinal));
     WS_CUDA_TRY(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking));
+    // Memory freed in stream order (a periodogram's powers, its scratch) stays in the
+    // device's pool for the next call, up to an eighth of the device or 1 GiB. Without this
+    // the pool hands it back to the driver at every synchronisation, and each call maps
+    // fresh pages again.
+    int pools = 0;
+    cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, m_ordinal);
+    if (pools) {
+        cudaMemPool_t pool = nullptr;
+        WS_CUDA_TRY(cudaDeviceGetDefaultMemPool(&pool, m_ordinal));
+        std::uint64_t keep = std::min<std::uint64_t>(prop.totalGlobalMem / 8, 1ULL << 30);
+        WS_CUDA_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    }
     return Status::success();
 }
 

@@ -85,27 +85,29 @@ Status CudaLabState::prepareHost(const StreamsLabConfig& wanted)
     return Status::success();
 }
 
-} // namespace
-
-Status runStreamsLabCuda(Context& context, const StreamsLabConfig& config, StreamsLabResult& result)
+// Where the lab's arrays lie on the device, and its launch.
+struct LabLayout
 {
-    CudaBacking& cuda = cudaBacking(context);
-    if (Status s = cuda.activate(); !s)
-        return s;
-    CudaLabState& state = context.state<CudaLabState>();
-    CudaSpanRecorder& recorder = cuda.recorder();
-    Timeline* timeline = recorder.timeline();
+    std::size_t pitch = 0; // values from one array's start to the next
+    int blocks = 0;        // of the partial sums and the divide
+    std::size_t sumsPerArray = 0;
+};
+
+// Sizes the device and host arrays for config, unless the last run's still fit, and makes
+// at least streamCount streams.
+Status prepareLab(CudaBacking& cuda, CudaLabState& state, const StreamsLabConfig& config,
+                  std::size_t streamCount, LabLayout& layout)
+{
     const auto arrays = std::size_t(config.arrays);
     const auto length = std::size_t(config.length);
-    const std::size_t arrayBytes = length * sizeof(float);
     // Arrays start 16 bytes apart at least, for the kernels' 16-byte loads.
-    const std::size_t pitch = (length + 3) / 4 * 4;
+    layout.pitch = (length + 3) / 4 * 4;
     // Four blocks per SM keep enough loads in flight; short arrays need fewer.
-    const int blocks = int(std::clamp<std::size_t>((length / 4 + kLabThreads - 1) / kLabThreads, 1,
-                                                   std::size_t(4 * cuda.info().smCount)));
-    const std::size_t sumsPerArray = std::size_t(blocks) + 1; // partial sums, then the sum
-    const std::size_t deviceBytes = arrays * pitch * sizeof(float);
-    const std::size_t sumsBytes = arrays * sumsPerArray * sizeof(double);
+    layout.blocks = int(std::clamp<std::size_t>((length / 4 + kLabThreads - 1) / kLabThreads, 1,
+                                                std::size_t(4 * cuda.info().smCount)));
+    layout.sumsPerArray = std::size_t(layout.blocks) + 1; // partial sums, then the sum
+    const std::size_t deviceBytes = arrays * layout.pitch * sizeof(float);
+    const std::size_t sumsBytes = arrays * layout.sumsPerArray * sizeof(double);
 
     std::size_t freeBytes = 0, totalBytes = 0;
     WS_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
@@ -121,17 +123,38 @@ Status runStreamsLabCuda(Context& context, const StreamsLabConfig& config, Strea
         return s;
     if (Status s = state.prepareHost(config); !s)
         return s;
-
-    WS_CUDA_TRY(loadStreamsLabKernels());
-    const std::size_t streamCount = config.multiStream ? arrays : 1;
-    // Copies in order go through one more stream of their own, back to back.
-    const bool copyStream = config.multiStream && config.orderCopies;
-    const std::size_t totalStreams = streamCount + (copyStream ? 1 : 0);
-    while (state.streams.size() < totalStreams) {
+    while (state.streams.size() < streamCount) {
         cudaStream_t stream = nullptr;
         WS_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
         state.streams.push_back(stream);
     }
+    return Status::success();
+}
+
+} // namespace
+
+Status runStreamsLabCuda(Context& context, const StreamsLabConfig& config, StreamsLabResult& result)
+{
+    CudaBacking& cuda = cudaBacking(context);
+    if (Status s = cuda.activate(); !s)
+        return s;
+    CudaLabState& state = context.state<CudaLabState>();
+    CudaSpanRecorder& recorder = cuda.recorder();
+    Timeline* timeline = recorder.timeline();
+    const auto arrays = std::size_t(config.arrays);
+    const auto length = std::size_t(config.length);
+    const std::size_t arrayBytes = length * sizeof(float);
+    const std::size_t streamCount = config.multiStream ? arrays : 1;
+    // Copies in order go through one more stream of their own, back to back.
+    const bool copyStream = config.multiStream && config.orderCopies;
+    const std::size_t totalStreams = streamCount + (copyStream ? 1 : 0);
+    LabLayout layout;
+    if (Status s = prepareLab(cuda, state, config, totalStreams, layout); !s)
+        return s;
+    const std::size_t pitch = layout.pitch;
+    const int blocks = layout.blocks;
+    const std::size_t sumsPerArray = layout.sumsPerArray;
+    WS_CUDA_TRY(loadStreamsLabKernels());
     std::vector<int> lanes(totalStreams, -1);
     const int hostLane = timeline ? timeline->lane("Host: lab thread") : -1;
     if (recorder.recording())
@@ -228,6 +251,71 @@ Status runStreamsLabCuda(Context& context, const StreamsLabConfig& config, Strea
     result.jobStartUs = recorder.hostUs(events.events[0]);
     result.jobEndUs = recorder.hostUs(events.events[1]);
     checkStreamsLabOutputs(cuda.hostPool(), config, state.inputs, state.outputs, result);
+    return Status::success();
+}
+
+Status measureStreamsLinkFloorCuda(Context& context, const StreamsLabConfig& config, int runs,
+                                   StreamsLinkFloor& floor)
+{
+    CudaBacking& cuda = cudaBacking(context);
+    if (Status s = cuda.activate(); !s)
+        return s;
+    CudaLabState& state = context.state<CudaLabState>();
+    LabLayout layout;
+    if (Status s = prepareLab(cuda, state, config, 2, layout); !s)
+        return s;
+    const auto arrays = std::size_t(config.arrays);
+    const std::size_t arrayBytes = std::size_t(config.length) * sizeof(float);
+    const cudaStream_t in = state.streams[0], out = state.streams[1];
+    auto* device = state.device.as<float>();
+    // Events: 0 starts, 1 ends the copies in, 2 ends the copies out, 3 ends the job.
+    ScopedEvents events;
+    if (Status s = events.create(4); !s)
+        return s;
+    cudaEvent_t* e = events.events.data();
+    auto copyIn = [&](std::size_t a) {
+        return cudaMemcpyAsync(device + a * layout.pitch, state.inputs[a], arrayBytes,
+                               cudaMemcpyHostToDevice, in);
+    };
+    auto copyOut = [&](std::size_t a, cudaStream_t stream) {
+        return cudaMemcpyAsync(state.outputs[a], device + a * layout.pitch, arrayBytes,
+                               cudaMemcpyDeviceToHost, stream);
+    };
+    // The copies out read arrays that copies in are writing: their values do not matter here,
+    // and the next lab run poisons the outputs before it checks them.
+    std::vector<double> inOnly, duplex;
+    for (int run = -1; run < runs; ++run) { // one warm-up
+        float ms = 0.0f;
+        WS_CUDA_TRY(cudaEventRecord(e[0], in));
+        for (std::size_t a = 0; a < arrays; ++a)
+            WS_CUDA_TRY(copyIn(a));
+        WS_CUDA_TRY(cudaEventRecord(e[1], in));
+        WS_CUDA_TRY(cudaEventSynchronize(e[1]));
+        WS_CUDA_TRY(cudaEventElapsedTime(&ms, e[0], e[1]));
+        if (run >= 0)
+            inOnly.push_back(ms);
+
+        WS_CUDA_TRY(cudaEventRecord(e[0], in));
+        WS_CUDA_TRY(cudaStreamWaitEvent(out, e[0]));
+        for (std::size_t a = 0; a < arrays; ++a)
+            WS_CUDA_TRY(copyIn(a));
+        for (std::size_t a = 0; a + 1 < arrays; ++a)
+            WS_CUDA_TRY(copyOut(a, out));
+        WS_CUDA_TRY(cudaEventRecord(e[2], out));
+        WS_CUDA_TRY(copyOut(arrays - 1, in));
+        WS_CUDA_TRY(cudaStreamWaitEvent(in, e[2]));
+        WS_CUDA_TRY(cudaEventRecord(e[3], in));
+        WS_CUDA_TRY(cudaEventSynchronize(e[3]));
+        WS_CUDA_TRY(cudaEventElapsedTime(&ms, e[0], e[3]));
+        if (run >= 0)
+            duplex.push_back(ms);
+    }
+    auto median = [](std::vector<double>& v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    floor.inMs = median(inOnly);
+    floor.duplexMs = median(duplex);
     return Status::success();
 }
 

@@ -8,4 +8,9 @@ Status runStreamsLabCuda(Context&, const StreamsLabConfig&, StreamsLabResult&)
     return Status::failure("This build has no CUDA backend");
 }
 
+Status measureStreamsLinkFloorCuda(Context&, const StreamsLabConfig&, int, StreamsLinkFloor&)
+{
+    return Status::failure("This build has no CUDA backend");
+}
+
 } // namespace warpscope::gpu

@@ -14,6 +14,8 @@ namespace warpscope::gpu {
 Status runStreamsLabCpu(Context& context, const StreamsLabConfig& config, StreamsLabResult& result);
 Status runStreamsLabCuda(Context& context, const StreamsLabConfig& config,
                          StreamsLabResult& result);
+Status measureStreamsLinkFloorCuda(Context& context, const StreamsLabConfig& config, int runs,
+                                   StreamsLinkFloor& floor);
 
 // Fails when the inputs and outputs would not fit in the host's free memory.
 Status checkStreamsLabHostMemory(const StreamsLabConfig& config);

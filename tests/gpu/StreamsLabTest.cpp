@@ -147,6 +147,15 @@ TEST(StreamsLab, CpuNormalisesAndRecordsNestedSteps)
     }
 }
 
+TEST(StreamsLab, TheCpuHasNoLinkFloor)
+{
+    auto cpu = cpuContext(2);
+    StreamsLinkFloor floor;
+    const Status s = measureStreamsLinkFloor(*cpu, StreamsLabConfig{}, 3, floor);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("needs a GPU"), std::string::npos) << s.message();
+}
+
 class CudaStreamsLabTest : public CudaContextTest
 {
 protected:
@@ -180,6 +189,24 @@ TEST_F(CudaStreamsLabTest, NormalisesInEveryMode)
         }
     c.length = 1; // one value per array normalises to exactly 1
     expectLabPasses(*m_cuda, c, r);
+}
+
+// The link's floor: its job holds the copies in alone and then the last copy out, so it
+// takes longer than they do. After it the lab still checks out: the floor's copies
+// overwrote its outputs, which every run poisons first.
+TEST_F(CudaStreamsLabTest, TheLinkFloorBoundsTheLab)
+{
+    StreamsLabConfig c;
+    c.arrays = 4;
+    c.length = 4'000'000;
+    StreamsLinkFloor floor;
+    ASSERT_TRUE(measureStreamsLinkFloor(*m_cuda, c, 5, floor));
+    EXPECT_GT(floor.inMs, 0.0);
+    EXPECT_GE(floor.duplexMs, floor.inMs);
+    StreamsLabResult r;
+    expectLabPasses(*m_cuda, c, r);
+    c.pinned = false;
+    EXPECT_FALSE(measureStreamsLinkFloor(*m_cuda, c, 5, floor));
 }
 
 // With CUPTI chosen, the lab's kernels and copies come from CUPTI's activity records: the

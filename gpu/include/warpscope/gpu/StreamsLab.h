@@ -58,6 +58,22 @@ inline constexpr long long kStreamsLabMaxLength = 1LL << 32;
 // context for the next run with the same sizes.
 Status runStreamsLab(Context& context, const StreamsLabConfig& config, StreamsLabResult& result);
 
+// What the link between host and GPU allows the lab's copies, with no kernels at all, timed
+// with CUDA events from the same pinned arrays:
+// - inMs: every array in, back to back, the link carrying one direction;
+// - duplexMs: every array in while all but the last go out at the same time on another
+//   stream, then the last out. No schedule of the lab can move its data faster than this,
+//   since each array must arrive whole before it can leave and the last one leaves alone.
+struct StreamsLinkFloor
+{
+    double inMs = 0.0, duplexMs = 0.0;
+};
+
+// Measures the link floor for a pinned configuration on a GPU context (medians of runs);
+// fails on the CPU, which has no link, and for an invalid configuration.
+Status measureStreamsLinkFloor(Context& context, const StreamsLabConfig& config, int runs,
+                               StreamsLinkFloor& floor);
+
 // Problems with the configuration itself, one message per problem (empty when valid).
 // Whether it fits a machine's memory is checked by the backend that runs it.
 std::vector<std::string> validateStreamsLab(const StreamsLabConfig& config);
