@@ -86,26 +86,14 @@ Status CudaSpectrum::markUse(cudaStream_t stream) const
     return Status::success();
 }
 
-Status CudaSpectrum::summarize(cudaStream_t stream)
+void CudaSpectrum::setSummary(const SpectrumSummary& summary)
 {
-    StreamBuffer scratch{nullptr, stream};
-    WS_CUDA_TRY(cudaMallocAsync(&scratch.pointer,
-                                spectrumSummaryScratchBytes() + sizeof(SpectrumSummary), stream));
-    auto* summary = reinterpret_cast<SpectrumSummary*>(static_cast<char*>(scratch.pointer) +
-                                                       spectrumSummaryScratchBytes());
-    WS_CUDA_TRY(launchSpectrumSummary(m_power, m_grid.count, scratch.pointer, summary, stream));
-    SpectrumSummary host{};
-    WS_CUDA_TRY(cudaMemcpyAsync(&host, summary, sizeof host, cudaMemcpyDeviceToHost, stream));
-    if (Status s = markUse(stream); !s)
-        return s;
-    WS_CUDA_TRY(cudaStreamSynchronize(stream));
-    m_min = host.min;
-    m_max = host.max;
-    m_nonFinite = host.nonFinite;
+    m_min = summary.min;
+    m_max = summary.max;
+    m_nonFinite = summary.nonFinite;
     m_peaks.clear();
-    for (int j = 0; j < host.peaks; ++j)
-        m_peaks.push_back({host.index[j], m_grid.frequency(host.index[j]), host.power[j]});
-    return Status::success();
+    for (int j = 0; j < summary.peaks; ++j)
+        m_peaks.push_back({summary.index[j], m_grid.frequency(summary.index[j]), summary.power[j]});
 }
 
 Status CudaSpectrum::read(std::span<double> power) const

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "periodogram/SpectrumKernels.cuh"
 #include "warpscope/gpu/Spectrum.h"
 
 #include <cuda_runtime.h>
@@ -41,9 +42,8 @@ public:
 
     int device() const { return m_device; }
     double* power() const { return m_power; }
-    // Runs the device's peak search on stream (after the powers were written there) and
-    // waits for its result.
-    Status summarize(cudaStream_t stream);
+    // Takes the device's peak search's result.
+    void setSummary(const SpectrumSummary& summary);
     void setComputeMs(double ms) { m_ms = ms; }
     void setMethod(std::string method) { m_method = std::move(method); }
     // Notes that work queued on stream reads the powers, so they outlive it.

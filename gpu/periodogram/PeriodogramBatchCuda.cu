@@ -1,5 +1,6 @@
 #include "periodogram/PeriodogramBatchKernel.cuh"
 #include "periodogram/PeriodogramBatchShared.h"
+#include "periodogram/PeriodogramKernel.cuh"
 #include "periodogram/PeriodogramMatrixKernel.cuh"
 #include "periodogram/PeriodogramPlan.h"
 #include "runtime/CudaContext.h"
@@ -87,7 +88,8 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
         cuda.hostPool().parallelFor(
             cuda.hostPool().size(), [&](std::size_t, std::size_t, unsigned) {
                 for (std::size_t k; (k = next.fetch_add(1)) < objects;)
-                    plans[k] = makePeriodogramPlan<T>(request.series[request.valid[k]], options);
+                    plans[k] = makePeriodogramPlan<T>(request.series[request.valid[k]], options,
+                                                      PlanSteps::Device);
             });
     }
     // Slots: the objects, largest first, so that the longest blocks start first and the
@@ -152,8 +154,9 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
     // upload, so the staging is free.
     unsigned char* host = state.staging.as<unsigned char>();
     auto* tH = reinterpret_cast<double*>(host);
-    T* arraysH[4];
-    for (int a = 0; a < 4; ++a)
+    // The rotation steps' two arrays are the device's to fill: the staging leaves them out.
+    T* arraysH[2];
+    for (int a = 0; a < 2; ++a)
         arraysH[a] = reinterpret_cast<T*>(host + tBytes + std::size_t(a) * arrayBytes);
     auto* offsetsH = reinterpret_cast<long long*>(host + tBytes + 4 * arrayBytes);
     auto* yyH = reinterpret_cast<double*>(host + tBytes + 4 * arrayBytes + offsetBytes);
@@ -171,8 +174,6 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
             std::memcpy(tH + at, p.tDouble.data(), n * sizeof(double));
             std::memcpy(arraysH[0] + at, p.w.data(), n * sizeof(T));
             std::memcpy(arraysH[1] + at, p.wy.data(), n * sizeof(T));
-            std::memcpy(arraysH[2] + at, p.stepCos.data(), n * sizeof(T));
-            std::memcpy(arraysH[3] + at, p.stepSin.data(), n * sizeof(T));
             yyH[s] = p.yy;
             psdH[s] = p.psdScale;
             if (matrix)
@@ -182,21 +183,38 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
         offsetsH[objects] = at;
     }
     unsigned char* device = state.series.as<unsigned char>();
-    if (Status s = cuda.recorded(
-            stream, cuda.streamLane(), SpanKind::CopyHostToDevice, "batch series in", seriesBytes,
-            [&] {
-                return cudaStatus(
-                    cudaMemcpyAsync(device, host, seriesBytes, cudaMemcpyHostToDevice, stream),
-                    "Copying the batch's series to the GPU");
-            });
+    const std::size_t stepsAt = tBytes + 2 * arrayBytes, stepsEnd = tBytes + 4 * arrayBytes;
+    if (Status s = cuda.recorded(stream, cuda.streamLane(), SpanKind::CopyHostToDevice,
+                                 "batch series in", seriesBytes - (stepsEnd - stepsAt),
+                                 [&] {
+                                     cudaError_t e = cudaMemcpyAsync(
+                                         device, host, stepsAt, cudaMemcpyHostToDevice, stream);
+                                     if (e == cudaSuccess)
+                                         e = cudaMemcpyAsync(device + stepsEnd, host + stepsEnd,
+                                                             seriesBytes - stepsEnd,
+                                                             cudaMemcpyHostToDevice, stream);
+                                     return cudaStatus(e, "Copying the batch's series to the GPU");
+                                 });
+        !s)
+        return s;
+    auto* stepCos = reinterpret_cast<T*>(device + stepsAt);
+    auto* stepSin = reinterpret_cast<T*>(device + stepsAt + arrayBytes);
+    if (Status s = cuda.recorded(stream, cuda.streamLane(), SpanKind::Kernel, "rotation steps", 0,
+                                 [&] {
+                                     return cudaStatus(launchPeriodogramSteps(
+                                                           reinterpret_cast<const double*>(device),
+                                                           (long long)samples, options.grid.df,
+                                                           stepCos, stepSin, stream),
+                                                       "Launching the rotation steps");
+                                 });
         !s)
         return s;
     PeriodogramBatchArgs<T> args{};
     args.t = reinterpret_cast<const double*>(device);
     args.w = reinterpret_cast<const T*>(device + tBytes);
     args.wy = reinterpret_cast<const T*>(device + tBytes + arrayBytes);
-    args.stepCos = reinterpret_cast<const T*>(device + tBytes + 2 * arrayBytes);
-    args.stepSin = reinterpret_cast<const T*>(device + tBytes + 3 * arrayBytes);
+    args.stepCos = stepCos;
+    args.stepSin = stepSin;
     args.offsets = reinterpret_cast<const long long*>(device + tBytes + 4 * arrayBytes);
     args.yy = reinterpret_cast<const double*>(device + tBytes + 4 * arrayBytes + offsetBytes);
     args.psdScale = reinterpret_cast<const double*>(device + tBytes + 4 * arrayBytes + offsetBytes +

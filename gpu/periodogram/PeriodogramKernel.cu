@@ -2,6 +2,8 @@
 #include "periodogram/PeriodogramBlock.cuh"
 #include "periodogram/PeriodogramKernel.cuh"
 
+#include <algorithm>
+
 namespace warpscope::gpu {
 namespace {
 
@@ -22,29 +24,30 @@ constexpr int kStepThreads = 256;
 
 template <typename T>
 __global__ void __launch_bounds__(kStepThreads)
-    periodogramStepsKernel(const double* __restrict__ t, int n, double df, T* stepCos, T* stepSin)
+    periodogramStepsKernel(const double* __restrict__ t, long long n, double df, T* stepCos,
+                           T* stepSin)
 {
-    const int i = blockIdx.x * kStepThreads + threadIdx.x;
-    if (i >= n)
-        return;
-    const double cycles = df * t[i];
-    double s = 0.0, c = 0.0;
-    sinCosCycles<double>(cycles - rint(cycles), s, c);
-    stepCos[i] = T(c);
-    stepSin[i] = T(s);
+    for (long long i = (long long)blockIdx.x * kStepThreads + threadIdx.x; i < n;
+         i += (long long)gridDim.x * kStepThreads) {
+        const double cycles = df * t[i];
+        double s = 0.0, c = 0.0;
+        sinCosCycles<double>(cycles - rint(cycles), s, c);
+        stepCos[i] = T(c);
+        stepSin[i] = T(s);
+    }
 }
 
 } // namespace
 
 template <typename T>
-cudaError_t launchPeriodogramSteps(const double* t, int n, double df, T* stepCos, T* stepSin,
+cudaError_t launchPeriodogramSteps(const double* t, long long n, double df, T* stepCos, T* stepSin,
                                    cudaStream_t stream)
 {
     if (n < 1)
         return cudaSuccess;
+    const long long blocks = std::min((n + kStepThreads - 1) / kStepThreads, 1LL << 16);
     periodogramStepsKernel<T>
-        <<<unsigned((n + kStepThreads - 1) / kStepThreads), kStepThreads, 0, stream>>>(
-            t, n, df, stepCos, stepSin);
+        <<<unsigned(blocks), kStepThreads, 0, stream>>>(t, n, df, stepCos, stepSin);
     return cudaGetLastError();
 }
 
@@ -77,9 +80,9 @@ const void* periodogramKernelSymbol(bool float64, bool logGrid)
                    : reinterpret_cast<const void*>(periodogramKernel<float, false>);
 }
 
-template cudaError_t launchPeriodogramSteps(const double*, int, double, float*, float*,
+template cudaError_t launchPeriodogramSteps(const double*, long long, double, float*, float*,
                                             cudaStream_t);
-template cudaError_t launchPeriodogramSteps(const double*, int, double, double*, double*,
+template cudaError_t launchPeriodogramSteps(const double*, long long, double, double*, double*,
                                             cudaStream_t);
 template cudaError_t launchPeriodogram(const PeriodogramArgs<float>&, const PeriodogramShape&,
                                        double*, cudaStream_t);

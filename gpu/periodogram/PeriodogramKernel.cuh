@@ -47,7 +47,7 @@ cudaError_t launchPeriodogram(const PeriodogramArgs<T>& args, const PeriodogramS
 // reduced in cycles (as PeriodogramPlan's host steps), for the n samples of t (double) on
 // stream: n sine-cosine pairs that would cost the host tens of microseconds a call.
 template <typename T>
-cudaError_t launchPeriodogramSteps(const double* t, int n, double df, T* stepCos, T* stepSin,
+cudaError_t launchPeriodogramSteps(const double* t, long long n, double df, T* stepCos, T* stepSin,
                                    cudaStream_t stream);
 
 // The kernel in one precision and grid spacing, for the occupancy API.

@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <new>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace warpscope::gpu {
 
@@ -68,6 +72,28 @@ void fillStreamsLabInputs(ThreadPool& pool, const StreamsLabConfig& config,
             const int array = int(i / length);
             const std::uint64_t index = i % length;
             inputs[array][index] = streamsLabInput(config.seed, array, index);
+        }
+    });
+}
+
+void poisonStreamsLabOutputs(ThreadPool& pool, std::size_t length,
+                             const std::vector<float*>& outputs)
+{
+    pool.parallelFor(outputs.size(), [&](std::size_t begin, std::size_t end, unsigned) {
+        for (std::size_t a = begin; a < end; ++a) {
+            float* out = outputs[a];
+            std::size_t i = 0;
+#ifdef __SSE2__
+            // Streaming stores, which leave no dirty lines in the host's caches for the GPU's
+            // copies out to write through afterwards.
+            const __m128 nan = _mm_set1_ps(std::nanf(""));
+            for (; i < length && reinterpret_cast<std::uintptr_t>(out + i) % 16 != 0; ++i)
+                out[i] = std::nanf("");
+            for (; i + 4 <= length; i += 4)
+                _mm_stream_ps(out + i, nan);
+            _mm_sfence();
+#endif
+            std::fill(out + i, out + length, std::nanf(""));
         }
     });
 }

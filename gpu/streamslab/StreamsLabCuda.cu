@@ -160,11 +160,7 @@ Status runStreamsLabCuda(Context& context, const StreamsLabConfig& config, Strea
     if (recorder.recording())
         for (std::size_t k = 0; k < totalStreams; ++k)
             lanes[k] = timeline->lane("CUDA stream " + std::to_string(k + 1) + ": lab");
-    // Poison the outputs, so an element that is never copied back fails the check.
-    cuda.hostPool().parallelFor(arrays, [&](std::size_t begin, std::size_t end, unsigned) {
-        for (std::size_t a = begin; a < end; ++a)
-            std::fill(state.outputs[a], state.outputs[a] + length, std::nanf(""));
-    });
+    poisonStreamsLabOutputs(cuda.hostPool(), length, state.outputs);
 
     // Event 0 starts the job, 1 ends it, 2 .. 2 + totalStreams let stream 0 wait for the
     // others, and the rest mark each array's arrival.

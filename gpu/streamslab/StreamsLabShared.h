@@ -23,6 +23,10 @@ Status checkStreamsLabHostMemory(const StreamsLabConfig& config);
 void fillStreamsLabInputs(ThreadPool& pool, const StreamsLabConfig& config,
                           const std::vector<float*>& inputs);
 
+// Fills every output with NaN, so that an element the run never writes fails the check.
+void poisonStreamsLabOutputs(ThreadPool& pool, std::size_t length,
+                             const std::vector<float*>& outputs);
+
 // Compares every output element with its input divided by the input's sum (in double), and
 // sums every output; fills result's sums and errors.
 void checkStreamsLabOutputs(ThreadPool& pool, const StreamsLabConfig& config,
