@@ -11,6 +11,8 @@ constexpr int kColumnThreads = 128;
 constexpr int kSearchThreads = 256;
 constexpr int kSearchBlocks = 512;
 constexpr int kMergeThreads = 256; // registers enough for each thread's list
+constexpr int kCandidates = 2048;  // peaks at or above the threshold the fast search sorts
+constexpr int kSortThreads = kCandidates / 2;
 constexpr int kPeaks = kPeakListLength;
 constexpr unsigned kFullMask = 0xffffffffu;
 
@@ -91,8 +93,11 @@ struct BlockSummary
 };
 
 __global__ void __launch_bounds__(kSearchThreads)
-    spectrumSearchKernel(const double* __restrict__ power, long long count, BlockSummary* out)
+    spectrumSearchKernel(const double* __restrict__ power, long long count,
+                         const unsigned long long* __restrict__ candidateCount, BlockSummary* out)
 {
+    if (*candidateCount <= kCandidates)
+        return; // the fast search found them
     const long long chunk = (count + gridDim.x - 1) / gridDim.x;
     const long long begin = min(count, chunk * blockIdx.x);
     const long long end = min(count, begin + chunk);
@@ -132,8 +137,10 @@ __global__ void __launch_bounds__(kSearchThreads)
 
 __global__ void __launch_bounds__(kMergeThreads)
     spectrumMergeKernel(const BlockSummary* __restrict__ blocks, int blockCount,
-                        SpectrumSummary* out)
+                        const unsigned long long* __restrict__ candidateCount, SpectrumSummary* out)
 {
+    if (*candidateCount <= kCandidates)
+        return;
     PeakList list;
     list.clear();
     for (int i = threadIdx.x; i < blockCount * kPeaks; i += kMergeThreads)
@@ -169,6 +176,188 @@ __global__ void __launch_bounds__(kMergeThreads)
     }
 }
 
+// The fast search. The k-th best of the blocks' best peaks is a threshold: the k blocks at
+// or above it hold k distinct peaks at or above it, so no peak below it is among the best k
+// of all. Only the peaks at or above it are gathered and sorted; when there are more than
+// kCandidates (many equal peaks), the exact per-block lists (spectrumSearchKernel and
+// spectrumMergeKernel) run instead.
+struct BlockScan
+{
+    double min[kSearchBlocks], max[kSearchBlocks];
+    long long nonFinite[kSearchBlocks];
+    double bestPower[kSearchBlocks];
+    long long bestIndex[kSearchBlocks];
+};
+
+struct Candidates
+{
+    unsigned long long count;
+    double thresholdPower;
+    long long thresholdIndex;
+    double power[kCandidates];
+    long long index[kCandidates];
+};
+
+struct SearchScratch
+{
+    BlockScan scan;
+    Candidates candidates;
+    BlockSummary lists; // the exact search's, when the candidates overflow
+};
+
+__device__ bool atOrBefore(double p, long long k, double thresholdPower, long long thresholdIndex)
+{
+    return !math::spectrumPeakBefore(thresholdPower, thresholdIndex, p, k);
+}
+
+__device__ void blockChunk(long long count, long long& begin, long long& end)
+{
+    const long long chunk = (count + gridDim.x - 1) / gridDim.x;
+    begin = min(count, chunk * blockIdx.x);
+    end = min(count, begin + chunk);
+}
+
+__global__ void __launch_bounds__(kSearchThreads)
+    spectrumScanKernel(const double* __restrict__ power, long long count, BlockScan* scan)
+{
+    long long begin = 0, end = 0;
+    blockChunk(count, begin, end);
+    double low = HUGE_VAL, high = -HUGE_VAL;
+    long long nonFinite = 0;
+    PeakList best; // its head only
+    best.power[0] = -HUGE_VAL;
+    best.index[0] = LLONG_MAX;
+    for (long long i = begin + threadIdx.x; i < end; i += kSearchThreads) {
+        const double p = power[i];
+        if (!math::isFiniteValue(p)) {
+            ++nonFinite;
+            continue;
+        }
+        low = fmin(low, p);
+        high = fmax(high, p);
+        if (math::spectrumPeakBefore(p, i, best.power[0], best.index[0]) &&
+            math::spectrumIsPeak(power, i, count)) {
+            best.power[0] = p;
+            best.index[0] = i;
+        }
+    }
+    double p;
+    long long k;
+    blockBest<kSearchThreads>(best, p, k);
+    blockRange<kSearchThreads>(low, high, nonFinite);
+    if (threadIdx.x == 0) {
+        scan->min[blockIdx.x] = low;
+        scan->max[blockIdx.x] = high;
+        scan->nonFinite[blockIdx.x] = nonFinite;
+        scan->bestPower[blockIdx.x] = p;
+        scan->bestIndex[blockIdx.x] = k;
+    }
+}
+
+// Sorts the shared pairs best first (bitonic; size a power of two, Threads = size / 2).
+template <int Threads> __device__ void sortPeaks(double* power, long long* index)
+{
+    constexpr int size = 2 * Threads;
+    for (int width = 2; width <= size; width <<= 1)
+        for (int stride = width >> 1; stride > 0; stride >>= 1) {
+            __syncthreads();
+            const int t = threadIdx.x;
+            const int a = 2 * t - (t & (stride - 1)), b = a + stride;
+            const bool bestFirst = (a & width) == 0;
+            const bool swap =
+                math::spectrumPeakBefore(power[b], index[b], power[a], index[a]) == bestFirst;
+            if (swap) {
+                const double tp = power[a];
+                const long long tk = index[a];
+                power[a] = power[b];
+                index[a] = index[b];
+                power[b] = tp;
+                index[b] = tk;
+            }
+        }
+    __syncthreads();
+}
+
+constexpr int kThresholdThreads = kSearchBlocks / 2;
+
+__global__ void __launch_bounds__(kThresholdThreads)
+    spectrumThresholdKernel(const BlockScan* __restrict__ scan, int blockCount,
+                            Candidates* candidates)
+{
+    __shared__ double power[kSearchBlocks];
+    __shared__ long long index[kSearchBlocks];
+    for (int b = threadIdx.x; b < kSearchBlocks; b += kThresholdThreads) {
+        power[b] = b < blockCount ? scan->bestPower[b] : -HUGE_VAL;
+        index[b] = b < blockCount ? scan->bestIndex[b] : LLONG_MAX;
+    }
+    sortPeaks<kThresholdThreads>(power, index);
+    if (threadIdx.x == 0) {
+        // Fewer than k blocks with a peak bound nothing: every peak is a candidate.
+        const bool bounded = index[kPeaks - 1] != LLONG_MAX;
+        candidates->count = 0;
+        candidates->thresholdPower = bounded ? power[kPeaks - 1] : -HUGE_VAL;
+        candidates->thresholdIndex = bounded ? index[kPeaks - 1] : LLONG_MAX;
+    }
+}
+
+__global__ void __launch_bounds__(kSearchThreads)
+    spectrumCollectKernel(const double* __restrict__ power, long long count, Candidates* candidates)
+{
+    long long begin = 0, end = 0;
+    blockChunk(count, begin, end);
+    const double thresholdPower = candidates->thresholdPower;
+    const long long thresholdIndex = candidates->thresholdIndex;
+    for (long long i = begin + threadIdx.x; i < end; i += kSearchThreads) {
+        const double p = power[i];
+        if (!(p >= thresholdPower) || !atOrBefore(p, i, thresholdPower, thresholdIndex) ||
+            !math::spectrumIsPeak(power, i, count))
+            continue;
+        const unsigned long long slot = atomicAdd(&candidates->count, 1ULL);
+        if (slot < kCandidates) {
+            candidates->power[slot] = p;
+            candidates->index[slot] = i;
+        }
+    }
+}
+
+__global__ void __launch_bounds__(kSortThreads)
+    spectrumFinishKernel(const BlockScan* __restrict__ scan, int blockCount,
+                         const Candidates* __restrict__ candidates, SpectrumSummary* out)
+{
+    const unsigned long long count = candidates->count;
+    if (count > kCandidates)
+        return; // the exact search writes the summary
+    __shared__ double power[kCandidates];
+    __shared__ long long index[kCandidates];
+    for (int i = threadIdx.x; i < kCandidates; i += kSortThreads) {
+        power[i] = i < int(count) ? candidates->power[i] : -HUGE_VAL;
+        index[i] = i < int(count) ? candidates->index[i] : LLONG_MAX;
+    }
+    sortPeaks<kSortThreads>(power, index);
+    double low = HUGE_VAL, high = -HUGE_VAL;
+    long long nonFinite = 0;
+    for (int b = threadIdx.x; b < blockCount; b += kSortThreads) {
+        low = fmin(low, scan->min[b]);
+        high = fmax(high, scan->max[b]);
+        nonFinite += scan->nonFinite[b];
+    }
+    blockRange<kSortThreads>(low, high, nonFinite);
+    if (threadIdx.x < kPeaks) {
+        out->power[threadIdx.x] = power[threadIdx.x];
+        out->index[threadIdx.x] = index[threadIdx.x];
+    }
+    if (threadIdx.x == 0) {
+        int found = 0;
+        while (found < kPeaks && index[found] != LLONG_MAX)
+            ++found;
+        const bool any = low <= high;
+        out->min = any ? low : 0.0;
+        out->max = any ? high : 0.0;
+        out->nonFinite = nonFinite;
+        out->peaks = found;
+    }
+}
+
 } // namespace
 
 cudaError_t launchSpectrumColumns(const double* power, const math::SpectrumMapping& m,
@@ -180,20 +369,24 @@ cudaError_t launchSpectrumColumns(const double* power, const math::SpectrumMappi
 
 std::size_t spectrumSummaryScratchBytes()
 {
-    return sizeof(BlockSummary);
+    return sizeof(SearchScratch);
 }
 
 cudaError_t launchSpectrumSummary(const double* power, long long count, void* scratch,
                                   SpectrumSummary* out, cudaStream_t stream)
 {
-    // Enough blocks to fill the device, few enough that one block merges their lists.
+    // Enough blocks to fill the device, few enough that one block sorts their best peaks.
     const long long wanted = (count + 4LL * kSearchThreads - 1) / (4LL * kSearchThreads);
     const int blocks = int(std::max(1LL, std::min<long long>(kSearchBlocks, wanted)));
-    auto* summary = static_cast<BlockSummary*>(scratch);
-    spectrumSearchKernel<<<blocks, kSearchThreads, 0, stream>>>(power, count, summary);
-    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
-        return e;
-    spectrumMergeKernel<<<1, kMergeThreads, 0, stream>>>(summary, blocks, out);
+    auto* s = static_cast<SearchScratch*>(scratch);
+    spectrumScanKernel<<<blocks, kSearchThreads, 0, stream>>>(power, count, &s->scan);
+    spectrumThresholdKernel<<<1, kThresholdThreads, 0, stream>>>(&s->scan, blocks, &s->candidates);
+    spectrumCollectKernel<<<blocks, kSearchThreads, 0, stream>>>(power, count, &s->candidates);
+    spectrumFinishKernel<<<1, kSortThreads, 0, stream>>>(&s->scan, blocks, &s->candidates, out);
+    spectrumSearchKernel<<<blocks, kSearchThreads, 0, stream>>>(power, count, &s->candidates.count,
+                                                                &s->lists);
+    spectrumMergeKernel<<<1, kMergeThreads, 0, stream>>>(&s->lists, blocks, &s->candidates.count,
+                                                         out);
     return cudaGetLastError();
 }
 
