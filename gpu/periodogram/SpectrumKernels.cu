@@ -12,7 +12,7 @@ constexpr int kSearchThreads = 256;
 constexpr int kSearchBlocks = 512;
 constexpr int kMergeThreads = 256; // registers enough for each thread's list
 constexpr int kCandidates = 2048;  // peaks at or above the threshold the fast search sorts
-constexpr int kSortThreads = kCandidates / 2;
+constexpr int kSortThreads = 256;
 constexpr int kPeaks = kPeakListLength;
 constexpr unsigned kFullMask = 0xffffffffu;
 
@@ -254,49 +254,56 @@ __global__ void __launch_bounds__(kSearchThreads)
     }
 }
 
-// Sorts the shared pairs best first (bitonic; size a power of two, Threads = size / 2).
-template <int Threads> __device__ void sortPeaks(double* power, long long* index)
+// Sorts the first size shared pairs best first (bitonic; size a power of two), the block's
+// threads taking the compare-exchanges of each step between them.
+__device__ void sortPeaks(double* power, long long* index, int size)
 {
-    constexpr int size = 2 * Threads;
     for (int width = 2; width <= size; width <<= 1)
         for (int stride = width >> 1; stride > 0; stride >>= 1) {
             __syncthreads();
-            const int t = threadIdx.x;
-            const int a = 2 * t - (t & (stride - 1)), b = a + stride;
-            const bool bestFirst = (a & width) == 0;
-            const bool swap =
-                math::spectrumPeakBefore(power[b], index[b], power[a], index[a]) == bestFirst;
-            if (swap) {
-                const double tp = power[a];
-                const long long tk = index[a];
-                power[a] = power[b];
-                index[a] = index[b];
-                power[b] = tp;
-                index[b] = tk;
+            for (int t = threadIdx.x; t < size / 2; t += blockDim.x) {
+                const int a = 2 * t - (t & (stride - 1)), b = a + stride;
+                const bool bestFirst = (a & width) == 0;
+                if (math::spectrumPeakBefore(power[b], index[b], power[a], index[a]) == bestFirst) {
+                    const double tp = power[a];
+                    const long long tk = index[a];
+                    power[a] = power[b];
+                    index[a] = index[b];
+                    power[b] = tp;
+                    index[b] = tk;
+                }
             }
         }
     __syncthreads();
 }
 
-constexpr int kThresholdThreads = kSearchBlocks / 2;
-
-__global__ void __launch_bounds__(kThresholdThreads)
+// The k-th best of the blocks' best peaks, by rank: each thread counts the peaks before its
+// own, which every thread reads from shared memory at once.
+__global__ void __launch_bounds__(kSearchBlocks)
     spectrumThresholdKernel(const BlockScan* __restrict__ scan, int blockCount,
                             Candidates* candidates)
 {
     __shared__ double power[kSearchBlocks];
     __shared__ long long index[kSearchBlocks];
-    for (int b = threadIdx.x; b < kSearchBlocks; b += kThresholdThreads) {
-        power[b] = b < blockCount ? scan->bestPower[b] : -HUGE_VAL;
-        index[b] = b < blockCount ? scan->bestIndex[b] : LLONG_MAX;
-    }
-    sortPeaks<kThresholdThreads>(power, index);
-    if (threadIdx.x == 0) {
+    const int i = threadIdx.x;
+    const bool real = i < blockCount && scan->bestIndex[i] != LLONG_MAX;
+    power[i] = real ? scan->bestPower[i] : -HUGE_VAL;
+    index[i] = real ? scan->bestIndex[i] : LLONG_MAX;
+    if (i == 0) {
         // Fewer than k blocks with a peak bound nothing: every peak is a candidate.
-        const bool bounded = index[kPeaks - 1] != LLONG_MAX;
         candidates->count = 0;
-        candidates->thresholdPower = bounded ? power[kPeaks - 1] : -HUGE_VAL;
-        candidates->thresholdIndex = bounded ? index[kPeaks - 1] : LLONG_MAX;
+        candidates->thresholdPower = -HUGE_VAL;
+        candidates->thresholdIndex = LLONG_MAX;
+    }
+    __syncthreads();
+    if (!real)
+        return;
+    int rank = 0;
+    for (int j = 0; j < blockCount; ++j)
+        rank += math::spectrumPeakBefore(power[j], index[j], power[i], index[i]);
+    if (rank == kPeaks - 1) {
+        candidates->thresholdPower = power[i];
+        candidates->thresholdIndex = index[i];
     }
 }
 
@@ -329,11 +336,15 @@ __global__ void __launch_bounds__(kSortThreads)
         return; // the exact search writes the summary
     __shared__ double power[kCandidates];
     __shared__ long long index[kCandidates];
-    for (int i = threadIdx.x; i < kCandidates; i += kSortThreads) {
+    // Usually a few dozen: the sort covers the next power of two, at least the k kept.
+    int size = 32;
+    while (size < int(count))
+        size <<= 1;
+    for (int i = threadIdx.x; i < size; i += kSortThreads) {
         power[i] = i < int(count) ? candidates->power[i] : -HUGE_VAL;
         index[i] = i < int(count) ? candidates->index[i] : LLONG_MAX;
     }
-    sortPeaks<kSortThreads>(power, index);
+    sortPeaks(power, index, size);
     double low = HUGE_VAL, high = -HUGE_VAL;
     long long nonFinite = 0;
     for (int b = threadIdx.x; b < blockCount; b += kSortThreads) {
@@ -380,7 +391,7 @@ cudaError_t launchSpectrumSummary(const double* power, long long count, void* sc
     const int blocks = int(std::max(1LL, std::min<long long>(kSearchBlocks, wanted)));
     auto* s = static_cast<SearchScratch*>(scratch);
     spectrumScanKernel<<<blocks, kSearchThreads, 0, stream>>>(power, count, &s->scan);
-    spectrumThresholdKernel<<<1, kThresholdThreads, 0, stream>>>(&s->scan, blocks, &s->candidates);
+    spectrumThresholdKernel<<<1, kSearchBlocks, 0, stream>>>(&s->scan, blocks, &s->candidates);
     spectrumCollectKernel<<<blocks, kSearchThreads, 0, stream>>>(power, count, &s->candidates);
     spectrumFinishKernel<<<1, kSortThreads, 0, stream>>>(&s->scan, blocks, &s->candidates, out);
     spectrumSearchKernel<<<blocks, kSearchThreads, 0, stream>>>(power, count, &s->candidates.count,
