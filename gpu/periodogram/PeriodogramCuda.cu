@@ -72,9 +72,9 @@ public:
     CudaBuffer power{"the periodogram", false};
     CudaBuffer hostPower{"the periodogram's copy to the host", true};
     std::shared_ptr<SpectrumStream> spectrumStream; // for the spectra the app keeps
-    // The peak search's blocks' results and its summary, and the summary's pinned landing.
+    // The peak search's blocks' results, and its summary in pinned memory.
     CudaBuffer searchScratch{"the peak search's scratch", false};
-    CudaBuffer hostSummary{"the peaks' copy to the host", true};
+    CudaBuffer hostSummary{"the peaks found", true};
     cudaEvent_t start = nullptr, stop = nullptr;
     cudaEvent_t uploaded = nullptr; // the staging was read: it may be written again
     cudaStream_t copyStream = nullptr;
@@ -451,36 +451,25 @@ Status computeSpectrumCuda(Context& context, const TimeSeries& series,
         return s;
     if (!queued)
         return queued;
-    // The peaks and the range found on the device; only they come back, to pinned memory.
-    const std::size_t scratchBytes = spectrumSummaryScratchBytes() + sizeof(SpectrumSummary);
-    if (Status s = state.searchScratch.grow(scratchBytes, stream); !s)
+    // The peaks and the range found on the device; only they come back, written by the
+    // kernels straight into pinned memory.
+    if (Status s = state.searchScratch.grow(spectrumSummaryScratchBytes(), stream); !s)
         return s;
     if (Status s = state.hostSummary.grow(sizeof(SpectrumSummary), stream); !s)
         return s;
-    auto* deviceSummary = reinterpret_cast<SpectrumSummary*>(
-        state.searchScratch.as<unsigned char>() + spectrumSummaryScratchBytes());
     auto* hostSummary = state.hostSummary.as<SpectrumSummary>();
     {
+        // The span ends once the peaks are in host memory: what the caller waits for.
         const SpanScope span(cuda.recorder(), stream, cuda.streamLane(), SpanKind::Kernel,
                              "peak search", 0,
                              "top " + std::to_string(kSpectrumMaxPeaks) + " peaks");
-        WS_CUDA_TRY(launchSpectrumSummary(result->power(), options.grid.count,
-                                          state.searchScratch.get(), deviceSummary, stream));
+        const cudaError_t searched = searchSpectrum(result->power(), options.grid.count,
+                                                    state.searchScratch.get(), hostSummary, stream);
+        // Freed only after whatever part of the search ran.
+        if (Status s = result->markUse(stream); !s)
+            return s;
+        WS_CUDA_TRY(searched);
     }
-    if (Status s =
-            cuda.recorded(stream, cuda.streamLane(), SpanKind::CopyDeviceToHost, "peaks out",
-                          sizeof(SpectrumSummary),
-                          [&] {
-                              return cudaStatus(cudaMemcpyAsync(hostSummary, deviceSummary,
-                                                                sizeof(SpectrumSummary),
-                                                                cudaMemcpyDeviceToHost, stream),
-                                                "Copying the peaks to the host");
-                          });
-        !s)
-        return s;
-    if (Status s = result->markUse(stream); !s)
-        return s;
-    WS_CUDA_TRY(cudaStreamSynchronize(stream));
     result->setSummary(*hostSummary);
     float ms = 0.0f;
     WS_CUDA_TRY(cudaEventElapsedTime(&ms, state.start, state.stop));

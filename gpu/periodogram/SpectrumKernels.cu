@@ -93,11 +93,8 @@ struct BlockSummary
 };
 
 __global__ void __launch_bounds__(kSearchThreads)
-    spectrumSearchKernel(const double* __restrict__ power, long long count,
-                         const unsigned long long* __restrict__ candidateCount, BlockSummary* out)
+    spectrumSearchKernel(const double* __restrict__ power, long long count, BlockSummary* out)
 {
-    if (*candidateCount <= kCandidates)
-        return; // the fast search found them
     const long long chunk = (count + gridDim.x - 1) / gridDim.x;
     const long long begin = min(count, chunk * blockIdx.x);
     const long long end = min(count, begin + chunk);
@@ -137,10 +134,8 @@ __global__ void __launch_bounds__(kSearchThreads)
 
 __global__ void __launch_bounds__(kMergeThreads)
     spectrumMergeKernel(const BlockSummary* __restrict__ blocks, int blockCount,
-                        const unsigned long long* __restrict__ candidateCount, SpectrumSummary* out)
+                        SpectrumSummary* out)
 {
-    if (*candidateCount <= kCandidates)
-        return;
     PeakList list;
     list.clear();
     for (int i = threadIdx.x; i < blockCount * kPeaks; i += kMergeThreads)
@@ -332,8 +327,11 @@ __global__ void __launch_bounds__(kSortThreads)
                          const Candidates* __restrict__ candidates, SpectrumSummary* out)
 {
     const unsigned long long count = candidates->count;
-    if (count > kCandidates)
-        return; // the exact search writes the summary
+    if (count > kCandidates) {
+        if (threadIdx.x == 0)
+            out->peaks = -1; // for the exact search
+        return;
+    }
     __shared__ double power[kCandidates];
     __shared__ long long index[kCandidates];
     // Usually a few dozen: the sort covers the next power of two, at least the k kept.
@@ -383,10 +381,10 @@ std::size_t spectrumSummaryScratchBytes()
     return sizeof(SearchScratch);
 }
 
-cudaError_t launchSpectrumSummary(const double* power, long long count, void* scratch,
-                                  SpectrumSummary* out, cudaStream_t stream)
+cudaError_t searchSpectrum(const double* power, long long count, void* scratch,
+                           SpectrumSummary* out, cudaStream_t stream)
 {
-    // Enough blocks to fill the device, few enough that one block sorts their best peaks.
+    // Enough blocks to fill the device, few enough that one block ranks their best peaks.
     const long long wanted = (count + 4LL * kSearchThreads - 1) / (4LL * kSearchThreads);
     const int blocks = int(std::max(1LL, std::min<long long>(kSearchBlocks, wanted)));
     auto* s = static_cast<SearchScratch*>(scratch);
@@ -394,11 +392,18 @@ cudaError_t launchSpectrumSummary(const double* power, long long count, void* sc
     spectrumThresholdKernel<<<1, kSearchBlocks, 0, stream>>>(&s->scan, blocks, &s->candidates);
     spectrumCollectKernel<<<blocks, kSearchThreads, 0, stream>>>(power, count, &s->candidates);
     spectrumFinishKernel<<<1, kSortThreads, 0, stream>>>(&s->scan, blocks, &s->candidates, out);
-    spectrumSearchKernel<<<blocks, kSearchThreads, 0, stream>>>(power, count, &s->candidates.count,
-                                                                &s->lists);
-    spectrumMergeKernel<<<1, kMergeThreads, 0, stream>>>(&s->lists, blocks, &s->candidates.count,
-                                                         out);
-    return cudaGetLastError();
+    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+        return e;
+    if (const cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess)
+        return e;
+    if (out->peaks >= 0)
+        return cudaSuccess;
+    // Rare: more peaks at the threshold than the fast search sorts (thousands of equal ones).
+    spectrumSearchKernel<<<blocks, kSearchThreads, 0, stream>>>(power, count, &s->lists);
+    spectrumMergeKernel<<<1, kMergeThreads, 0, stream>>>(&s->lists, blocks, out);
+    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+        return e;
+    return cudaStreamSynchronize(stream);
 }
 
 } // namespace warpscope::gpu

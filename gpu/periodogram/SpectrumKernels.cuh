@@ -28,9 +28,11 @@ cudaError_t launchSpectrumColumns(const double* power, const math::SpectrumMappi
 std::size_t spectrumSummaryScratchBytes();
 
 // Finds the peaks (math::spectrumIsPeak, in math::spectrumPeakBefore order) and the range of
-// count powers into *out (device memory): blocks keep their own best, and one block merges
-// them. Returns the launch error, if any.
-cudaError_t launchSpectrumSummary(const double* power, long long count, void* scratch,
-                                  SpectrumSummary* out, cudaStream_t stream);
+// count powers into *out, which the kernels write and the host reads: pinned host memory.
+// The blocks' best peaks give a threshold and only the peaks above it are sorted; when there
+// are too many (thousands of equal peaks), each block's own best and a merge of them run
+// instead. Waits for stream. Returns the first CUDA error, if any.
+cudaError_t searchSpectrum(const double* power, long long count, void* scratch,
+                           SpectrumSummary* out, cudaStream_t stream);
 
 } // namespace warpscope::gpu

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <gtest/gtest.h>
 #include <limits>
 #include <random>
@@ -16,27 +17,27 @@
 namespace warpscope::gpu::test {
 namespace {
 
-// The device's summary of power, from a fresh device copy.
+// The device's summary of power, from a fresh device copy, into pinned memory as the app's
+// call has it.
 SpectrumSummary deviceSummary(const std::vector<double>& power)
 {
     SpectrumSummary summary{};
     double* devicePower = nullptr;
     void* scratch = nullptr;
-    SpectrumSummary* deviceOut = nullptr;
+    SpectrumSummary* out = nullptr;
     const std::size_t bytes = power.size() * sizeof(double);
     EXPECT_EQ(cudaMalloc(&devicePower, std::max<std::size_t>(bytes, 8)), cudaSuccess);
     EXPECT_EQ(cudaMalloc(&scratch, spectrumSummaryScratchBytes()), cudaSuccess);
-    EXPECT_EQ(cudaMalloc(&deviceOut, sizeof(SpectrumSummary)), cudaSuccess);
+    EXPECT_EQ(cudaMallocHost(&out, sizeof(SpectrumSummary)), cudaSuccess);
     // Poison: a field the search does not write stays visibly wrong.
-    EXPECT_EQ(cudaMemset(deviceOut, 0x7f, sizeof(SpectrumSummary)), cudaSuccess);
+    std::memset(static_cast<void*>(out), 0x7f, sizeof(SpectrumSummary));
     EXPECT_EQ(cudaMemcpy(devicePower, power.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
-    EXPECT_EQ(
-        launchSpectrumSummary(devicePower, (long long)power.size(), scratch, deviceOut, nullptr),
-        cudaSuccess);
-    EXPECT_EQ(cudaMemcpy(&summary, deviceOut, sizeof summary, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(searchSpectrum(devicePower, (long long)power.size(), scratch, out, nullptr),
+              cudaSuccess);
+    summary = *out;
     cudaFree(devicePower);
     cudaFree(scratch);
-    cudaFree(deviceOut);
+    cudaFreeHost(out);
     return summary;
 }
 
