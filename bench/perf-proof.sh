@@ -65,6 +65,7 @@ def mid(values):
     return f"{statistics.median(values):.3f} ms (n={len(values)})" if values else "-"
 rows = [
     ("streams, pinned, K streams", all_of(r"pinned, K streams\s+median\s+([\d.]+)")),
+    ("streams, K streams, no timeline", all_of(r"no timeline ([\d.]+) ms")),
     ("Numba, K streams", all_of(r"Numba: .*pinned, \d+ streams: median ([\d.]+)")),
     ("streams, pinned, 1 stream", all_of(r"pinned, 1 stream\s+median\s+([\d.]+)")),
     ("Numba, 1 stream", all_of(r"Numba: .*pinned, 1 stream: median ([\d.]+)")),
