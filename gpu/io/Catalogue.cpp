@@ -11,6 +11,8 @@
 #include <limits>
 #include <numeric>
 #include <sstream>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
 namespace warpscope::gpu {
@@ -119,6 +121,168 @@ int fitsColumn(const std::vector<std::string>& names, const std::string& given,
         if (int i = findName(names, r); i >= 0)
             return i;
     return -1;
+}
+
+// A FITS table's objects as its rows are read: each object's id, its finite rows and the
+// rows skipped.
+struct FitsObject
+{
+    std::string id;
+    TimeSeries series;
+    LoadReport report;
+};
+
+// Which columns hold what (0-based), and the ids when they are strings (read whole first).
+struct FitsRows
+{
+    const std::string& path;
+    int idColumn, tColumn, yColumn, dyColumn;
+    bool numeric;
+    const std::vector<std::string>* ids;
+};
+
+struct RowRun
+{
+    long long first = 0, count = 0;
+};
+
+// Reads the runs of rows into objects, new ids appended in the order of their first row.
+// The columns go a block of rows at a time, of the rows cfitsio's buffers hold: the rows
+// are stored whole, so each block is read from the file once for every column instead of
+// once a column. Each block's rows go to their objects at once, so the table's columns are
+// never held whole beside the objects' series. numbers: the whole table's numeric ids, or
+// null to read them with the block. Returns cfitsio's status.
+int readFitsRows(fitsfile* file, const FitsRows& c, const std::vector<RowRun>& runs,
+                 const long long* numbers, std::vector<FitsObject>& objects)
+{
+    int status = 0;
+    long block = 0;
+    fits_get_rowsize(file, &block, &status);
+    block = std::max(block, 1L);
+    const std::size_t blockRows = std::size_t(block);
+    std::vector<long long> blockNumbers(c.numeric && !numbers ? blockRows : 0);
+    std::vector<double> t(blockRows), y(blockRows), dy(c.dyColumn >= 0 ? blockRows : 0);
+    double nan = std::numeric_limits<double>::quiet_NaN();
+    int anyNull = 0;
+    std::unordered_map<std::string, std::size_t> index;
+    std::size_t current = 0;
+    long long previous = 0; // the last row's number, for numeric ids
+    for (const RowRun& run : runs)
+        for (long long r = 0; r < run.count && !status; r += block) {
+            const long long n = std::min<long long>(block, run.count - r);
+            const long long first = run.first + r; // the block's first row, from 0
+            const long long* number = numbers ? numbers + first : blockNumbers.data();
+            if (c.numeric && !numbers)
+                fits_read_col(file, TLONGLONG, c.idColumn + 1, first + 1, 1, n, nullptr,
+                              blockNumbers.data(), &anyNull, &status);
+            fits_read_col(file, TDOUBLE, c.tColumn + 1, first + 1, 1, n, &nan, t.data(), &anyNull,
+                          &status);
+            fits_read_col(file, TDOUBLE, c.yColumn + 1, first + 1, 1, n, &nan, y.data(), &anyNull,
+                          &status);
+            if (c.dyColumn >= 0)
+                fits_read_col(file, TDOUBLE, c.dyColumn + 1, first + 1, 1, n, &nan, dy.data(),
+                              &anyNull, &status);
+            if (status)
+                break;
+            for (std::size_t k = 0; k < std::size_t(n); ++k) {
+                const std::size_t row = std::size_t(first) + k;
+                // An object's rows usually follow each other: look its id up when it changes.
+                const bool same =
+                    (r > 0 || k > 0) &&
+                    (c.numeric ? number[k] == previous : (*c.ids)[row] == (*c.ids)[row - 1]);
+                if (c.numeric)
+                    previous = number[k];
+                if (!same) {
+                    const std::string id = c.numeric ? std::to_string(number[k]) : (*c.ids)[row];
+                    auto [found, added] = index.try_emplace(id, objects.size());
+                    current = found->second;
+                    if (added)
+                        objects.push_back({id, {}, {}});
+                }
+                FitsObject& o = objects[current];
+                // Rows the app's FITS reader would skip are skipped and counted alike.
+                if (!std::isfinite(t[k]) || !std::isfinite(y[k]) ||
+                    (!dy.empty() && !std::isfinite(dy[k]))) {
+                    ++o.report.nonFiniteRows;
+                    continue;
+                }
+                if (!dy.empty() && dy[k] <= 0.0) {
+                    ++o.report.nonPositiveErrors;
+                    continue;
+                }
+                o.series.t.push_back(t[k]);
+                o.series.y.push_back(y[k]);
+                if (!dy.empty())
+                    o.series.dy.push_back(dy[k]);
+            }
+        }
+    return status;
+}
+
+// Every row of the table, in ranges read at once by threads of their own, each with its own
+// handle on the file (cfitsio built reentrant, as Debian's is; otherwise one range). The
+// ranges' objects are then joined in row order: an object whose rows fall in several ranges
+// gets them in order, and objects stay in the order of their first row.
+int readFitsTable(fitsfile* file, const FitsRows& c, long long rows,
+                  std::vector<FitsObject>& objects)
+{
+    constexpr long long kMinRangeRows = 1 << 18;
+    const long long most = std::max(1LL, rows / kMinRangeRows);
+    const int ranges = fits_is_reentrant()
+                           ? int(std::clamp<long long>(std::thread::hardware_concurrency(), 1, 16))
+                           : 1;
+    const int parts = int(std::min<long long>(ranges, most));
+    if (parts <= 1)
+        return readFitsRows(file, c, {{0, rows}}, nullptr, objects);
+    std::vector<std::vector<FitsObject>> read(static_cast<std::size_t>(parts));
+    std::vector<int> statuses(std::size_t(parts), 0);
+    auto readPart = [&](int p) {
+        const long long first = rows * p / parts, last = rows * (p + 1) / parts;
+        fitsfile* own = nullptr;
+        int& status = statuses[std::size_t(p)];
+        if (p == 0) {
+            status = readFitsRows(file, c, {{first, last - first}}, nullptr, read[0]);
+            return;
+        }
+        if (fits_open_table(&own, c.path.c_str(), READONLY, &status))
+            return;
+        status = readFitsRows(own, c, {{first, last - first}}, nullptr, read[std::size_t(p)]);
+        int closing = 0;
+        fits_close_file(own, &closing);
+    };
+    std::vector<std::thread> threads;
+    try {
+        for (int p = 1; p < parts; ++p)
+            threads.emplace_back(readPart, p);
+    } catch (const std::system_error&) { // no thread to be had: this one reads the rest
+        for (int p = int(threads.size()) + 1; p < parts; ++p)
+            readPart(p);
+    }
+    readPart(0);
+    for (std::thread& t : threads)
+        t.join();
+    for (const int status : statuses)
+        if (status)
+            return status;
+    std::unordered_map<std::string, std::size_t> index;
+    for (std::vector<FitsObject>& part : read)
+        for (FitsObject& o : part) {
+            auto [found, added] = index.try_emplace(o.id, objects.size());
+            if (added) {
+                objects.push_back(std::move(o));
+                continue;
+            }
+            FitsObject& joined = objects[found->second];
+            auto append = [](std::vector<double>& to, const std::vector<double>& from) {
+                to.insert(to.end(), from.begin(), from.end());
+            };
+            append(joined.series.t, o.series.t);
+            append(joined.series.y, o.series.y);
+            append(joined.series.dy, o.series.dy);
+            joined.report.nonFiniteRows += o.report.nonFiniteRows;
+            joined.report.nonPositiveErrors += o.report.nonPositiveErrors;
+        }
+    return 0;
 }
 
 } // namespace
@@ -253,11 +417,7 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
         std::vector<std::string> ids;
         std::vector<long long> numbers;
         // The rows whose t, y and dy are read: every row, or the runs of onlyId's rows.
-        struct Run
-        {
-            long long first = 0, count = 0;
-        };
-        std::vector<Run> runs;
+        std::vector<RowRun> runs;
         if (problem && rows > 0) {
             int type = 0;
             long repeat = 0, width = 0;
@@ -283,9 +443,7 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
                 fits_read_col(file, TLONGLONG, idColumn + 1, 1, 1, rows, nullptr, numbers.data(),
                               &anyNull, &status);
             }
-            if (!onlyId) {
-                runs.push_back({0, rows});
-            } else {
+            if (onlyId) {
                 // A numeric id compares as a number, as it is written (std::to_string).
                 long long wanted = 0;
                 const auto [end, error] =
@@ -305,79 +463,24 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
                         runs.push_back({r, 1});
                 }
             }
-            // The columns a block of rows at a time, of the rows cfitsio's buffers hold: the
-            // rows are stored whole, so each block is read from the file once for every
-            // column instead of once a column. Each block's rows go to their objects at once,
-            // so the table's columns are never held whole beside the objects' series.
-            long block = 0;
-            fits_get_rowsize(file, &block, &status);
-            block = std::max(block, 1L);
-            const std::size_t blockRows = std::size_t(block);
-            std::vector<long long> blockNumbers(numeric && !onlyId ? blockRows : 0);
-            std::vector<double> t(blockRows), y(blockRows), dy(dyColumn >= 0 ? blockRows : 0);
-            double nan = std::numeric_limits<double>::quiet_NaN();
-            int anyNull = 0;
-            std::unordered_map<std::string, std::size_t> index;
-            std::size_t current = 0;
-            long long previous = 0; // the last row's number, for numeric ids
-            for (const Run& run : runs)
-                for (long long r = 0; r < run.count && !status; r += block) {
-                    const long long n = std::min<long long>(block, run.count - r);
-                    const long long first = run.first + r; // the block's first row, from 0
-                    const long long* number =
-                        numeric && onlyId ? numbers.data() + first : blockNumbers.data();
-                    if (numeric && !onlyId)
-                        fits_read_col(file, TLONGLONG, idColumn + 1, first + 1, 1, n, nullptr,
-                                      blockNumbers.data(), &anyNull, &status);
-                    fits_read_col(file, TDOUBLE, tColumn + 1, first + 1, 1, n, &nan, t.data(),
-                                  &anyNull, &status);
-                    fits_read_col(file, TDOUBLE, yColumn + 1, first + 1, 1, n, &nan, y.data(),
-                                  &anyNull, &status);
-                    if (dyColumn >= 0)
-                        fits_read_col(file, TDOUBLE, dyColumn + 1, first + 1, 1, n, &nan, dy.data(),
-                                      &anyNull, &status);
-                    if (status)
-                        break;
-                    for (std::size_t k = 0; k < std::size_t(n); ++k) {
-                        const std::size_t row = std::size_t(first) + k;
-                        // An object's rows usually follow each other: look its id up when it
-                        // changes.
-                        const bool same = (r > 0 || k > 0) && (numeric ? number[k] == previous
-                                                                       : ids[row] == ids[row - 1]);
-                        if (numeric)
-                            previous = number[k];
-                        if (!same) {
-                            const std::string id = numeric ? std::to_string(number[k]) : ids[row];
-                            auto [found, added] = index.try_emplace(id, catalogue.m_objects.size());
-                            current = found->second;
-                            if (added) {
-                                Object object;
-                                object.id = id;
-                                object.fromFits = true;
-                                object.report.columns = names;
-                                object.report.tColumn = tColumn;
-                                object.report.yColumn = yColumn;
-                                object.report.dyColumn = dyColumn;
-                                catalogue.m_objects.push_back(std::move(object));
-                            }
-                        }
-                        Object& o = catalogue.m_objects[current];
-                        // Rows the app's FITS reader would skip are skipped and counted alike.
-                        if (!std::isfinite(t[k]) || !std::isfinite(y[k]) ||
-                            (!dy.empty() && !std::isfinite(dy[k]))) {
-                            ++o.report.nonFiniteRows;
-                            continue;
-                        }
-                        if (!dy.empty() && dy[k] <= 0.0) {
-                            ++o.report.nonPositiveErrors;
-                            continue;
-                        }
-                        o.series.t.push_back(t[k]);
-                        o.series.y.push_back(y[k]);
-                        if (!dy.empty())
-                            o.series.dy.push_back(dy[k]);
-                    }
-                }
+            const FitsRows layout{
+                path, idColumn, tColumn, yColumn, dyColumn, numeric, ids.empty() ? nullptr : &ids};
+            std::vector<FitsObject> objects;
+            if (!status)
+                status = onlyId ? readFitsRows(file, layout, runs, numbers.data(), objects)
+                                : readFitsTable(file, layout, rows, objects);
+            for (FitsObject& read : objects) {
+                Object object;
+                object.id = std::move(read.id);
+                object.fromFits = true;
+                object.series = std::move(read.series);
+                object.report = std::move(read.report);
+                object.report.columns = names;
+                object.report.tColumn = tColumn;
+                object.report.yColumn = yColumn;
+                object.report.dyColumn = dyColumn;
+                catalogue.m_objects.push_back(std::move(object));
+            }
             if (status) {
                 catalogue.m_objects.clear();
                 problem = Status::failure("Cannot read the FITS table " + path + ": " +

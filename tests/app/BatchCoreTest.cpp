@@ -286,21 +286,13 @@ TEST(BatchCatalogue, OneObjectOfAFitsTableWithNumericIds)
             << other;
 }
 
-// A whole FITS table of numeric ids over many of the blocks its columns are read in: every
-// row lands in its object, in order, with the rows of an object that comes back later
-// appended and the unusable ones counted.
+// A whole FITS table over many of the blocks its columns are read in, and long enough to be
+// read in ranges by several threads: every row lands in its object, in order, with the rows
+// of an object that comes back later (in another range) appended and the unusable ones
+// counted; objects keep the order of their first row. Numeric ids and string ids alike.
 TEST(BatchCatalogue, FitsTableOfManyBlocksKeepsEveryRowInItsObject)
 {
-    const std::string path = scratch("blocks.fits");
-    std::filesystem::remove(path);
-    fitsfile* file = nullptr;
-    int status = 0;
-    ASSERT_EQ(fits_create_file(&file, path.c_str(), &status), 0);
-    const char* names[] = {"id", "time", "flux", "flux_err"};
-    const char* forms[] = {"K", "D", "D", "D"};
-    fits_create_tbl(file, BINARY_TBL, 0, 4, const_cast<char**>(names), const_cast<char**>(forms),
-                    nullptr, "OBJECTS", &status);
-    constexpr long long kRows = 50'000;
+    constexpr long long kRows = 600'000;
     std::vector<long long> id(kRows);
     std::vector<double> t(kRows), y(kRows), dy(kRows);
     for (long long r = 0; r < kRows; ++r) {
@@ -310,37 +302,60 @@ TEST(BatchCatalogue, FitsTableOfManyBlocksKeepsEveryRowInItsObject)
         y[std::size_t(r)] = double(r) * 0.5;
         dy[std::size_t(r)] = r % 1001 == 0 ? 0.0 : 1.0 + double(r % 7);
     }
-    fits_write_col(file, TLONGLONG, 1, 1, 1, kRows, id.data(), &status);
-    fits_write_col(file, TDOUBLE, 2, 1, 1, kRows, t.data(), &status);
-    fits_write_col(file, TDOUBLE, 3, 1, 1, kRows, y.data(), &status);
-    fits_write_col(file, TDOUBLE, 4, 1, 1, kRows, dy.data(), &status);
-    fits_close_file(file, &status);
-    ASSERT_EQ(status, 0);
-
-    gpu::Catalogue catalogue;
-    ASSERT_TRUE(
-        gpu::Catalogue::openTable(path, gpu::TableColumns{}, gpu::TimeFormat::Auto, catalogue));
-    ASSERT_EQ(catalogue.size(), 100u);
-    for (std::size_t i = 0; i < catalogue.size(); ++i) {
-        ASSERT_EQ(catalogue.id(i), std::to_string(i));
-        gpu::TimeSeries want, series;
-        std::size_t skipped = 0;
-        for (long long r = 0; r < kRows; ++r)
-            if (id[std::size_t(r)] == (long long)i) {
-                if (dy[std::size_t(r)] <= 0.0) {
-                    ++skipped;
-                    continue;
-                }
-                want.t.push_back(t[std::size_t(r)]);
-                want.y.push_back(y[std::size_t(r)]);
-                want.dy.push_back(dy[std::size_t(r)]);
+    std::vector<gpu::TimeSeries> want(100);
+    std::vector<std::size_t> skipped(100);
+    for (long long r = 0; r < kRows; ++r) {
+        const auto i = std::size_t(id[std::size_t(r)]);
+        if (dy[std::size_t(r)] <= 0.0) {
+            ++skipped[i];
+            continue;
+        }
+        want[i].t.push_back(t[std::size_t(r)]);
+        want[i].y.push_back(y[std::size_t(r)]);
+        want[i].dy.push_back(dy[std::size_t(r)]);
+    }
+    for (const bool numeric : {true, false}) {
+        SCOPED_TRACE(numeric ? "numeric ids" : "string ids");
+        const std::string path = scratch("blocks.fits");
+        std::filesystem::remove(path);
+        fitsfile* file = nullptr;
+        int status = 0;
+        ASSERT_EQ(fits_create_file(&file, path.c_str(), &status), 0);
+        const char* names[] = {"id", "time", "flux", "flux_err"};
+        const char* forms[] = {numeric ? "K" : "6A", "D", "D", "D"};
+        fits_create_tbl(file, BINARY_TBL, 0, 4, const_cast<char**>(names),
+                        const_cast<char**>(forms), nullptr, "OBJECTS", &status);
+        if (numeric) {
+            fits_write_col(file, TLONGLONG, 1, 1, 1, kRows, id.data(), &status);
+        } else {
+            std::vector<std::string> text(kRows);
+            std::vector<char*> pointers(kRows);
+            for (long long r = 0; r < kRows; ++r) {
+                text[std::size_t(r)] = "s" + std::to_string(id[std::size_t(r)]);
+                pointers[std::size_t(r)] = text[std::size_t(r)].data();
             }
-        gpu::LoadReport report;
-        ASSERT_TRUE(catalogue.load(i, series, report));
-        EXPECT_EQ(series.t, want.t) << i;
-        EXPECT_EQ(series.y, want.y) << i;
-        EXPECT_EQ(series.dy, want.dy) << i;
-        EXPECT_EQ(report.nonPositiveErrors, skipped) << i;
+            fits_write_col(file, TSTRING, 1, 1, 1, kRows, pointers.data(), &status);
+        }
+        fits_write_col(file, TDOUBLE, 2, 1, 1, kRows, t.data(), &status);
+        fits_write_col(file, TDOUBLE, 3, 1, 1, kRows, y.data(), &status);
+        fits_write_col(file, TDOUBLE, 4, 1, 1, kRows, dy.data(), &status);
+        fits_close_file(file, &status);
+        ASSERT_EQ(status, 0);
+
+        gpu::Catalogue catalogue;
+        ASSERT_TRUE(
+            gpu::Catalogue::openTable(path, gpu::TableColumns{}, gpu::TimeFormat::Auto, catalogue));
+        ASSERT_EQ(catalogue.size(), 100u);
+        for (std::size_t i = 0; i < catalogue.size(); ++i) {
+            ASSERT_EQ(catalogue.id(i), (numeric ? "" : "s") + std::to_string(i));
+            gpu::TimeSeries series;
+            gpu::LoadReport report;
+            ASSERT_TRUE(catalogue.load(i, series, report));
+            EXPECT_EQ(series.t, want[i].t) << i;
+            EXPECT_EQ(series.y, want[i].y) << i;
+            EXPECT_EQ(series.dy, want[i].dy) << i;
+            EXPECT_EQ(report.nonPositiveErrors, skipped[i]) << i;
+        }
     }
 }
 
