@@ -1,26 +1,31 @@
 #!/usr/bin/env bash
 # On a machine with two GPUs, from a bundle (source .device/env.sh and .device/mpi-env.sh
 # first): warpscope-batch over W1 and W2 on one GPU, on both (threads), and with
-# mpirun -np 2 (a GPU a rank), each timed twice as a whole run, the three tables compared.
+# mpirun -np 2 (a GPU a rank), each timed twice as a whole run, the three tables compared;
+# each run's own lines say how long reading the table and computing took.
 #   bash bench/batch-scaling.sh
 set -u
 bench=$DESKTOP_BIN/warpscope-bench batch=$DESKTOP_BIN/warpscope-batch
-grid=(--frequencies 0.001,10,100000 --quiet)
+grid=(--frequencies 0.001,10,100000)
 root=(); [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
 "$bench" batch make W1 /tmp/W1.fits && "$bench" batch make W2 /tmp/W2.fits || exit 1
 since() { echo $((($(date +%s%N) - $1) / 1000000)); }
+# The run's reading and computing times, from its own lines.
+phases() { grep -hoE "read .* in [0-9.]+ s|objects \(.*" /tmp/batch-run.log | sed 's/^/    /'; }
 for w in W1 W2; do
     for run in 1 2; do
         rm -rf /tmp/"$w"-*
         t=$(date +%s%N)
-        CUDA_VISIBLE_DEVICES=0 "$batch" /tmp/$w.fits -o /tmp/$w-one.csv "${grid[@]}"
-        echo "$w run $run: 1 GPU $(since "$t") ms"
+        CUDA_VISIBLE_DEVICES=0 "$batch" /tmp/$w.fits -o /tmp/$w-one.csv "${grid[@]}" \
+            2> /tmp/batch-run.log
+        echo "$w run $run: 1 GPU $(since "$t") ms"; phases
         t=$(date +%s%N)
-        "$batch" /tmp/$w.fits -o /tmp/$w-two.csv "${grid[@]}"
-        echo "$w run $run: 2 GPUs, threads $(since "$t") ms"
+        "$batch" /tmp/$w.fits -o /tmp/$w-two.csv "${grid[@]}" 2> /tmp/batch-run.log
+        echo "$w run $run: 2 GPUs, threads $(since "$t") ms"; phases
         t=$(date +%s%N)
-        mpirun "${root[@]}" -np 2 "$batch" /tmp/$w.fits -o /tmp/$w-mpi.csv "${grid[@]}"
-        echo "$w run $run: mpirun -np 2 $(since "$t") ms"
+        mpirun "${root[@]}" -np 2 "$batch" /tmp/$w.fits -o /tmp/$w-mpi.csv "${grid[@]}" \
+            2> /tmp/batch-run.log
+        echo "$w run $run: mpirun -np 2 $(since "$t") ms"; phases
         cmp /tmp/$w-one.csv /tmp/$w-two.csv && cmp /tmp/$w-one.csv /tmp/$w-mpi.csv &&
             echo "$w run $run: the three tables are equal byte for byte"
     done

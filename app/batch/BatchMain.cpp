@@ -8,6 +8,7 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QFileInfo>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -282,11 +283,17 @@ int main(int argc, char** argv)
             exitCode = ranks.rank == 0 ? badOption(problem) : 2;
         } else if (!exitNow) {
             gpu::Catalogue catalogue;
+            const auto reading = std::chrono::steady_clock::now();
             const gpu::Status opened =
                 parsed.table
                     ? gpu::Catalogue::openTable(parsed.input, parsed.columns, parsed.timeFormat,
                                                 catalogue)
                     : gpu::Catalogue::openFiles(parsed.input, parsed.timeFormat, catalogue);
+            if (opened && parsed.table && parsed.run.progress && ranks.rank == 0)
+                std::fprintf(
+                    stderr, "warpscope-batch: read %s in %.2f s\n", parsed.input.c_str(),
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - reading)
+                        .count());
             if (!opened) {
                 if (ranks.rank == 0)
                     std::fprintf(stderr, "warpscope-batch: %s\n", opened.message().c_str());

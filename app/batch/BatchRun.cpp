@@ -117,10 +117,21 @@ gpu::Status openContexts(const RunOptions& options, const Ranks& ranks,
         devices = {cuda[std::size_t(ranks.localRank) % cuda.size()]};
     else
         devices = cuda;
+    // The GPU contexts' host work (each batch's checks, plans and results) spreads over the
+    // machine's cores divided among them and the ranks here: each of their pools splits a
+    // loop evenly, so one with more threads than its share waits for the slowest.
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned gpuContexts =
+        unsigned(std::max<std::size_t>(1, devices.size() * std::size_t(options.contextsPerGpu))) *
+        unsigned(std::max(1, ranks.localSize));
+    const unsigned gpuThreads =
+        options.cpuThreads > 0 ? options.cpuThreads : std::max(2u, cores / gpuContexts);
     for (const gpu::Device& d : devices)
         for (int k = 0; k < (d.kind == gpu::DeviceKind::Cuda ? options.contextsPerGpu : 1); ++k) {
             std::unique_ptr<gpu::Context> context;
-            if (const gpu::Status s = gpu::Context::open(d, context, options.cpuThreads); !s)
+            const unsigned threads =
+                d.kind == gpu::DeviceKind::Cuda ? gpuThreads : options.cpuThreads;
+            if (const gpu::Status s = gpu::Context::open(d, context, threads); !s)
                 return s;
             contexts.push_back(std::move(context));
         }

@@ -45,7 +45,7 @@ Status Context::open(Device device, std::unique_ptr<Context>& context, unsigned 
     std::unique_ptr<ContextBacking> backing;
     if (device.kind == DeviceKind::Cpu) {
         backing = makeCpuBacking(cpuThreads);
-    } else if (Status s = makeCudaBacking(device.ordinal, backing); !s) {
+    } else if (Status s = makeCudaBacking(device.ordinal, cpuThreads, backing); !s) {
         return s;
     }
     context.reset(new Context(device, std::move(backing)));

@@ -87,7 +87,8 @@ void CudaBacking::setTimeline(const std::shared_ptr<Timeline>& timeline, const s
 ThreadPool& CudaBacking::hostPool()
 {
     if (!m_hostPool)
-        m_hostPool = std::make_unique<ThreadPool>();
+        m_hostPool = m_hostThreads ? std::make_unique<ThreadPool>(m_hostThreads)
+                                   : std::make_unique<ThreadPool>();
     return *m_hostPool;
 }
 
@@ -96,7 +97,7 @@ CudaBacking& cudaBacking(Context& context)
     return static_cast<CudaBacking&>(context.backing());
 }
 
-Status makeCudaBacking(int ordinal, std::unique_ptr<ContextBacking>& backing)
+Status makeCudaBacking(int ordinal, unsigned hostThreads, std::unique_ptr<ContextBacking>& backing)
 {
     const int count = cudaDeviceCount();
     if (ordinal < 0 || ordinal >= count)
@@ -104,7 +105,7 @@ Status makeCudaBacking(int ordinal, std::unique_ptr<ContextBacking>& backing)
                                    ? std::string("There is no CUDA device")
                                    : "There is no CUDA device " + std::to_string(ordinal) +
                                          " (this machine has " + std::to_string(count) + ")");
-    auto cuda = std::make_unique<CudaBacking>(ordinal);
+    auto cuda = std::make_unique<CudaBacking>(ordinal, hostThreads);
     if (Status s = cuda->initialize(); !s)
         return s;
     backing = std::move(cuda);

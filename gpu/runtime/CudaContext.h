@@ -18,7 +18,9 @@ namespace warpscope::gpu {
 class CudaBacking final : public ContextBacking
 {
 public:
-    explicit CudaBacking(int ordinal) : m_ordinal(ordinal) {}
+    // hostThreads: the host pool's threads (0: one per core).
+    CudaBacking(int ordinal, unsigned hostThreads) : m_ordinal(ordinal), m_hostThreads(hostThreads)
+    {}
     ~CudaBacking() override;
     Status initialize();
 
@@ -57,6 +59,7 @@ private:
     CudaSpanRecorder m_recorder;
     int m_streamLane = -1;
     int m_hostLane = -1;
+    unsigned m_hostThreads = 0;
     std::unique_ptr<ThreadPool> m_hostPool; // made when host-side work first needs it
 };
 

@@ -42,7 +42,8 @@ class Context
 {
 public:
     // Opens a context on device, or says why it cannot (no such device, a CUDA error, or a
-    // build without CUDA). cpuThreads sizes the CPU's pool (0: one thread per core).
+    // build without CUDA). cpuThreads sizes the CPU's pool, or a GPU's pool for its host-side
+    // work (0: one thread per core).
     static Status open(Device device, std::unique_ptr<Context>& context, unsigned cpuThreads = 0);
     ~Context();
     Context(const Context&) = delete;
