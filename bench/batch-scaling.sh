@@ -23,7 +23,7 @@ for w in W1 W2; do
         "$batch" /tmp/$w.fits -o /tmp/$w-two.csv "${grid[@]}" 2> /tmp/batch-run.log
         echo "$w run $run: 2 GPUs, threads $(since "$t") ms"; phases
         t=$(date +%s%N)
-        mpirun "${root[@]}" -np 2 "$batch" /tmp/$w.fits -o /tmp/$w-mpi.csv "${grid[@]}" \
+        mpirun "${root[@]}" --bind-to none -np 2 "$batch" /tmp/$w.fits -o /tmp/$w-mpi.csv "${grid[@]}" \
             2> /tmp/batch-run.log
         echo "$w run $run: mpirun -np 2 $(since "$t") ms"; phases
         cmp /tmp/$w-one.csv /tmp/$w-two.csv && cmp /tmp/$w-one.csv /tmp/$w-mpi.csv &&

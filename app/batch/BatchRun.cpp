@@ -9,6 +9,7 @@
 #include <future>
 #include <mutex>
 #include <optional>
+#include <sched.h>
 #include <thread>
 #include <unistd.h>
 #include <unordered_map>
@@ -48,10 +49,11 @@ struct TableCounts
     long long rows = 0, ok = 0, failed = 0, warned = 0, foreign = 0;
 };
 
-// The table and every part, in the catalogue's order (rows of objects not in this input
-// after them, as they were), written as CSV and FITS; the parts are then removed.
+// The table and every part (or, for a single process, its own rows, taken from own), in the
+// catalogue's order (rows of objects not in this input after them, as they were), written
+// as CSV and FITS; the parts are then removed.
 gpu::Status mergeTable(const gpu::Catalogue& catalogue, const RunOptions& options,
-                       TableCounts& counts)
+                       TableCounts& counts, std::vector<BatchResult>* own)
 {
     std::vector<BatchResult> rows;
     std::error_code error;
@@ -59,7 +61,12 @@ gpu::Status mergeTable(const gpu::Catalogue& catalogue, const RunOptions& option
         if (const gpu::Status s = readResultsCsv(options.csvPath, options.settings.peaks, rows); !s)
             return s;
     const std::vector<std::string> parts = partPaths(options.csvPath);
-    for (const std::string& part : parts) {
+    // A single process's own rows come from memory: its part on disk holds a checkpoint of
+    // them at most.
+    if (own)
+        rows.insert(rows.end(), std::make_move_iterator(own->begin()),
+                    std::make_move_iterator(own->end()));
+    for (const std::string& part : own ? std::vector<std::string>() : parts) {
         std::vector<BatchResult> more;
         if (const gpu::Status s = readResultsCsv(part, options.settings.peaks, more); !s)
             return s;
@@ -97,6 +104,20 @@ gpu::Status mergeTable(const gpu::Catalogue& catalogue, const RunOptions& option
     return gpu::Status::success();
 }
 
+// The cores this rank may use: those it is allowed to run on (mpirun binds each rank to one
+// core unless told otherwise) when that is fewer than all, else the machine's cores divided
+// among the ranks on it.
+unsigned rankCores(const Ranks& ranks)
+{
+    const unsigned all = std::max(1u, std::thread::hardware_concurrency());
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    const unsigned usable = sched_getaffinity(0, sizeof allowed, &allowed) == 0
+                                ? unsigned(std::max(1, CPU_COUNT(&allowed)))
+                                : all;
+    return usable < all ? usable : std::max(1u, all / unsigned(std::max(1, ranks.localSize)));
+}
+
 // The contexts of this rank: contextsPerGpu on every CUDA device, or on the one of its local
 // rank under MPI, or one on the CPU with its cores when there is no GPU or the CPU was asked
 // for.
@@ -118,19 +139,19 @@ gpu::Status openContexts(const RunOptions& options, const Ranks& ranks,
     else
         devices = cuda;
     // The GPU contexts' host work (each batch's checks, plans and results) spreads over the
-    // machine's cores divided among them and the ranks here: each of their pools splits a
-    // loop evenly, so one with more threads than its share waits for the slowest.
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    // rank's cores divided among them: each of their pools splits a loop evenly, so one with
+    // more threads than its share waits for the slowest. The CPU backend takes them all.
+    const unsigned cores = rankCores(ranks);
     const unsigned gpuContexts =
-        unsigned(std::max<std::size_t>(1, devices.size() * std::size_t(options.contextsPerGpu))) *
-        unsigned(std::max(1, ranks.localSize));
+        unsigned(std::max<std::size_t>(1, devices.size() * std::size_t(options.contextsPerGpu)));
     const unsigned gpuThreads =
         options.cpuThreads > 0 ? options.cpuThreads : std::max(2u, cores / gpuContexts);
     for (const gpu::Device& d : devices)
         for (int k = 0; k < (d.kind == gpu::DeviceKind::Cuda ? options.contextsPerGpu : 1); ++k) {
             std::unique_ptr<gpu::Context> context;
-            const unsigned threads =
-                d.kind == gpu::DeviceKind::Cuda ? gpuThreads : options.cpuThreads;
+            const unsigned threads = d.kind == gpu::DeviceKind::Cuda ? gpuThreads
+                                     : options.cpuThreads > 0        ? options.cpuThreads
+                                                                     : cores;
             if (const gpu::Status s = gpu::Context::open(d, context, threads); !s)
                 return s;
             contexts.push_back(std::move(context));
@@ -168,7 +189,7 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
     long long failures = 0;
     if (ranks.rank == 0 && !partPaths(options.csvPath).empty()) {
         TableCounts counts;
-        if (const gpu::Status s = mergeTable(catalogue, options, counts); !s) {
+        if (const gpu::Status s = mergeTable(catalogue, options, counts, nullptr); !s) {
             fail(ranks, s.message());
             ++failures;
         }
@@ -245,10 +266,16 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
     // the others' are loaded, prepared and finished on every core, so that the GPUs do not
     // wait for one thread's serial work between their batches.
     // Ranks on one machine share its cores (--threads 0: every core, divided among them).
-    HostPool pool(options.cpuThreads > 0
-                      ? options.cpuThreads
-                      : std::max(1u, std::thread::hardware_concurrency() /
-                                         unsigned(std::max(1, ranks.localSize))));
+    const unsigned cores = rankCores(ranks);
+    if (ranks.mpi && ranks.rank == 0 && options.cpuThreads == 0 &&
+        cores < std::max(1u, std::thread::hardware_concurrency() /
+                                 unsigned(std::max(1, ranks.localSize))))
+        std::fprintf(stderr,
+                     "warpscope-batch: warning: each rank may run on %u of this machine's %u "
+                     "cores (mpirun binds a rank to a core by default); mpirun --bind-to none "
+                     "lets the ranks share them all\n",
+                     cores, std::thread::hardware_concurrency());
+    HostPool pool(options.cpuThreads > 0 ? options.cpuThreads : cores);
     // A chunk's objects, loaded and prepared on the pool.
     const auto prepareChunk = [&](std::size_t k) {
         const std::size_t end = std::min(mine.size(), k + chunk);
@@ -302,14 +329,16 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
             }
         });
 
-    const auto savePart = [&]() -> gpu::Status {
+    const auto computedRows = [&] {
         std::vector<BatchResult> part;
-        {
-            std::lock_guard lock(rowsMutex);
-            for (const auto& r : rows)
-                if (r)
-                    part.push_back(*r);
-        }
+        std::lock_guard lock(rowsMutex);
+        for (const auto& r : rows)
+            if (r)
+                part.push_back(*r);
+        return part;
+    };
+    const auto savePart = [&]() -> gpu::Status {
+        const std::vector<BatchResult> part = computedRows();
         if (part.empty())
             return gpu::Status::success();
         return writeResultsCsv(partPath(options.csvPath, ranks.rank), part, options.settings.peaks);
@@ -352,7 +381,10 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
         w.join();
     if (options.progress)
         progressLine(true);
-    if (saved)
+    // Ranks leave their rows to rank 0 in their parts; a single process merges its own from
+    // memory, and saves them as its part only if the merge fails.
+    const bool single = ranks.size == 1;
+    if (saved && !single)
         saved = savePart();
     if (!saved) {
         fail(ranks, saved.message());
@@ -366,8 +398,13 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
     int exitCode = anyStopped > 0 ? 130 : 0;
     if (ranks.rank == 0) {
         TableCounts counts;
-        if (const gpu::Status s = mergeTable(catalogue, options, counts); !s) {
+        std::vector<BatchResult> own = single ? computedRows() : std::vector<BatchResult>();
+        if (const gpu::Status s = mergeTable(catalogue, options, counts, single ? &own : nullptr);
+            !s) {
             fail(ranks, s.message());
+            if (single)
+                if (const gpu::Status kept = savePart(); !kept)
+                    fail(ranks, kept.message());
             exitCode = 1;
         } else {
             const long long remaining =

@@ -113,8 +113,11 @@ check "--periodograms: one file per computed object" \
     [ "$(ls "$work/periodograms" | wc -l)" = 7 ]
 check "--periodograms: 3000 frequencies and a header" \
     [ "$(wc -l <"$work/periodograms/star02.periodogram.csv")" = 3001 ]
+# The same double, whatever digits each file writes it with.
 check "--periodograms: star02's best power is in its periodogram" \
-    grep -q ",$(awk -F, '$1 == "star02" { print $6 }' "$work/table.csv")\$" "$work/periodograms/star02.periodogram.csv"
+    awk -F, -v p="$(awk -F, '$1 == "star02" { print $6 }' "$work/table.csv")" \
+    'NR > 1 && $NF + 0 == p + 0 { found = 1 } END { exit !found }' \
+    "$work/periodograms/star02.periodogram.csv"
 expect 2 "is not a folder" "$fixtures/files" -o "$work/x.csv" --periodograms "$work/none"
 
 # Resumed: four objects, then the rest.
