@@ -84,6 +84,15 @@ __global__ void __launch_bounds__(kColumnThreads)
     }
 }
 
+// The block's share of count values: consecutive, so that a peak's neighbours are mostly
+// its block's.
+__device__ void blockChunk(long long count, long long& begin, long long& end)
+{
+    const long long chunk = (count + gridDim.x - 1) / gridDim.x;
+    begin = min(count, chunk * blockIdx.x);
+    end = min(count, begin + chunk);
+}
+
 struct BlockSummary
 {
     double min[kSearchBlocks], max[kSearchBlocks];
@@ -95,9 +104,8 @@ struct BlockSummary
 __global__ void __launch_bounds__(kSearchThreads)
     spectrumSearchKernel(const double* __restrict__ power, long long count, BlockSummary* out)
 {
-    const long long chunk = (count + gridDim.x - 1) / gridDim.x;
-    const long long begin = min(count, chunk * blockIdx.x);
-    const long long end = min(count, begin + chunk);
+    long long begin = 0, end = 0;
+    blockChunk(count, begin, end);
     PeakList list;
     list.clear();
     double low = HUGE_VAL, high = -HUGE_VAL;
@@ -203,13 +211,6 @@ struct SearchScratch
 __device__ bool atOrBefore(double p, long long k, double thresholdPower, long long thresholdIndex)
 {
     return !math::spectrumPeakBefore(thresholdPower, thresholdIndex, p, k);
-}
-
-__device__ void blockChunk(long long count, long long& begin, long long& end)
-{
-    const long long chunk = (count + gridDim.x - 1) / gridDim.x;
-    begin = min(count, chunk * blockIdx.x);
-    end = min(count, begin + chunk);
 }
 
 __global__ void __launch_bounds__(kSearchThreads)
