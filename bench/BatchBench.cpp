@@ -228,7 +228,9 @@ int runBatchBench(int argc, char** argv)
             std::filesystem::remove(o.fitsPath);
             std::atomic<bool> stop{false};
             const Clock::time_point start = Clock::now();
-            exitCode = batch::runBatch(catalogue, o, batch::Ranks{}, stop);
+            const batch::Ranks ranks;
+            batch::RankDevices devices = batch::openRankDevices(o, ranks);
+            exitCode = batch::runBatch(catalogue, o, ranks, devices, stop);
             times.push_back(seconds(start));
         }
         const double objectsRun =

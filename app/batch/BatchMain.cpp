@@ -12,6 +12,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <future>
 
 using namespace warpscope;
 
@@ -282,6 +283,10 @@ int main(int argc, char** argv)
             !problem.isEmpty()) {
             exitCode = ranks.rank == 0 ? badOption(problem) : 2;
         } else if (!exitNow) {
+            // The devices open (CUDA's start, each GPU's context) while the table is read.
+            std::future<batch::RankDevices> opening =
+                std::async(std::launch::async, batch::openRankDevices, std::cref(parsed.run),
+                           std::cref(ranks));
             gpu::Catalogue catalogue;
             const auto reading = std::chrono::steady_clock::now();
             const gpu::Status opened =
@@ -318,7 +323,8 @@ int main(int argc, char** argv)
                 }
                 std::signal(SIGINT, onStop);
                 std::signal(SIGTERM, onStop);
-                exitCode = batch::runBatch(catalogue, parsed.run, ranks, g_stop);
+                batch::RankDevices devices = opening.get();
+                exitCode = batch::runBatch(catalogue, parsed.run, ranks, devices, g_stop);
             }
         }
     }

@@ -118,9 +118,8 @@ unsigned rankCores(const Ranks& ranks)
     return usable < all ? usable : std::max(1u, all / unsigned(std::max(1, ranks.localSize)));
 }
 
-// The contexts of this rank: contextsPerGpu on every CUDA device, or on the one of its local
-// rank under MPI, or one on the CPU with its cores when there is no GPU or the CPU was asked
-// for.
+// contextsPerGpu on every CUDA device, or on the one of its local rank under MPI, or one on
+// the CPU with its cores when there is no GPU or the CPU was asked for.
 gpu::Status openContexts(const RunOptions& options, const Ranks& ranks,
                          std::vector<std::unique_ptr<gpu::Context>>& contexts)
 {
@@ -182,8 +181,15 @@ void fail(const Ranks& ranks, const std::string& message)
 
 } // namespace
 
+RankDevices openRankDevices(const RunOptions& options, const Ranks& ranks)
+{
+    RankDevices opened;
+    opened.status = openContexts(options, ranks, opened.contexts);
+    return opened;
+}
+
 int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const Ranks& ranks,
-             std::atomic<bool>& stop)
+             RankDevices& devices, std::atomic<bool>& stop)
 {
     // A killed run's parts first, so that every rank starts from one table.
     long long failures = 0;
@@ -217,12 +223,11 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
                 ++alreadyDone;
             }
     }
-    std::vector<std::unique_ptr<gpu::Context>> contexts;
-    if (failures == 0)
-        if (const gpu::Status s = openContexts(options, ranks, contexts); !s) {
-            fail(ranks, s.message());
-            ++failures;
-        }
+    std::vector<std::unique_ptr<gpu::Context>>& contexts = devices.contexts;
+    if (failures == 0 && !devices.status) {
+        fail(ranks, devices.status.message());
+        ++failures;
+    }
     if (sumOverRanks(ranks, failures) > 0)
         return 1;
 

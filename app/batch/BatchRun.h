@@ -6,7 +6,9 @@
 #include "warpscope/gpu/Device.h"
 
 #include <atomic>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace warpscope::batch {
 
@@ -25,6 +27,16 @@ struct RunOptions
     bool progress = true;            // the progress line on stderr
 };
 
+// The devices a rank computes on, opened before the run (while its table is read): contexts
+// on every GPU (or on the one of its local rank under MPI), or one on the CPU when there is
+// no GPU or the CPU was asked for; status says why they could not be opened.
+struct RankDevices
+{
+    gpu::Status status;
+    std::vector<std::unique_ptr<gpu::Context>> contexts;
+};
+RankDevices openRankDevices(const RunOptions& options, const Ranks& ranks);
+
 // Runs the catalogue: skips the objects the results table already holds, shares the rest
 // between the ranks (object i of the remaining ones goes to rank i mod size) and, in a rank,
 // between its devices (one context and thread each, taking the next object from a shared
@@ -34,6 +46,6 @@ struct RunOptions
 // Returns the exit status: 0 when every object has a row (failed objects included), 1 when
 // the work failed (a device, a file), 130 when stopped before the end.
 int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const Ranks& ranks,
-             std::atomic<bool>& stop);
+             RankDevices& devices, std::atomic<bool>& stop);
 
 } // namespace warpscope::batch
