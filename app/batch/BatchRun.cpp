@@ -63,15 +63,17 @@ gpu::Status mergeTable(const gpu::Catalogue& catalogue, const RunOptions& option
     const std::vector<std::string> parts = partPaths(options.csvPath);
     // A single process's own rows come from memory: its part on disk holds a checkpoint of
     // them at most.
-    if (own)
+    if (own) {
         rows.insert(rows.end(), std::make_move_iterator(own->begin()),
                     std::make_move_iterator(own->end()));
-    for (const std::string& part : own ? std::vector<std::string>() : parts) {
-        std::vector<BatchResult> more;
-        if (const gpu::Status s = readResultsCsv(part, options.settings.peaks, more); !s)
-            return s;
-        rows.insert(rows.end(), std::make_move_iterator(more.begin()),
-                    std::make_move_iterator(more.end()));
+    } else {
+        for (const std::string& part : parts) {
+            std::vector<BatchResult> more;
+            if (const gpu::Status s = readResultsCsv(part, options.settings.peaks, more); !s)
+                return s;
+            rows.insert(rows.end(), std::make_move_iterator(more.begin()),
+                        std::make_move_iterator(more.end()));
+        }
     }
     std::unordered_map<std::string, std::size_t> byId;
     for (std::size_t r = 0; r < rows.size(); ++r)

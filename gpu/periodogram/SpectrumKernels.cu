@@ -93,6 +93,19 @@ __device__ void blockChunk(long long count, long long& begin, long long& end)
     end = min(count, begin + chunk);
 }
 
+// Adds p to a thread's range, or to its count of values that are not finite; whether p is
+// finite.
+__device__ bool addToRange(double p, double& low, double& high, long long& nonFinite)
+{
+    if (!math::isFiniteValue(p)) {
+        ++nonFinite;
+        return false;
+    }
+    low = fmin(low, p);
+    high = fmax(high, p);
+    return true;
+}
+
 struct BlockSummary
 {
     double min[kSearchBlocks], max[kSearchBlocks];
@@ -112,12 +125,8 @@ __global__ void __launch_bounds__(kSearchThreads)
     long long nonFinite = 0;
     for (long long i = begin + threadIdx.x; i < end; i += kSearchThreads) {
         const double p = power[i];
-        if (!math::isFiniteValue(p)) {
-            ++nonFinite;
+        if (!addToRange(p, low, high, nonFinite))
             continue;
-        }
-        low = fmin(low, p);
-        high = fmax(high, p);
         if (math::spectrumIsPeak(power, i, count))
             list.insert(p, i);
     }
@@ -225,12 +234,8 @@ __global__ void __launch_bounds__(kSearchThreads)
     best.index[0] = LLONG_MAX;
     for (long long i = begin + threadIdx.x; i < end; i += kSearchThreads) {
         const double p = power[i];
-        if (!math::isFiniteValue(p)) {
-            ++nonFinite;
+        if (!addToRange(p, low, high, nonFinite))
             continue;
-        }
-        low = fmin(low, p);
-        high = fmax(high, p);
         if (math::spectrumPeakBefore(p, i, best.power[0], best.index[0]) &&
             math::spectrumIsPeak(power, i, count)) {
             best.power[0] = p;

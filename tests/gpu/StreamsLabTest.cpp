@@ -194,7 +194,7 @@ TEST_F(CudaStreamsLabTest, NormalisesInEveryMode)
 // The link's floor: its job holds the copies in alone and then the last copy out, so it
 // takes longer than they do. After it the lab still checks out: the floor's copies
 // overwrote its outputs, which every run poisons first.
-TEST_F(CudaStreamsLabTest, TheLinkFloorBoundsTheLab)
+TEST_F(CudaStreamsLabTest, TheLinkFloorIsMeasuredAndTheLabStillChecksOut)
 {
     StreamsLabConfig c;
     c.arrays = 4;
