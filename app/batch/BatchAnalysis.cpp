@@ -166,12 +166,27 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
         cancelled = cancel && cancel->load();
         return !s;
     };
+    // Only the peaks are wanted: on a GPU they are found there, and the powers never cross to
+    // the host.
+    const bool peaksOnly = settings.periodogramFolder.empty() && !settings.powersToHost;
     std::vector<bool> done(prepared.size());
     for (std::size_t i = 0; i < prepared.size() && !cancelled; ++i) {
         if (done[i] || prepared[i].row.failed)
             continue;
         const gpu::PeriodogramOptions& options = prepared[i].options;
         const std::size_t count = std::size_t(options.grid.count);
+        if (!batchable(prepared[i], context.isCuda()) && peaksOnly) {
+            // The app's own call: the device's peak search, as in the Periodogram workspace.
+            done[i] = true;
+            std::shared_ptr<const gpu::Spectrum> spectrum;
+            const gpu::Status s =
+                gpu::computeSpectrum(context, prepared[i].series, options, spectrum);
+            if (failedBy(s) && cancelled)
+                break;
+            finishObject(settings, prepared[i], s, s ? spectrum->peaks() : std::vector<gpu::Peak>{},
+                         {});
+            continue;
+        }
         if (!batchable(prepared[i], context.isCuda())) {
             done[i] = true;
             std::vector<double> power(count);
@@ -198,9 +213,7 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
         for (const std::size_t j : group)
             series.push_back(std::move(prepared[j].series));
         std::vector<gpu::Status> perObject;
-        if (settings.periodogramFolder.empty() && !settings.powersToHost) {
-            // Only the peaks are wanted: on a GPU they are found there, and the powers never
-            // cross to the host.
+        if (peaksOnly) {
             std::vector<std::vector<gpu::Peak>> peaks;
             const gpu::Status s = gpu::computePeriodogramBatchPeaks(
                 context, series, options, gpu::kSpectrumMaxPeaks, peaks, &perObject);

@@ -64,10 +64,11 @@ std::vector<PreparedObject> prepareObjects(const BatchSettings& settings,
 // CPU; on CUDA, the direct kernel's, or the matrix products' with the matrix method):
 // gpu::computePeriodogramBatchPeaks, whose peaks are found on the GPU so that no power
 // crosses to the host, or gpu::computePeriodogramBatch when the periodograms are written;
-// the others one by one. Each object's work on the host after its periodogram runs on pool's
-// threads, objects side by side. Never throws or stops on a bad object: its row says why it
-// failed. cancelled is set, and the rows must be dropped, when
-// cancel turned true during the computation.
+// the others one by one, by the app's own call (gpu::computeSpectrum, its peaks found on the
+// GPU too) unless the periodograms are written. Each object's work on the host after its
+// periodogram runs on pool's threads, objects side by side. Never throws or stops on a bad object:
+// its row says why it failed. cancelled is set, and the rows must be dropped, when cancel turned
+// true during the computation.
 std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettings& settings,
                                         std::vector<PreparedObject>& prepared, HostPool& pool,
                                         const std::atomic<bool>* cancel, bool& cancelled);

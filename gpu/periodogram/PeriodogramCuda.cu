@@ -453,8 +453,11 @@ Status computeSpectrumCuda(Context& context, const TimeSeries& series,
         return queued;
     // The peaks and the range found on the device; only they come back, written by the
     // kernels straight into pinned memory.
-    if (Status s = state.searchScratch.grow(spectrumSummaryScratchBytes(), stream); !s)
-        return s;
+    if (state.searchScratch.bytes() == 0) {
+        if (Status s = state.searchScratch.grow(spectrumSummaryScratchBytes(), stream); !s)
+            return s;
+        WS_CUDA_TRY(prepareSpectrumSearch(state.searchScratch.get(), stream));
+    }
     if (Status s = state.hostSummary.grow(sizeof(SpectrumSummary), stream); !s)
         return s;
     auto* hostSummary = state.hostSummary.as<SpectrumSummary>();

@@ -63,13 +63,15 @@ inline double scaledByPowerOfTwo(double x, int k)
 
 // Sample i's weight, dy^-2 with dy scaled by 2^-dyExponent. The scaled dy are at least 1, so
 // no weight is above 1; those of dy far above the smallest underflow to 0, which is their
-// share of the sums to double precision anyway.
-inline long double scaledWeight(const TimeSeries& series, std::size_t i, int dyExponent)
+// share of the sums to double precision anyway. In double: the weights reach the kernels in
+// double at most, and the long double sums still carry the rounding of each one. A long
+// double division costs several times a double one, and every call divides once a sample.
+inline double scaledWeight(const TimeSeries& series, std::size_t i, int dyExponent)
 {
     if (series.dy.empty())
-        return 1.0L;
-    const long double d = scaledByPowerOfTwo(series.dy[i], -dyExponent);
-    return 1.0L / (d * d);
+        return 1.0;
+    const double d = scaledByPowerOfTwo(series.dy[i], -dyExponent);
+    return 1.0 / (d * d);
 }
 
 inline long double scaledValue(const TimeSeries& series, std::size_t i, int yExponent)
@@ -91,10 +93,12 @@ inline PeriodogramMoments periodogramMoments(const TimeSeries& series, bool cent
         wy += w * scaledValue(series, i, m.yExponent);
     }
     m.mean = wy / m.wsum;
+    // Centred in a second pass, not as sum(w y^2) - mean^2, which cancels for small variance.
     for (std::size_t i = 0; i < n; ++i) {
         const long double y = scaledValue(series, i, m.yExponent) - (center ? m.mean : 0.0L);
-        m.yy += scaledWeight(series, i, m.dyExponent) / m.wsum * y * y;
+        m.yy += scaledWeight(series, i, m.dyExponent) * y * y;
     }
+    m.yy /= m.wsum;
     m.psdScale = std::ldexp(double(0.5L * m.wsum), 2 * (m.yExponent - m.dyExponent));
     return m;
 }
@@ -146,13 +150,14 @@ PeriodogramPlan<T> makePeriodogramPlan(const TimeSeries& series, const Periodogr
     const double t0 = *lo + 0.5 * (*hi - *lo); // (lo + hi) / 2 could overflow
     const bool center = options.fitMean || options.centerData;
     const PeriodogramMoments m = periodogramMoments(series, center);
+    const long double toUnitSum = 1.0L / m.wsum;
     plan.t.resize(n);
     plan.tDouble.resize(n);
     plan.w.resize(n);
     plan.wy.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
         const long double y = scaledValue(series, i, m.yExponent) - (center ? m.mean : 0.0L);
-        const long double w = scaledWeight(series, i, m.dyExponent) / m.wsum;
+        const long double w = scaledWeight(series, i, m.dyExponent) * toUnitSum;
         plan.tDouble[i] = series.t[i] - t0;
         plan.t[i] = T(plan.tDouble[i]);
         plan.w[i] = T(w);

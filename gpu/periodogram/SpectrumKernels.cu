@@ -12,7 +12,6 @@ constexpr int kSearchThreads = 256;
 constexpr int kSearchBlocks = 512;
 constexpr int kMergeThreads = 256; // registers enough for each thread's list
 constexpr int kCandidates = 2048;  // peaks at or above the threshold the fast search sorts
-constexpr int kSortThreads = 256;
 constexpr int kPeaks = kPeakListLength;
 constexpr unsigned kFullMask = 0xffffffffu;
 
@@ -210,8 +209,18 @@ struct Candidates
     long long index[kCandidates];
 };
 
+// The tickets by which the last block of the scan and of the gather finds that it is last.
+// Each returns to 0 when its kernel completes (atomicInc wraps), so they are zeroed once, when
+// the scratch is made (prepareSpectrumSearch).
+struct SearchTickets
+{
+    unsigned scan;
+    unsigned collect;
+};
+
 struct SearchScratch
 {
+    SearchTickets tickets;
     BlockScan scan;
     Candidates candidates;
     BlockSummary lists; // the exact search's, when the candidates overflow
@@ -222,8 +231,57 @@ __device__ bool atOrBefore(double p, long long k, double thresholdPower, long lo
     return !math::spectrumPeakBefore(thresholdPower, thresholdIndex, p, k);
 }
 
+// Whether this block is the last of the grid to reach here, every earlier block's writes
+// then visible to it. Each thread's writes are fenced before the block takes its ticket.
+__device__ bool lastBlock(unsigned* ticket)
+{
+    __shared__ bool last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        last = atomicInc(ticket, gridDim.x - 1) == gridDim.x - 1;
+    __syncthreads();
+    return last;
+}
+
+// The k-th best of the blocks' best peaks, by rank: each thread counts the peaks before the
+// ones it holds, which every thread reads from shared memory at once.
+__device__ void rankThreshold(const BlockScan* scan, int blockCount, Candidates* candidates)
+{
+    constexpr int kHeld = kSearchBlocks / kSearchThreads;
+    __shared__ double power[kSearchBlocks];
+    __shared__ long long index[kSearchBlocks];
+    for (int i = threadIdx.x; i < kSearchBlocks; i += kSearchThreads) {
+        const long long k = i < blockCount ? __ldcg(&scan->bestIndex[i]) : LLONG_MAX;
+        power[i] = k != LLONG_MAX ? __ldcg(&scan->bestPower[i]) : -HUGE_VAL;
+        index[i] = k;
+    }
+    if (threadIdx.x == 0) {
+        // Fewer than k blocks with a peak bound nothing: every peak is a candidate.
+        candidates->count = 0;
+        candidates->thresholdPower = -HUGE_VAL;
+        candidates->thresholdIndex = LLONG_MAX;
+    }
+    __syncthreads();
+    for (int h = 0; h < kHeld; ++h) {
+        const int i = threadIdx.x + h * kSearchThreads;
+        if (index[i] == LLONG_MAX)
+            continue;
+        int rank = 0;
+        for (int j = 0; j < blockCount; ++j)
+            rank += math::spectrumPeakBefore(power[j], index[j], power[i], index[i]);
+        if (rank == kPeaks - 1) {
+            candidates->thresholdPower = power[i];
+            candidates->thresholdIndex = index[i];
+        }
+    }
+}
+
+// Each block's range and best peak; the last block to finish then sets the threshold, so
+// that the gather needs no kernel in between.
 __global__ void __launch_bounds__(kSearchThreads)
-    spectrumScanKernel(const double* __restrict__ power, long long count, BlockScan* scan)
+    spectrumScanKernel(const double* __restrict__ power, long long count, BlockScan* scan,
+                       Candidates* candidates, unsigned* ticket)
 {
     long long begin = 0, end = 0;
     blockChunk(count, begin, end);
@@ -253,6 +311,8 @@ __global__ void __launch_bounds__(kSearchThreads)
         scan->bestPower[blockIdx.x] = p;
         scan->bestIndex[blockIdx.x] = k;
     }
+    if (lastBlock(ticket))
+        rankThreshold(scan, int(gridDim.x), candidates);
 }
 
 // Sorts the first size shared pairs best first (bitonic; size a power of two), the block's
@@ -278,61 +338,16 @@ __device__ void sortPeaks(double* power, long long* index, int size)
     __syncthreads();
 }
 
-// The k-th best of the blocks' best peaks, by rank: each thread counts the peaks before its
-// own, which every thread reads from shared memory at once.
-__global__ void __launch_bounds__(kSearchBlocks)
-    spectrumThresholdKernel(const BlockScan* __restrict__ scan, int blockCount,
-                            Candidates* candidates)
+// The summary from the gathered candidates, sorted, and the blocks' ranges; peaks -1 when
+// there are more candidates than the sort holds.
+__device__ void finishSearch(const BlockScan* scan, int blockCount, const Candidates* candidates,
+                             SpectrumSummary* out)
 {
-    __shared__ double power[kSearchBlocks];
-    __shared__ long long index[kSearchBlocks];
-    const int i = threadIdx.x;
-    const bool real = i < blockCount && scan->bestIndex[i] != LLONG_MAX;
-    power[i] = real ? scan->bestPower[i] : -HUGE_VAL;
-    index[i] = real ? scan->bestIndex[i] : LLONG_MAX;
-    if (i == 0) {
-        // Fewer than k blocks with a peak bound nothing: every peak is a candidate.
-        candidates->count = 0;
-        candidates->thresholdPower = -HUGE_VAL;
-        candidates->thresholdIndex = LLONG_MAX;
-    }
+    __shared__ unsigned long long gathered;
+    if (threadIdx.x == 0)
+        gathered = __ldcg(&candidates->count);
     __syncthreads();
-    if (!real)
-        return;
-    int rank = 0;
-    for (int j = 0; j < blockCount; ++j)
-        rank += math::spectrumPeakBefore(power[j], index[j], power[i], index[i]);
-    if (rank == kPeaks - 1) {
-        candidates->thresholdPower = power[i];
-        candidates->thresholdIndex = index[i];
-    }
-}
-
-__global__ void __launch_bounds__(kSearchThreads)
-    spectrumCollectKernel(const double* __restrict__ power, long long count, Candidates* candidates)
-{
-    long long begin = 0, end = 0;
-    blockChunk(count, begin, end);
-    const double thresholdPower = candidates->thresholdPower;
-    const long long thresholdIndex = candidates->thresholdIndex;
-    for (long long i = begin + threadIdx.x; i < end; i += kSearchThreads) {
-        const double p = power[i];
-        if (!(p >= thresholdPower) || !atOrBefore(p, i, thresholdPower, thresholdIndex) ||
-            !math::spectrumIsPeak(power, i, count))
-            continue;
-        const unsigned long long slot = atomicAdd(&candidates->count, 1ULL);
-        if (slot < kCandidates) {
-            candidates->power[slot] = p;
-            candidates->index[slot] = i;
-        }
-    }
-}
-
-__global__ void __launch_bounds__(kSortThreads)
-    spectrumFinishKernel(const BlockScan* __restrict__ scan, int blockCount,
-                         const Candidates* __restrict__ candidates, SpectrumSummary* out)
-{
-    const unsigned long long count = candidates->count;
+    const unsigned long long count = gathered;
     if (count > kCandidates) {
         if (threadIdx.x == 0)
             out->peaks = -1; // for the exact search
@@ -344,19 +359,19 @@ __global__ void __launch_bounds__(kSortThreads)
     int size = 32;
     while (size < int(count))
         size <<= 1;
-    for (int i = threadIdx.x; i < size; i += kSortThreads) {
-        power[i] = i < int(count) ? candidates->power[i] : -HUGE_VAL;
-        index[i] = i < int(count) ? candidates->index[i] : LLONG_MAX;
+    for (int i = threadIdx.x; i < size; i += kSearchThreads) {
+        power[i] = i < int(count) ? __ldcg(&candidates->power[i]) : -HUGE_VAL;
+        index[i] = i < int(count) ? __ldcg(&candidates->index[i]) : LLONG_MAX;
     }
     sortPeaks(power, index, size);
     double low = HUGE_VAL, high = -HUGE_VAL;
     long long nonFinite = 0;
-    for (int b = threadIdx.x; b < blockCount; b += kSortThreads) {
+    for (int b = threadIdx.x; b < blockCount; b += kSearchThreads) {
         low = fmin(low, scan->min[b]);
         high = fmax(high, scan->max[b]);
         nonFinite += scan->nonFinite[b];
     }
-    blockRange<kSortThreads>(low, high, nonFinite);
+    blockRange<kSearchThreads>(low, high, nonFinite);
     if (threadIdx.x < kPeaks) {
         out->power[threadIdx.x] = power[threadIdx.x];
         out->index[threadIdx.x] = index[threadIdx.x];
@@ -373,6 +388,32 @@ __global__ void __launch_bounds__(kSortThreads)
     }
 }
 
+// Gathers the peaks at or above the threshold; the last block to finish sorts them and
+// writes the summary.
+__global__ void __launch_bounds__(kSearchThreads)
+    spectrumCollectKernel(const double* __restrict__ power, long long count,
+                          const BlockScan* __restrict__ scan, Candidates* candidates,
+                          unsigned* ticket, SpectrumSummary* out)
+{
+    long long begin = 0, end = 0;
+    blockChunk(count, begin, end);
+    const double thresholdPower = candidates->thresholdPower;
+    const long long thresholdIndex = candidates->thresholdIndex;
+    for (long long i = begin + threadIdx.x; i < end; i += kSearchThreads) {
+        const double p = power[i];
+        if (!(p >= thresholdPower) || !atOrBefore(p, i, thresholdPower, thresholdIndex) ||
+            !math::spectrumIsPeak(power, i, count))
+            continue;
+        const unsigned long long slot = atomicAdd(&candidates->count, 1ULL);
+        if (slot < kCandidates) {
+            candidates->power[slot] = p;
+            candidates->index[slot] = i;
+        }
+    }
+    if (lastBlock(ticket))
+        finishSearch(scan, int(gridDim.x), candidates, out);
+}
+
 } // namespace
 
 cudaError_t launchSpectrumColumns(const double* power, const math::SpectrumMapping& m,
@@ -387,6 +428,12 @@ std::size_t spectrumSummaryScratchBytes()
     return sizeof(SearchScratch);
 }
 
+cudaError_t prepareSpectrumSearch(void* scratch, cudaStream_t stream)
+{
+    return cudaMemsetAsync(&static_cast<SearchScratch*>(scratch)->tickets, 0, sizeof(SearchTickets),
+                           stream);
+}
+
 cudaError_t searchSpectrum(const double* power, long long count, void* scratch,
                            SpectrumSummary* out, cudaStream_t stream)
 {
@@ -394,10 +441,10 @@ cudaError_t searchSpectrum(const double* power, long long count, void* scratch,
     const long long wanted = (count + 4LL * kSearchThreads - 1) / (4LL * kSearchThreads);
     const int blocks = int(std::max(1LL, std::min<long long>(kSearchBlocks, wanted)));
     auto* s = static_cast<SearchScratch*>(scratch);
-    spectrumScanKernel<<<blocks, kSearchThreads, 0, stream>>>(power, count, &s->scan);
-    spectrumThresholdKernel<<<1, kSearchBlocks, 0, stream>>>(&s->scan, blocks, &s->candidates);
-    spectrumCollectKernel<<<blocks, kSearchThreads, 0, stream>>>(power, count, &s->candidates);
-    spectrumFinishKernel<<<1, kSortThreads, 0, stream>>>(&s->scan, blocks, &s->candidates, out);
+    spectrumScanKernel<<<blocks, kSearchThreads, 0, stream>>>(power, count, &s->scan,
+                                                              &s->candidates, &s->tickets.scan);
+    spectrumCollectKernel<<<blocks, kSearchThreads, 0, stream>>>(
+        power, count, &s->scan, &s->candidates, &s->tickets.collect, out);
     if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
         return e;
     if (const cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess)

@@ -24,14 +24,17 @@ struct SpectrumSummary
 cudaError_t launchSpectrumColumns(const double* power, const math::SpectrumMapping& m,
                                   float* vertices, cudaStream_t stream);
 
-// Device scratch the search needs.
+// Device scratch the search needs, prepared once by prepareSpectrumSearch before its first
+// search (queued on stream).
 std::size_t spectrumSummaryScratchBytes();
+cudaError_t prepareSpectrumSearch(void* scratch, cudaStream_t stream);
 
 // Finds the peaks (math::spectrumIsPeak, in math::spectrumPeakBefore order) and the range of
 // count powers into *out, which the kernels write and the host reads: pinned host memory.
-// The blocks' best peaks give a threshold and only the peaks above it are sorted; when there
-// are too many (thousands of equal peaks), each block's own best and a merge of them run
-// instead. Waits for stream. Returns the first CUDA error, if any.
+// The blocks' best peaks give a threshold and only the peaks above it are sorted, in two
+// kernels whose last blocks do the ranking and the sort; when there are too many (thousands
+// of equal peaks), each block's own best and a merge of them run instead. Waits for stream.
+// Returns the first CUDA error, if any.
 cudaError_t searchSpectrum(const double* power, long long count, void* scratch,
                            SpectrumSummary* out, cudaStream_t stream);
 

@@ -1,5 +1,6 @@
 // The batch program's headless core: the results table's round trip and its refusals, and
 // how a table of many objects is split into objects.
+#include "BatchAnalysis.h"
 #include "BatchTable.h"
 #include "HostPool.h"
 #include "warpscope/gpu/Catalogue.h"
@@ -11,6 +12,7 @@
 #include <fitsio.h>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <random>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -502,4 +504,58 @@ TEST(BatchCatalogue, FolderListsLightCurvesSortedAndNothingElse)
     EXPECT_TRUE(catalogue.load(1, series, report));
     EXPECT_FALSE(gpu::Catalogue::openFiles((folder / "none*.csv").string(), gpu::TimeFormat::Auto,
                                            catalogue));
+}
+
+// Objects of more points than a batch takes run one at a time. With only the peaks wanted,
+// they take the app's own call (its peaks found where the powers are); with the powers asked
+// for (to be written, or as the benchmark's baseline), the powers come to the host and are
+// searched there. Both rows must be the same.
+TEST(BatchAnalysis, LargeObjectsGiveTheSameRowWhetherTheirPowersComeBackOrNot)
+{
+    std::unique_ptr<gpu::Context> context;
+    ASSERT_TRUE(gpu::Context::open({gpu::DeviceKind::Cpu, 0}, context));
+    HostPool pool(2);
+    std::mt19937_64 rng(17);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<BatchObject> objects(2);
+    for (std::size_t k = 0; k < objects.size(); ++k) {
+        objects[k].id = "long" + std::to_string(k);
+        gpu::TimeSeries& s = objects[k].series;
+        for (int i = 0; i < 5000; ++i) {
+            s.t.push_back(200.0 * u(rng));
+            s.y.push_back(std::sin(2.0 * M_PI * s.t.back() / (3.1 + k)) + 0.5 * u(rng));
+            s.dy.push_back(0.2 + 0.1 * u(rng));
+        }
+    }
+    const auto rows = [&](bool powersToHost) {
+        BatchSettings settings;
+        settings.scene.gridMode = scene::GridMode::Linear;
+        settings.scene.fmin = 0.05;
+        settings.scene.fmax = 2.0;
+        settings.scene.count = 20000;
+        settings.powersToHost = powersToHost;
+        std::vector<BatchObject> copy = objects;
+        std::vector<PreparedObject> prepared = prepareObjects(settings, copy, pool, nullptr);
+        bool cancelled = true;
+        const auto result = analyseObjects(*context, settings, prepared, pool, nullptr, cancelled);
+        EXPECT_FALSE(cancelled);
+        return result;
+    };
+    const std::vector<BatchResult> peaksOnly = rows(false);
+    const std::vector<BatchResult> written = rows(true);
+    ASSERT_EQ(peaksOnly.size(), 2u);
+    ASSERT_EQ(written.size(), 2u);
+    for (std::size_t k = 0; k < 2; ++k) {
+        EXPECT_FALSE(peaksOnly[k].failed) << peaksOnly[k].id;
+        EXPECT_EQ(peaksOnly[k].points, 5000);
+        ASSERT_EQ(peaksOnly[k].peaks.size(), 3u) << peaksOnly[k].id;
+        ASSERT_EQ(written[k].peaks.size(), peaksOnly[k].peaks.size());
+        for (std::size_t j = 0; j < peaksOnly[k].peaks.size(); ++j) {
+            EXPECT_EQ(peaksOnly[k].peaks[j].frequency, written[k].peaks[j].frequency);
+            EXPECT_EQ(peaksOnly[k].peaks[j].power, written[k].peaks[j].power);
+            EXPECT_EQ(peaksOnly[k].peaks[j].fap, written[k].peaks[j].fap);
+        }
+        // The signal, near 1 / (3.1 + k), is the best peak.
+        EXPECT_NEAR(peaksOnly[k].peaks[0].frequency, 1.0 / (3.1 + double(k)), 2e-3);
+    }
 }

@@ -18,16 +18,19 @@ namespace warpscope::gpu::test {
 namespace {
 
 // The device's summary of power, from a fresh device copy, into pinned memory as the app's
-// call has it.
-SpectrumSummary deviceSummary(const std::vector<double>& power)
+// call has it; with the scratch given (kept between searches, as the app keeps it) or fresh.
+SpectrumSummary deviceSummary(const std::vector<double>& power, void* keptScratch)
 {
     SpectrumSummary summary{};
     double* devicePower = nullptr;
-    void* scratch = nullptr;
+    void* scratch = keptScratch;
     SpectrumSummary* out = nullptr;
     const std::size_t bytes = power.size() * sizeof(double);
     EXPECT_EQ(cudaMalloc(&devicePower, std::max<std::size_t>(bytes, 8)), cudaSuccess);
-    EXPECT_EQ(cudaMalloc(&scratch, spectrumSummaryScratchBytes()), cudaSuccess);
+    if (!keptScratch) {
+        EXPECT_EQ(cudaMalloc(&scratch, spectrumSummaryScratchBytes()), cudaSuccess);
+        EXPECT_EQ(prepareSpectrumSearch(scratch, nullptr), cudaSuccess);
+    }
     EXPECT_EQ(cudaMallocHost(&out, sizeof(SpectrumSummary)), cudaSuccess);
     // Poison: a field the search does not write stays visibly wrong.
     std::memset(static_cast<void*>(out), 0x7f, sizeof(SpectrumSummary));
@@ -36,14 +39,15 @@ SpectrumSummary deviceSummary(const std::vector<double>& power)
               cudaSuccess);
     summary = *out;
     cudaFree(devicePower);
-    cudaFree(scratch);
+    if (!keptScratch)
+        cudaFree(scratch);
     cudaFreeHost(out);
     return summary;
 }
 
-void expectMatchesHost(const std::vector<double>& power)
+void expectMatchesHost(const std::vector<double>& power, void* keptScratch = nullptr)
 {
-    const SpectrumSummary s = deviceSummary(power);
+    const SpectrumSummary s = deviceSummary(power, keptScratch);
     const FrequencyGrid grid{1.0, 1.0, (long long)power.size()};
     const std::vector<Peak> expected = topPeaks(power, grid, kSpectrumMaxPeaks);
     ASSERT_EQ(s.peaks, int(expected.size()));
@@ -110,6 +114,35 @@ TEST_F(SpectrumSearch, OnePeakNoPeakAndTinySpectra)
     for (std::size_t n : {1u, 2u, 3u, 5u, 41u})
         expectMatchesHost(std::vector<double>(n, 0.25));
     expectMatchesHost({0.1, 0.3, 0.2, 0.5, 0.4});
+}
+
+// The last block of each kernel is found by a ticket that must return to zero after every
+// search, whatever its number of blocks: one scratch serves searches of 512, 1, 3 and 512
+// blocks in turn, and the fallback between them.
+TEST_F(SpectrumSearch, OneScratchServesSearchesOfEverySize)
+{
+    void* scratch = nullptr;
+    ASSERT_EQ(cudaMalloc(&scratch, spectrumSummaryScratchBytes()), cudaSuccess);
+    ASSERT_EQ(prepareSpectrumSearch(scratch, nullptr), cudaSuccess);
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    auto noise = [&](std::size_t n) {
+        std::vector<double> power(n);
+        for (double& p : power)
+            p = u(rng);
+        return power;
+    };
+    std::vector<double> equalPeaks(1 << 18);
+    for (std::size_t i = 0; i < equalPeaks.size(); ++i)
+        equalPeaks[i] = i % 3 == 1 ? 1.0 : 0.5;
+    for (int round = 0; round < 2; ++round) {
+        expectMatchesHost(noise(1 << 20), scratch);
+        expectMatchesHost(noise(7), scratch);
+        expectMatchesHost(noise(3000), scratch);
+        expectMatchesHost(equalPeaks, scratch);
+        expectMatchesHost(noise((1 << 20) + 5), scratch);
+    }
+    cudaFree(scratch);
 }
 
 } // namespace
