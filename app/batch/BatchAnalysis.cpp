@@ -126,22 +126,28 @@ bool sameBatch(const gpu::PeriodogramOptions& a, const gpu::PeriodogramOptions& 
            a.launch.gridBlocks == b.launch.gridBlocks && a.launch.gridStride == b.launch.gridStride;
 }
 
-// An object of more points than this keeps a GPU busy on its own, where Auto's matrix
-// products (on GPUs with FP64 tensor cores) outrun the batch's direct sums.
+// On the CPU, an object of more points than this keeps the cores busy on its own: its own
+// call spreads its frequencies over them.
 constexpr std::size_t kBatchMostPoints = 4096;
 
-// The matrix products are batched on CUDA only (Method: Matrix asks for them by name; Auto
-// keeps the batch's direct sums).
+// On CUDA every one-term object batches, whatever its size: the batch runs what the single
+// call would (Auto: the matrix products where the tensor cores suit the precision), and even
+// large objects fill the GPU only together (one of 20 000 points and 10^5 frequencies is 49
+// blocks of the matrix products, on an H100's 132 SMs). The matrix products are batched on
+// CUDA only.
 bool batchable(const PreparedObject& p, bool cuda)
 {
     const gpu::PeriodogramOptions& o = p.options;
     return o.nterms == 1 && (cuda || o.method != gpu::PeriodogramMethod::Matrix) &&
            gpu::coveredFrequencies(o.launch, o.grid.count) == o.grid.count &&
-           (o.method == gpu::PeriodogramMethod::Direct || p.series.t.size() <= kBatchMostPoints);
+           (cuda || o.method == gpu::PeriodogramMethod::Direct ||
+            p.series.t.size() <= kBatchMostPoints);
 }
 
-// Powers a batch holds at most (256 MiB): a group beyond it goes in several batches.
+// Powers (256 MiB) and samples (16 Mi, some 600 MiB staged) a batch holds at most: a group
+// beyond either goes in several batches.
 constexpr std::size_t kBatchPowers = std::size_t(32) << 20;
+constexpr std::size_t kBatchSamples = std::size_t(16) << 20;
 
 } // namespace
 
@@ -202,12 +208,17 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
         std::vector<std::size_t> group;
         const std::size_t most =
             std::max<std::size_t>(1, kBatchPowers / std::max<std::size_t>(1, count));
-        for (std::size_t j = i; j < prepared.size() && group.size() < most; ++j)
-            if (!done[j] && !prepared[j].row.failed && batchable(prepared[j], context.isCuda()) &&
-                sameBatch(prepared[j].options, options)) {
-                group.push_back(j);
-                done[j] = true;
-            }
+        std::size_t samples = 0;
+        for (std::size_t j = i; j < prepared.size() && group.size() < most; ++j) {
+            if (done[j] || prepared[j].row.failed || !batchable(prepared[j], context.isCuda()) ||
+                !sameBatch(prepared[j].options, options))
+                continue;
+            samples += prepared[j].series.t.size();
+            if (!group.empty() && samples > kBatchSamples)
+                break;
+            group.push_back(j);
+            done[j] = true;
+        }
         std::vector<gpu::TimeSeries> series;
         series.reserve(group.size());
         for (const std::size_t j : group)

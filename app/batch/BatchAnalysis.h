@@ -58,17 +58,17 @@ std::vector<PreparedObject> prepareObjects(const BatchSettings& settings,
 
 // Each prepared object's row, as the periodogram workspace would show it: the periodogram on
 // context (written to periodogramPath when settings ask); its reportable peaks and their
-// false-alarm probabilities. Objects of up to 4096 points (any number with the direct
-// method) whose requests share one grid and the one-term model (the matrix method on CUDA
-// only) are computed together, a group a call, with the powers each would have alone (on the
-// CPU; on CUDA, the direct kernel's, or the matrix products' with the matrix method):
-// gpu::computePeriodogramBatchPeaks, whose peaks are found on the GPU so that no power
-// crosses to the host, or gpu::computePeriodogramBatch when the periodograms are written;
-// the others one by one, by the app's own call (gpu::computeSpectrum, its peaks found on the
-// GPU too) unless the periodograms are written. Each object's work on the host after its
-// periodogram runs on pool's threads, objects side by side. Never throws or stops on a bad object:
-// its row says why it failed. cancelled is set, and the rows must be dropped, when cancel turned
-// true during the computation.
+// false-alarm probabilities. Objects whose requests share one grid and the one-term model
+// are computed together, a group a call, with the powers each would have alone (on CUDA any
+// of them, by the method the single call's Auto takes; on the CPU those of up to 4096 points,
+// or any number with the direct method): gpu::computePeriodogramBatchPeaks, whose peaks are
+// found on the GPU so that no power crosses to the host, or gpu::computePeriodogramBatch when
+// the periodograms are written. The others go one by one, by the app's own call
+// (gpu::computeSpectrum, its peaks found on the GPU too) unless the periodograms are
+// written. Each object's work on the host after its periodogram runs on pool's threads,
+// objects side by side. Never throws or stops on a bad object: its row says why it failed.
+// cancelled is set, and the rows must be dropped, when cancel turned true during the
+// computation.
 std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettings& settings,
                                         std::vector<PreparedObject>& prepared, HostPool& pool,
                                         const std::atomic<bool>* cancel, bool& cancelled);

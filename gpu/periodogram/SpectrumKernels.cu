@@ -244,77 +244,6 @@ __device__ bool lastBlock(unsigned* ticket)
     return last;
 }
 
-// The k-th best of the blocks' best peaks, by rank: each thread counts the peaks before the
-// ones it holds, which every thread reads from shared memory at once.
-__device__ void rankThreshold(const BlockScan* scan, int blockCount, Candidates* candidates)
-{
-    constexpr int kHeld = kSearchBlocks / kSearchThreads;
-    __shared__ double power[kSearchBlocks];
-    __shared__ long long index[kSearchBlocks];
-    for (int i = threadIdx.x; i < kSearchBlocks; i += kSearchThreads) {
-        const long long k = i < blockCount ? __ldcg(&scan->bestIndex[i]) : LLONG_MAX;
-        power[i] = k != LLONG_MAX ? __ldcg(&scan->bestPower[i]) : -HUGE_VAL;
-        index[i] = k;
-    }
-    if (threadIdx.x == 0) {
-        // Fewer than k blocks with a peak bound nothing: every peak is a candidate.
-        candidates->count = 0;
-        candidates->thresholdPower = -HUGE_VAL;
-        candidates->thresholdIndex = LLONG_MAX;
-    }
-    __syncthreads();
-    for (int h = 0; h < kHeld; ++h) {
-        const int i = threadIdx.x + h * kSearchThreads;
-        if (index[i] == LLONG_MAX)
-            continue;
-        int rank = 0;
-        for (int j = 0; j < blockCount; ++j)
-            rank += math::spectrumPeakBefore(power[j], index[j], power[i], index[i]);
-        if (rank == kPeaks - 1) {
-            candidates->thresholdPower = power[i];
-            candidates->thresholdIndex = index[i];
-        }
-    }
-}
-
-// Each block's range and best peak; the last block to finish then sets the threshold, so
-// that the gather needs no kernel in between.
-__global__ void __launch_bounds__(kSearchThreads)
-    spectrumScanKernel(const double* __restrict__ power, long long count, BlockScan* scan,
-                       Candidates* candidates, unsigned* ticket)
-{
-    long long begin = 0, end = 0;
-    blockChunk(count, begin, end);
-    double low = HUGE_VAL, high = -HUGE_VAL;
-    long long nonFinite = 0;
-    PeakList best; // its head only
-    best.power[0] = -HUGE_VAL;
-    best.index[0] = LLONG_MAX;
-    for (long long i = begin + threadIdx.x; i < end; i += kSearchThreads) {
-        const double p = power[i];
-        if (!addToRange(p, low, high, nonFinite))
-            continue;
-        if (math::spectrumPeakBefore(p, i, best.power[0], best.index[0]) &&
-            math::spectrumIsPeak(power, i, count)) {
-            best.power[0] = p;
-            best.index[0] = i;
-        }
-    }
-    double p;
-    long long k;
-    blockBest<kSearchThreads>(best, p, k);
-    blockRange<kSearchThreads>(low, high, nonFinite);
-    if (threadIdx.x == 0) {
-        scan->min[blockIdx.x] = low;
-        scan->max[blockIdx.x] = high;
-        scan->nonFinite[blockIdx.x] = nonFinite;
-        scan->bestPower[blockIdx.x] = p;
-        scan->bestIndex[blockIdx.x] = k;
-    }
-    if (lastBlock(ticket))
-        rankThreshold(scan, int(gridDim.x), candidates);
-}
-
 // Sorts the first size shared pairs best first (bitonic; size a power of two), the block's
 // threads taking the compare-exchanges of each step between them.
 __device__ void sortPeaks(double* power, long long* index, int size)
@@ -336,6 +265,90 @@ __device__ void sortPeaks(double* power, long long* index, int size)
             }
         }
     __syncthreads();
+}
+
+// The k-th best of the blocks' best peaks, from a sort of them in shared memory.
+__device__ void rankThreshold(const BlockScan* scan, int blockCount, Candidates* candidates)
+{
+    __shared__ double power[kSearchBlocks];
+    __shared__ long long index[kSearchBlocks];
+    int size = 32;
+    while (size < blockCount)
+        size <<= 1;
+    for (int i = threadIdx.x; i < size; i += kSearchThreads) {
+        const long long k = i < blockCount ? __ldcg(&scan->bestIndex[i]) : LLONG_MAX;
+        power[i] = k != LLONG_MAX ? __ldcg(&scan->bestPower[i]) : -HUGE_VAL;
+        index[i] = k;
+    }
+    sortPeaks(power, index, size);
+    if (threadIdx.x == 0) {
+        // Fewer than k blocks with a peak bound nothing: every peak is a candidate.
+        const bool bound = index[kPeaks - 1] != LLONG_MAX;
+        candidates->count = 0;
+        candidates->thresholdPower = bound ? power[kPeaks - 1] : -HUGE_VAL;
+        candidates->thresholdIndex = bound ? index[kPeaks - 1] : LLONG_MAX;
+    }
+}
+
+// Calls visit(p, i) for each power of [begin, end) that falls to this thread (every
+// kSearchThreads-th), loading kLoads of them before visiting any: the loads are in flight
+// together instead of one after another.
+template <typename Visit>
+__device__ void forEachPower(const double* __restrict__ power, long long begin, long long end,
+                             Visit&& visit)
+{
+    constexpr int kLoads = 8;
+    for (long long first = begin + threadIdx.x; first < end;
+         first += (long long)kLoads * kSearchThreads) {
+        double p[kLoads];
+#pragma unroll
+        for (int u = 0; u < kLoads; ++u) {
+            const long long i = first + (long long)u * kSearchThreads;
+            p[u] = i < end ? power[i] : 0.0;
+        }
+#pragma unroll
+        for (int u = 0; u < kLoads; ++u) {
+            const long long i = first + (long long)u * kSearchThreads;
+            if (i < end)
+                visit(p[u], i);
+        }
+    }
+}
+
+// Each block's range and best peak; the last block to finish then sets the threshold, so
+// that the gather needs no kernel in between.
+__global__ void __launch_bounds__(kSearchThreads)
+    spectrumScanKernel(const double* __restrict__ power, long long count, BlockScan* scan,
+                       Candidates* candidates, unsigned* ticket)
+{
+    long long begin = 0, end = 0;
+    blockChunk(count, begin, end);
+    double low = HUGE_VAL, high = -HUGE_VAL;
+    long long nonFinite = 0;
+    PeakList best; // its head only
+    best.power[0] = -HUGE_VAL;
+    best.index[0] = LLONG_MAX;
+    forEachPower(power, begin, end, [&](double p, long long i) {
+        if (addToRange(p, low, high, nonFinite) &&
+            math::spectrumPeakBefore(p, i, best.power[0], best.index[0]) &&
+            math::spectrumIsPeak(power, i, count)) {
+            best.power[0] = p;
+            best.index[0] = i;
+        }
+    });
+    double p;
+    long long k;
+    blockBest<kSearchThreads>(best, p, k);
+    blockRange<kSearchThreads>(low, high, nonFinite);
+    if (threadIdx.x == 0) {
+        scan->min[blockIdx.x] = low;
+        scan->max[blockIdx.x] = high;
+        scan->nonFinite[blockIdx.x] = nonFinite;
+        scan->bestPower[blockIdx.x] = p;
+        scan->bestIndex[blockIdx.x] = k;
+    }
+    if (lastBlock(ticket))
+        rankThreshold(scan, int(gridDim.x), candidates);
 }
 
 // The summary from the gathered candidates, sorted, and the blocks' ranges; peaks -1 when
@@ -399,17 +412,16 @@ __global__ void __launch_bounds__(kSearchThreads)
     blockChunk(count, begin, end);
     const double thresholdPower = candidates->thresholdPower;
     const long long thresholdIndex = candidates->thresholdIndex;
-    for (long long i = begin + threadIdx.x; i < end; i += kSearchThreads) {
-        const double p = power[i];
+    forEachPower(power, begin, end, [&](double p, long long i) {
         if (!(p >= thresholdPower) || !atOrBefore(p, i, thresholdPower, thresholdIndex) ||
             !math::spectrumIsPeak(power, i, count))
-            continue;
+            return;
         const unsigned long long slot = atomicAdd(&candidates->count, 1ULL);
         if (slot < kCandidates) {
             candidates->power[slot] = p;
             candidates->index[slot] = i;
         }
-    }
+    });
     if (lastBlock(ticket))
         finishSearch(scan, int(gridDim.x), candidates, out);
 }
