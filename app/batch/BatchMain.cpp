@@ -108,8 +108,8 @@ QString parseOptions(const QStringList& arguments, Parsed& parsed, bool& exitNow
                                      "N", "0");
     const QCommandLineOption perGpu("per-gpu",
                                     "Objects computed at once on each GPU, each on "
-                                    "its own stream (default 2).",
-                                    "K", "2");
+                                    "its own stream (default 3).",
+                                    "K", "3");
     const QCommandLineOption limit("limit", "Compute at most N objects this run.", "N");
     const QCommandLineOption checkpoint("checkpoint",
                                         "Save the rows done every S seconds "

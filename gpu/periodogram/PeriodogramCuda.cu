@@ -19,6 +19,10 @@
 namespace warpscope::gpu {
 namespace {
 
+// Series of up to this many bytes (t, w and wy: 16 Ki samples in float32, 10 Ki in float64)
+// are read by the preparing kernel from pinned memory rather than copied first.
+constexpr std::size_t kPreparedUploadBytes = 256 << 10;
+
 // A call whose powers go to the host runs the matrix products in up to this many pieces, so
 // that each piece's powers travel while the next is computed.
 constexpr int kMaxPieces = 8;
@@ -196,16 +200,6 @@ Status runPeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, Timeline* 
     put(plan.w.data(), n * sizeof(T));
     put(plan.wy.data(), n * sizeof(T));
     auto* device = state.series.as<unsigned char>();
-    if (Status s = cuda.recorded(
-            stream, cuda.streamLane(), SpanKind::CopyHostToDevice, "series in", uploadBytes,
-            [&] {
-                return cudaStatus(cudaMemcpyAsync(device, state.staging.get(), uploadBytes,
-                                                  cudaMemcpyHostToDevice, stream),
-                                  "Copying the series to the GPU");
-            });
-        !s)
-        return s;
-    WS_CUDA_TRY(cudaEventRecord(state.uploaded, stream));
     PeriodogramArgs<T> args{};
     args.t = reinterpret_cast<const double*>(device);
     T* arrays = reinterpret_cast<T*>(device + n * sizeof(double));
@@ -213,15 +207,48 @@ Status runPeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, Timeline* 
     args.wy = arrays + n;
     args.stepCos = arrays + 2 * n;
     args.stepSin = arrays + 3 * n;
-    if (Status s = cuda.recorded(stream, cuda.streamLane(), SpanKind::Kernel, "rotation steps", 0,
-                                 [&] {
-                                     return cudaStatus(launchPeriodogramSteps(
-                                                           args.t, int(n), options.grid.df,
-                                                           arrays + 2 * n, arrays + 3 * n, stream),
-                                                       "Launching the rotation steps");
-                                 });
-        !s)
-        return s;
+    // A small series is read by one kernel straight from the pinned staging, which also
+    // writes the steps and the poison: each operation on the stream costs microseconds of
+    // latency, more than these bytes take. A large one is copied at the link's rate.
+    const bool prepared = uploadBytes <= kPreparedUploadBytes;
+    if (prepared) {
+        if (Status s = cuda.recorded(
+                stream, cuda.streamLane(), SpanKind::Kernel, "series in, rotation steps",
+                uploadBytes,
+                [&] {
+                    return cudaStatus(launchPeriodogramPrepare(
+                                          state.staging.get(), device, uploadBytes, (long long)n,
+                                          options.grid.df, arrays + 2 * n, arrays + 3 * n,
+                                          devicePower, options.grid.count, stream),
+                                      "Launching the series' preparation");
+                });
+            !s)
+            return s;
+        WS_CUDA_TRY(cudaEventRecord(state.uploaded, stream));
+    } else {
+        if (Status s = cuda.recorded(
+                stream, cuda.streamLane(), SpanKind::CopyHostToDevice, "series in", uploadBytes,
+                [&] {
+                    return cudaStatus(cudaMemcpyAsync(device, state.staging.get(), uploadBytes,
+                                                      cudaMemcpyHostToDevice, stream),
+                                      "Copying the series to the GPU");
+                });
+            !s)
+            return s;
+        WS_CUDA_TRY(cudaEventRecord(state.uploaded, stream));
+        if (Status s =
+                cuda.recorded(stream, cuda.streamLane(), SpanKind::Kernel, "rotation steps", 0,
+                              [&] {
+                                  return cudaStatus(launchPeriodogramSteps(
+                                                        args.t, int(n), options.grid.df,
+                                                        arrays + 2 * n, arrays + 3 * n, stream),
+                                                    "Launching the rotation steps");
+                              });
+            !s)
+            return s;
+        // Poison: frequencies a small grid leaves out stay NaN, and so would any not written.
+        WS_CUDA_TRY(cudaMemsetAsync(devicePower, 0xff, powerBytes, stream));
+    }
     args.n = int(n);
     args.fmin = options.grid.fmin;
     args.df = options.grid.df;
@@ -236,8 +263,6 @@ Status runPeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, Timeline* 
         if (method == PeriodogramMethod::Matrix)
             args.scale = periodogramMatrixScale(plan.w.data(), plan.wy.data(), int(n));
     WS_CUDA_TRY(cudaEventRecord(state.start, stream));
-    // Poison: frequencies a small grid leaves out stay NaN, and so would any not written.
-    WS_CUDA_TRY(cudaMemsetAsync(devicePower, 0xff, powerBytes, stream));
     const bool matrix = method == PeriodogramMethod::Matrix;
     const PeriodogramShape shape{int(options.launch.blockThreads), options.launch.gridBlocks,
                                  options.launch.gridStride};

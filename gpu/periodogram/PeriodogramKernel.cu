@@ -22,19 +22,43 @@ __global__ void __launch_bounds__(kMaxThreads)
 
 constexpr int kStepThreads = 256;
 
+// One sample's rotation step, the same bits whichever kernel computes it.
+template <typename T> __device__ void writeStep(double t, double df, T& stepCos, T& stepSin)
+{
+    const double cycles = df * t;
+    double s = 0.0, c = 0.0;
+    sinCosCycles<double>(cycles - rint(cycles), s, c);
+    stepCos = T(c);
+    stepSin = T(s);
+}
+
 template <typename T>
 __global__ void __launch_bounds__(kStepThreads)
     periodogramStepsKernel(const double* __restrict__ t, long long n, double df, T* stepCos,
                            T* stepSin)
 {
     for (long long i = (long long)blockIdx.x * kStepThreads + threadIdx.x; i < n;
-         i += (long long)gridDim.x * kStepThreads) {
-        const double cycles = df * t[i];
-        double s = 0.0, c = 0.0;
-        sinCosCycles<double>(cycles - rint(cycles), s, c);
-        stepCos[i] = T(c);
-        stepSin[i] = T(s);
-    }
+         i += (long long)gridDim.x * kStepThreads)
+        writeStep(t[i], df, stepCos[i], stepSin[i]);
+}
+
+// The upload, the steps (from the staged times) and the poison in one launch.
+template <typename T>
+__global__ void __launch_bounds__(kStepThreads)
+    periodogramPrepareKernel(const unsigned long long* __restrict__ staged,
+                             unsigned long long* __restrict__ series, long long words, long long n,
+                             double df, T* stepCos, T* stepSin, unsigned long long* power,
+                             long long count)
+{
+    const long long first = (long long)blockIdx.x * kStepThreads + threadIdx.x;
+    const long long stride = (long long)gridDim.x * kStepThreads;
+    for (long long i = first; i < words; i += stride)
+        series[i] = staged[i];
+    const auto* t = reinterpret_cast<const double*>(staged);
+    for (long long i = first; i < n; i += stride)
+        writeStep(t[i], df, stepCos[i], stepSin[i]);
+    for (long long i = first; i < count; i += stride)
+        power[i] = ~0ULL; // NaN, as a memset of 0xff bytes
 }
 
 } // namespace
@@ -48,6 +72,22 @@ cudaError_t launchPeriodogramSteps(const double* t, long long n, double df, T* s
     const long long blocks = std::min((n + kStepThreads - 1) / kStepThreads, 1LL << 16);
     periodogramStepsKernel<T>
         <<<unsigned(blocks), kStepThreads, 0, stream>>>(t, n, df, stepCos, stepSin);
+    return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t launchPeriodogramPrepare(const void* staged, void* series, std::size_t bytes,
+                                     long long n, double df, T* stepCos, T* stepSin, double* power,
+                                     long long count, cudaStream_t stream)
+{
+    if (bytes % sizeof(unsigned long long) != 0)
+        return cudaErrorInvalidValue;
+    const long long words = (long long)(bytes / sizeof(unsigned long long));
+    const long long most = std::max({words, n, count, 1LL});
+    const long long blocks = std::min((most + kStepThreads - 1) / kStepThreads, 1LL << 12);
+    periodogramPrepareKernel<T><<<unsigned(blocks), kStepThreads, 0, stream>>>(
+        static_cast<const unsigned long long*>(staged), static_cast<unsigned long long*>(series),
+        words, n, df, stepCos, stepSin, reinterpret_cast<unsigned long long*>(power), count);
     return cudaGetLastError();
 }
 
@@ -84,6 +124,10 @@ template cudaError_t launchPeriodogramSteps(const double*, long long, double, fl
                                             cudaStream_t);
 template cudaError_t launchPeriodogramSteps(const double*, long long, double, double*, double*,
                                             cudaStream_t);
+template cudaError_t launchPeriodogramPrepare(const void*, void*, std::size_t, long long, double,
+                                              float*, float*, double*, long long, cudaStream_t);
+template cudaError_t launchPeriodogramPrepare(const void*, void*, std::size_t, long long, double,
+                                              double*, double*, double*, long long, cudaStream_t);
 template cudaError_t launchPeriodogram(const PeriodogramArgs<float>&, const PeriodogramShape&,
                                        double*, cudaStream_t);
 template cudaError_t launchPeriodogram(const PeriodogramArgs<double>&, const PeriodogramShape&,

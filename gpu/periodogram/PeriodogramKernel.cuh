@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cuda_runtime.h>
 
 namespace warpscope::gpu {
@@ -49,6 +50,16 @@ cudaError_t launchPeriodogram(const PeriodogramArgs<T>& args, const PeriodogramS
 template <typename T>
 cudaError_t launchPeriodogramSteps(const double* t, long long n, double df, T* stepCos, T* stepSin,
                                    cudaStream_t stream);
+
+// What a small call needs before its sums, in one launch on stream: copies bytes (a multiple
+// of 8) from staged, pinned host memory the kernel reads in place, to series on the device;
+// writes the n rotation steps (as launchPeriodogramSteps, from the double times that start
+// the staged bytes); and sets the count powers to NaN, so that any the sums leave out shows.
+// Three operations of a few microseconds each, most of it latency, become one.
+template <typename T>
+cudaError_t launchPeriodogramPrepare(const void* staged, void* series, std::size_t bytes,
+                                     long long n, double df, T* stepCos, T* stepSin, double* power,
+                                     long long count, cudaStream_t stream);
 
 // The kernel in one precision and grid spacing, for the occupancy API.
 const void* periodogramKernelSymbol(bool float64, bool logGrid);

@@ -4,7 +4,6 @@
 #include "periodogram/PeriodogramPlan.h"
 #include "periodogram/PeriodogramShared.h"
 #include "warpscope/gpu/FrequencyFit.h"
-#include "warpscope/gpu/FrequencyFit.h"
 #include "warpscope/gpu/PeriodogramSampling.h"
 
 #include <algorithm>
@@ -1066,6 +1065,19 @@ TEST_F(CudaPeriodogramTest, DirectKernelMatchesLongDouble)
             return std::pair<int, long long>(3 + random % 700, 1000 + trial);
         });
     expectWithinLimits("CUDA periodogram, direct kernel", worst);
+}
+
+// Series of more than 256 KiB (t, w and wy) are copied to the GPU before the steps and the
+// poison; smaller ones are read in place by one kernel. The tests above use small ones.
+TEST_F(CudaPeriodogramTest, LargeSeriesCopiedFirstMatchLongDouble)
+{
+    const auto sizes = [](int trial, int random) {
+        return std::pair<int, long long>(16500 + random % 3000, 300 + trial);
+    };
+    expectWithinLimits("CUDA periodogram, large series, direct kernel",
+                       worstAgainstLongDouble(*m_cuda, PeriodogramMethod::Direct, 31, 3, sizes));
+    expectWithinLimits("CUDA periodogram, large series, Auto",
+                       worstAgainstLongDouble(*m_cuda, PeriodogramMethod::Auto, 32, 3, sizes));
 }
 
 // The scaling happens in the plan both backends share; the kernels then see values near 1,
