@@ -147,16 +147,33 @@ gpu::Status openContexts(const RunOptions& options, const Ranks& ranks,
         unsigned(std::max<std::size_t>(1, devices.size() * std::size_t(options.contextsPerGpu)));
     const unsigned gpuThreads =
         options.cpuThreads > 0 ? options.cpuThreads : std::max(2u, cores / gpuContexts);
-    for (const gpu::Device& d : devices)
-        for (int k = 0; k < (d.kind == gpu::DeviceKind::Cuda ? options.contextsPerGpu : 1); ++k) {
-            std::unique_ptr<gpu::Context> context;
-            const unsigned threads = d.kind == gpu::DeviceKind::Cuda ? gpuThreads
-                                     : options.cpuThreads > 0        ? options.cpuThreads
-                                                                     : cores;
-            if (const gpu::Status s = gpu::Context::open(d, context, threads); !s)
-                return s;
+    // Each GPU's contexts open on a thread of its own: starting a device takes a few hundred
+    // milliseconds, which one after another would add up.
+    std::vector<std::vector<std::unique_ptr<gpu::Context>>> opened(devices.size());
+    std::vector<gpu::Status> status(devices.size(), gpu::Status::success());
+    {
+        std::vector<std::jthread> openers;
+        for (std::size_t i = 0; i < devices.size(); ++i)
+            openers.emplace_back([&, i] {
+                const gpu::Device& d = devices[i];
+                const bool gpu = d.kind == gpu::DeviceKind::Cuda;
+                const unsigned threads = gpu                      ? gpuThreads
+                                         : options.cpuThreads > 0 ? options.cpuThreads
+                                                                  : cores;
+                for (int k = 0; k < (gpu ? options.contextsPerGpu : 1) && status[i]; ++k) {
+                    std::unique_ptr<gpu::Context> context;
+                    status[i] = gpu::Context::open(d, context, threads);
+                    if (status[i])
+                        opened[i].push_back(std::move(context));
+                }
+            });
+    }
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        if (!status[i])
+            return status[i];
+        for (auto& context : opened[i])
             contexts.push_back(std::move(context));
-        }
+    }
     return gpu::Status::success();
 }
 

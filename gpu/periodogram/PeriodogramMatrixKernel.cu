@@ -2,6 +2,7 @@
 #include "periodogram/PeriodogramBatchKernel.cuh"
 #include "periodogram/PeriodogramMatrixKernel.cuh"
 
+#include <atomic>
 #include <cuda_fp16.h>
 #include <type_traits>
 
@@ -476,15 +477,32 @@ __global__ void __launch_bounds__(kThreads, 1)
     matrixCta<Real, FitMean>(a, cta * kBlocks, power + slot * b.count);
 }
 
+// Lets Kernel use bytes of dynamic shared memory, asking the driver once per device: its
+// call costs the host microseconds that every small periodogram would otherwise pay before
+// its launch.
+template <auto Kernel> cudaError_t allowSharedBytes(std::size_t bytes)
+{
+    static std::atomic<unsigned long long> allowed{0}; // a bit per device below 64
+    int device = 0;
+    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess)
+        return e;
+    const unsigned long long bit = device < 64 ? 1ULL << device : 0;
+    if (allowed.load(std::memory_order_acquire) & bit)
+        return cudaSuccess;
+    const cudaError_t e =
+        cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+    if (e == cudaSuccess)
+        allowed.fetch_or(bit, std::memory_order_release);
+    return e;
+}
+
 template <typename Real, bool FitMean>
 cudaError_t launchBatchWith(const PeriodogramBatchArgs<Real>& b, const Real* scale,
                             long long firstSlot, long long slots, double* power,
                             cudaStream_t stream)
 {
     constexpr std::size_t bytes = sharedBytes<Real, FitMean>();
-    if (const cudaError_t e =
-            cudaFuncSetAttribute(periodogramMatrixBatchKernel<Real, FitMean>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+    if (const cudaError_t e = allowSharedBytes<periodogramMatrixBatchKernel<Real, FitMean>>(bytes);
         e != cudaSuccess)
         return e;
     if (slots < 1 || b.logGrid)
@@ -508,9 +526,7 @@ cudaError_t launchWith(const PeriodogramArgs<Real>& a, double* power, cudaStream
                        long long firstCta, long long ctaCount)
 {
     constexpr std::size_t bytes = sharedBytes<Real, FitMean>();
-    if (const cudaError_t e =
-            cudaFuncSetAttribute(periodogramMatrixKernel<Real, FitMean>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+    if (const cudaError_t e = allowSharedBytes<periodogramMatrixKernel<Real, FitMean>>(bytes);
         e != cudaSuccess)
         return e;
     const long long ctas = periodogramMatrixCtas(a.count);
@@ -527,9 +543,8 @@ template <typename Real, bool FitMean> int ctasPerSm()
 {
     int ctas = 0;
     // Above 48 KB of dynamic shared memory the query counts none until the kernel may use it.
-    if (cudaFuncSetAttribute(periodogramMatrixKernel<Real, FitMean>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             int(sharedBytes<Real, FitMean>())) != cudaSuccess ||
+    if (allowSharedBytes<periodogramMatrixKernel<Real, FitMean>>(sharedBytes<Real, FitMean>()) !=
+            cudaSuccess ||
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, periodogramMatrixKernel<Real, FitMean>,
                                                       kThreads, sharedBytes<Real, FitMean>()) !=
             cudaSuccess) {
