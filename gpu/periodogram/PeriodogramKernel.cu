@@ -1,4 +1,5 @@
 #include "periodogram/CyclePhase.cuh"
+#include "periodogram/KernelAttribute.cuh"
 #include "periodogram/PeriodogramBlock.cuh"
 #include "periodogram/PeriodogramKernel.cuh"
 
@@ -85,6 +86,8 @@ cudaError_t launchPeriodogramPrepare(const void* staged, void* series, std::size
     const long long words = (long long)(bytes / sizeof(unsigned long long));
     const long long most = std::max({words, n, count, 1LL});
     const long long blocks = std::min((most + kStepThreads - 1) / kStepThreads, 1LL << 12);
+    if (const cudaError_t e = keepSharedCarveout<periodogramPrepareKernel<T>>(); e != cudaSuccess)
+        return e;
     periodogramPrepareKernel<T><<<unsigned(blocks), kStepThreads, 0, stream>>>(
         static_cast<const unsigned long long*>(staged), static_cast<unsigned long long*>(series),
         words, n, df, stepCos, stepSin, reinterpret_cast<unsigned long long*>(power), count);

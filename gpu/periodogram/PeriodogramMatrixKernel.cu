@@ -1,8 +1,8 @@
+#include "periodogram/KernelAttribute.cuh"
 #include "periodogram/LombScargle.h"
 #include "periodogram/PeriodogramBatchKernel.cuh"
 #include "periodogram/PeriodogramMatrixKernel.cuh"
 
-#include <atomic>
 #include <cuda_fp16.h>
 #include <type_traits>
 
@@ -477,23 +477,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     matrixCta<Real, FitMean>(a, cta * kBlocks, power + slot * b.count);
 }
 
-// Lets Kernel use bytes of dynamic shared memory, asking the driver once per device: its
-// call costs the host microseconds that every small periodogram would otherwise pay before
-// its launch.
+// Lets Kernel use bytes of dynamic shared memory.
 template <auto Kernel> cudaError_t allowSharedBytes(std::size_t bytes)
 {
-    static std::atomic<unsigned long long> allowed{0}; // a bit per device below 64
-    int device = 0;
-    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess)
-        return e;
-    const unsigned long long bit = device < 64 ? 1ULL << device : 0;
-    if (allowed.load(std::memory_order_acquire) & bit)
-        return cudaSuccess;
-    const cudaError_t e =
-        cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
-    if (e == cudaSuccess)
-        allowed.fetch_or(bit, std::memory_order_release);
-    return e;
+    return setKernelAttribute<Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize>(int(bytes));
 }
 
 template <typename Real, bool FitMean>

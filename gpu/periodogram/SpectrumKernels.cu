@@ -1,3 +1,4 @@
+#include "periodogram/KernelAttribute.cuh"
 #include "periodogram/SpectrumKernels.cuh"
 #include "periodogram/SpectrumPeaks.cuh"
 
@@ -453,6 +454,10 @@ cudaError_t searchSpectrum(const double* power, long long count, void* scratch,
     const long long wanted = (count + 4LL * kSearchThreads - 1) / (4LL * kSearchThreads);
     const int blocks = int(std::max(1LL, std::min<long long>(kSearchBlocks, wanted)));
     auto* s = static_cast<SearchScratch*>(scratch);
+    for (const cudaError_t e :
+         {keepSharedCarveout<spectrumScanKernel>(), keepSharedCarveout<spectrumCollectKernel>()})
+        if (e != cudaSuccess)
+            return e;
     spectrumScanKernel<<<blocks, kSearchThreads, 0, stream>>>(power, count, &s->scan,
                                                               &s->candidates, &s->tickets.scan);
     spectrumCollectKernel<<<blocks, kSearchThreads, 0, stream>>>(
