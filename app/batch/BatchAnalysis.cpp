@@ -181,20 +181,19 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
             continue;
         const gpu::PeriodogramOptions& options = prepared[i].options;
         const std::size_t count = std::size_t(options.grid.count);
-        if (!batchable(prepared[i], context.isCuda()) && peaksOnly) {
-            // The app's own call: the device's peak search, as in the Periodogram workspace.
-            done[i] = true;
-            std::shared_ptr<const gpu::Spectrum> spectrum;
-            const gpu::Status s =
-                gpu::computeSpectrum(context, prepared[i].series, options, spectrum);
-            if (failedBy(s) && cancelled)
-                break;
-            finishObject(settings, prepared[i], s, s ? spectrum->peaks() : std::vector<gpu::Peak>{},
-                         {});
-            continue;
-        }
         if (!batchable(prepared[i], context.isCuda())) {
             done[i] = true;
+            if (peaksOnly) {
+                // The app's own call: the device's peak search, as in the Periodogram workspace.
+                std::shared_ptr<const gpu::Spectrum> spectrum;
+                const gpu::Status s =
+                    gpu::computeSpectrum(context, prepared[i].series, options, spectrum);
+                if (failedBy(s) && cancelled)
+                    break;
+                finishObject(settings, prepared[i], s,
+                             s ? spectrum->peaks() : std::vector<gpu::Peak>{}, {});
+                continue;
+            }
             std::vector<double> power(count);
             const gpu::Status s =
                 gpu::computePeriodogram(context, prepared[i].series, options, power);

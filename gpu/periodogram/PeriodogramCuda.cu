@@ -224,7 +224,6 @@ Status runPeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, Timeline* 
                 });
             !s)
             return s;
-        WS_CUDA_TRY(cudaEventRecord(state.uploaded, stream));
     } else {
         if (Status s = cuda.recorded(
                 stream, cuda.streamLane(), SpanKind::CopyHostToDevice, "series in", uploadBytes,
@@ -235,7 +234,6 @@ Status runPeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, Timeline* 
                 });
             !s)
             return s;
-        WS_CUDA_TRY(cudaEventRecord(state.uploaded, stream));
         if (Status s =
                 cuda.recorded(stream, cuda.streamLane(), SpanKind::Kernel, "rotation steps", 0,
                               [&] {
@@ -249,6 +247,7 @@ Status runPeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, Timeline* 
         // Poison: frequencies a small grid leaves out stay NaN, and so would any not written.
         WS_CUDA_TRY(cudaMemsetAsync(devicePower, 0xff, powerBytes, stream));
     }
+    WS_CUDA_TRY(cudaEventRecord(state.uploaded, stream));
     args.n = int(n);
     args.fmin = options.grid.fmin;
     args.df = options.grid.df;
