@@ -289,14 +289,20 @@ int main(int argc, char** argv)
                            std::cref(ranks));
             gpu::Catalogue catalogue;
             const auto reading = std::chrono::steady_clock::now();
+            // A FITS table's id column alone is read now: each object's rows are read when
+            // it is computed, so the first objects run while the others wait in the file.
+            const bool fits = parsed.table && gpu::Catalogue::isFits(parsed.input);
             const gpu::Status opened =
-                parsed.table
-                    ? gpu::Catalogue::openTable(parsed.input, parsed.columns, parsed.timeFormat,
-                                                catalogue)
-                    : gpu::Catalogue::openFiles(parsed.input, parsed.timeFormat, catalogue);
+                !parsed.table
+                    ? gpu::Catalogue::openFiles(parsed.input, parsed.timeFormat, catalogue)
+                : fits ? gpu::Catalogue::indexTable(parsed.input, parsed.columns, parsed.timeFormat,
+                                                    catalogue)
+                       : gpu::Catalogue::openTable(parsed.input, parsed.columns, parsed.timeFormat,
+                                                   catalogue);
             if (opened && parsed.table && parsed.run.progress && ranks.rank == 0)
                 std::fprintf(
-                    stderr, "warpscope-batch: read %s in %.2f s\n", parsed.input.c_str(),
+                    stderr, "warpscope-batch: %s %s in %.2f s\n", fits ? "read the ids of" : "read",
+                    parsed.input.c_str(),
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - reading)
                         .count());
             if (!opened) {
@@ -323,7 +329,13 @@ int main(int argc, char** argv)
                 }
                 std::signal(SIGINT, onStop);
                 std::signal(SIGTERM, onStop);
+                const auto waiting = std::chrono::steady_clock::now();
                 batch::RankDevices devices = opening.get();
+                if (parsed.run.progress && ranks.rank == 0)
+                    std::fprintf(
+                        stderr, "warpscope-batch: the devices were ready %.2f s after the input\n",
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - waiting)
+                            .count());
                 exitCode = batch::runBatch(catalogue, parsed.run, ranks, devices, g_stop);
             }
         }

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <sched.h>
+#include <system_error>
 #include <thread>
 #include <unistd.h>
 #include <unordered_map>
@@ -96,11 +97,22 @@ gpu::Status mergeTable(const gpu::Catalogue& catalogue, const RunOptions& option
         r.failed ? ++counts.failed : ++counts.ok;
         counts.warned += !r.failed && !r.warnings.empty();
     }
-    if (const gpu::Status s = writeResultsCsv(options.csvPath, merged, options.settings.peaks); !s)
-        return s;
-    if (const gpu::Status s = writeResultsFits(options.fitsPath, merged, options.settings.peaks);
-        !s)
-        return s;
+    // The two tables hold the same rows: they are written at once.
+    const auto fits = [&] {
+        return writeResultsFits(options.fitsPath, merged, options.settings.peaks);
+    };
+    std::future<gpu::Status> fitsWritten;
+    try {
+        fitsWritten = std::async(std::launch::async, fits);
+    } catch (const std::system_error&) { // no thread to be had: one after the other
+        fitsWritten = std::async(std::launch::deferred, fits);
+    }
+    const gpu::Status csvWritten = writeResultsCsv(options.csvPath, merged, options.settings.peaks);
+    const gpu::Status fitsStatus = fitsWritten.get();
+    if (!csvWritten)
+        return csvWritten;
+    if (!fitsStatus)
+        return fitsStatus;
     for (const std::string& part : parts)
         std::filesystem::remove(part, error);
     return gpu::Status::success();
@@ -423,6 +435,7 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
     if (ranks.rank == 0) {
         TableCounts counts;
         std::vector<BatchResult> own = single ? computedRows() : std::vector<BatchResult>();
+        const Clock::time_point writing = Clock::now();
         if (const gpu::Status s = mergeTable(catalogue, options, counts, single ? &own : nullptr);
             !s) {
             fail(ranks, s.message());
@@ -435,9 +448,10 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
                 (long long)catalogue.size() - (counts.rows - counts.foreign);
             std::fprintf(stderr,
                          "warpscope-batch: %s and %s hold %lld objects: %lld ok (%lld with "
-                         "warnings), %lld failed",
+                         "warnings), %lld failed (written in %.2f s)",
                          options.csvPath.c_str(), options.fitsPath.c_str(), counts.rows, counts.ok,
-                         counts.warned, counts.failed);
+                         counts.warned, counts.failed,
+                         std::chrono::duration<double>(Clock::now() - writing).count());
             if (counts.foreign > 0)
                 std::fprintf(stderr, ", %lld not in this input", counts.foreign);
             if (remaining > 0)

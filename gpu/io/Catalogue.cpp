@@ -9,6 +9,7 @@
 #include <fstream>
 #include <glob.h>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <sstream>
 #include <system_error>
@@ -146,35 +147,49 @@ struct RowRun
     long long first = 0, count = 0;
 };
 
-// Reads the runs of rows into objects, new ids appended in the order of their first row.
-// The columns go a block of rows at a time, of the rows cfitsio's buffers hold: the rows
-// are stored whole, so each block is read from the file once for every column instead of
-// once a column. Each block's rows go to their objects at once, so the table's columns are
-// never held whole beside the objects' series. numbers: the whole table's numeric ids, or
-// null to read them with the block. Returns cfitsio's status.
-int readFitsRows(fitsfile* file, const FitsRows& c, const std::vector<RowRun>& runs,
-                 const long long* numbers, std::vector<FitsObject>& objects)
+// Keeps one row as the app's FITS reader would, or counts why it is skipped. dy: null when
+// the table has no error column.
+void keepRow(FitsObject& o, double t, double y, const double* dy)
+{
+    if (!std::isfinite(t) || !std::isfinite(y) || (dy && !std::isfinite(*dy))) {
+        ++o.report.nonFiniteRows;
+        return;
+    }
+    if (dy && *dy <= 0.0) {
+        ++o.report.nonPositiveErrors;
+        return;
+    }
+    o.series.t.push_back(t);
+    o.series.y.push_back(y);
+    if (dy)
+        o.series.dy.push_back(*dy);
+}
+
+// Reads t, y and dy (and the numeric ids, with readNumbers) of the runs of rows a block at a
+// time, of the rows cfitsio's buffers hold: the rows are stored whole, so each block is read
+// from the file once for every column instead of once a column. Hands each block to
+// onBlock(first row from 0, rows, ids or null, t, y, dy or null, whether it starts its run).
+// Returns cfitsio's status.
+template <class OnBlock>
+int readBlocks(fitsfile* file, const FitsRows& c, const std::vector<RowRun>& runs, bool readNumbers,
+               OnBlock&& onBlock)
 {
     int status = 0;
     long block = 0;
     fits_get_rowsize(file, &block, &status);
     block = std::max(block, 1L);
     const std::size_t blockRows = std::size_t(block);
-    std::vector<long long> blockNumbers(c.numeric && !numbers ? blockRows : 0);
+    std::vector<long long> numbers(readNumbers ? blockRows : 0);
     std::vector<double> t(blockRows), y(blockRows), dy(c.dyColumn >= 0 ? blockRows : 0);
     double nan = std::numeric_limits<double>::quiet_NaN();
     int anyNull = 0;
-    std::unordered_map<std::string, std::size_t> index;
-    std::size_t current = 0;
-    long long previous = 0; // the last row's number, for numeric ids
     for (const RowRun& run : runs)
         for (long long r = 0; r < run.count && !status; r += block) {
             const long long n = std::min<long long>(block, run.count - r);
             const long long first = run.first + r; // the block's first row, from 0
-            const long long* number = numbers ? numbers + first : blockNumbers.data();
-            if (c.numeric && !numbers)
+            if (readNumbers)
                 fits_read_col(file, TLONGLONG, c.idColumn + 1, first + 1, 1, n, nullptr,
-                              blockNumbers.data(), &anyNull, &status);
+                              numbers.data(), &anyNull, &status);
             fits_read_col(file, TDOUBLE, c.tColumn + 1, first + 1, 1, n, &nan, t.data(), &anyNull,
                           &status);
             fits_read_col(file, TDOUBLE, c.yColumn + 1, first + 1, 1, n, &nan, y.data(), &anyNull,
@@ -184,86 +199,136 @@ int readFitsRows(fitsfile* file, const FitsRows& c, const std::vector<RowRun>& r
                               &anyNull, &status);
             if (status)
                 break;
-            for (std::size_t k = 0; k < std::size_t(n); ++k) {
-                const std::size_t row = std::size_t(first) + k;
-                // An object's rows usually follow each other: look its id up when it changes.
-                const bool same =
-                    (r > 0 || k > 0) &&
-                    (c.numeric ? number[k] == previous : (*c.ids)[row] == (*c.ids)[row - 1]);
-                if (c.numeric)
-                    previous = number[k];
-                if (!same) {
-                    const std::string id = c.numeric ? std::to_string(number[k]) : (*c.ids)[row];
-                    auto [found, added] = index.try_emplace(id, objects.size());
-                    current = found->second;
-                    if (added)
-                        objects.push_back({id, {}, {}});
-                }
-                FitsObject& o = objects[current];
-                // Rows the app's FITS reader would skip are skipped and counted alike.
-                if (!std::isfinite(t[k]) || !std::isfinite(y[k]) ||
-                    (!dy.empty() && !std::isfinite(dy[k]))) {
-                    ++o.report.nonFiniteRows;
-                    continue;
-                }
-                if (!dy.empty() && dy[k] <= 0.0) {
-                    ++o.report.nonPositiveErrors;
-                    continue;
-                }
-                o.series.t.push_back(t[k]);
-                o.series.y.push_back(y[k]);
-                if (!dy.empty())
-                    o.series.dy.push_back(dy[k]);
-            }
+            onBlock(first, std::size_t(n), readNumbers ? numbers.data() : nullptr, t.data(),
+                    y.data(), dy.empty() ? nullptr : dy.data(), r == 0);
         }
     return status;
+}
+
+// Reads the runs of rows into objects, new ids appended in the order of their first row.
+// Each block's rows go to their objects at once, so the table's columns are never held whole
+// beside the objects' series. numbers: the whole table's numeric ids, or null to read them
+// with the block. Returns cfitsio's status.
+int readFitsRows(fitsfile* file, const FitsRows& c, const std::vector<RowRun>& runs,
+                 const long long* numbers, std::vector<FitsObject>& objects)
+{
+    std::unordered_map<std::string, std::size_t> index;
+    std::size_t current = 0;
+    long long previous = 0; // the last row's number, for numeric ids
+    return readBlocks(file, c, runs, c.numeric && !numbers,
+                      [&](long long first, std::size_t n, const long long* blockNumbers,
+                          const double* t, const double* y, const double* dy, bool runStarts) {
+                          const long long* number = numbers ? numbers + first : blockNumbers;
+                          for (std::size_t k = 0; k < n; ++k) {
+                              const std::size_t row = std::size_t(first) + k;
+                              // An object's rows usually follow each other: look its id up when it
+                              // changes.
+                              const bool same = (!runStarts || k > 0) &&
+                                                (c.numeric ? number[k] == previous
+                                                           : (*c.ids)[row] == (*c.ids)[row - 1]);
+                              if (c.numeric)
+                                  previous = number[k];
+                              if (!same) {
+                                  const std::string id =
+                                      c.numeric ? std::to_string(number[k]) : (*c.ids)[row];
+                                  auto [found, added] = index.try_emplace(id, objects.size());
+                                  current = found->second;
+                                  if (added)
+                                      objects.push_back({id, {}, {}});
+                              }
+                              keepRow(objects[current], t[k], y[k], dy ? dy + k : nullptr);
+                          }
+                      });
 }
 
 // Every row of the table, in ranges read at once by threads of their own, each with its own
 // handle on the file (cfitsio built reentrant, as Debian's is; otherwise one range). The
 // ranges' objects are then joined in row order: an object whose rows fall in several ranges
 // gets them in order, and objects stay in the order of their first row.
-int readFitsTable(fitsfile* file, const FitsRows& c, long long rows,
-                  std::vector<FitsObject>& objects)
+// How many parts a table of these rows is read in at once: one per core, up to 16, of at
+// least 2^18 rows each; one where cfitsio is not built reentrant (Debian's is).
+int tableParts(long long rows)
 {
-    constexpr long long kMinRangeRows = 1 << 18;
-    const long long most = std::max(1LL, rows / kMinRangeRows);
-    const int ranges = fits_is_reentrant()
-                           ? int(std::clamp<long long>(std::thread::hardware_concurrency(), 1, 16))
-                           : 1;
-    const int parts = int(std::min<long long>(ranges, most));
-    if (parts <= 1)
-        return readFitsRows(file, c, {{0, rows}}, nullptr, objects);
-    std::vector<std::vector<FitsObject>> read(static_cast<std::size_t>(parts));
+    constexpr long long kMinPartRows = 1 << 18;
+    const long long most = std::max(1LL, rows / kMinPartRows);
+    const int cores = fits_is_reentrant()
+                          ? int(std::clamp<long long>(std::thread::hardware_concurrency(), 1, 16))
+                          : 1;
+    return int(std::min<long long>(cores, most));
+}
+
+// Calls readPart(handle, part, first row, end row) for the parts of the table's rows at once,
+// on threads of their own, each with its own handle on the file. Returns cfitsio's status.
+template <class ReadPart>
+int inParts(fitsfile* file, const std::string& path, long long rows, int parts, ReadPart&& readPart)
+{
     std::vector<int> statuses(std::size_t(parts), 0);
-    auto readPart = [&](int p) {
+    auto one = [&](int p) {
         const long long first = rows * p / parts, last = rows * (p + 1) / parts;
-        fitsfile* own = nullptr;
         int& status = statuses[std::size_t(p)];
         if (p == 0) {
-            status = readFitsRows(file, c, {{first, last - first}}, nullptr, read[0]);
+            status = readPart(file, 0, first, last);
             return;
         }
-        if (fits_open_table(&own, c.path.c_str(), READONLY, &status))
+        fitsfile* own = nullptr;
+        if (fits_open_table(&own, path.c_str(), READONLY, &status))
             return;
-        status = readFitsRows(own, c, {{first, last - first}}, nullptr, read[std::size_t(p)]);
+        status = readPart(own, p, first, last);
         int closing = 0;
         fits_close_file(own, &closing);
     };
     std::vector<std::thread> threads;
     try {
         for (int p = 1; p < parts; ++p)
-            threads.emplace_back(readPart, p);
+            threads.emplace_back(one, p);
     } catch (const std::system_error&) { // no thread to be had: this one reads the rest
         for (int p = int(threads.size()) + 1; p < parts; ++p)
-            readPart(p);
+            one(p);
     }
-    readPart(0);
+    one(0);
     for (std::thread& t : threads)
         t.join();
     for (const int status : statuses)
         if (status)
             return status;
+    return 0;
+}
+
+// The whole-number ids of every row, in parts at once, a block of rows (as many as
+// cfitsio's buffers hold) at a time: read in one call, the column would be taken a value at
+// a time, several times slower.
+int readFitsNumbers(fitsfile* file, const std::string& path, int idColumn, long long rows,
+                    std::vector<long long>& numbers)
+{
+    numbers.resize(std::size_t(std::max(rows, 0LL)));
+    return inParts(file, path, rows, tableParts(rows),
+                   [&](fitsfile* handle, int, long long first, long long last) {
+                       int status = 0, anyNull = 0;
+                       long block = 0;
+                       fits_get_rowsize(handle, &block, &status);
+                       block = std::max(block, 1L);
+                       for (long long r = first; r < last && !status; r += block)
+                           fits_read_col(handle, TLONGLONG, idColumn + 1, r + 1, 1,
+                                         std::min<long long>(block, last - r), nullptr,
+                                         numbers.data() + r, &anyNull, &status);
+                       return status;
+                   });
+}
+
+// Every row of the table, in parts read at once (inParts). The parts' objects are then joined
+// in row order: an object whose rows fall in several parts gets them in order, and objects
+// stay in the order of their first row.
+int readFitsTable(fitsfile* file, const FitsRows& c, long long rows,
+                  std::vector<FitsObject>& objects)
+{
+    const int parts = tableParts(rows);
+    std::vector<std::vector<FitsObject>> read(static_cast<std::size_t>(parts));
+    if (const int status = inParts(file, c.path, rows, parts,
+                                   [&](fitsfile* handle, int p, long long first, long long last) {
+                                       return readFitsRows(handle, c, {{first, last - first}},
+                                                           nullptr, read[std::size_t(p)]);
+                                   }))
+        return status;
     std::unordered_map<std::string, std::size_t> index;
     for (std::vector<FitsObject>& part : read)
         for (FitsObject& o : part) {
@@ -286,6 +351,25 @@ int readFitsTable(fitsfile* file, const FitsRows& c, long long rows,
 }
 
 } // namespace
+
+struct Catalogue::FitsSource
+{
+    int idColumn = -1, tColumn = -1, yColumn = -1, dyColumn = -1; // from 0
+    std::vector<std::string> names;
+    std::mutex mutex;            // guards idle
+    std::vector<fitsfile*> idle; // open handles no load is using
+    std::mutex serial;           // held by each load where cfitsio is not reentrant
+    FitsSource() = default;
+    FitsSource(const FitsSource&) = delete;
+    FitsSource& operator=(const FitsSource&) = delete;
+    ~FitsSource()
+    {
+        for (fitsfile* file : idle) {
+            int status = 0;
+            fits_close_file(file, &status);
+        }
+    }
+};
 
 Status Catalogue::openFiles(const std::string& folderOrGlob, TimeFormat timeFormat,
                             Catalogue& catalogue)
@@ -348,8 +432,6 @@ Status Catalogue::openTable(const std::string& path, const TableColumns& columns
 Status Catalogue::indexTable(const std::string& path, const TableColumns& columns,
                              TimeFormat timeFormat, Catalogue& catalogue)
 {
-    if (isFits(path))
-        return Status::failure(path + " is a FITS table; only text tables are indexed");
     std::error_code error;
     const std::uintmax_t bytes = std::filesystem::file_size(path, error);
     const std::filesystem::file_time_type time = std::filesystem::last_write_time(path, error);
@@ -436,13 +518,10 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
                     ids[r] = trim(pointers[r]);
             }
             const bool numeric = type != TSTRING;
-            // The whole table's numbers are read with its other columns, below.
-            if (numeric && onlyId) {
-                numbers.resize(rowCount);
-                int anyNull = 0;
-                fits_read_col(file, TLONGLONG, idColumn + 1, 1, 1, rows, nullptr, numbers.data(),
-                              &anyNull, &status);
-            }
+            // The whole table's numbers are read with its other columns, below, unless they
+            // are all an index needs or one object is looked for.
+            if (numeric && (onlyId || linesOnly) && !status)
+                status = readFitsNumbers(file, path, idColumn, rows, numbers);
             if (onlyId) {
                 // A numeric id compares as a number, as it is written (std::to_string).
                 long long wanted = 0;
@@ -463,10 +542,43 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
                         runs.push_back({r, 1});
                 }
             }
+            if (linesOnly && !status) {
+                // Each object's runs of rows, in the order of its first row, from the ids alone.
+                std::unordered_map<std::string, std::size_t> index;
+                std::size_t current = 0;
+                for (std::size_t r = 0; r < rowCount; ++r) {
+                    const bool same =
+                        r > 0 && (numeric ? numbers[r] == numbers[r - 1] : ids[r] == ids[r - 1]);
+                    if (!same) {
+                        std::string id = numeric ? std::to_string(numbers[r]) : ids[r];
+                        const auto [found, added] =
+                            index.try_emplace(id, catalogue.m_objects.size());
+                        current = found->second;
+                        if (added) {
+                            Object object;
+                            object.id = std::move(id);
+                            object.fromFits = true;
+                            catalogue.m_objects.push_back(std::move(object));
+                        }
+                    }
+                    std::vector<RowRange>& runs = catalogue.m_objects[current].rows;
+                    if (!runs.empty() && runs.back().first + runs.back().count == (long long)r)
+                        ++runs.back().count;
+                    else
+                        runs.push_back({(long long)r, 1});
+                }
+                auto source = std::make_shared<FitsSource>();
+                source->idColumn = idColumn;
+                source->tColumn = tColumn;
+                source->yColumn = yColumn;
+                source->dyColumn = dyColumn;
+                source->names = names;
+                catalogue.m_fits = std::move(source);
+            }
             const FitsRows layout{
                 path, idColumn, tColumn, yColumn, dyColumn, numeric, ids.empty() ? nullptr : &ids};
             std::vector<FitsObject> objects;
-            if (!status)
+            if (!status && !linesOnly)
                 status = onlyId ? readFitsRows(file, layout, runs, numbers.data(), objects)
                                 : readFitsTable(file, layout, rows, objects);
             for (FitsObject& read : objects) {
@@ -581,8 +693,12 @@ Status Catalogue::load(std::size_t i, TimeSeries& series, LoadReport& report) co
     if (!o.path.empty()) {
         status = loadTimeSeries(o.path, m_choice, series, report);
     } else if (o.fromFits) {
-        report = o.report;
-        series = o.series;
+        if (o.rows.empty()) {
+            report = o.report;
+            series = o.series;
+        } else if (Status s = readFitsObject(o, series, report); !s) {
+            return s;
+        }
         // Sorted by time, as the app's readers leave a series.
         std::vector<std::size_t> order(series.t.size());
         std::iota(order.begin(), order.end(), std::size_t(0));
@@ -607,10 +723,8 @@ Status Catalogue::load(std::size_t i, TimeSeries& series, LoadReport& report) co
         std::string text;
         if (!o.lines.empty()) {
             // An indexed table: the object's lines, read where the index found them.
-            std::error_code error;
-            if (std::filesystem::file_size(m_indexed, error) != m_indexedBytes || error ||
-                std::filesystem::last_write_time(m_indexed, error) != m_indexedTime)
-                return Status::failure(m_indexed + " changed since it was read; open it again");
+            if (Status s = unchanged(); !s)
+                return s;
             std::ifstream in(m_indexed, std::ios::binary);
             text = m_header + "\n";
             for (const std::uint64_t at : o.lines) {
@@ -629,6 +743,66 @@ Status Catalogue::load(std::size_t i, TimeSeries& series, LoadReport& report) co
                                          "name them with --time and --value");
     }
     return status;
+}
+
+Status Catalogue::unchanged() const
+{
+    std::error_code error;
+    if (std::filesystem::file_size(m_indexed, error) != m_indexedBytes || error ||
+        std::filesystem::last_write_time(m_indexed, error) != m_indexedTime)
+        return Status::failure(m_indexed + " changed since it was read; open it again");
+    return Status::success();
+}
+
+Status Catalogue::readFitsObject(const Object& o, TimeSeries& series, LoadReport& report) const
+{
+    if (Status s = unchanged(); !s)
+        return s;
+    FitsSource& source = *m_fits;
+    std::unique_lock serial(source.serial, std::defer_lock);
+    if (!fits_is_reentrant())
+        serial.lock();
+    fitsfile* file = nullptr;
+    int status = 0;
+    {
+        const std::lock_guard lock(source.mutex);
+        if (!source.idle.empty()) {
+            file = source.idle.back();
+            source.idle.pop_back();
+        }
+    }
+    if (!file && fits_open_table(&file, m_indexed.c_str(), READONLY, &status))
+        return Status::failure("Cannot read the FITS table " + m_indexed + ": " +
+                               fitsError(status));
+    const FitsRows layout{
+        m_indexed, source.idColumn, source.tColumn, source.yColumn, source.dyColumn, true, nullptr};
+    std::vector<RowRun> runs;
+    for (const RowRange& r : o.rows)
+        runs.push_back({r.first, r.count});
+    FitsObject read;
+    status = readBlocks(file, layout, runs, false,
+                        [&](long long, std::size_t n, const long long*, const double* t,
+                            const double* y, const double* dy, bool) {
+                            for (std::size_t k = 0; k < n; ++k)
+                                keepRow(read, t[k], y[k], dy ? dy + k : nullptr);
+                        });
+    if (status) { // a handle that failed is not used again
+        int closing = 0;
+        fits_close_file(file, &closing);
+        return Status::failure("Cannot read the FITS table " + m_indexed + ": " +
+                               fitsError(status));
+    }
+    {
+        const std::lock_guard lock(source.mutex);
+        source.idle.push_back(file);
+    }
+    series = std::move(read.series);
+    report = std::move(read.report);
+    report.columns = source.names;
+    report.tColumn = source.tColumn;
+    report.yColumn = source.yColumn;
+    report.dyColumn = source.dyColumn;
+    return Status::success();
 }
 
 } // namespace warpscope::gpu

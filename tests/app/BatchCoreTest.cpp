@@ -8,10 +8,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <fitsio.h>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -153,6 +155,83 @@ TEST(BatchTable, FitsTableHoldsTheRowsWithNullsForMissingValues)
     fits_get_colnum(file, CASEINSEN, const_cast<char*>("ID"), &column, &status);
     fits_read_col(file, TSTRING, column, 1, 1, 1, nullptr, ids, &anyNull, &status);
     EXPECT_STREQ(id, "star, \"the\" first");
+    fits_close_file(file, &status);
+    EXPECT_EQ(status, 0);
+}
+
+// Far more rows than cfitsio buffers at once, so that the table is written in many pieces:
+// every cell of every row must come back, in its place.
+TEST(BatchTable, FitsTableHoldsEveryRowOfALargeTable)
+{
+    constexpr int kRows = 7919, kPeaks = 3;
+    std::vector<BatchResult> rows(kRows);
+    for (int i = 0; i < kRows; ++i) {
+        BatchResult& r = rows[std::size_t(i)];
+        r.id = "object-" + std::to_string(i * 7);
+        r.points = 100 + i;
+        r.failed = i % 97 == 0;
+        if (r.failed)
+            r.warnings = {"warning " + std::to_string(i)};
+        else
+            for (int j = 0; j < kPeaks - i % 2; ++j)
+                r.peaks.push_back({1.0 / (i + j + 1), double(i + j + 1), 0.5 + 1e-5 * i - 0.1 * j,
+                                   j == 1 ? std::nullopt : std::optional<double>(1e-3 * j)});
+    }
+    const std::string path = scratch("large.fits");
+    ASSERT_TRUE(writeResultsFits(path, rows, kPeaks));
+    fitsfile* file = nullptr;
+    int status = 0;
+    ASSERT_EQ(fits_open_table(&file, path.c_str(), READONLY, &status), 0);
+    long long count = 0;
+    fits_get_num_rowsll(file, &count, &status);
+    ASSERT_EQ(count, kRows);
+    const auto column = [&](const char* name) {
+        int number = 0;
+        fits_get_colnum(file, CASEINSEN, const_cast<char*>(name), &number, &status);
+        return number;
+    };
+    const auto numbers = [&](const char* name, long long perRow) {
+        std::vector<double> values(std::size_t(kRows * perRow));
+        int anyNull = 0;
+        fits_read_col(file, TDOUBLE, column(name), 1, 1, kRows * perRow, nullptr, values.data(),
+                      &anyNull, &status);
+        return values;
+    };
+    const auto strings = [&](const char* name) {
+        std::vector<std::string> values;
+        char cell[64] = {}, *cells[] = {cell};
+        int anyNull = 0;
+        for (long long r = 1; r <= kRows; ++r) {
+            fits_read_col(file, TSTRING, column(name), r, 1, 1, nullptr, cells, &anyNull, &status);
+            // cfitsio reads an empty cell back as one blank.
+            values.emplace_back(std::string(cell) == " " ? "" : cell);
+        }
+        return values;
+    };
+    const std::vector<std::string> ids = strings("ID"), states = strings("STATUS"),
+                                   warnings = strings("WARNINGS");
+    const std::vector<double> points = numbers("POINTS", 1), best = numbers("BEST_POWER", 1),
+                              period = numbers("PEAK_PERIOD", kPeaks),
+                              fap = numbers("PEAK_FAP", kPeaks);
+    ASSERT_EQ(status, 0);
+    const auto same = [](double written, double expected) {
+        return std::isnan(expected) ? std::isnan(written) : written == expected;
+    };
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (int i = 0; i < kRows; ++i) {
+        const BatchResult& r = rows[std::size_t(i)];
+        ASSERT_EQ(ids[std::size_t(i)], r.id) << i;
+        ASSERT_EQ(states[std::size_t(i)], r.failed ? "failed" : "ok") << i;
+        ASSERT_EQ(warnings[std::size_t(i)], warningsText(r)) << i;
+        ASSERT_EQ(points[std::size_t(i)], double(r.points)) << i;
+        ASSERT_TRUE(same(best[std::size_t(i)], r.peaks.empty() ? nan : r.peaks[0].power)) << i;
+        for (std::size_t j = 0; j < std::size_t(kPeaks); ++j) {
+            const BatchPeak* p = j < r.peaks.size() ? &r.peaks[j] : nullptr;
+            const std::size_t at = std::size_t(i) * kPeaks + j;
+            ASSERT_TRUE(same(period[at], p ? p->period : nan)) << i << " " << j;
+            ASSERT_TRUE(same(fap[at], p && p->fap ? *p->fap : nan)) << i << " " << j;
+        }
+    }
     fits_close_file(file, &status);
     EXPECT_EQ(status, 0);
 }
@@ -344,19 +423,34 @@ TEST(BatchCatalogue, FitsTableOfManyBlocksKeepsEveryRowInItsObject)
         fits_close_file(file, &status);
         ASSERT_EQ(status, 0);
 
-        gpu::Catalogue catalogue;
+        // Read whole, and indexed with every object loaded by eight threads at once (each
+        // load on a handle of its own).
+        gpu::Catalogue whole, indexed;
         ASSERT_TRUE(
-            gpu::Catalogue::openTable(path, gpu::TableColumns{}, gpu::TimeFormat::Auto, catalogue));
-        ASSERT_EQ(catalogue.size(), 100u);
-        for (std::size_t i = 0; i < catalogue.size(); ++i) {
-            ASSERT_EQ(catalogue.id(i), (numeric ? "" : "s") + std::to_string(i));
-            gpu::TimeSeries series;
-            gpu::LoadReport report;
-            ASSERT_TRUE(catalogue.load(i, series, report));
-            EXPECT_EQ(series.t, want[i].t) << i;
-            EXPECT_EQ(series.y, want[i].y) << i;
-            EXPECT_EQ(series.dy, want[i].dy) << i;
-            EXPECT_EQ(report.nonPositiveErrors, skipped[i]) << i;
+            gpu::Catalogue::openTable(path, gpu::TableColumns{}, gpu::TimeFormat::Auto, whole));
+        ASSERT_TRUE(
+            gpu::Catalogue::indexTable(path, gpu::TableColumns{}, gpu::TimeFormat::Auto, indexed));
+        for (const gpu::Catalogue* catalogue : {&whole, &indexed}) {
+            ASSERT_EQ(catalogue->size(), 100u);
+            std::vector<gpu::TimeSeries> got(catalogue->size());
+            std::vector<gpu::LoadReport> reports(catalogue->size());
+            std::atomic<int> failed{0};
+            {
+                std::vector<std::jthread> threads;
+                for (int k = 0; k < 8; ++k)
+                    threads.emplace_back([&, k] {
+                        for (std::size_t i = std::size_t(k); i < got.size(); i += 8)
+                            failed += !catalogue->load(i, got[i], reports[i]);
+                    });
+            }
+            EXPECT_EQ(failed.load(), 0);
+            for (std::size_t i = 0; i < catalogue->size(); ++i) {
+                ASSERT_EQ(catalogue->id(i), (numeric ? "" : "s") + std::to_string(i));
+                EXPECT_EQ(got[i].t, want[i].t) << i;
+                EXPECT_EQ(got[i].y, want[i].y) << i;
+                EXPECT_EQ(got[i].dy, want[i].dy) << i;
+                EXPECT_EQ(reports[i].nonPositiveErrors, skipped[i]) << i;
+            }
         }
     }
 }
@@ -430,10 +524,45 @@ TEST(BatchCatalogue, IndexedCsvTableLoadsEachObjectAsTheCatalogueDoes)
     const gpu::Status changed = indexed.load(indexed.find("star02"), series, report);
     EXPECT_FALSE(changed);
     EXPECT_NE(changed.message().find("changed since"), std::string::npos) << changed.message();
-    const gpu::Status fits = gpu::Catalogue::indexTable(
-        WARPSCOPE_FIXTURE_DIR "/batch/catalogue.fits", columns, gpu::TimeFormat::Auto, indexed);
-    EXPECT_FALSE(fits);
-    EXPECT_NE(fits.message().find("FITS"), std::string::npos) << fits.message();
+}
+
+// An indexed FITS table (its id column read, each object's rows read by its load) gives every
+// object as the whole table's reading does: the same rows, the same skipped ones, the same
+// failures; and says so when the file changed since.
+TEST(BatchCatalogue, IndexedFitsTableLoadsEachObjectAsTheCatalogueDoes)
+{
+    const std::string path = scratch("indexed.fits");
+    std::filesystem::copy_file(WARPSCOPE_FIXTURE_DIR "/batch/catalogue.fits", path,
+                               std::filesystem::copy_options::overwrite_existing);
+    const gpu::TableColumns columns;
+    gpu::Catalogue whole, indexed;
+    ASSERT_TRUE(gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, whole));
+    ASSERT_TRUE(gpu::Catalogue::indexTable(path, columns, gpu::TimeFormat::Auto, indexed));
+    ASSERT_EQ(indexed.size(), whole.size());
+    for (std::size_t i = 0; i < whole.size(); ++i) {
+        SCOPED_TRACE(whole.id(i));
+        ASSERT_EQ(indexed.id(i), whole.id(i));
+        gpu::TimeSeries a, b;
+        gpu::LoadReport ra, rb;
+        const gpu::Status sa = whole.load(i, a, ra), sb = indexed.load(i, b, rb);
+        ASSERT_EQ(bool(sa), bool(sb));
+        EXPECT_EQ(sa.message(), sb.message());
+        EXPECT_EQ(a.t, b.t);
+        EXPECT_EQ(a.y, b.y);
+        EXPECT_EQ(a.dy, b.dy);
+        EXPECT_EQ(ra.summary(), rb.summary());
+        EXPECT_EQ(ra.columns, rb.columns);
+    }
+    gpu::TimeSeries series;
+    gpu::LoadReport report;
+    ASSERT_TRUE(indexed.load(indexed.find("gappy"), series, report));
+    EXPECT_EQ(series.t.size(), 87u);
+    EXPECT_EQ(report.nonFiniteRows, 3u);
+
+    std::ofstream(path, std::ios::app) << std::string(2880, ' ');
+    const gpu::Status changed = indexed.load(indexed.find("star02"), series, report);
+    EXPECT_FALSE(changed);
+    EXPECT_NE(changed.message().find("changed since"), std::string::npos) << changed.message();
 }
 
 TEST(BatchSource, WrittenBesideTheResultsAndReadBack)

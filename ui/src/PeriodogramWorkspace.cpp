@@ -682,45 +682,37 @@ void PeriodogramWorkspace::openTableObject(const QString& table, const gpu::Tabl
               [cache = m_tableCache, table = table.toStdString(), columns, timeFormat,
                id = id.toStdString()](gpu::TimeSeries& series, gpu::LoadReport& report,
                                       const gpu::LoadProgress& progress) {
-                  gpu::Catalogue one;
+                  // The table is read once, to where each object's rows lie (a FITS table's
+                  // id column alone); each choice then reads its object's rows.
                   std::shared_ptr<const gpu::Catalogue> indexed;
-                  if (gpu::Catalogue::isFits(table)) {
-                      // The id column is read, then the object's rows alone.
+                  const std::string key = table + '\n' + columns.id + '\n' + columns.t + '\n' +
+                                          columns.y + '\n' + columns.dy + '\n' +
+                                          std::to_string(int(timeFormat));
+                  {
+                      const std::lock_guard lock(cache->mutex);
+                      if (cache->key == key)
+                          indexed = cache->index;
+                  }
+                  if (!indexed) {
+                      auto built = std::make_shared<gpu::Catalogue>();
                       if (gpu::Status s =
-                              gpu::Catalogue::openTable(table, columns, timeFormat, one, &id);
+                              gpu::Catalogue::indexTable(table, columns, timeFormat, *built);
                           !s)
                           return s;
-                  } else {
-                      // A text table is read once, to where each object's lines lie.
-                      const std::string key = table + '\n' + columns.id + '\n' + columns.t + '\n' +
-                                              columns.y + '\n' + columns.dy + '\n' +
-                                              std::to_string(int(timeFormat));
-                      {
-                          const std::lock_guard lock(cache->mutex);
-                          if (cache->key == key)
-                              indexed = cache->index;
-                      }
-                      if (!indexed) {
-                          auto built = std::make_shared<gpu::Catalogue>();
-                          if (gpu::Status s =
-                                  gpu::Catalogue::indexTable(table, columns, timeFormat, *built);
-                              !s)
-                              return s;
-                          indexed = built;
-                          const std::lock_guard lock(cache->mutex);
-                          cache->key = key;
-                          cache->index = indexed;
-                      }
+                      indexed = built;
+                      const std::lock_guard lock(cache->mutex);
+                      cache->key = key;
+                      cache->index = indexed;
                   }
                   if (!progress(1.0))
                       return gpu::Status::failure("Loading was cancelled");
-                  const gpu::Catalogue& catalogue = indexed ? *indexed : one;
+                  const gpu::Catalogue& catalogue = *indexed;
                   const std::size_t object = catalogue.find(id);
                   if (object == catalogue.size())
                       return gpu::Status::failure(table + " has no object '" + id +
                                                   "' (the table changed since the batch ran?)");
                   const gpu::Status s = catalogue.load(object, series, report);
-                  if (!s && indexed) { // the file changed: the next choice reads it again
+                  if (!s) { // the file may have changed: the next choice reads it again
                       const std::lock_guard lock(cache->mutex);
                       cache->key.clear();
                       cache->index.reset();

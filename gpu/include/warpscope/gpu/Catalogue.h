@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,9 +40,12 @@ public:
     static Status openTable(const std::string& path, const TableColumns& columns,
                             TimeFormat timeFormat, Catalogue& catalogue,
                             const std::string* onlyId = nullptr);
-    // A CSV or TSV table's objects with where their rows lie in the file instead of the rows:
-    // read once, then each load reads its object's lines alone (the app choosing object after
-    // object of a survey). A load fails, saying so, when the file changed since.
+    // A table's objects with where their rows lie in the file instead of the rows: a CSV or
+    // TSV table read once, or a FITS table's id column alone; then each load reads its
+    // object's rows alone, from any thread (a FITS table through handles of its own, one per
+    // load at once). warpscope-batch computes the first objects while the others wait in the
+    // file, and holds only those in flight; the app chooses object after object of a survey.
+    // A load fails, saying so, when the file changed since.
     static Status indexTable(const std::string& path, const TableColumns& columns,
                              TimeFormat timeFormat, Catalogue& catalogue);
     // Whether path starts as a FITS file does (openTable then reads a binary table).
@@ -55,6 +59,10 @@ public:
     Status load(std::size_t i, TimeSeries& series, LoadReport& report) const;
 
 private:
+    struct RowRange
+    {
+        long long first = 0, count = 0; // rows from 0
+    };
     struct Object
     {
         std::string id;
@@ -64,8 +72,12 @@ private:
         bool fromFits = false;
         TimeSeries series; // its rows of a FITS table
         LoadReport report;
+        std::vector<RowRange> rows; // or where they lie in m_indexed, a FITS table
     };
+    // An indexed FITS table's columns and its open handles (defined with cfitsio's types).
+    struct FitsSource;
     std::vector<Object> m_objects;
+    std::shared_ptr<FitsSource> m_fits;
     ColumnChoice m_choice;
     int m_idColumn = -1; // a CSV table's, which the recognised names must not choose
     // An indexed table: the file, its header line, and its size and time when indexed.
@@ -75,6 +87,10 @@ private:
 
     static Status open(const std::string& path, const TableColumns& columns, TimeFormat timeFormat,
                        Catalogue& catalogue, const std::string* onlyId, bool linesOnly);
+    // Whether the indexed file is as it was when indexed.
+    Status unchanged() const;
+    // An indexed FITS object's rows, read from the file.
+    Status readFitsObject(const Object& o, TimeSeries& series, LoadReport& report) const;
 };
 
 } // namespace warpscope::gpu

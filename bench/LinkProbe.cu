@@ -1,0 +1,179 @@
+// warpscope-link-probe: how fast device-to-host copies into pinned memory go on this machine,
+// alone and beside the work that a periodogram call into host memory puts next to them, to
+// tell the link's own rate from what the call's copies meet.
+//
+//   warpscope-link-probe [--mib M] [--pieces P] [--runs R]
+//
+// M MiB (default 8, the powers of 2^20 frequencies in double) go from device memory to
+// pinned host memory in P pieces (default 4) on one stream, each case the median of R runs
+// (default 20), timed with CUDA events around the copies:
+//   alone:             nothing else running;
+//   beside a kernel:   a kernel keeping every SM busy (fused multiply-adds in registers)
+//                      runs on another stream through the whole copy;
+//   beside host reads: a host thread copies the pieces already landed out of the pinned
+//                      buffer into pageable memory, as the call does, while the rest arrive;
+//   both;
+//   into pageable memory: the pieces straight into pageable memory (the driver stages them),
+//                      the other way to bring powers to a caller's own memory.
+// A program, not a test; it checks every CUDA call and exits 1 on a failure.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda_runtime.h>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+bool check(cudaError_t e, const char* what)
+{
+    if (e != cudaSuccess)
+        std::fprintf(stderr, "warpscope-link-probe: %s: %s\n", what, cudaGetErrorString(e));
+    return e == cudaSuccess;
+}
+
+__device__ unsigned long long nowNs()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// Fused multiply-adds in registers for ns nanoseconds: every SM busy, no memory traffic.
+__global__ void busy(unsigned long long ns, float* sink)
+{
+    const unsigned long long until = nowNs() + ns;
+    float a = threadIdx.x, b = 1.0001f;
+    while (nowNs() < until)
+        for (int i = 0; i < 1024; ++i)
+            a = fmaf(a, b, 0.5f);
+    if (a == -1.0f)
+        *sink = a; // never true; keeps the loop from being removed
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    long long mib = 8;
+    int pieces = 4, runs = 20;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string flag = argv[i];
+        const long long value = std::atoll(argv[i + 1]);
+        if (flag == "--mib" && value >= 1 && value <= 4096)
+            mib = value;
+        else if (flag == "--pieces" && value >= 1 && value <= 64)
+            pieces = int(value);
+        else if (flag == "--runs" && value >= 1 && value <= 10000)
+            runs = int(value);
+        else {
+            std::fprintf(stderr, "usage: %s [--mib 1..4096] [--pieces 1..64] [--runs 1..10000]\n",
+                         argv[0]);
+            return 2;
+        }
+    }
+    const std::size_t bytes = std::size_t(mib) << 20;
+    const std::size_t pieceBytes = bytes / std::size_t(pieces);
+    char *device = nullptr, *pinned = nullptr;
+    float* sink = nullptr;
+    cudaStream_t copies, work;
+    std::vector<cudaEvent_t> landed(static_cast<std::size_t>(pieces));
+    cudaEvent_t copyStart, copyEnd;
+    if (!check(cudaMalloc(&device, bytes), "cudaMalloc") ||
+        !check(cudaMemset(device, 1, bytes), "cudaMemset") ||
+        !check(cudaMallocHost(&pinned, bytes), "cudaMallocHost") ||
+        !check(cudaMalloc(&sink, sizeof(float)), "cudaMalloc") ||
+        !check(cudaStreamCreateWithFlags(&copies, cudaStreamNonBlocking), "stream") ||
+        !check(cudaStreamCreateWithFlags(&work, cudaStreamNonBlocking), "stream") ||
+        !check(cudaEventCreate(&copyStart), "event") || !check(cudaEventCreate(&copyEnd), "event"))
+        return 1;
+    for (cudaEvent_t& e : landed)
+        if (!check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "event"))
+            return 1;
+    int sms = 0;
+    if (!check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "attribute"))
+        return 1;
+    std::vector<char> pageable(bytes);
+    std::memset(pageable.data(), 0, bytes); // its pages exist before the first timed copy
+
+    // One run of a case: the copies (and, as asked, the kernel and the host reads); the
+    // copies' time in ms from CUDA events.
+    const auto once = [&](bool kernel, bool hostReads, bool toPageable, double& ms) {
+        if (kernel) {
+            // 3 ms: longer than the slowest copies measured, so that it runs beside all of them.
+            busy<<<sms * 4, 256, 0, work>>>(3000000ull, sink);
+            if (!check(cudaGetLastError(), "busy kernel"))
+                return false;
+            // Let it fill the GPU before the copies start.
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+        if (!check(cudaEventRecord(copyStart, copies), "record"))
+            return false;
+        for (int k = 0; k < pieces; ++k) {
+            const std::size_t at = std::size_t(k) * pieceBytes;
+            char* to = toPageable ? pageable.data() : pinned;
+            if (!check(cudaMemcpyAsync(to + at, device + at, pieceBytes, cudaMemcpyDeviceToHost,
+                                       copies),
+                       "copy") ||
+                !check(cudaEventRecord(landed[std::size_t(k)], copies), "record"))
+                return false;
+        }
+        if (!check(cudaEventRecord(copyEnd, copies), "record"))
+            return false;
+        if (hostReads)
+            for (int k = 0; k < pieces; ++k) {
+                if (!check(cudaEventSynchronize(landed[std::size_t(k)]), "sync"))
+                    return false;
+                const std::size_t at = std::size_t(k) * pieceBytes;
+                std::memcpy(pageable.data() + at, pinned + at, pieceBytes);
+            }
+        if (!check(cudaEventSynchronize(copyEnd), "sync"))
+            return false;
+        float elapsed = 0.0f;
+        if (!check(cudaEventElapsedTime(&elapsed, copyStart, copyEnd), "elapsed"))
+            return false;
+        ms = elapsed;
+        if (kernel && !check(cudaStreamSynchronize(work), "busy kernel's end"))
+            return false;
+        return true;
+    };
+
+    cudaDeviceProp prop{};
+    if (!check(cudaGetDeviceProperties(&prop, 0), "properties"))
+        return 1;
+    std::printf("%s: %lld MiB device to pinned host memory in %d pieces, median of %d runs\n",
+                prop.name, mib, pieces, runs);
+    const struct
+    {
+        const char* name;
+        bool kernel, hostReads, toPageable;
+    } cases[] = {{"alone", false, false, false},
+                 {"beside a kernel", true, false, false},
+                 {"beside host reads", false, true, false},
+                 {"both", true, true, false},
+                 {"into pageable", false, false, true}};
+    for (const auto& c : cases) {
+        std::vector<double> times;
+        double ms = 0.0;
+        if (!once(c.kernel, c.hostReads, c.toPageable, ms)) // warm-up
+            return 1;
+        for (int r = 0; r < runs; ++r) {
+            if (!once(c.kernel, c.hostReads, c.toPageable, ms))
+                return 1;
+            times.push_back(ms);
+        }
+        const double m = median(times);
+        std::printf("  %-18s %8.3f ms  %6.1f GB/s\n", c.name, m, double(bytes) / (m * 1e6));
+    }
+    return 0;
+}
