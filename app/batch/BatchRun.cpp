@@ -79,16 +79,26 @@ gpu::Status mergeTable(const gpu::Catalogue& catalogue, const RunOptions& option
     std::unordered_map<std::string, std::size_t> byId;
     for (std::size_t r = 0; r < rows.size(); ++r)
         byId.try_emplace(rows[r].id, r);
+    // Each row moves into its place; an id the catalogue holds twice (files of one name in
+    // two folders) gets a copy the second time.
+    constexpr std::size_t kNowhere = std::size_t(-1);
     std::vector<BatchResult> merged;
-    std::vector<bool> used(rows.size(), false);
+    merged.reserve(catalogue.size());
+    std::vector<std::size_t> mergedAt(rows.size(), kNowhere);
     for (std::size_t i = 0; i < catalogue.size(); ++i)
         if (auto at = byId.find(catalogue.id(i)); at != byId.end()) {
-            merged.push_back(rows[at->second]);
-            used[at->second] = true;
+            std::size_t& placed = mergedAt[at->second];
+            if (placed == kNowhere) {
+                placed = merged.size();
+                merged.push_back(std::move(rows[at->second]));
+            } else {
+                BatchResult again = merged[placed];
+                merged.push_back(std::move(again));
+            }
         }
     counts = {};
     for (std::size_t r = 0; r < rows.size(); ++r)
-        if (!used[r] && byId[rows[r].id] == r) {
+        if (mergedAt[r] == kNowhere && byId[rows[r].id] == r) {
             merged.push_back(rows[r]);
             ++counts.foreign;
         }

