@@ -2,7 +2,8 @@
 # On a machine with two GPUs, from a bundle (source .device/env.sh and .device/mpi-env.sh
 # first): warpscope-batch over W1 and W2 on one GPU, on both (threads), and with
 # mpirun -np 2 (a GPU a rank), each timed twice as a whole run, the three tables compared;
-# each run's own lines say how long reading the table and computing took.
+# each run's own lines say how long reading the table, waiting for the devices, computing and
+# writing took.
 #   bash bench/batch-scaling.sh
 set -u
 bench=$DESKTOP_BIN/warpscope-bench batch=$DESKTOP_BIN/warpscope-batch
@@ -10,8 +11,12 @@ grid=(--frequencies 0.001,10,100000)
 root=(); [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
 "$bench" batch make W1 /tmp/W1.fits && "$bench" batch make W2 /tmp/W2.fits || exit 1
 since() { echo $((($(date +%s%N) - $1) / 1000000)); }
-# The run's reading and computing times, from its own lines.
-phases() { grep -hoE "read .* in [0-9.]+ s|objects \(.*" /tmp/batch-run.log | sed 's/^/    /'; }
+# The run's phases, from its own lines.
+phases() {
+    tr '\r' '\n' </tmp/batch-run.log |
+        grep -hoE "read .* in [0-9.]+ s|ready [0-9.]+ s|[0-9]+/[0-9]+ objects \(.*|written in [0-9.]+ s" |
+        sed 's/^/    /'
+}
 for w in W1 W2; do
     for run in 1 2; do
         rm -rf /tmp/"$w"-*
