@@ -147,6 +147,19 @@ struct RowRun
     long long first = 0, count = 0;
 };
 
+// Opens a FITS file's first table, or returns why not. cfitsio can leave a handle behind a
+// failed open (a table cut short, for one); it is closed here.
+int openFitsTable(fitsfile** file, const std::string& path)
+{
+    int status = 0;
+    if (fits_open_table(file, path.c_str(), READONLY, &status) && *file) {
+        int closing = 0;
+        fits_close_file(*file, &closing);
+        *file = nullptr;
+    }
+    return status;
+}
+
 // Keeps one row as the app's FITS reader would, or counts why it is skipped. dy: null when
 // the table has no error column.
 void keepRow(FitsObject& o, double t, double y, const double* dy)
@@ -271,7 +284,7 @@ int inParts(fitsfile* file, const std::string& path, long long rows, int parts, 
             return;
         }
         fitsfile* own = nullptr;
-        if (fits_open_table(&own, path.c_str(), READONLY, &status))
+        if ((status = openFitsTable(&own, path)))
             return;
         status = readPart(own, p, first, last);
         int closing = 0;
@@ -460,7 +473,7 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
         in.close();
         fitsfile* file = nullptr;
         int status = 0;
-        if (fits_open_table(&file, path.c_str(), READONLY, &status))
+        if ((status = openFitsTable(&file, path)))
             return Status::failure("Cannot read the FITS table " + path + ": " + fitsError(status));
         int columnCount = 0;
         long long rows = 0;
@@ -493,6 +506,27 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
             problem = missingColumn(path, "value", columns.y.empty() ? "flux" : columns.y, names);
         else if (!columns.dy.empty() && columns.dy != "-" && dyColumn < 0)
             problem = missingColumn(path, "error", columns.dy, names);
+        // The time, value and error must be one number a row, and so must a numeric id: a
+        // vector column would be read across rows, a text column not at all.
+        for (const int c : {tColumn, yColumn, dyColumn, idColumn}) {
+            if (!problem || c < 0)
+                continue;
+            int type = 0;
+            long repeat = 0, width = 0;
+            fits_get_coltype(file, c + 1, &type, &repeat, &width, &status);
+            const bool text = type == TSTRING;
+            if (status)
+                problem = Status::failure("Cannot read the FITS table " + path + ": " +
+                                          fitsError(status));
+            else if ((text && c != idColumn) || type == TLOGICAL || type == TBIT || type < 0 ||
+                     type == TCOMPLEX || type == TDBLCOMPLEX)
+                problem = Status::failure(path + ": the column '" + names[std::size_t(c)] +
+                                          "' does not hold numbers");
+            else if (!text && repeat != 1)
+                problem = Status::failure(path + ": the column '" + names[std::size_t(c)] +
+                                          "' holds " + std::to_string(repeat) +
+                                          " values a row; choose a column of one number a row");
+        }
         const std::size_t rowCount = std::size_t(std::max(rows, 0LL));
         // Whole-number ids stay numbers until an object starts: a survey table has millions
         // of rows.
@@ -771,7 +805,7 @@ Status Catalogue::readFitsObject(const Object& o, TimeSeries& series, LoadReport
             source.idle.pop_back();
         }
     }
-    if (!file && fits_open_table(&file, m_indexed.c_str(), READONLY, &status))
+    if (!file && (status = openFitsTable(&file, m_indexed)))
         return Status::failure("Cannot read the FITS table " + m_indexed + ": " +
                                fitsError(status));
     const FitsRows layout{

@@ -367,6 +367,41 @@ TEST(BatchCatalogue, OneObjectOfAFitsTableWithNumericIds)
             << other;
 }
 
+// Hostile FITS tables: a time column of two values a row would be read across rows, and a
+// text flux column not at all; both are refused when the table is opened, whole or indexed,
+// with the column named, rather than failing object after object.
+TEST(BatchCatalogue, FitsColumnsMustHoldOneNumberARow)
+{
+    const auto table = [](const std::string& name, const char* timeForm, const char* fluxForm) {
+        const std::string path = scratch(name);
+        std::filesystem::remove(path);
+        fitsfile* file = nullptr;
+        int status = 0;
+        fits_create_file(&file, path.c_str(), &status);
+        const char* names[] = {"id", "time", "flux"};
+        const char* forms[] = {"K", timeForm, fluxForm};
+        fits_create_tbl(file, BINARY_TBL, 0, 3, const_cast<char**>(names),
+                        const_cast<char**>(forms), nullptr, "OBJECTS", &status);
+        long long id[] = {1, 1, 1, 2};
+        fits_write_col(file, TLONGLONG, 1, 1, 1, 4, id, &status);
+        fits_close_file(file, &status);
+        EXPECT_EQ(status, 0);
+        return path;
+    };
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {table("vector-time.fits", "2D", "D"), "'time' holds 2 values a row"},
+        {table("text-flux.fits", "D", "8A"), "'flux' does not hold numbers"}};
+    for (const auto& [path, why] : cases)
+        for (const bool indexed : {false, true}) {
+            gpu::Catalogue catalogue;
+            const gpu::Status s =
+                indexed ? gpu::Catalogue::indexTable(path, {}, gpu::TimeFormat::Auto, catalogue)
+                        : gpu::Catalogue::openTable(path, {}, gpu::TimeFormat::Auto, catalogue);
+            EXPECT_FALSE(s) << path;
+            EXPECT_NE(s.message().find(why), std::string::npos) << s.message();
+        }
+}
+
 // A whole FITS table over many of the blocks its columns are read in, and long enough to be
 // read in ranges by several threads: every row lands in its object, in order, with the rows
 // of an object that comes back later (in another range) appended and the unusable ones
