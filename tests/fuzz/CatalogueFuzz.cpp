@@ -36,9 +36,15 @@ bool sane(const warpscope::gpu::TimeSeries& s)
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
     using namespace warpscope::gpu;
-    // The catalogue reads files: the bytes go to one of this process's own.
-    static const std::string path =
-        "/tmp/warpscope-catalogue-fuzz-" + std::to_string(::getpid()) + ".fits";
+    // The catalogue reads files: the bytes go to one of this process's own, removed when
+    // the run ends.
+    struct Scratch
+    {
+        std::string path = "/tmp/warpscope-catalogue-fuzz-" + std::to_string(::getpid()) + ".fits";
+        ~Scratch() { std::remove(path.c_str()); }
+    };
+    static const Scratch scratch;
+    const std::string& path = scratch.path;
     std::FILE* file = std::fopen(path.c_str(), "wb");
     if (!file)
         std::abort();
