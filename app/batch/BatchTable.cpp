@@ -73,7 +73,7 @@ gpu::Status writeResultsFits(const std::string& path, const std::vector<BatchRes
     const std::size_t blockRows = std::size_t(std::max(block, 1L));
     const std::size_t peakCount = std::size_t(std::max(peaks, 1));
     std::vector<std::string> ids, states, warnings;
-    std::vector<char*> idCells, stateCells, warningCells;
+    std::vector<char*> pointers; // a text column's cells, as cfitsio takes them
     std::vector<long long> points;
     std::vector<double> best[4];
     std::vector<double> peakColumns[3];
@@ -104,8 +104,7 @@ gpu::Status writeResultsFits(const std::string& path, const std::vector<BatchRes
                 peakColumns[2].push_back(p && p->fap ? *p->fap : nan);
             }
         }
-        const auto writeStrings = [&](int column, std::vector<std::string>& cells,
-                                      std::vector<char*>& pointers) {
+        const auto writeStrings = [&](int column, std::vector<std::string>& cells) {
             pointers.clear();
             for (std::string& c : cells)
                 pointers.push_back(c.data());
@@ -113,15 +112,15 @@ gpu::Status writeResultsFits(const std::string& path, const std::vector<BatchRes
                            pointers.data(), &status);
         };
         const long long row = (long long)first + 1, n = (long long)count;
-        writeStrings(1, ids, idCells);
-        writeStrings(2, states, stateCells);
+        writeStrings(1, ids);
+        writeStrings(2, states);
         fits_write_col(file, TLONGLONG, 3, row, 1, n, points.data(), &status);
         for (int c = 0; c < 4; ++c)
             fits_write_col(file, TDOUBLE, 4 + c, row, 1, n, best[c].data(), &status);
         for (int c = 0; c < 3; ++c)
             fits_write_col(file, TDOUBLE, 8 + c, row, 1, n * (long long)peakCount,
                            peakColumns[c].data(), &status);
-        writeStrings(11, warnings, warningCells);
+        writeStrings(11, warnings);
     }
     fits_write_key_str(file, "ORIGIN", "warpscope-batch", "periodograms of a catalogue", &status);
     const int written = status;
