@@ -183,8 +183,9 @@ void keepRow(FitsObject& o, double t, double y, const double* dy)
 // from the file once for every column instead of once a column. Hands each block to
 // onBlock(first row from 0, rows, ids or null, t, y, dy or null, whether it starts its run).
 // Returns cfitsio's status.
-template <class OnBlock>
-int readBlocks(fitsfile* file, const FitsRows& c, const std::vector<RowRun>& runs, bool readNumbers,
+// Runs: RowRuns, or an indexed object's rows (anything with first and count).
+template <class Runs, class OnBlock>
+int readBlocks(fitsfile* file, const FitsRows& c, const Runs& runs, bool readNumbers,
                OnBlock&& onBlock)
 {
     int status = 0;
@@ -196,7 +197,7 @@ int readBlocks(fitsfile* file, const FitsRows& c, const std::vector<RowRun>& run
     std::vector<double> t(blockRows), y(blockRows), dy(c.dyColumn >= 0 ? blockRows : 0);
     double nan = std::numeric_limits<double>::quiet_NaN();
     int anyNull = 0;
-    for (const RowRun& run : runs)
+    for (const auto& run : runs)
         for (long long r = 0; r < run.count && !status; r += block) {
             const long long n = std::min<long long>(block, run.count - r);
             const long long first = run.first + r; // the block's first row, from 0
@@ -810,11 +811,8 @@ Status Catalogue::readFitsObject(const Object& o, TimeSeries& series, LoadReport
                                fitsError(status));
     const FitsRows layout{
         m_indexed, source.idColumn, source.tColumn, source.yColumn, source.dyColumn, true, nullptr};
-    std::vector<RowRun> runs;
-    for (const RowRange& r : o.rows)
-        runs.push_back({r.first, r.count});
     FitsObject read;
-    status = readBlocks(file, layout, runs, false,
+    status = readBlocks(file, layout, o.rows, false,
                         [&](long long, std::size_t n, const long long*, const double* t,
                             const double* y, const double* dy, bool) {
                             for (std::size_t k = 0; k < n; ++k)
