@@ -58,9 +58,10 @@ void harmonicPeriodogram(CpuBacking& cpu, Timeline* timeline, const PeriodogramP
 } // namespace
 
 void harmonicPeriodogramCpu(CpuBacking& cpu, Timeline* timeline, const TimeSeries& series,
-                            const PeriodogramOptions& options, double* power)
+                            const PeriodogramMoments& moments, const PeriodogramOptions& options,
+                            double* power)
 {
-    const PeriodogramPlan<double> plan = makePeriodogramPlan<double>(series, options);
+    const PeriodogramPlan<double> plan = makePeriodogramPlan<double>(series, options, moments);
     switch (options.nterms) {
     case 2:
         return harmonicPeriodogram<2>(cpu, timeline, plan, options.cancel, power);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "periodogram/PeriodogramPlan.h"
 #include "runtime/CpuContext.h"
 #include "warpscope/gpu/Periodogram.h"
 
@@ -8,6 +9,7 @@ namespace warpscope::gpu {
 // The multi-term periodogram (options.nterms harmonics) of a validated request on the CPU's
 // threads, into power (options.grid.count values).
 void harmonicPeriodogramCpu(CpuBacking& cpu, Timeline* timeline, const TimeSeries& series,
-                            const PeriodogramOptions& options, double* power);
+                            const PeriodogramMoments& moments, const PeriodogramOptions& options,
+                            double* power);
 
 } // namespace warpscope::gpu

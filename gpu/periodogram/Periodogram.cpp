@@ -180,11 +180,10 @@ void checkSteps(const FrequencyGrid& g, std::vector<PeriodogramProblem>& problem
                  shortNumber(need) + " there): use fewer frequencies or a wider range"});
 }
 
-// Whether the scaled sums can give every power of this normalisation (PeriodogramMoments).
+// Whether the scaled sums m can give every power of this normalisation (PeriodogramMoments).
 void checkScale(const TimeSeries& series, const PeriodogramOptions& options,
-                std::vector<PeriodogramProblem>& problems)
+                const PeriodogramMoments& m, std::vector<PeriodogramProblem>& problems)
 {
-    const PeriodogramMoments m = periodogramMoments(series, options.fitMean || options.centerData);
     const double yy = double(m.yy);
     if (!(yy >= std::numeric_limits<double>::min())) {
         problems.push_back({PeriodogramInput::Data,
@@ -250,6 +249,14 @@ std::vector<PeriodogramProblem> validateFrequencyRange(double fmin, double fmax,
 std::vector<PeriodogramProblem> validatePeriodogram(const TimeSeries& series,
                                                     const PeriodogramOptions& options)
 {
+    PeriodogramMoments unused;
+    return validatePeriodogram(series, options, unused);
+}
+
+std::vector<PeriodogramProblem> validatePeriodogram(const TimeSeries& series,
+                                                    const PeriodogramOptions& options,
+                                                    PeriodogramMoments& moments)
+{
     std::vector<PeriodogramProblem> problems;
     const std::size_t n = series.t.size();
     if (series.y.size() != n || (!series.dy.empty() && series.dy.size() != n)) {
@@ -298,8 +305,10 @@ std::vector<PeriodogramProblem> validatePeriodogram(const TimeSeries& series,
                                          std::to_string(parameters) + " parameters and fits " +
                                          std::to_string(n) +
                                          " points exactly: it needs more points than parameters"});
-    if (problems.empty())
-        checkScale(series, options, problems);
+    if (problems.empty()) {
+        moments = periodogramMoments(series, options.fitMean || options.centerData);
+        checkScale(series, options, moments, problems);
+    }
     const FrequencyGrid& g = options.grid;
     // No frequencies at all is the automatic grid of data without a time span: the data's
     // problem is the one to fix, and the grid's would only hide it.

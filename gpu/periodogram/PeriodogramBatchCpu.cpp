@@ -30,7 +30,8 @@ Status batch(CpuBacking& cpu, Timeline* timeline, BatchRequest& request, double*
         cpu.hostPool().size(), [&](std::size_t, std::size_t, unsigned worker) {
             const ScopedHostSpan span(timeline, cpu.workerLane(worker), "periodogram batch plans");
             for (std::size_t k; (k = nextPlan.fetch_add(1)) < objects;)
-                plans[k] = makePeriodogramPlan<T>(request.series[request.valid[k]], options);
+                plans[k] = makePeriodogramPlan<T>(request.series[request.valid[k]], options,
+                                                  request.moments[request.valid[k]]);
         });
     std::vector<std::size_t> order(objects);
     for (std::size_t k = 0; k < objects; ++k)

@@ -85,12 +85,13 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
     {
         const ScopedHostSpan span(timeline, cuda.hostLane(), "periodogram batch plans");
         std::atomic<std::size_t> next{0};
-        cuda.hostPool().parallelFor(
-            cuda.hostPool().size(), [&](std::size_t, std::size_t, unsigned) {
-                for (std::size_t k; (k = next.fetch_add(1)) < objects;)
-                    plans[k] = makePeriodogramPlan<T>(request.series[request.valid[k]], options,
-                                                      PlanSteps::Device);
-            });
+        cuda.hostPool().parallelFor(cuda.hostPool().size(), [&](std::size_t, std::size_t,
+                                                                unsigned) {
+            for (std::size_t k; (k = next.fetch_add(1)) < objects;)
+                plans[k] =
+                    makePeriodogramPlan<T>(request.series[request.valid[k]], options,
+                                           request.moments[request.valid[k]], PlanSteps::Device);
+        });
     }
     // Slots: the objects, largest first, so that the longest blocks start first and the
     // blocks of a launch do the same work.

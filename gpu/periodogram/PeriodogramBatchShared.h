@@ -1,5 +1,6 @@
 #pragma once
 
+#include "periodogram/PeriodogramPlan.h"
 #include "warpscope/gpu/PeriodogramBatch.h"
 
 #include <cstddef>
@@ -16,6 +17,7 @@ namespace warpscope::gpu {
 struct BatchRequest
 {
     std::span<const TimeSeries> series;
+    std::vector<PeriodogramMoments> moments; // each object's, from its check
     std::vector<std::size_t> valid;
     const PeriodogramOptions* options = nullptr;
     std::span<double> power;

@@ -119,9 +119,10 @@ void periodogramExact(const PeriodogramPlan<T>& plan, long long k0, long long st
 // from one frequency to the next by a rotation, so the inner loop has no trigonometry.
 template <typename T>
 void periodogram(CpuBacking& cpu, Timeline* timeline, const TimeSeries& series,
-                 const PeriodogramOptions& options, double* power)
+                 const PeriodogramMoments& moments, const PeriodogramOptions& options,
+                 double* power)
 {
-    const PeriodogramPlan<T> plan = makePeriodogramPlan<T>(series, options);
+    const PeriodogramPlan<T> plan = makePeriodogramPlan<T>(series, options, moments);
     cpu.hostPool().parallelFor(
         std::size_t(cpuPeriodogramChunks<T>(plan.grid.count)),
         [&](std::size_t begin, std::size_t end, unsigned worker) {
@@ -172,8 +173,8 @@ template void periodogramChunkCpu(const PeriodogramPlan<float>&, long long,
                                   CpuPeriodogramScratch<float>&, double*);
 
 Status computePeriodogramCpu(Context& context, const TimeSeries& series,
-                             const PeriodogramOptions& options, std::span<double> power,
-                             double& computeMs)
+                             const PeriodogramMoments& moments, const PeriodogramOptions& options,
+                             std::span<double> power, double& computeMs)
 {
     CpuBacking& cpu = cpuBacking(context);
     const auto start = std::chrono::steady_clock::now();
@@ -184,11 +185,11 @@ Status computePeriodogramCpu(Context& context, const TimeSeries& series,
               std::numeric_limits<double>::quiet_NaN());
     try {
         if (options.nterms > 1)
-            harmonicPeriodogramCpu(cpu, context.timeline(), series, covered, power.data());
+            harmonicPeriodogramCpu(cpu, context.timeline(), series, moments, covered, power.data());
         else if (options.precision == Precision::Float64)
-            periodogram<double>(cpu, context.timeline(), series, covered, power.data());
+            periodogram<double>(cpu, context.timeline(), series, moments, covered, power.data());
         else
-            periodogram<float>(cpu, context.timeline(), series, covered, power.data());
+            periodogram<float>(cpu, context.timeline(), series, moments, covered, power.data());
     } catch (const std::bad_alloc&) {
         return Status::failure("Out of host memory for the periodogram");
     }
@@ -202,7 +203,7 @@ Status computePeriodogramCpu(Context& context, const TimeSeries& series,
 }
 
 Status computeSpectrumCpu(Context& context, const TimeSeries& series,
-                          const PeriodogramOptions& options,
+                          const PeriodogramMoments& moments, const PeriodogramOptions& options,
                           std::shared_ptr<const Spectrum>& spectrum)
 {
     std::vector<double> power;
@@ -212,7 +213,7 @@ Status computeSpectrumCpu(Context& context, const TimeSeries& series,
         return Status::failure("Out of host memory for the periodogram");
     }
     double ms = 0.0;
-    if (Status s = computePeriodogramCpu(context, series, options, power, ms); !s)
+    if (Status s = computePeriodogramCpu(context, series, moments, options, power, ms); !s)
         return s;
     try {
         spectrum = std::make_shared<HostSpectrum>(

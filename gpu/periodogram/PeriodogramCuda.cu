@@ -148,15 +148,15 @@ PowerPieces powerPieces(const CudaBacking& cuda, const PeriodogramOptions& optio
 
 template <typename T>
 Status runPeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, Timeline* timeline,
-                      const TimeSeries& series, const PeriodogramOptions& options,
-                      PeriodogramMethod method, double* devicePower, std::size_t heldBytes,
-                      PowerPieces& pieces)
+                      const TimeSeries& series, const PeriodogramMoments& moments,
+                      const PeriodogramOptions& options, PeriodogramMethod method,
+                      double* devicePower, std::size_t heldBytes, PowerPieces& pieces)
 {
     const cudaStream_t stream = cuda.stream();
     std::optional<PeriodogramPlan<T>> made;
     {
         const ScopedHostSpan span(timeline, cuda.hostLane(), "periodogram plan");
-        made.emplace(makePeriodogramPlan<T>(series, options, PlanSteps::Device));
+        made.emplace(makePeriodogramPlan<T>(series, options, moments, PlanSteps::Device));
     }
     const PeriodogramPlan<T>& plan = *made;
     const std::size_t n = plan.t.size();
@@ -341,9 +341,9 @@ Status resolveMethod(const DeviceInfo& device, const PeriodogramOptions& options
 // and the powers are known to fit beside the series. toHost: the powers then go to the host,
 // in the pieces it leaves in pieces.
 Status queuePeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, Timeline* timeline,
-                        const TimeSeries& series, const PeriodogramOptions& options,
-                        double* devicePower, std::size_t heldBytes, bool toHost,
-                        PowerPieces& pieces)
+                        const TimeSeries& series, const PeriodogramMoments& moments,
+                        const PeriodogramOptions& options, double* devicePower,
+                        std::size_t heldBytes, bool toHost, PowerPieces& pieces)
 {
     if (options.cancel && options.cancel->load())
         return Status::failure("The periodogram was cancelled");
@@ -364,9 +364,9 @@ Status queuePeriodogram(CudaBacking& cuda, CudaPeriodogramState& state, Timeline
     try {
         // The multi-term kernel reads the series in double whatever its precision.
         return float64 || options.nterms > 1
-                   ? runPeriodogram<double>(cuda, state, timeline, series, options, method,
+                   ? runPeriodogram<double>(cuda, state, timeline, series, moments, options, method,
                                             devicePower, heldBytes, pieces)
-                   : runPeriodogram<float>(cuda, state, timeline, series, options, method,
+                   : runPeriodogram<float>(cuda, state, timeline, series, moments, options, method,
                                            devicePower, heldBytes, pieces);
     } catch (const std::bad_alloc&) {
         return Status::failure("Out of host memory for the periodogram");
@@ -385,14 +385,14 @@ long long unevaluated(const CudaPeriodogramState& state, const PeriodogramOption
 } // namespace
 
 Status computePeriodogramCuda(Context& context, const TimeSeries& series,
-                              const PeriodogramOptions& options, std::span<double> power,
-                              double& kernelMs)
+                              const PeriodogramMoments& moments, const PeriodogramOptions& options,
+                              std::span<double> power, double& kernelMs)
 {
     CudaBacking& cuda = cudaBacking(context);
     CudaPeriodogramState& state = context.state<CudaPeriodogramState>();
     Timeline* timeline = context.timeline();
     PowerPieces pieces;
-    if (Status s = queuePeriodogram(cuda, state, timeline, series, options, nullptr,
+    if (Status s = queuePeriodogram(cuda, state, timeline, series, moments, options, nullptr,
                                     state.power.bytes(), true, pieces);
         !s)
         return s;
@@ -451,7 +451,7 @@ Status computePeriodogramCuda(Context& context, const TimeSeries& series,
 }
 
 Status computeSpectrumCuda(Context& context, const TimeSeries& series,
-                           const PeriodogramOptions& options,
+                           const PeriodogramMoments& moments, const PeriodogramOptions& options,
                            std::shared_ptr<const Spectrum>& spectrum)
 {
     CudaBacking& cuda = cudaBacking(context);
@@ -468,8 +468,8 @@ Status computeSpectrumCuda(Context& context, const TimeSeries& series,
         !s)
         return s;
     PowerPieces pieces;
-    const Status queued = queuePeriodogram(cuda, state, context.timeline(), series, options,
-                                           result->power(), 0, false, pieces);
+    const Status queued = queuePeriodogram(cuda, state, context.timeline(), series, moments,
+                                           options, result->power(), 0, false, pieces);
     // Freed only after what was queued wrote the powers, even when the rest failed.
     if (Status s = result->markUse(stream); !s)
         return s;

@@ -103,6 +103,12 @@ inline PeriodogramMoments periodogramMoments(const TimeSeries& series, bool cent
     return m;
 }
 
+// validatePeriodogram, leaving in moments the sums its scale check computed, for the plan
+// (where it finds no problem).
+std::vector<PeriodogramProblem> validatePeriodogram(const TimeSeries& series,
+                                                    const PeriodogramOptions& options,
+                                                    PeriodogramMoments& moments);
+
 // A validated series prepared for the kernels, in the compute precision T. Times are shifted
 // to the middle of the baseline (the power does not depend on the time origin, and smaller
 // phases lose less to rounding); weights sum to 1; y is scaled (PeriodogramMoments) and
@@ -140,8 +146,11 @@ enum class PlanSteps
     Device
 };
 
+// m: the series' moments for these options, as validatePeriodogram left them (computed once
+// a call: they are two of the host's few O(N) passes before the first launch).
 template <typename T>
 PeriodogramPlan<T> makePeriodogramPlan(const TimeSeries& series, const PeriodogramOptions& options,
+                                       const PeriodogramMoments& m,
                                        PlanSteps steps = PlanSteps::Host)
 {
     PeriodogramPlan<T> plan;
@@ -149,7 +158,6 @@ PeriodogramPlan<T> makePeriodogramPlan(const TimeSeries& series, const Periodogr
     const auto [lo, hi] = std::minmax_element(series.t.begin(), series.t.end());
     const double t0 = *lo + 0.5 * (*hi - *lo); // (lo + hi) / 2 could overflow
     const bool center = options.fitMean || options.centerData;
-    const PeriodogramMoments m = periodogramMoments(series, center);
     const long double toUnitSum = 1.0L / m.wsum;
     plan.t.resize(n);
     plan.tDouble.resize(n);

@@ -9,9 +9,10 @@
 namespace warpscope::gpu {
 
 Status checkPeriodogram(const TimeSeries& series, const PeriodogramOptions& options,
-                        std::size_t powerSize, const DeviceInfo& device)
+                        std::size_t powerSize, const DeviceInfo& device,
+                        PeriodogramMoments& moments)
 {
-    if (const auto problems = validatePeriodogram(series, options); !problems.empty())
+    if (const auto problems = validatePeriodogram(series, options, moments); !problems.empty())
         return Status::failure(problems.front().message);
     if (const auto errors = validatePeriodogramLaunch(options.launch, device); !errors.empty())
         return Status::failure(errors.front().message);
@@ -43,16 +44,17 @@ Status computePeriodogram(Context& context, const TimeSeries& series,
                           const PeriodogramOptions& options, std::span<double> power,
                           double* kernelMs)
 {
+    PeriodogramMoments moments;
     {
         // O(N) host work before any launch, shown so that the call's time adds up.
         const ScopedHostSpan span(context.timeline(), context.hostLane(), "periodogram check");
-        if (Status s = checkPeriodogram(series, options, power.size(), context.info()); !s)
+        if (Status s = checkPeriodogram(series, options, power.size(), context.info(), moments); !s)
             return s;
     }
     double ms = 0.0;
     const Status status = context.isCuda()
-                              ? computePeriodogramCuda(context, series, options, power, ms)
-                              : computePeriodogramCpu(context, series, options, power, ms);
+                              ? computePeriodogramCuda(context, series, moments, options, power, ms)
+                              : computePeriodogramCpu(context, series, moments, options, power, ms);
     if (status && kernelMs)
         *kernelMs = ms;
     return status;
@@ -61,15 +63,16 @@ Status computePeriodogram(Context& context, const TimeSeries& series,
 Status computeSpectrum(Context& context, const TimeSeries& series,
                        const PeriodogramOptions& options, std::shared_ptr<const Spectrum>& spectrum)
 {
+    PeriodogramMoments moments;
     {
         const ScopedHostSpan span(context.timeline(), context.hostLane(), "periodogram check");
-        if (Status s =
-                checkPeriodogram(series, options, std::size_t(options.grid.count), context.info());
+        if (Status s = checkPeriodogram(series, options, std::size_t(options.grid.count),
+                                        context.info(), moments);
             !s)
             return s;
     }
-    return context.isCuda() ? computeSpectrumCuda(context, series, options, spectrum)
-                            : computeSpectrumCpu(context, series, options, spectrum);
+    return context.isCuda() ? computeSpectrumCuda(context, series, moments, options, spectrum)
+                            : computeSpectrumCpu(context, series, moments, options, spectrum);
 }
 
 KernelOccupancy periodogramOccupancy(Context& context, Precision precision, long long blockThreads)
