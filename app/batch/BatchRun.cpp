@@ -50,32 +50,49 @@ struct TableCounts
     long long rows = 0, ok = 0, failed = 0, warned = 0, foreign = 0;
 };
 
-// The table and every part (or, for a single process, its own rows, taken from own), in the
-// catalogue's order (rows of objects not in this input after them, as they were), written
-// as CSV and FITS; the parts are then removed.
+// The table and every part (rank 0's own rows taken from own instead of its part, when
+// given), in the catalogue's order (rows of objects not in this input after them, as they
+// were), written as CSV and FITS; the parts are then removed.
 gpu::Status mergeTable(const gpu::Catalogue& catalogue, const RunOptions& options,
                        TableCounts& counts, std::vector<BatchResult>* own)
 {
     std::vector<BatchResult> rows;
     std::error_code error;
-    if (std::filesystem::exists(options.csvPath, error))
-        if (const gpu::Status s = readResultsCsv(options.csvPath, options.settings.peaks, rows); !s)
-            return s;
     const std::vector<std::string> parts = partPaths(options.csvPath);
-    // A single process's own rows come from memory: its part on disk holds a checkpoint of
-    // them at most.
-    if (own) {
-        rows.insert(rows.end(), std::make_move_iterator(own->begin()),
-                    std::make_move_iterator(own->end()));
-    } else {
-        for (const std::string& part : parts) {
-            std::vector<BatchResult> more;
-            if (const gpu::Status s = readResultsCsv(part, options.settings.peaks, more); !s)
-                return s;
-            rows.insert(rows.end(), std::make_move_iterator(more.begin()),
-                        std::make_move_iterator(more.end()));
+    // Rank 0's rows come from memory: its part on disk holds a checkpoint of them at most.
+    // The other ranks' parts are read at once, each on a thread of its own.
+    const std::string ownPart = partPath(options.csvPath, 0);
+    std::vector<std::future<gpu::Status>> reading;
+    std::vector<std::vector<BatchResult>> partRows(parts.size());
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+        if (own && parts[p] == ownPart)
+            continue;
+        const auto read = [&, p] {
+            return readResultsCsv(parts[p], options.settings.peaks, partRows[p]);
+        };
+        try {
+            reading.push_back(std::async(std::launch::async, read));
+        } catch (const std::system_error&) { // no thread to be had: read when waited for
+            reading.push_back(std::async(std::launch::deferred, read));
         }
     }
+    gpu::Status tableRead;
+    if (std::filesystem::exists(options.csvPath, error))
+        tableRead = readResultsCsv(options.csvPath, options.settings.peaks, rows);
+    gpu::Status partsRead;
+    for (auto& r : reading)
+        if (const gpu::Status s = r.get(); !s && partsRead)
+            partsRead = s;
+    if (!tableRead)
+        return tableRead;
+    if (!partsRead)
+        return partsRead;
+    if (own)
+        rows.insert(rows.end(), std::make_move_iterator(own->begin()),
+                    std::make_move_iterator(own->end()));
+    for (auto& more : partRows)
+        rows.insert(rows.end(), std::make_move_iterator(more.begin()),
+                    std::make_move_iterator(more.end()));
     std::unordered_map<std::string, std::size_t> byId;
     for (std::size_t r = 0; r < rows.size(); ++r)
         byId.try_emplace(rows[r].id, r);
@@ -427,10 +444,9 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
         w.join();
     if (options.progress)
         progressLine(true);
-    // Ranks leave their rows to rank 0 in their parts; a single process merges its own from
+    // The other ranks leave their rows to rank 0 in their parts; rank 0 merges its own from
     // memory, and saves them as its part only if the merge fails.
-    const bool single = ranks.size == 1;
-    if (saved && !single)
+    if (saved && ranks.rank != 0)
         saved = savePart();
     if (!saved) {
         fail(ranks, saved.message());
@@ -444,14 +460,12 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
     int exitCode = anyStopped > 0 ? 130 : 0;
     if (ranks.rank == 0) {
         TableCounts counts;
-        std::vector<BatchResult> own = single ? computedRows() : std::vector<BatchResult>();
+        std::vector<BatchResult> own = computedRows();
         const Clock::time_point writing = Clock::now();
-        if (const gpu::Status s = mergeTable(catalogue, options, counts, single ? &own : nullptr);
-            !s) {
+        if (const gpu::Status s = mergeTable(catalogue, options, counts, &own); !s) {
             fail(ranks, s.message());
-            if (single)
-                if (const gpu::Status kept = savePart(); !kept)
-                    fail(ranks, kept.message());
+            if (const gpu::Status kept = savePart(); !kept)
+                fail(ranks, kept.message());
             exitCode = 1;
         } else {
             const long long remaining =
