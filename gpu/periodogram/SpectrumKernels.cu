@@ -227,11 +227,6 @@ struct SearchScratch
     BlockSummary lists; // the exact search's, when the candidates overflow
 };
 
-__device__ bool atOrBefore(double p, long long k, double thresholdPower, long long thresholdIndex)
-{
-    return !math::spectrumPeakBefore(thresholdPower, thresholdIndex, p, k);
-}
-
 // Whether this block is the last of the grid to reach here, every earlier block's writes
 // then visible to it. Each thread's writes are fenced before the block takes its ticket.
 __device__ bool lastBlock(unsigned* ticket)
@@ -243,29 +238,6 @@ __device__ bool lastBlock(unsigned* ticket)
         last = atomicInc(ticket, gridDim.x - 1) == gridDim.x - 1;
     __syncthreads();
     return last;
-}
-
-// Sorts the first size shared pairs best first (bitonic; size a power of two), the block's
-// threads taking the compare-exchanges of each step between them.
-__device__ void sortPeaks(double* power, long long* index, int size)
-{
-    for (int width = 2; width <= size; width <<= 1)
-        for (int stride = width >> 1; stride > 0; stride >>= 1) {
-            __syncthreads();
-            for (int t = threadIdx.x; t < size / 2; t += blockDim.x) {
-                const int a = 2 * t - (t & (stride - 1)), b = a + stride;
-                const bool bestFirst = (a & width) == 0;
-                if (math::spectrumPeakBefore(power[b], index[b], power[a], index[a]) == bestFirst) {
-                    const double tp = power[a];
-                    const long long tk = index[a];
-                    power[a] = power[b];
-                    index[a] = index[b];
-                    power[b] = tp;
-                    index[b] = tk;
-                }
-            }
-        }
-    __syncthreads();
 }
 
 // The k-th best of the blocks' best peaks, from a sort of them in shared memory.
@@ -291,31 +263,6 @@ __device__ void rankThreshold(const BlockScan* scan, int blockCount, Candidates*
     }
 }
 
-// Calls visit(p, i) for each power of [begin, end) that falls to this thread (every
-// kSearchThreads-th), loading kLoads of them before visiting any: the loads are in flight
-// together instead of one after another.
-template <typename Visit>
-__device__ void forEachPower(const double* __restrict__ power, long long begin, long long end,
-                             Visit&& visit)
-{
-    constexpr int kLoads = 8;
-    for (long long first = begin + threadIdx.x; first < end;
-         first += (long long)kLoads * kSearchThreads) {
-        double p[kLoads];
-#pragma unroll
-        for (int u = 0; u < kLoads; ++u) {
-            const long long i = first + (long long)u * kSearchThreads;
-            p[u] = i < end ? power[i] : 0.0;
-        }
-#pragma unroll
-        for (int u = 0; u < kLoads; ++u) {
-            const long long i = first + (long long)u * kSearchThreads;
-            if (i < end)
-                visit(p[u], i);
-        }
-    }
-}
-
 // Each block's range and best peak; the last block to finish then sets the threshold, so
 // that the gather needs no kernel in between.
 __global__ void __launch_bounds__(kSearchThreads)
@@ -329,7 +276,7 @@ __global__ void __launch_bounds__(kSearchThreads)
     PeakList best; // its head only
     best.power[0] = -HUGE_VAL;
     best.index[0] = LLONG_MAX;
-    forEachPower(power, begin, end, [&](double p, long long i) {
+    forEachPower<kSearchThreads>(power, begin, end, [&](double p, long long i) {
         if (addToRange(p, low, high, nonFinite) &&
             math::spectrumPeakBefore(p, i, best.power[0], best.index[0]) &&
             math::spectrumIsPeak(power, i, count)) {
@@ -413,7 +360,7 @@ __global__ void __launch_bounds__(kSearchThreads)
     blockChunk(count, begin, end);
     const double thresholdPower = candidates->thresholdPower;
     const long long thresholdIndex = candidates->thresholdIndex;
-    forEachPower(power, begin, end, [&](double p, long long i) {
+    forEachPower<kSearchThreads>(power, begin, end, [&](double p, long long i) {
         if (!(p >= thresholdPower) || !atOrBefore(p, i, thresholdPower, thresholdIndex) ||
             !math::spectrumIsPeak(power, i, count))
             return;

@@ -6,7 +6,7 @@
 #include <climits>
 
 // The device's peak search, shared by the search over one periodogram (SpectrumKernels.cu)
-// and the batch's search over each object's row (PeriodogramBatchPeaks.cu): each thread keeps
+// and the batch's search over each object's row (PeriodogramBatchKernel.cu): each thread keeps
 // its best local maxima (math::spectrumIsPeak) in registers, and the block takes the best of
 // their heads, one at a time, in math::spectrumPeakBefore's order, as topPeaks() does on the
 // host.
@@ -87,6 +87,61 @@ template <int Threads> __device__ void blockBest(const PeakList& list, double& p
             p = powers[w];
             k = indices[w];
         }
+}
+
+// Whether peak (p, k) is at or before the threshold (thresholdPower, thresholdIndex) in peak
+// order: one that a search by threshold keeps.
+inline __device__ bool atOrBefore(double p, long long k, double thresholdPower,
+                                  long long thresholdIndex)
+{
+    return !math::spectrumPeakBefore(thresholdPower, thresholdIndex, p, k);
+}
+
+// Sorts the first size shared pairs best first (bitonic; size a power of two), the block's
+// threads taking the compare-exchanges of each step between them.
+inline __device__ void sortPeaks(double* power, long long* index, int size)
+{
+    for (int width = 2; width <= size; width <<= 1)
+        for (int stride = width >> 1; stride > 0; stride >>= 1) {
+            __syncthreads();
+            for (int t = threadIdx.x; t < size / 2; t += blockDim.x) {
+                const int a = 2 * t - (t & (stride - 1)), b = a + stride;
+                const bool bestFirst = (a & width) == 0;
+                if (math::spectrumPeakBefore(power[b], index[b], power[a], index[a]) == bestFirst) {
+                    const double tp = power[a];
+                    const long long tk = index[a];
+                    power[a] = power[b];
+                    index[a] = index[b];
+                    power[b] = tp;
+                    index[b] = tk;
+                }
+            }
+        }
+    __syncthreads();
+}
+
+// Calls visit(p, i) for each power of [begin, end) that falls to this thread of Threads
+// (every Threads-th), loading kLoads of them before visiting any: the loads are in flight
+// together instead of one after another.
+template <int Threads, typename Visit>
+__device__ void forEachPower(const double* __restrict__ power, long long begin, long long end,
+                             Visit&& visit)
+{
+    constexpr int kLoads = 8;
+    for (long long first = begin + threadIdx.x; first < end; first += (long long)kLoads * Threads) {
+        double p[kLoads];
+#pragma unroll
+        for (int u = 0; u < kLoads; ++u) {
+            const long long i = first + (long long)u * Threads;
+            p[u] = i < end ? power[i] : 0.0;
+        }
+#pragma unroll
+        for (int u = 0; u < kLoads; ++u) {
+            const long long i = first + (long long)u * Threads;
+            if (i < end)
+                visit(p[u], i);
+        }
+    }
 }
 
 } // namespace warpscope::gpu

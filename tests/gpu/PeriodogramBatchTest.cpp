@@ -413,6 +413,36 @@ TEST_F(PeriodogramBatchPeaksCuda, DeviceSearchEqualsTheHostsOnAwkwardRows)
     }
 }
 
+// Equal peaks a power-of-two stride apart, in rows long enough for more than a thousand of
+// them: a search that shares a row among threads by such a stride finds them all in one
+// thread's share, and must still rank them all.
+TEST_F(PeriodogramBatchPeaksCuda, DeviceSearchRanksThousandsOfPeaksInOneStride)
+{
+    const long long count = 1LL << 19;
+    std::vector<double> power;
+    for (const long long stride : {256LL, 512LL, 1024LL}) {
+        std::vector<double> row(std::size_t(count), 1.0);
+        for (long long i = stride; i < count; i += stride)
+            row[std::size_t(i)] = i % (4 * stride) == 0 ? 3.0 : 2.0;
+        power.insert(power.end(), row.begin(), row.end());
+    }
+    const FrequencyGrid grid = frequencyGrid(0.01, 8.0, count, false);
+    for (const int k : {1, kSpectrumMaxPeaks}) {
+        SCOPED_TRACE("k " + std::to_string(k));
+        std::vector<std::vector<Peak>> peaks;
+        std::vector<long long> nonFinite;
+        ASSERT_TRUE(findBatchPeaksCuda(*m_cuda, power, count, k, peaks, nonFinite));
+        ASSERT_EQ(peaks.size(), 3u);
+        for (std::size_t r = 0; r < 3; ++r) {
+            SCOPED_TRACE("row " + std::to_string(r));
+            const std::span<const double> row(power.data() + r * std::size_t(count),
+                                              std::size_t(count));
+            expectPeaks(peaks[r], bruteForcePeaks(row, k), grid, false);
+            EXPECT_EQ(nonFinite[r], 0);
+        }
+    }
+}
+
 TEST_F(PeriodogramBatchPeaksCuda, PeaksAloneEqualTheHostSearchOfTheBatchsPowers)
 {
     std::vector<TimeSeries> objects = mixedObjects();
