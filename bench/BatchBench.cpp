@@ -1,7 +1,8 @@
 // warpscope-bench batch: the survey workloads of warpscope-batch.
 //
-//   warpscope-bench batch make W1|W2 FILE.fits [--objects N] [--seed S]
-//     writes a synthetic catalogue as one FITS binary table (id, time, flux, flux_err):
+//   warpscope-bench batch make W1|W2 FILE.fits [--objects N] [--seed S] [--ids numbers|text]
+//     writes a synthetic catalogue as one FITS binary table (id, time, flux, flux_err; the
+//     ids whole numbers, or text such as "ZTF00000001"):
 //     W1, ZTF-like: 100 000 objects of N uniform in 100..500 points over 1000 days;
 //     W2, TESS-like: 1000 objects of N = 20 000 points over 27 days. Each object is a
 //     sinusoid of random period, amplitude and phase, with Gaussian noise and its dy.
@@ -39,7 +40,8 @@ using Clock = std::chrono::steady_clock;
 int usage()
 {
     std::fprintf(stderr,
-                 "usage: warpscope-bench batch make W1|W2 FILE.fits [--objects N] [--seed S]\n"
+                 "usage: warpscope-bench batch make W1|W2 FILE.fits [--objects N] [--seed S] "
+                 "[--ids numbers|text]\n"
                  "       warpscope-bench batch run FILE.fits [--frequencies M] [--fmin F] "
                  "[--fmax F] [--precision float64,float32] [--method auto|direct|matrix] "
                  "[--backend auto|cpu|cuda] [--per-gpu K] [--runs R] [--limit N] "
@@ -53,7 +55,7 @@ double seconds(Clock::time_point from)
 }
 
 int make(const std::string& workload, const std::string& path, long long objects,
-         unsigned long long seed)
+         unsigned long long seed, bool textIds)
 {
     const bool w1 = workload == "W1";
     if (!w1 && workload != "W2")
@@ -70,12 +72,14 @@ int make(const std::string& workload, const std::string& path, long long objects
     int status = 0;
     const std::string create = "!" + path;
     const char* names[] = {"id", "time", "flux", "flux_err"};
-    const char* forms[] = {"K", "D", "D", "D"};
+    const char* forms[] = {textIds ? "11A" : "K", "D", "D", "D"};
     fits_create_file(&file, create.c_str(), &status);
     fits_create_tbl(file, BINARY_TBL, 0, 4, const_cast<char**>(names), const_cast<char**>(forms),
                     nullptr, "CATALOGUE", &status);
     long long row = 1, totalPoints = 0;
     std::vector<long long> id;
+    std::vector<std::string> text;
+    std::vector<char*> textPointers;
     std::vector<double> t, y, dy;
     for (long long o = 0; o < objects && !status; ++o) {
         const int n = w1 ? points(random) : 20'000;
@@ -100,7 +104,17 @@ int make(const std::string& workload, const std::string& path, long long objects
                 amplitude * std::sin(2.0 * std::numbers::pi * t[std::size_t(i)] / period + phase) +
                 dy[std::size_t(i)] * normal(random);
         }
-        fits_write_col(file, TLONGLONG, 1, row, 1, n, id.data(), &status);
+        if (textIds) {
+            char name[16];
+            std::snprintf(name, sizeof name, "ZTF%08lld", (o + 1) % 100'000'000);
+            text.assign(std::size_t(n), name);
+            textPointers.clear();
+            for (std::string& t : text)
+                textPointers.push_back(t.data());
+            fits_write_col(file, TSTRING, 1, row, 1, n, textPointers.data(), &status);
+        } else {
+            fits_write_col(file, TLONGLONG, 1, row, 1, n, id.data(), &status);
+        }
         fits_write_col(file, TDOUBLE, 2, row, 1, n, t.data(), &status);
         fits_write_col(file, TDOUBLE, 3, row, 1, n, y.data(), &status);
         fits_write_col(file, TDOUBLE, 4, row, 1, n, dy.data(), &status);
@@ -141,7 +155,7 @@ int runBatchBench(int argc, char** argv)
     unsigned long long seed = 1;
     double fmin = 0.001, fmax = 10.0;
     int runs = 3, perGpu = 2;
-    bool powersToHost = false;
+    bool powersToHost = false, textIds = false;
     std::string precisions = "float64,float32", method = "auto", backend = "auto";
     for (int i = making ? 3 : 2; i < argc; i += 2) {
         if (i + 1 >= argc)
@@ -169,13 +183,15 @@ int runBatchBench(int argc, char** argv)
             perGpu = std::atoi(value.c_str());
         else if (option == "--limit")
             limit = std::atoll(value.c_str());
+        else if (option == "--ids" && (value == "numbers" || value == "text"))
+            textIds = value == "text";
         else if (option == "--read-back" && (value == "peaks" || value == "powers"))
             powersToHost = value == "powers";
         else
             return usage();
     }
     if (making)
-        return make(argv[1], path, objects, seed);
+        return make(argv[1], path, objects, seed, textIds);
     if (runs < 1 || frequencies < 1)
         return usage();
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fitsio.h>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <mutex>
 #include <numeric>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <unordered_map>
@@ -42,12 +44,17 @@ bool isLightCurveFile(const std::string& name)
     return false;
 }
 
-std::string trim(const std::string& text)
+std::string_view trimmed(std::string_view text)
 {
     const auto first = text.find_first_not_of(" \t\r");
-    if (first == std::string::npos)
+    if (first == std::string_view::npos)
         return {};
     return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
+}
+
+std::string trim(std::string_view text)
+{
+    return std::string(trimmed(text));
 }
 
 // The cells of one line: split at delimiter outside quotes (quotes removed), or at runs of
@@ -133,13 +140,28 @@ struct FitsObject
     LoadReport report;
 };
 
-// Which columns hold what (0-based), and the ids when they are strings (read whole first).
+// A text id column: every row's id, trimmed, end to end in one buffer. A survey's table has
+// tens of millions of rows, and a string (and a buffer) a row took gigabytes.
+struct TextIds
+{
+    std::vector<char> text;
+    std::vector<std::size_t> ends; // row r's id is text[ends[r - 1], ends[r]), row 0's from 0
+
+    bool empty() const { return ends.empty(); }
+    std::string_view at(std::size_t row) const
+    {
+        const std::size_t begin = row > 0 ? ends[row - 1] : 0;
+        return {text.data() + begin, ends[row] - begin};
+    }
+};
+
+// Which columns hold what (0-based), and the ids when they are text (read first).
 struct FitsRows
 {
     const std::string& path;
     int idColumn, tColumn, yColumn, dyColumn;
     bool numeric;
-    const std::vector<std::string>* ids;
+    const TextIds* ids;
 };
 
 struct RowRun
@@ -239,12 +261,12 @@ int readFitsRows(fitsfile* file, const FitsRows& c, const std::vector<RowRun>& r
                               // changes.
                               const bool same = (!runStarts || k > 0) &&
                                                 (c.numeric ? number[k] == previous
-                                                           : (*c.ids)[row] == (*c.ids)[row - 1]);
+                                                           : c.ids->at(row) == c.ids->at(row - 1));
                               if (c.numeric)
                                   previous = number[k];
                               if (!same) {
-                                  const std::string id =
-                                      c.numeric ? std::to_string(number[k]) : (*c.ids)[row];
+                                  const std::string id = c.numeric ? std::to_string(number[k])
+                                                                   : std::string(c.ids->at(row));
                                   auto [found, added] = index.try_emplace(id, objects.size());
                                   current = found->second;
                                   if (added)
@@ -327,6 +349,50 @@ int readFitsNumbers(fitsfile* file, const std::string& path, int idColumn, long 
                                          numbers.data() + r, &anyNull, &status);
                        return status;
                    });
+}
+
+// The text ids of every row (a column width characters wide), in parts at once, a block of
+// rows at a time, each part's ids trimmed into a buffer of its own and the parts then joined.
+int readFitsText(fitsfile* file, const std::string& path, int idColumn, long long rows, long width,
+                 TextIds& ids)
+{
+    const int parts = tableParts(rows);
+    std::vector<TextIds> read(static_cast<std::size_t>(parts));
+    const std::size_t slot = std::size_t(std::max(width, 0L)) + 1; // and cfitsio's terminator
+    if (const int failed = inParts(
+            file, path, rows, parts, [&](fitsfile* handle, int p, long long first, long long last) {
+                int status = 0, anyNull = 0;
+                long block = 0;
+                fits_get_rowsize(handle, &block, &status);
+                block = std::max(block, 1L);
+                TextIds& part = read[std::size_t(p)];
+                part.ends.reserve(std::size_t(last - first));
+                std::vector<char> cells(static_cast<std::size_t>(block) * slot);
+                std::vector<char*> pointers(static_cast<std::size_t>(block));
+                for (std::size_t k = 0; k < pointers.size(); ++k)
+                    pointers[k] = cells.data() + k * slot;
+                for (long long r = first; r < last && !status; r += block) {
+                    const long long n = std::min<long long>(block, last - r);
+                    fits_read_col(handle, TSTRING, idColumn + 1, r + 1, 1, n, nullptr,
+                                  pointers.data(), &anyNull, &status);
+                    for (long long k = 0; k < n && !status; ++k) {
+                        const std::string_view id = trimmed(
+                            {pointers[std::size_t(k)], ::strnlen(pointers[std::size_t(k)], slot)});
+                        part.text.insert(part.text.end(), id.begin(), id.end());
+                        part.ends.push_back(part.text.size());
+                    }
+                }
+                return status;
+            }))
+        return failed;
+    ids = std::move(read[0]);
+    for (std::size_t p = 1; p < read.size(); ++p) {
+        const std::size_t offset = ids.text.size();
+        ids.text.insert(ids.text.end(), read[p].text.begin(), read[p].text.end());
+        for (const std::size_t end : read[p].ends)
+            ids.ends.push_back(offset + end);
+    }
+    return 0;
 }
 
 // Every row of the table, in parts read at once (inParts). The parts' objects are then joined
@@ -531,7 +597,7 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
         const std::size_t rowCount = std::size_t(std::max(rows, 0LL));
         // Whole-number ids stay numbers until an object starts: a survey table has millions
         // of rows.
-        std::vector<std::string> ids;
+        TextIds ids;
         std::vector<long long> numbers;
         // The rows whose t, y and dy are read: every row, or the runs of onlyId's rows.
         std::vector<RowRun> runs;
@@ -539,19 +605,8 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
             int type = 0;
             long repeat = 0, width = 0;
             fits_get_coltype(file, idColumn + 1, &type, &repeat, &width, &status);
-            if (type == TSTRING) {
-                ids.resize(rowCount);
-                std::vector<std::vector<char>> buffers(ids.size(),
-                                                       std::vector<char>(std::size_t(width) + 1));
-                std::vector<char*> pointers;
-                for (auto& b : buffers)
-                    pointers.push_back(b.data());
-                int anyNull = 0;
-                fits_read_col(file, TSTRING, idColumn + 1, 1, 1, rows, nullptr, pointers.data(),
-                              &anyNull, &status);
-                for (std::size_t r = 0; r < ids.size(); ++r)
-                    ids[r] = trim(pointers[r]);
-            }
+            if (type == TSTRING && !status)
+                status = readFitsText(file, path, idColumn, rows, width, ids);
             const bool numeric = type != TSTRING;
             // The whole table's numbers are read with its other columns, below, unless they
             // are all an index needs or one object is looked for.
@@ -568,7 +623,7 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
                 for (long long r = 0; r < rows && !status; ++r) {
                     const bool match = ids.empty()
                                            ? wantedNumber && numbers[std::size_t(r)] == wanted
-                                           : ids[std::size_t(r)] == *onlyId;
+                                           : ids.at(std::size_t(r)) == *onlyId;
                     if (!match)
                         continue;
                     if (!runs.empty() && runs.back().first + runs.back().count == r)
@@ -582,10 +637,11 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
                 std::unordered_map<std::string, std::size_t> index;
                 std::size_t current = 0;
                 for (std::size_t r = 0; r < rowCount; ++r) {
-                    const bool same =
-                        r > 0 && (numeric ? numbers[r] == numbers[r - 1] : ids[r] == ids[r - 1]);
+                    const bool same = r > 0 && (numeric ? numbers[r] == numbers[r - 1]
+                                                        : ids.at(r) == ids.at(r - 1));
                     if (!same) {
-                        std::string id = numeric ? std::to_string(numbers[r]) : ids[r];
+                        std::string id =
+                            numeric ? std::to_string(numbers[r]) : std::string(ids.at(r));
                         const auto [found, added] =
                             index.try_emplace(id, catalogue.m_objects.size());
                         current = found->second;
