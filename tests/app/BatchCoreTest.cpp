@@ -402,6 +402,73 @@ TEST(BatchCatalogue, FitsColumnsMustHoldOneNumberARow)
         }
 }
 
+// Text ids are cut from the rows' bytes: wherever the id column lies, after columns of every
+// kind of size (bits, bytes, a vector, complex numbers, a variable-length array), padded with
+// blanks on either side or ended early by a NUL, each object gets its rows. An id column of
+// several texts a row is refused.
+TEST(BatchCatalogue, FitsTextIdsAreCutFromTheirRowsWhereverTheColumnLies)
+{
+    const std::string path = scratch("text-ids.fits");
+    std::filesystem::remove(path);
+    fitsfile* file = nullptr;
+    int status = 0;
+    fits_create_file(&file, path.c_str(), &status);
+    const char* names[] = {"flags", "b", "pair", "z", "heap", "name", "time", "flux"};
+    const char* forms[] = {"13X", "B", "3J", "M", "1PE(4)", "10A", "D", "D"};
+    fits_create_tbl(file, BINARY_TBL, 0, 8, const_cast<char**>(names), const_cast<char**>(forms),
+                    nullptr, "OBJECTS", &status);
+    std::string text[] = {"  alpha", "alpha  ", "beta", "beta", " gamma "};
+    std::vector<char*> pointers;
+    for (std::string& t : text)
+        pointers.push_back(t.data());
+    fits_write_col(file, TSTRING, 6, 1, 1, 5, pointers.data(), &status);
+    // Row 4's id ends at a NUL with bytes after it, written as they are: the columns before
+    // it take 2 + 1 + 12 + 16 + 8 bytes.
+    unsigned char ended[] = {'b', 'e', 't', 'a', 0, 'x', 'y', 'z', ' ', ' '};
+    fits_write_tblbytes(file, 4, 40, 10, ended, &status);
+    double time[] = {1.0, 2.0, 3.0, 4.0, 5.0}, flux[] = {10.0, 20.0, 30.0, 40.0, 50.0};
+    fits_write_col(file, TDOUBLE, 7, 1, 1, 5, time, &status);
+    fits_write_col(file, TDOUBLE, 8, 1, 1, 5, flux, &status);
+    float heap[] = {1.0f, 2.0f};
+    fits_write_col(file, TFLOAT, 5, 2, 1, 2, heap, &status);
+    fits_close_file(file, &status);
+    ASSERT_EQ(status, 0);
+    for (const bool indexed : {false, true}) {
+        SCOPED_TRACE(indexed ? "indexed" : "read whole");
+        gpu::Catalogue catalogue;
+        const gpu::TableColumns columns{"name", "", "", "-"};
+        ASSERT_TRUE(
+            indexed ? gpu::Catalogue::indexTable(path, columns, gpu::TimeFormat::Auto, catalogue)
+                    : gpu::Catalogue::openTable(path, columns, gpu::TimeFormat::Auto, catalogue));
+        ASSERT_EQ(catalogue.size(), 3u);
+        const std::vector<std::pair<std::string, std::vector<double>>> want{
+            {"alpha", {1.0, 2.0}}, {"beta", {3.0, 4.0}}, {"gamma", {5.0}}};
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            EXPECT_EQ(catalogue.id(i), want[i].first);
+            gpu::TimeSeries series;
+            gpu::LoadReport report;
+            ASSERT_TRUE(catalogue.load(i, series, report));
+            EXPECT_EQ(series.t, want[i].second) << want[i].first;
+        }
+    }
+
+    const std::string several = scratch("text-ids-two-a-row.fits");
+    std::filesystem::remove(several);
+    fits_create_file(&file, several.c_str(), &status);
+    const char* twoNames[] = {"id", "time", "flux"};
+    const char* twoForms[] = {"12A6", "D", "D"};
+    fits_create_tbl(file, BINARY_TBL, 0, 3, const_cast<char**>(twoNames),
+                    const_cast<char**>(twoForms), nullptr, "OBJECTS", &status);
+    fits_close_file(file, &status);
+    ASSERT_EQ(status, 0);
+    gpu::Catalogue catalogue;
+    const gpu::Status refused =
+        gpu::Catalogue::indexTable(several, {}, gpu::TimeFormat::Auto, catalogue);
+    EXPECT_FALSE(refused);
+    EXPECT_NE(refused.message().find("holds 2 texts a row"), std::string::npos)
+        << refused.message();
+}
+
 // A whole FITS table over many of the blocks its columns are read in, and long enough to be
 // read in ranges by several threads: every row lands in its object, in order, with the rows
 // of an object that comes back later (in another range) appended and the unusable ones
