@@ -3,14 +3,14 @@
 namespace warpscope::gpu {
 
 // Builds without nvcc open no CUDA context, so these are never reached.
-Status computePeriodogramCuda(Context&, const TimeSeries&, const PeriodogramOptions&,
-                              std::span<double>, double&)
+Status computePeriodogramCuda(Context&, const TimeSeries&, const PeriodogramMoments&,
+                              const PeriodogramOptions&, std::span<double>, double&)
 {
     return Status::failure("This build has no CUDA backend");
 }
 
-Status computeSpectrumCuda(Context&, const TimeSeries&, const PeriodogramOptions&,
-                           std::shared_ptr<const Spectrum>&)
+Status computeSpectrumCuda(Context&, const TimeSeries&, const PeriodogramMoments&,
+                           const PeriodogramOptions&, std::shared_ptr<const Spectrum>&)
 {
     return Status::failure("This build has no CUDA backend");
 }
