@@ -578,6 +578,15 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return Status::failure("Cannot read " + path);
+    char start[2] = {};
+    in.read(start, 2);
+    if (in.gcount() == 2 && static_cast<unsigned char>(start[0]) == 0x1f &&
+        static_cast<unsigned char>(start[1]) == 0x8b)
+        return Status::failure(path + " is compressed with gzip. A table of many objects is read "
+                                      "where each object's rows lie in the file: decompress it "
+                                      "first (gunzip)");
+    in.clear();
+    in.seekg(0);
 
     if (isFits(path)) {
         in.close();
@@ -764,6 +773,13 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
         if (content.empty() || content[0] == '#')
             continue;
         if (header.empty()) {
+            // Control characters: a binary file, whose "names" would only garble the message.
+            if (std::any_of(line.begin(), line.end(), [](char c) {
+                    const auto byte = static_cast<unsigned char>(c);
+                    return (byte < 0x20 && c != '\t') || byte == 0x7f;
+                }))
+                return Status::failure(path + " is neither a FITS table nor a text table (CSV or "
+                                              "TSV): its first line holds bytes that are not text");
             header = line;
             delimiter = line.find('\t') != std::string::npos  ? '\t'
                         : line.find(',') != std::string::npos ? ','

@@ -236,6 +236,32 @@ TEST(BatchTable, FitsTableHoldsEveryRowOfALargeTable)
     EXPECT_EQ(status, 0);
 }
 
+// A table given compressed, or a file that is no table at all, is named as such, read whole
+// or indexed, instead of being parsed as text and its bytes shown as column names.
+TEST(BatchCatalogue, CompressedAndBinaryFilesAreNamedAsSuch)
+{
+    const auto write = [](const std::string& name, const std::string& bytes) {
+        const std::string path = scratch(name);
+        std::ofstream(path, std::ios::binary) << bytes;
+        return path;
+    };
+    const std::string gzip = write("table.fits.gz", std::string("\x1f\x8b\x08\x00rest", 8));
+    const std::string binary = write("table.bin", std::string("\x7f"
+                                                              "ELF\x02\x01\x01\n",
+                                                              8));
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {gzip, "is compressed with gzip"}, {binary, "is neither a FITS table nor a text table"}};
+    for (const auto& [path, why] : cases)
+        for (const bool indexed : {false, true}) {
+            gpu::Catalogue catalogue;
+            const gpu::Status s =
+                indexed ? gpu::Catalogue::indexTable(path, {}, gpu::TimeFormat::Auto, catalogue)
+                        : gpu::Catalogue::openTable(path, {}, gpu::TimeFormat::Auto, catalogue);
+            EXPECT_FALSE(s) << path;
+            EXPECT_NE(s.message().find(why), std::string::npos) << s.message();
+        }
+}
+
 TEST(BatchCatalogue, CsvTableGroupsRowsByIdInOrderOfFirstRow)
 {
     const std::string path = scratch("table.csv");
