@@ -49,6 +49,20 @@ std::string scratch(const std::string& name)
     return (scratchFolder() / name).string();
 }
 
+// Each table is refused, read whole and indexed alike, its reason in the message.
+void expectRefusedBothWays(const std::vector<std::pair<std::string, std::string>>& cases)
+{
+    for (const auto& [path, why] : cases)
+        for (const bool indexed : {false, true}) {
+            gpu::Catalogue catalogue;
+            const gpu::Status s =
+                indexed ? gpu::Catalogue::indexTable(path, {}, gpu::TimeFormat::Auto, catalogue)
+                        : gpu::Catalogue::openTable(path, {}, gpu::TimeFormat::Auto, catalogue);
+            EXPECT_FALSE(s) << path;
+            EXPECT_NE(s.message().find(why), std::string::npos) << s.message();
+        }
+}
+
 std::string read(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);
@@ -251,15 +265,7 @@ TEST(BatchCatalogue, CompressedAndBinaryFilesAreNamedAsSuch)
                                                               8));
     const std::vector<std::pair<std::string, std::string>> cases{
         {gzip, "is compressed with gzip"}, {binary, "is neither a FITS table nor a text table"}};
-    for (const auto& [path, why] : cases)
-        for (const bool indexed : {false, true}) {
-            gpu::Catalogue catalogue;
-            const gpu::Status s =
-                indexed ? gpu::Catalogue::indexTable(path, {}, gpu::TimeFormat::Auto, catalogue)
-                        : gpu::Catalogue::openTable(path, {}, gpu::TimeFormat::Auto, catalogue);
-            EXPECT_FALSE(s) << path;
-            EXPECT_NE(s.message().find(why), std::string::npos) << s.message();
-        }
+    expectRefusedBothWays(cases);
 }
 
 TEST(BatchCatalogue, CsvTableGroupsRowsByIdInOrderOfFirstRow)
@@ -417,15 +423,7 @@ TEST(BatchCatalogue, FitsColumnsMustHoldOneNumberARow)
     const std::vector<std::pair<std::string, std::string>> cases{
         {table("vector-time.fits", "2D", "D"), "'time' holds 2 values a row"},
         {table("text-flux.fits", "D", "8A"), "'flux' does not hold numbers"}};
-    for (const auto& [path, why] : cases)
-        for (const bool indexed : {false, true}) {
-            gpu::Catalogue catalogue;
-            const gpu::Status s =
-                indexed ? gpu::Catalogue::indexTable(path, {}, gpu::TimeFormat::Auto, catalogue)
-                        : gpu::Catalogue::openTable(path, {}, gpu::TimeFormat::Auto, catalogue);
-            EXPECT_FALSE(s) << path;
-            EXPECT_NE(s.message().find(why), std::string::npos) << s.message();
-        }
+    expectRefusedBothWays(cases);
 }
 
 // Text ids are cut from the rows' bytes: wherever the id column lies, after columns of every
@@ -487,12 +485,7 @@ TEST(BatchCatalogue, FitsTextIdsAreCutFromTheirRowsWhereverTheColumnLies)
                     const_cast<char**>(twoForms), nullptr, "OBJECTS", &status);
     fits_close_file(file, &status);
     ASSERT_EQ(status, 0);
-    gpu::Catalogue catalogue;
-    const gpu::Status refused =
-        gpu::Catalogue::indexTable(several, {}, gpu::TimeFormat::Auto, catalogue);
-    EXPECT_FALSE(refused);
-    EXPECT_NE(refused.message().find("holds 2 texts a row"), std::string::npos)
-        << refused.message();
+    expectRefusedBothWays({{several, "holds 2 texts a row"}});
 }
 
 // A whole FITS table over many of the blocks its columns are read in, and long enough to be
