@@ -396,7 +396,7 @@ long long columnOffset(fitsfile* file, int column, long long& rowBytes)
 // The text ids of every row (a column chars characters wide), in parts at once, a block of
 // rows at a time, each part's ids trimmed into a buffer of its own.
 // The rows are read as bytes and the ids cut from them: cfitsio reads a text column a row at
-// a time, seventeen times slower. Returns cfitsio's status, or BAD_COL_NUM where the columns
+// a time, seventeen times slower. Returns cfitsio's status, or BAD_ROW_WIDTH where the columns
 // do not fill the rows.
 int readFitsText(fitsfile* file, const std::string& path, int idColumn, long long rows, long chars,
                  TextIds& ids)
@@ -404,7 +404,7 @@ int readFitsText(fitsfile* file, const std::string& path, int idColumn, long lon
     long long rowBytes = 0;
     const long long offset = columnOffset(file, idColumn, rowBytes);
     if (offset < 0)
-        return BAD_COL_NUM;
+        return BAD_ROW_WIDTH; // cfitsio's own code: "sum of column widths not = NAXIS1"
     const std::size_t width = std::size_t(std::max(chars, 0L));
     const int parts = tableParts(rows);
     ids.parts.assign(static_cast<std::size_t>(parts), {});
