@@ -3,7 +3,7 @@
 //   warpscope-bench distance [--size N] [--refs K] [--frames F] [--view WxH]
 //   warpscope-bench streams [--arrays K] [--length L] [--runs R] [--trace DIR] [--no-timeline]
 //   warpscope-bench streams --sweep 16 [--runs R]
-//   warpscope-bench periodogram [--runs R]
+//   warpscope-bench periodogram [--app-call] [--runs R]
 //   warpscope-bench batch make W1|W2 FILE.fits | run FILE.fits   (BatchBench.cpp)
 //
 // With a CUDA device it renders headless through EGL on that device and reports, in one run:
@@ -516,7 +516,7 @@ int usage()
                 "       warpscope-bench streams [--arrays K] [--length L] [--runs R] [--trace DIR] "
                 "[--no-timeline]\n"
                 "       warpscope-bench streams --sweep K [--arrays K] [--length L] [--runs R]\n"
-                "       warpscope-bench periodogram [--runs R]\n"
+                "       warpscope-bench periodogram [--app-call] [--runs R]\n"
                 "       warpscope-bench batch make|run ... (see BatchBench.cpp)\n");
     return 2;
 }
@@ -528,10 +528,17 @@ int main(int argc, char** argv)
     if (argc >= 2 && std::strcmp(argv[1], "batch") == 0)
         return runBatchBench(argc - 2, argv + 2);
     if (argc >= 2 && std::strcmp(argv[1], "periodogram") == 0) {
-        const int runs = argc == 4 && std::strcmp(argv[2], "--runs") == 0 ? std::atoi(argv[3]) : 10;
-        if (argc != 2 && argc != 4)
-            return usage();
-        return runs < 1 ? usage() : runPeriodogramBench(runs);
+        int runs = 10;
+        bool appCall = false;
+        for (int i = 2; i < argc; ++i) {
+            if (std::strcmp(argv[i], "--app-call") == 0)
+                appCall = true;
+            else if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
+                runs = std::atoi(argv[++i]);
+            else
+                return usage();
+        }
+        return runs < 1 ? usage() : runPeriodogramBench(runs, appCall);
     }
     if (argc < 2 || (std::strcmp(argv[1], "distance") != 0 && std::strcmp(argv[1], "streams") != 0))
         return usage();

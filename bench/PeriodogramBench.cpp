@@ -326,7 +326,7 @@ void runSpectrumLineBench(int runs)
 
 } // namespace
 
-int runPeriodogramBench(int runs)
+int runPeriodogramBench(int runs, bool appCall)
 {
     std::unique_ptr<gpu::Context> cpu, cuda;
     gpu::Context::open({gpu::DeviceKind::Cpu, 0}, cpu); // the CPU is always there
@@ -348,12 +348,14 @@ int runPeriodogramBench(int runs)
         std::printf("CUDA on %s\n", cuda->name().c_str());
         const bool tensor = cuda->info().ccMajor >= 8;
         // The direct kernel and the matrix products side by side, each case in one run.
-        for (const Case& c : {Case{1024, 1 << 20, gpu::Precision::Float64, true},
-                              Case{1024, 1 << 20, gpu::Precision::Float64, false},
-                              Case{1024, 1 << 20, gpu::Precision::Float32, true},
-                              Case{1024, 1 << 20, gpu::Precision::Float32, false},
-                              Case{16384, 1 << 20, gpu::Precision::Float64, true},
-                              Case{16384, 1 << 20, gpu::Precision::Float64, false}}) {
+        for (const Case& c :
+             appCall ? std::vector<Case>{}
+                     : std::vector<Case>{Case{1024, 1 << 20, gpu::Precision::Float64, true},
+                                         Case{1024, 1 << 20, gpu::Precision::Float64, false},
+                                         Case{1024, 1 << 20, gpu::Precision::Float32, true},
+                                         Case{1024, 1 << 20, gpu::Precision::Float32, false},
+                                         Case{16384, 1 << 20, gpu::Precision::Float64, true},
+                                         Case{16384, 1 << 20, gpu::Precision::Float64, false}}) {
             const bool matrix = tensor;
             Timing direct, products;
             if (!timePeriodogram(
@@ -394,16 +396,18 @@ int runPeriodogramBench(int runs)
                         gpu::precisionName(precision), app.kernelMs, app.callMs,
                         app.callMs / app.kernelMs);
         }
-        if (tensor) {
+        if (tensor && !appCall)
             printCallSpans(
                 *cuda, 1024,
                 options(1 << 20, gpu::Precision::Float64, true, gpu::PeriodogramMethod::Matrix),
                 runs, false);
+        if (tensor)
             for (gpu::Precision precision : {gpu::Precision::Float64, gpu::Precision::Float32})
                 printCallSpans(*cuda, 1024,
                                options(1 << 20, precision, true, gpu::PeriodogramMethod::Matrix),
                                runs, true);
-        }
+        if (appCall)
+            return 0;
         // A logarithmic grid over the same range: every phase exact, on the direct kernel.
         for (gpu::Precision precision : {gpu::Precision::Float64, gpu::Precision::Float32}) {
             gpu::PeriodogramOptions o = options(1 << 20, precision);

@@ -53,11 +53,14 @@ __global__ void __launch_bounds__(kStepThreads)
 {
     const long long first = (long long)blockIdx.x * kStepThreads + threadIdx.x;
     const long long stride = (long long)gridDim.x * kStepThreads;
-    for (long long i = first; i < words; i += stride)
-        series[i] = staged[i];
-    const auto* t = reinterpret_cast<const double*>(staged);
-    for (long long i = first; i < n; i += stride)
-        writeStep(t[i], df, stepCos[i], stepSin[i]);
+    // The staging starts with the n times, so a thread's step needs no second read of the
+    // host's memory.
+    for (long long i = first; i < words; i += stride) {
+        const unsigned long long word = staged[i];
+        series[i] = word;
+        if (i < n)
+            writeStep(__longlong_as_double((long long)word), df, stepCos[i], stepSin[i]);
+    }
     for (long long i = first; i < count; i += stride)
         power[i] = ~0ULL; // NaN, as a memset of 0xff bytes
 }
@@ -84,6 +87,8 @@ cudaError_t launchPeriodogramPrepare(const void* staged, void* series, std::size
     if (bytes % sizeof(unsigned long long) != 0)
         return cudaErrorInvalidValue;
     const long long words = (long long)(bytes / sizeof(unsigned long long));
+    if (words < n)
+        return cudaErrorInvalidValue; // the times must all be staged
     const long long most = std::max({words, n, count, 1LL});
     const long long blocks = std::min((most + kStepThreads - 1) / kStepThreads, 1LL << 12);
     if (const cudaError_t e = keepSharedCarveout<periodogramPrepareKernel<T>>(); e != cudaSuccess)

@@ -12,7 +12,6 @@ constexpr int kColumnThreads = 128;
 constexpr int kSearchThreads = 256;
 constexpr int kSearchBlocks = 512;
 constexpr int kMergeThreads = 256; // registers enough for each thread's list
-constexpr int kCandidates = 2048;  // peaks at or above the threshold the fast search sorts
 constexpr int kPeaks = kPeakListLength;
 constexpr unsigned kFullMask = 0xffffffffu;
 
@@ -49,6 +48,16 @@ template <int Threads> __device__ void blockRange(double& low, double& high, lon
     if (threadIdx.x == 0)
         for (int w = 1; w < Threads / 32; ++w)
             nonFinite += counts[w];
+}
+
+// Adds p to a thread's range if it is finite; whether it is.
+__device__ bool addToRange(double p, double& low, double& high)
+{
+    if (!math::isFiniteValue(p))
+        return false;
+    low = fmin(low, p);
+    high = fmax(high, p);
+    return true;
 }
 
 __global__ void __launch_bounds__(kColumnThreads)
@@ -93,19 +102,6 @@ __device__ void blockChunk(long long count, long long& begin, long long& end)
     end = min(count, begin + chunk);
 }
 
-// Adds p to a thread's range, or to its count of values that are not finite; whether p is
-// finite.
-__device__ bool addToRange(double p, double& low, double& high, long long& nonFinite)
-{
-    if (!math::isFiniteValue(p)) {
-        ++nonFinite;
-        return false;
-    }
-    low = fmin(low, p);
-    high = fmax(high, p);
-    return true;
-}
-
 struct BlockSummary
 {
     double min[kSearchBlocks], max[kSearchBlocks];
@@ -125,8 +121,10 @@ __global__ void __launch_bounds__(kSearchThreads)
     long long nonFinite = 0;
     for (long long i = begin + threadIdx.x; i < end; i += kSearchThreads) {
         const double p = power[i];
-        if (!addToRange(p, low, high, nonFinite))
+        if (!addToRange(p, low, high)) {
+            ++nonFinite;
             continue;
+        }
         if (math::spectrumIsPeak(power, i, count))
             list.insert(p, i);
     }
@@ -188,44 +186,166 @@ __global__ void __launch_bounds__(kMergeThreads)
     }
 }
 
-// The fast search. The k-th best of the blocks' best peaks is a threshold: the k blocks at
-// or above it hold k distinct peaks at or above it, so no peak below it is among the best k
-// of all. Only the peaks at or above it are gathered and sorted; when there are more than
-// kCandidates (many equal peaks), the exact per-block lists (spectrumSearchKernel and
-// spectrumMergeKernel) run instead.
+// The fast search: each block of a scan leaves its range and its best peak, the gather takes
+// a threshold from those bests and gathers only the peaks at or above it, and its last block
+// sorts them; when there are more than kCandidates (many equal peaks), the exact per-block
+// lists (spectrumSearchKernel and spectrumMergeKernel) run instead.
+constexpr int kCandidates = 2048; // peaks at or above the threshold that the sort holds
+
 struct BlockScan
 {
     double min[kSearchBlocks], max[kSearchBlocks];
-    long long nonFinite[kSearchBlocks];
     double bestPower[kSearchBlocks];
     long long bestIndex[kSearchBlocks];
 };
 
+// Ends the block's part of a scan: its threads' ranges and best peaks (LLONG_MAX: none)
+// reduced into its entry of the scan, each warp's first, with one barrier between.
+template <int Threads>
+__device__ void endBlockScan(double low, double high, double bestPower, long long bestIndex,
+                             BlockScan* scan)
+{
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        low = fmin(low, __shfl_down_sync(kFullMask, low, offset));
+        high = fmax(high, __shfl_down_sync(kFullMask, high, offset));
+        const double p = __shfl_down_sync(kFullMask, bestPower, offset);
+        const long long k = __shfl_down_sync(kFullMask, bestIndex, offset);
+        if (math::spectrumPeakBefore(p, k, bestPower, bestIndex)) {
+            bestPower = p;
+            bestIndex = k;
+        }
+    }
+    constexpr int warps = Threads / 32;
+    __shared__ double lows[warps], highs[warps], powers[warps];
+    __shared__ long long indices[warps];
+    const int warp = threadIdx.x / 32;
+    if (threadIdx.x % 32 == 0) {
+        lows[warp] = low;
+        highs[warp] = high;
+        powers[warp] = bestPower;
+        indices[warp] = bestIndex;
+    }
+    __syncthreads();
+    if (threadIdx.x != 0)
+        return;
+    for (int w = 1; w < warps; ++w) {
+        low = fmin(low, lows[w]);
+        high = fmax(high, highs[w]);
+        if (math::spectrumPeakBefore(powers[w], indices[w], bestPower, bestIndex)) {
+            bestPower = powers[w];
+            bestIndex = indices[w];
+        }
+    }
+    scan->min[blockIdx.x] = low;
+    scan->max[blockIdx.x] = high;
+    scan->bestPower[blockIdx.x] = bestPower;
+    scan->bestIndex[blockIdx.x] = bestIndex;
+}
+
+// What the gather counts: its candidates, the powers that are not finite (read from memory,
+// so a power that a kernel failed to write shows as its poison), and the ticket by which its
+// last block finds that it is last. All return to 0 when the gather completes (its last block
+// resets the counts, atomicInc wraps the ticket), so they are zeroed once, when the scratch
+// is made (prepareSpectrumSearch).
+struct GatherCounts
+{
+    unsigned long long candidates;
+    unsigned long long nonFinite;
+    unsigned ticket;
+};
+
 struct Candidates
 {
-    unsigned long long count;
-    double thresholdPower;
-    long long thresholdIndex;
     double power[kCandidates];
     long long index[kCandidates];
 };
 
-// The tickets by which the last block of the scan and of the gather finds that it is last.
-// Each returns to 0 when its kernel completes (atomicInc wraps), so they are zeroed once, when
-// the scratch is made (prepareSpectrumSearch).
-struct SearchTickets
-{
-    unsigned scan;
-    unsigned collect;
-};
-
 struct SearchScratch
 {
-    SearchTickets tickets;
+    GatherCounts counts;
     BlockScan scan;
     Candidates candidates;
     BlockSummary lists; // the exact search's, when the candidates overflow
 };
+
+// Each block's range and best peak.
+__global__ void __launch_bounds__(kSearchThreads)
+    spectrumScanKernel(const double* __restrict__ power, long long count, BlockScan* scan)
+{
+    long long begin = 0, end = 0;
+    blockChunk(count, begin, end);
+    double low = HUGE_VAL, high = -HUGE_VAL;
+    double bestPower = -HUGE_VAL;
+    long long bestIndex = LLONG_MAX;
+    forEachPower<kSearchThreads>(power, begin, end, [&](double p, long long i) {
+        if (addToRange(p, low, high) && math::spectrumPeakBefore(p, i, bestPower, bestIndex) &&
+            math::spectrumIsPeak(power, i, count)) {
+            bestPower = p;
+            bestIndex = i;
+        }
+    });
+    endBlockScan<kSearchThreads>(low, high, bestPower, bestIndex, scan);
+}
+
+// The threshold: the scan's best peaks fall into 32 groups (block b into group b % 32), and
+// the k-th best of the groups' bests is the threshold. k distinct peaks lie at or above it (the
+// scan's chunks do not overlap), so no peak below it is among the best k of all. With fewer
+// than k, it bounds nothing: (-inf, LLONG_MAX), and every peak is a candidate. Every thread
+// loads its share of the bests at once, and the first warp ranks the groups' bests.
+__device__ void blockThreshold(const BlockScan* scan, int blockCount, double& thresholdPower,
+                               long long& thresholdIndex)
+{
+    static_assert(kSearchThreads % 32 == 0 && kSearchBlocks % kSearchThreads == 0);
+    constexpr int loads = kSearchBlocks / kSearchThreads, warps = kSearchThreads / 32;
+    long long bk[loads];
+    double bp[loads];
+#pragma unroll
+    for (int u = 0; u < loads; ++u) {
+        const int b = threadIdx.x + u * kSearchThreads;
+        bk[u] = b < blockCount ? __ldcg(&scan->bestIndex[b]) : LLONG_MAX;
+        bp[u] = b < blockCount ? __ldcg(&scan->bestPower[b]) : -HUGE_VAL;
+    }
+    double p = -HUGE_VAL;
+    long long k = LLONG_MAX;
+#pragma unroll
+    for (int u = 0; u < loads; ++u)
+        if (bk[u] != LLONG_MAX && math::spectrumPeakBefore(bp[u], bk[u], p, k)) {
+            p = bp[u];
+            k = bk[u];
+        }
+    __shared__ double powers[warps][32];
+    __shared__ long long indices[warps][32];
+    __shared__ double chosenPower;
+    __shared__ long long chosenIndex;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    powers[warp][lane] = p;
+    indices[warp][lane] = k;
+    __syncthreads();
+    if (warp == 0) {
+        for (int w = 1; w < warps; ++w)
+            if (math::spectrumPeakBefore(powers[w][lane], indices[w][lane], p, k)) {
+                p = powers[w][lane];
+                k = indices[w][lane];
+            }
+        int rank = 0; // groups whose best comes first
+        for (int other = 0; other < 32; ++other) {
+            const double op = __shfl_sync(kFullMask, p, other);
+            const long long ok = __shfl_sync(kFullMask, k, other);
+            rank += math::spectrumPeakBefore(op, ok, p, k);
+        }
+        const unsigned at = __ballot_sync(kFullMask, k != LLONG_MAX && rank == kPeaks - 1);
+        const int from = at ? __ffs(int(at)) - 1 : 0;
+        const double fp = __shfl_sync(kFullMask, p, from);
+        const long long fk = __shfl_sync(kFullMask, k, from);
+        if (lane == 0) {
+            chosenPower = at ? fp : -HUGE_VAL;
+            chosenIndex = at ? fk : LLONG_MAX;
+        }
+    }
+    __syncthreads();
+    thresholdPower = chosenPower;
+    thresholdIndex = chosenIndex;
+}
 
 // Whether this block is the last of the grid to reach here, every earlier block's writes
 // then visible to it. Each thread's writes are fenced before the block takes its ticket.
@@ -240,73 +360,18 @@ __device__ bool lastBlock(unsigned* ticket)
     return last;
 }
 
-// The k-th best of the blocks' best peaks, from a sort of them in shared memory.
-__device__ void rankThreshold(const BlockScan* scan, int blockCount, Candidates* candidates)
+// The summary from the gathered candidates, sorted, and the scan's ranges; peaks -1 when
+// there are more candidates than the sort holds. Leaves the counts at 0 for the next search.
+__device__ void finishSearch(const BlockScan* scan, int blockCount, GatherCounts* counts,
+                             const Candidates* candidates, SpectrumSummary* out)
 {
-    __shared__ double power[kSearchBlocks];
-    __shared__ long long index[kSearchBlocks];
-    int size = 32;
-    while (size < blockCount)
-        size <<= 1;
-    for (int i = threadIdx.x; i < size; i += kSearchThreads) {
-        const long long k = i < blockCount ? __ldcg(&scan->bestIndex[i]) : LLONG_MAX;
-        power[i] = k != LLONG_MAX ? __ldcg(&scan->bestPower[i]) : -HUGE_VAL;
-        index[i] = k;
-    }
-    sortPeaks(power, index, size);
+    __shared__ unsigned long long gathered, nonFinite;
     if (threadIdx.x == 0) {
-        // Fewer than k blocks with a peak bound nothing: every peak is a candidate.
-        const bool bound = index[kPeaks - 1] != LLONG_MAX;
-        candidates->count = 0;
-        candidates->thresholdPower = bound ? power[kPeaks - 1] : -HUGE_VAL;
-        candidates->thresholdIndex = bound ? index[kPeaks - 1] : LLONG_MAX;
+        gathered = __ldcg(&counts->candidates);
+        nonFinite = __ldcg(&counts->nonFinite);
+        counts->candidates = 0;
+        counts->nonFinite = 0;
     }
-}
-
-// Each block's range and best peak; the last block to finish then sets the threshold, so
-// that the gather needs no kernel in between.
-__global__ void __launch_bounds__(kSearchThreads)
-    spectrumScanKernel(const double* __restrict__ power, long long count, BlockScan* scan,
-                       Candidates* candidates, unsigned* ticket)
-{
-    long long begin = 0, end = 0;
-    blockChunk(count, begin, end);
-    double low = HUGE_VAL, high = -HUGE_VAL;
-    long long nonFinite = 0;
-    PeakList best; // its head only
-    best.power[0] = -HUGE_VAL;
-    best.index[0] = LLONG_MAX;
-    forEachPower<kSearchThreads>(power, begin, end, [&](double p, long long i) {
-        if (addToRange(p, low, high, nonFinite) &&
-            math::spectrumPeakBefore(p, i, best.power[0], best.index[0]) &&
-            math::spectrumIsPeak(power, i, count)) {
-            best.power[0] = p;
-            best.index[0] = i;
-        }
-    });
-    double p;
-    long long k;
-    blockBest<kSearchThreads>(best, p, k);
-    blockRange<kSearchThreads>(low, high, nonFinite);
-    if (threadIdx.x == 0) {
-        scan->min[blockIdx.x] = low;
-        scan->max[blockIdx.x] = high;
-        scan->nonFinite[blockIdx.x] = nonFinite;
-        scan->bestPower[blockIdx.x] = p;
-        scan->bestIndex[blockIdx.x] = k;
-    }
-    if (lastBlock(ticket))
-        rankThreshold(scan, int(gridDim.x), candidates);
-}
-
-// The summary from the gathered candidates, sorted, and the blocks' ranges; peaks -1 when
-// there are more candidates than the sort holds.
-__device__ void finishSearch(const BlockScan* scan, int blockCount, const Candidates* candidates,
-                             SpectrumSummary* out)
-{
-    __shared__ unsigned long long gathered;
-    if (threadIdx.x == 0)
-        gathered = __ldcg(&candidates->count);
     __syncthreads();
     const unsigned long long count = gathered;
     if (count > kCandidates) {
@@ -326,13 +391,11 @@ __device__ void finishSearch(const BlockScan* scan, int blockCount, const Candid
     }
     sortPeaks(power, index, size);
     double low = HUGE_VAL, high = -HUGE_VAL;
-    long long nonFinite = 0;
     for (int b = threadIdx.x; b < blockCount; b += kSearchThreads) {
-        low = fmin(low, scan->min[b]);
-        high = fmax(high, scan->max[b]);
-        nonFinite += scan->nonFinite[b];
+        low = fmin(low, __ldcg(&scan->min[b]));
+        high = fmax(high, __ldcg(&scan->max[b]));
     }
-    blockRange<kSearchThreads>(low, high, nonFinite);
+    blockMinMax<kSearchThreads>(low, high);
     if (threadIdx.x < kPeaks) {
         out->power[threadIdx.x] = power[threadIdx.x];
         out->index[threadIdx.x] = index[threadIdx.x];
@@ -344,34 +407,46 @@ __device__ void finishSearch(const BlockScan* scan, int blockCount, const Candid
         const bool any = low <= high;
         out->min = any ? low : 0.0;
         out->max = any ? high : 0.0;
-        out->nonFinite = nonFinite;
+        out->nonFinite = (long long)nonFinite;
         out->peaks = found;
     }
 }
 
-// Gathers the peaks at or above the threshold; the last block to finish sorts them and
-// writes the summary.
+// Gathers the peaks at or above the threshold from the scan of as many blocks, and counts the
+// powers that are not finite; the last block to finish sorts the peaks and writes the summary.
 __global__ void __launch_bounds__(kSearchThreads)
     spectrumCollectKernel(const double* __restrict__ power, long long count,
-                          const BlockScan* __restrict__ scan, Candidates* candidates,
-                          unsigned* ticket, SpectrumSummary* out)
+                          const BlockScan* __restrict__ scan, GatherCounts* counts,
+                          Candidates* candidates, SpectrumSummary* out)
 {
     long long begin = 0, end = 0;
     blockChunk(count, begin, end);
-    const double thresholdPower = candidates->thresholdPower;
-    const long long thresholdIndex = candidates->thresholdIndex;
-    forEachPower<kSearchThreads>(power, begin, end, [&](double p, long long i) {
-        if (!(p >= thresholdPower) || !atOrBefore(p, i, thresholdPower, thresholdIndex) ||
-            !math::spectrumIsPeak(power, i, count))
-            return;
-        const unsigned long long slot = atomicAdd(&candidates->count, 1ULL);
-        if (slot < kCandidates) {
-            candidates->power[slot] = p;
-            candidates->index[slot] = i;
-        }
-    });
-    if (lastBlock(ticket))
-        finishSearch(scan, int(gridDim.x), candidates, out);
+    // The first powers load while the block works out the threshold.
+    PowerBatch<kSearchThreads> batch;
+    batch.load(power, begin + threadIdx.x, end);
+    double tp;
+    long long tk;
+    blockThreshold(scan, int(gridDim.x), tp, tk);
+    unsigned long long nonFinite = 0;
+    forEachPower<kSearchThreads>(
+        power, begin, end,
+        [&](double p, long long i) {
+            nonFinite += !math::isFiniteValue(p);
+            if (!(p >= tp) || !atOrBefore(p, i, tp, tk) || !math::spectrumIsPeak(power, i, count))
+                return;
+            const unsigned long long slot = atomicAdd(&counts->candidates, 1ULL);
+            if (slot < kCandidates) {
+                candidates->power[slot] = p;
+                candidates->index[slot] = i;
+            }
+        },
+        &batch);
+    for (int offset = 16; offset > 0; offset >>= 1)
+        nonFinite += __shfl_down_sync(kFullMask, nonFinite, offset);
+    if (threadIdx.x % 32 == 0 && nonFinite)
+        atomicAdd(&counts->nonFinite, nonFinite);
+    if (lastBlock(&counts->ticket))
+        finishSearch(scan, int(gridDim.x), counts, candidates, out);
 }
 
 } // namespace
@@ -390,14 +465,15 @@ std::size_t spectrumSummaryScratchBytes()
 
 cudaError_t prepareSpectrumSearch(void* scratch, cudaStream_t stream)
 {
-    return cudaMemsetAsync(&static_cast<SearchScratch*>(scratch)->tickets, 0, sizeof(SearchTickets),
+    return cudaMemsetAsync(&static_cast<SearchScratch*>(scratch)->counts, 0, sizeof(GatherCounts),
                            stream);
 }
 
 cudaError_t searchSpectrum(const double* power, long long count, void* scratch,
                            SpectrumSummary* out, cudaStream_t stream)
 {
-    // Enough blocks to fill the device, few enough that one block ranks their best peaks.
+    // Enough blocks to fill the device, few enough that each gathering block ranks their best
+    // peaks at once.
     const long long wanted = (count + 4LL * kSearchThreads - 1) / (4LL * kSearchThreads);
     const int blocks = int(std::max(1LL, std::min<long long>(kSearchBlocks, wanted)));
     auto* s = static_cast<SearchScratch*>(scratch);
@@ -405,10 +481,9 @@ cudaError_t searchSpectrum(const double* power, long long count, void* scratch,
          {keepSharedCarveout<spectrumScanKernel>(), keepSharedCarveout<spectrumCollectKernel>()})
         if (e != cudaSuccess)
             return e;
-    spectrumScanKernel<<<blocks, kSearchThreads, 0, stream>>>(power, count, &s->scan,
-                                                              &s->candidates, &s->tickets.scan);
-    spectrumCollectKernel<<<blocks, kSearchThreads, 0, stream>>>(
-        power, count, &s->scan, &s->candidates, &s->tickets.collect, out);
+    spectrumScanKernel<<<blocks, kSearchThreads, 0, stream>>>(power, count, &s->scan);
+    spectrumCollectKernel<<<blocks, kSearchThreads, 0, stream>>>(power, count, &s->scan, &s->counts,
+                                                                 &s->candidates, out);
     if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
         return e;
     if (const cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess)

@@ -120,27 +120,52 @@ inline __device__ void sortPeaks(double* power, long long* index, int size)
     __syncthreads();
 }
 
-// Calls visit(p, i) for each power of [begin, end) that falls to this thread of Threads
-// (every Threads-th), loading kLoads of them before visiting any: the loads are in flight
-// together instead of one after another.
-template <int Threads, typename Visit>
-__device__ void forEachPower(const double* __restrict__ power, long long begin, long long end,
-                             Visit&& visit)
+// A thread's next kLoads powers of [begin, end) (every Threads-th from first), loaded before
+// any is visited: the loads are in flight together instead of one after another.
+inline constexpr int kPowerLoads = 8;
+template <int Threads> struct PowerBatch
 {
-    constexpr int kLoads = 8;
-    for (long long first = begin + threadIdx.x; first < end; first += (long long)kLoads * Threads) {
-        double p[kLoads];
+    long long first;
+    double p[kPowerLoads];
+
+    __device__ void load(const double* __restrict__ power, long long from, long long end)
+    {
+        first = from;
 #pragma unroll
-        for (int u = 0; u < kLoads; ++u) {
+        for (int u = 0; u < kPowerLoads; ++u) {
             const long long i = first + (long long)u * Threads;
             p[u] = i < end ? power[i] : 0.0;
         }
+    }
+    template <typename Visit> __device__ void visit(long long end, Visit&& visitor) const
+    {
 #pragma unroll
-        for (int u = 0; u < kLoads; ++u) {
+        for (int u = 0; u < kPowerLoads; ++u) {
             const long long i = first + (long long)u * Threads;
             if (i < end)
-                visit(p[u], i);
+                visitor(p[u], i);
         }
+    }
+    __device__ long long next() const
+    {
+        return first + (long long)kPowerLoads * Threads;
+    }
+};
+
+// Calls visit(p, i) for each power of [begin, end) that falls to this thread of Threads
+// (every Threads-th), a PowerBatch at a time; batch, when given, is the first, already loaded.
+template <int Threads, typename Visit>
+__device__ void forEachPower(const double* __restrict__ power, long long begin, long long end,
+                             Visit&& visit, const PowerBatch<Threads>* batch = nullptr)
+{
+    PowerBatch<Threads> b;
+    if (batch)
+        b = *batch;
+    else
+        b.load(power, begin + threadIdx.x, end);
+    while (b.first < end) {
+        b.visit(end, visit);
+        b.load(power, b.next(), end);
     }
 }
 

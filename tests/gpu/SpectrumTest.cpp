@@ -206,7 +206,7 @@ TEST(Spectrum, CpuSpectrumKeepsPowersPeaksAndRange)
 
 // The device's peak search and line against the host's, on the same powers read back.
 void expectDeviceSpectrumMatchesHost(Context& cuda, const TimeSeries& s,
-                                     const PeriodogramOptions& o)
+                                     const PeriodogramOptions& o, bool line = true)
 {
     std::shared_ptr<const Spectrum> spectrum;
     const Status computed = computeSpectrum(cuda, s, o, spectrum);
@@ -223,13 +223,19 @@ void expectDeviceSpectrumMatchesHost(Context& cuda, const TimeSeries& s,
         EXPECT_EQ(spectrum->peaks()[i].power, expected[i].power) << i;
     }
     double lo = INFINITY, hi = -INFINITY;
+    long long nonFinite = 0;
     for (double p : power)
         if (std::isfinite(p)) {
             lo = std::min(lo, p);
             hi = std::max(hi, p);
+        } else {
+            ++nonFinite;
         }
     EXPECT_EQ(spectrum->minPower(), lo);
     EXPECT_EQ(spectrum->maxPower(), hi);
+    EXPECT_EQ(spectrum->nonFinite(), nonFinite); // a power never written shows its poison
+    if (!line)
+        return;
     for (const SpectrumAxis& a : axesFor(o.grid)) {
         SCOPED_TRACE("columns " + std::to_string(a.columns));
         std::vector<float> device(std::size_t(a.columns) * kSpectrumFloatsPerColumn, -7.0f);
@@ -259,6 +265,38 @@ TEST(CudaSpectrum, PeaksRangeAndLineMatchTheHost)
     o.precision = Precision::Float64;
     o.grid = frequencyGrid(o.grid.fmin, o.grid.fmax(), 300007, true);
     expectDeviceSpectrumMatchesHost(*cuda, s, o);
+}
+
+// The device's search on the powers of noise from the matrix products, whose best peaks fall
+// anywhere, against the host's on the same powers read back: grids that end inside one of the
+// products' blocks of 64, that give the scan fewer blocks than the peaks kept (a threshold that
+// bounds nothing) or more, and that fill its 512 blocks or overflow them.
+TEST(CudaSpectrum, PeaksOfNoiseAreFoundWhereverTheyFall)
+{
+    auto cuda = cudaContext();
+    if (!cuda)
+        GTEST_SKIP() << "no CUDA device";
+    std::mt19937_64 rng(41);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    TimeSeries s;
+    for (int i = 0; i < 300; ++i) {
+        s.t.push_back(100.0 * u(rng));
+        s.y.push_back(u(rng) - 0.5);
+    }
+    std::sort(s.t.begin(), s.t.end());
+    for (const long long count : {2LL, 65LL, 2049LL, 19LL * 1024, 20LL * 1024 + 1, 64LL * 900 + 31,
+                                  512LL * 1024, 512LL * 2048 + 1})
+        for (const Precision precision : {Precision::Float32, Precision::Float64})
+            for (const bool fitMean : {true, false}) {
+                SCOPED_TRACE(std::to_string(count) +
+                             (fitMean ? " frequencies, floating mean" : " frequencies"));
+                PeriodogramOptions o;
+                o.grid = {0.01, 20.0 / double(count), count, false};
+                o.precision = precision;
+                o.fitMean = fitMean;
+                o.method = PeriodogramMethod::Matrix;
+                expectDeviceSpectrumMatchesHost(*cuda, s, o, false);
+            }
 }
 
 TEST(CudaSpectrum, OneFrequencyAndDroppedSpectraAreSafe)
