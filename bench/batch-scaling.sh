@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # On a machine with two GPUs, from a bundle (source .device/env.sh and .device/mpi-env.sh
 # first): warpscope-batch over W1 and W2 on one GPU, on both (threads), and with
-# mpirun -np 2 (a GPU a rank), each timed twice as a whole run, the three tables compared;
-# each run's own lines say how long reading the table, waiting for the devices, computing and
-# writing took.
-#   bash bench/batch-scaling.sh
+# mpirun -np 2 (a GPU a rank), each timed RUNS times (2 by default) as a whole run, the three
+# tables compared; each run's own lines say how long reading the table, waiting for the
+# devices, computing and writing took. A run of a few seconds varies by a fifth from round to
+# round, so compare medians of several.
+#   [RUNS=5] bash bench/batch-scaling.sh
 set -u
 bench=$DESKTOP_BIN/warpscope-bench batch=$DESKTOP_BIN/warpscope-batch
 grid=(--frequencies 0.001,10,100000)
@@ -18,7 +19,7 @@ phases() {
         sed 's/^/    /'
 }
 for w in W1 W2; do
-    for run in 1 2; do
+    for run in $(seq "${RUNS:-2}"); do
         rm -rf /tmp/"$w"-*
         t=$(date +%s%N)
         CUDA_VISIBLE_DEVICES=0 "$batch" /tmp/$w.fits -o /tmp/$w-one.csv "${grid[@]}" \
