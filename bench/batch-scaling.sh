@@ -15,7 +15,7 @@ since() { echo $((($(date +%s%N) - $1) / 1000000)); }
 # The run's phases, from its own lines.
 phases() {
     tr '\r' '\n' </tmp/batch-run.log |
-        grep -hoE "read .* in [0-9.]+ s|ready [0-9.]+ s|[0-9]+/[0-9]+ objects \(.*|written in [0-9.]+ s" |
+        grep -hoE "read .* in [0-9.]+ s|ready [0-9.]+ s|[0-9]+/[0-9]+ objects \(.*|time per worker.*|written in [0-9.]+ s" |
         sed 's/^/    /'
 }
 for w in W1 W2; do

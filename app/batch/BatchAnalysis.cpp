@@ -8,6 +8,7 @@
 #include "warpscope/scene/PeriodogramUnits.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace warpscope::batch {
@@ -117,6 +118,23 @@ void finishObject(const BatchSettings& settings, PreparedObject& p, const gpu::S
         row.warnings.push_back("no peak inside the grid with a period within the baseline");
 }
 
+// Calls work, adding the seconds it took to seconds; returns what it returns.
+template <typename Work> auto timed(double& seconds, Work&& work)
+{
+    const auto start = std::chrono::steady_clock::now();
+    struct Add
+    {
+        double& seconds;
+        std::chrono::steady_clock::time_point start;
+        ~Add()
+        {
+            seconds +=
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        }
+    } add{seconds, start};
+    return work();
+}
+
 // Whether two requests can share a batch: the same grid and the same sums.
 bool sameBatch(const gpu::PeriodogramOptions& a, const gpu::PeriodogramOptions& b)
 {
@@ -165,8 +183,11 @@ std::vector<PreparedObject> prepareObjects(const BatchSettings& settings,
 
 std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettings& settings,
                                         std::vector<PreparedObject>& prepared, HostPool& pool,
-                                        const std::atomic<bool>* cancel, bool& cancelled)
+                                        const std::atomic<bool>* cancel, bool& cancelled,
+                                        AnalysisTimes* times)
 {
+    AnalysisTimes unused;
+    AnalysisTimes& spent = times ? *times : unused;
     cancelled = false;
     const auto failedBy = [&](const gpu::Status& s) {
         cancelled = cancel && cancel->load();
@@ -186,21 +207,27 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
             if (peaksOnly) {
                 // The app's own call: the device's peak search, as in the Periodogram workspace.
                 std::shared_ptr<const gpu::Spectrum> spectrum;
-                const gpu::Status s =
-                    gpu::computeSpectrum(context, prepared[i].series, options, spectrum);
+                const gpu::Status s = timed(spent.periodograms, [&] {
+                    return gpu::computeSpectrum(context, prepared[i].series, options, spectrum);
+                });
                 if (failedBy(s) && cancelled)
                     break;
-                finishObject(settings, prepared[i], s,
-                             s ? spectrum->peaks() : std::vector<gpu::Peak>{}, {});
+                timed(spent.finishing, [&] {
+                    finishObject(settings, prepared[i], s,
+                                 s ? spectrum->peaks() : std::vector<gpu::Peak>{}, {});
+                });
                 continue;
             }
             std::vector<double> power(count);
-            const gpu::Status s =
-                gpu::computePeriodogram(context, prepared[i].series, options, power);
+            const gpu::Status s = timed(spent.periodograms, [&] {
+                return gpu::computePeriodogram(context, prepared[i].series, options, power);
+            });
             if (failedBy(s) && cancelled)
                 break;
-            finishObject(settings, prepared[i], s,
-                         gpu::topPeaks(power, options.grid, gpu::kSpectrumMaxPeaks), power);
+            timed(spent.finishing, [&] {
+                finishObject(settings, prepared[i], s,
+                             gpu::topPeaks(power, options.grid, gpu::kSpectrumMaxPeaks), power);
+            });
             continue;
         }
         // This object and the next ones that share its request, up to the batch's size.
@@ -225,15 +252,19 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
         std::vector<gpu::Status> perObject;
         if (peaksOnly) {
             std::vector<std::vector<gpu::Peak>> peaks;
-            const gpu::Status s = gpu::computePeriodogramBatchPeaks(
-                context, series, options, gpu::kSpectrumMaxPeaks, peaks, &perObject);
+            const gpu::Status s = timed(spent.periodograms, [&] {
+                return gpu::computePeriodogramBatchPeaks(context, series, options,
+                                                         gpu::kSpectrumMaxPeaks, peaks, &perObject);
+            });
             if (failedBy(s) && cancelled)
                 break;
-            pool.forEach(group.size(), [&](std::size_t g) {
-                PreparedObject& p = prepared[group[g]];
-                p.series = std::move(series[g]);
-                finishObject(settings, p, s ? perObject[g] : s,
-                             s ? peaks[g] : std::vector<gpu::Peak>{}, {});
+            timed(spent.finishing, [&] {
+                pool.forEach(group.size(), [&](std::size_t g) {
+                    PreparedObject& p = prepared[group[g]];
+                    p.series = std::move(series[g]);
+                    finishObject(settings, p, s ? perObject[g] : s,
+                                 s ? peaks[g] : std::vector<gpu::Peak>{}, {});
+                });
             });
             continue;
         }
@@ -243,16 +274,19 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
         if (batchPower.size() < group.size() * count)
             batchPower.resize(group.size() * count);
         const std::span<double> power(batchPower.data(), group.size() * count);
-        const gpu::Status s =
-            gpu::computePeriodogramBatch(context, series, options, power, &perObject);
+        const gpu::Status s = timed(spent.periodograms, [&] {
+            return gpu::computePeriodogramBatch(context, series, options, power, &perObject);
+        });
         if (failedBy(s) && cancelled)
             break;
-        pool.forEach(group.size(), [&](std::size_t g) {
-            PreparedObject& p = prepared[group[g]];
-            p.series = std::move(series[g]);
-            const std::span<const double> row = power.subspan(g * count, count);
-            finishObject(settings, p, s ? perObject[g] : s,
-                         gpu::topPeaks(row, options.grid, gpu::kSpectrumMaxPeaks), row);
+        timed(spent.finishing, [&] {
+            pool.forEach(group.size(), [&](std::size_t g) {
+                PreparedObject& p = prepared[group[g]];
+                p.series = std::move(series[g]);
+                const std::span<const double> row = power.subspan(g * count, count);
+                finishObject(settings, p, s ? perObject[g] : s,
+                             gpu::topPeaks(row, options.grid, gpu::kSpectrumMaxPeaks), row);
+            });
         });
     }
     std::vector<BatchResult> rows;

@@ -68,9 +68,16 @@ std::vector<PreparedObject> prepareObjects(const BatchSettings& settings,
 // written. Each object's work on the host after its periodogram runs on pool's threads,
 // objects side by side. Never throws or stops on a bad object: its row says why it failed.
 // cancelled is set, and the rows must be dropped, when cancel turned true during the
-// computation.
+// computation. times, when given, gains the seconds spent in the periodogram calls and in the
+// objects' work after them.
+struct AnalysisTimes
+{
+    double periodograms = 0.0;
+    double finishing = 0.0;
+};
 std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettings& settings,
                                         std::vector<PreparedObject>& prepared, HostPool& pool,
-                                        const std::atomic<bool>* cancel, bool& cancelled);
+                                        const std::atomic<bool>* cancel, bool& cancelled,
+                                        AnalysisTimes* times = nullptr);
 
 } // namespace warpscope::batch

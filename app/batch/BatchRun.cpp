@@ -350,21 +350,43 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
         });
         return prepareObjects(options.settings, objects, pool, &stop);
     };
+    // Where the workers' time went, summed over them as they leave: what says whether the
+    // devices or the host hold a run back.
+    struct WorkerTimes
+    {
+        std::mutex mutex;
+        double waited = 0.0;
+        AnalysisTimes spent;
+    } workerTimes;
     std::vector<std::thread> workers;
     for (auto& context : contexts)
         workers.emplace_back([&, c = context.get()] {
             struct Leaving
             {
                 std::atomic<std::size_t>& active;
-                ~Leaving() { --active; }
-            } leaving{active};
+                WorkerTimes& total;
+                double waited = 0.0;
+                AnalysisTimes spent;
+                ~Leaving()
+                {
+                    {
+                        std::lock_guard lock(total.mutex);
+                        total.waited += waited;
+                        total.spent.periodograms += spent.periodograms;
+                        total.spent.finishing += spent.finishing;
+                    }
+                    --active;
+                }
+            } leaving{active, workerTimes, 0.0, {}};
             std::size_t k = next.fetch_add(chunk);
             if (k >= mine.size() || stop.load())
                 return;
             std::future<std::vector<PreparedObject>> pending =
                 std::async(std::launch::async, prepareChunk, k);
             for (;;) {
+                const Clock::time_point asked = Clock::now();
                 std::vector<PreparedObject> prepared = pending.get();
+                leaving.waited += std::chrono::duration<double>(Clock::now() - asked).count();
                 if (stop.load())
                     return; // the objects are left for the rerun
                 // The next chunk is loaded and prepared while this one is on the device, so
@@ -374,8 +396,8 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
                 if (more)
                     pending = std::async(std::launch::async, prepareChunk, following);
                 bool cancelled = false;
-                std::vector<BatchResult> done =
-                    analyseObjects(*c, options.settings, prepared, pool, &stop, cancelled);
+                std::vector<BatchResult> done = analyseObjects(*c, options.settings, prepared, pool,
+                                                               &stop, cancelled, &leaving.spent);
                 if (cancelled)
                     return; // stopped during their periodograms: the objects are left for the rerun
                 {
@@ -442,8 +464,16 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
     }
     for (auto& w : workers)
         w.join();
-    if (options.progress)
+    if (options.progress) {
         progressLine(true);
+        const double n = double(std::max<std::size_t>(1, contexts.size()));
+        std::fprintf(stderr,
+                     "warpscope-batch: %stime per worker (%zu of them): %.2f s waiting for "
+                     "objects, %.2f s in the periodograms, %.2f s finishing rows\n",
+                     ranks.size > 1 ? ("rank " + std::to_string(ranks.rank) + ": ").c_str() : "",
+                     contexts.size(), workerTimes.waited / n, workerTimes.spent.periodograms / n,
+                     workerTimes.spent.finishing / n);
+    }
     // The other ranks leave their rows to rank 0 in their parts; rank 0 merges its own from
     // memory, and saves them as its part only if the merge fails.
     if (saved && ranks.rank != 0)
