@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <future>
@@ -320,7 +321,11 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
     std::mutex rowsMutex;
     std::atomic<std::size_t> next{0};
     std::atomic<long long> computed{0}, failedObjects{0};
-    std::atomic<std::size_t> active{contexts.size()};
+    // The workers still computing; the last to leave wakes the progress loop at once, so that
+    // the run's time and rate end with the last object, not at the loop's next tick.
+    std::size_t active = contexts.size();
+    std::mutex activeMutex;
+    std::condition_variable allLeft;
     // Objects go to the workers a chunk at a time, which their periodograms share as a batch:
     // up to 256, and small enough that every worker gets several.
     const std::size_t chunk = std::clamp<std::size_t>(
@@ -363,7 +368,9 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
         workers.emplace_back([&, c = context.get()] {
             struct Leaving
             {
-                std::atomic<std::size_t>& active;
+                std::size_t& active;
+                std::mutex& activeMutex;
+                std::condition_variable& allLeft;
                 WorkerTimes& total;
                 double waited = 0.0;
                 AnalysisTimes spent;
@@ -375,9 +382,11 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
                         total.spent.periodograms += spent.periodograms;
                         total.spent.finishing += spent.finishing;
                     }
-                    --active;
+                    std::lock_guard lock(activeMutex);
+                    if (--active == 0)
+                        allLeft.notify_all();
                 }
-            } leaving{active, workerTimes, 0.0, {}};
+            } leaving{active, activeMutex, allLeft, workerTimes, 0.0, {}};
             std::size_t k = next.fetch_add(chunk);
             if (k >= mine.size() || stop.load())
                 return;
@@ -448,8 +457,12 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
         std::fflush(stderr);
     };
     gpu::Status saved;
-    while (active.load() > 0) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (;;) {
+        {
+            std::unique_lock lock(activeMutex);
+            if (allLeft.wait_for(lock, std::chrono::milliseconds(50), [&] { return active == 0; }))
+                break;
+        }
         const Clock::time_point now = Clock::now();
         if (options.progress &&
             now - lastLine > std::chrono::milliseconds(terminal ? 500 : 10000)) {
