@@ -1,5 +1,7 @@
 #include "warpscope/gpu/Catalogue.h"
 
+#include "io/FitsHeaders.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -589,11 +591,32 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
     in.seekg(0);
 
     if (isFits(path)) {
+        // Every header is checked before cfitsio parses one (FitsHeaders.h); the data between
+        // them are skipped, not read.
+        in.clear();
+        in.seekg(0, std::ios::end);
+        const std::uint64_t fileBytes = std::uint64_t(std::max<std::streamoff>(0, in.tellg()));
+        const FitsCardReader readCard = [&in](std::uint64_t offset, char* card) {
+            in.clear();
+            in.seekg(std::streamoff(offset));
+            return bool(in.read(card, 80));
+        };
+        if (const std::optional<std::uint64_t> at = overfullHeaderCard(readCard, fileBytes)) {
+            char card[80] = {};
+            readCard(*at, card);
+            return Status::failure(overfullCardMessage(path, std::string_view(card, 80), *at));
+        }
         in.close();
         fitsfile* file = nullptr;
         int status = 0;
         if ((status = openFitsTable(&file, path)))
             return Status::failure("Cannot read the FITS table " + path + ": " + fitsError(status));
+        if (isTileCompressedTable(file)) {
+            fits_close_file(file, &status);
+            return Status::failure(path + " is a table compressed in tiles (by fpack). A table of "
+                                          "many objects is read where each object's rows lie in "
+                                          "the file: decompress it first (funpack)");
+        }
         int columnCount = 0;
         long long rows = 0;
         fits_get_num_cols(file, &columnCount, &status);

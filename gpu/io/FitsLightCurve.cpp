@@ -1,3 +1,4 @@
+#include "io/FitsHeaders.h"
 #include "io/TimeSeriesLoad.h"
 #include "warpscope/gpu/TimeSeriesIO.h"
 
@@ -23,8 +24,8 @@ using detail::plural;
 // a header that promises more rows than the file holds fails at the first missing chunk
 // instead of allocating for all of them.
 constexpr long long kChunkRows = 1 << 16;
-// FITS files are made of blocks of this many bytes, and headers of cards of 80.
-constexpr std::size_t kFitsBlock = 2880, kCardBytes = 80;
+// FITS files are made of blocks of this many bytes.
+constexpr std::size_t kFitsBlock = 2880;
 // Larger files (after decompression) are refused rather than read into memory.
 constexpr std::size_t kMaxFileBytes = std::size_t(4) << 30;
 // TESS and Kepler's reference Julian dates for BTJD and BKJD.
@@ -107,34 +108,6 @@ std::string columnProblem(fitsfile* file, int column, const std::string& name)
     if (repeat != 1)
         return "column " + name + " holds " + std::to_string(repeat) + " values a row; one is read";
     return {};
-}
-
-// cfitsio 4.2 copies a keyword's value into a 70-byte field with strcpy, past its end when
-// an unquoted value is longer (found by FitsFuzz: "TTYPE1 =" and 71 characters). No value
-// in valid FITS is: a quoted string holds at most 68 characters, and numbers far fewer. So
-// files with one are refused before cfitsio reads them. Data laid out as such a card is as
-// unlikely as it would be unusual. Returns the card's offset.
-std::optional<std::size_t> overfullCard(std::string_view bytes)
-{
-    constexpr std::size_t kMaxValue = 68;
-    for (std::size_t at = 0; at + kCardBytes <= bytes.size(); at += kCardBytes) {
-        const std::string_view card = bytes.substr(at, kCardBytes);
-        // cfitsio ends a keyword at the first '=', wherever it is.
-        const std::size_t equals = card.find('=');
-        if (equals == std::string_view::npos)
-            continue;
-        const bool keyword = std::all_of(card.begin(), card.begin() + equals, [](char c) {
-            return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                   c == '-' || c == '_' || c == ' ';
-        });
-        std::string_view value = card.substr(equals + 1);
-        value.remove_prefix(std::min(value.size(), value.find_first_not_of(' ')));
-        value = value.substr(0, value.find('/'));
-        value.remove_suffix(value.size() - std::min(value.size(), value.find_last_not_of(' ') + 1));
-        if (keyword && !value.starts_with('\'') && value.size() > kMaxValue)
-            return at;
-    }
-    return std::nullopt;
 }
 
 // The whole file, decompressed when gzip compressed it (zlib reads other files as they are).
@@ -244,6 +217,9 @@ Status readLightCurve(fitsfile* file, const std::string& source, const ColumnCho
     fits_get_hdu_type(file, &hduType, &status);
     if (hduType == IMAGE_HDU)
         return fail(table + " is an image, not a table; light curves are binary tables");
+    if (isTileCompressedTable(file))
+        return fail(table + " is a table compressed in tiles (by fpack): decompress the file "
+                            "first (funpack)");
 
     int columnCount = 0;
     long long rowCount = 0;
@@ -395,14 +371,8 @@ Status readBytes(std::string_view bytes, const std::string& source, const Column
     if (choice.timeFormat == TimeFormat::IsoDate || choice.timeFormat == TimeFormat::YyyyMmDd)
         return Status::failure(source + ": FITS light curves hold times as numbers, not as " +
                                timeFormatName(choice.timeFormat) + " dates");
-    if (const std::optional<std::size_t> at = overfullCard(bytes)) {
-        std::string keyword(bytes.substr(*at, 8));
-        keyword.erase(keyword.find_last_not_of(' ') + 1);
-        return Status::failure(source + ": the header card " + keyword + " (card " +
-                               std::to_string(*at / kCardBytes + 1) +
-                               " of the file) has an unquoted value of more than 68 "
-                               "characters, which is not valid FITS");
-    }
+    if (const std::optional<std::uint64_t> at = overfullHeaderCard(bytes))
+        return Status::failure(overfullCardMessage(source, bytes.substr(*at, 80), *at));
     // cfitsio reads memory in whole FITS blocks, past the end of a buffer of any other
     // size, so the bytes are copied into whole blocks; zeros fill the last, as they would
     // in a file cut short. Opened read-only, cfitsio neither writes to it nor grows it.

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <filesystem>
 #include <fitsio.h>
@@ -266,6 +267,94 @@ TEST(BatchCatalogue, CompressedAndBinaryFilesAreNamedAsSuch)
     const std::vector<std::pair<std::string, std::string>> cases{
         {gzip, "is compressed with gzip"}, {binary, "is neither a FITS table nor a text table"}};
     expectRefusedBothWays(cases);
+}
+
+// A FITS table of columns id, time and flux (K, D, D) and, when given, note (56A: a row of 80
+// bytes, each at a card's place in the data), with these rows.
+std::string fitsTable(const std::string& name, const std::vector<long long>& ids,
+                      const std::vector<double>& t, const std::vector<double>& y,
+                      const std::vector<std::string>& notes = {})
+{
+    const std::string path = scratch(name);
+    std::filesystem::remove(path);
+    fitsfile* file = nullptr;
+    int status = 0;
+    fits_create_file(&file, path.c_str(), &status);
+    const char* names[] = {"id", "time", "flux", "note"};
+    const char* forms[] = {"K", "D", "D", "56A"};
+    fits_create_tbl(file, BINARY_TBL, 0, notes.empty() ? 3 : 4, const_cast<char**>(names),
+                    const_cast<char**>(forms), nullptr, "OBJECTS", &status);
+    fits_write_col(file, TLONGLONG, 1, 1, 1, LONGLONG(ids.size()),
+                   const_cast<long long*>(ids.data()), &status);
+    fits_write_col(file, TDOUBLE, 2, 1, 1, LONGLONG(t.size()), const_cast<double*>(t.data()),
+                   &status);
+    fits_write_col(file, TDOUBLE, 3, 1, 1, LONGLONG(y.size()), const_cast<double*>(y.data()),
+                   &status);
+    std::vector<char*> text;
+    for (const std::string& note : notes)
+        text.push_back(const_cast<char*>(note.c_str()));
+    if (!notes.empty())
+        fits_write_col(file, TSTRING, 4, 1, 1, LONGLONG(text.size()), text.data(), &status);
+    fits_close_file(file, &status);
+    EXPECT_EQ(status, 0) << name;
+    return path;
+}
+
+// A header card that would overflow cfitsio's buffer (not valid FITS) is refused before cfitsio
+// reads the header; a table compressed in tiles by fpack, whose columns hold compressed bytes,
+// is named as such.
+TEST(BatchCatalogue, OverfullCardsAndTilesAreRefusedWithTheirReason)
+{
+    // cfitsio leaves a table of less than a block uncompressed: 2000 rows are compressed.
+    std::vector<long long> ids(2000, 1);
+    std::vector<double> t(ids.size()), y(ids.size());
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        t[i] = double(i);
+        y[i] = std::sin(0.1 * double(i));
+    }
+    const std::string plain = fitsTable("plain.fits", ids, t, y);
+    const std::string packed = scratch("packed.fits");
+    std::filesystem::remove(packed);
+    fitsfile *in = nullptr, *out = nullptr;
+    int status = 0;
+    fits_open_file(&in, plain.c_str(), READONLY, &status);
+    fits_create_file(&out, packed.c_str(), &status);
+    fits_copy_hdu(in, out, 0, &status);
+    fits_movabs_hdu(in, 2, nullptr, &status);
+    fits_compress_table(in, out, &status);
+    fits_close_file(out, &status);
+    fits_close_file(in, &status);
+    ASSERT_EQ(status, 0);
+    expectRefusedBothWays(
+        {{WARPSCOPE_FIXTURE_DIR "/fits/overfull_card.fits",
+          "the header card TTYPE1 (card 45 of the file) has an unquoted value of more than 68"},
+         {packed, "is a table compressed in tiles (by fpack)"}});
+}
+
+// Only the headers are searched for such cards: data bytes that read as one, at a card's
+// place, are data. Here the id's first bytes, "ABCD=", begin the card.
+TEST(BatchCatalogue, DataThatReadsLikeAHeaderCardIsData)
+{
+    const long long cardId = 0x414243443D787878LL;                  // "ABCD=xxx"
+    const double xs = std::bit_cast<double>(0x7878787878787878ULL); // "xxxxxxxx"
+    const std::string path =
+        fitsTable("card.fits", {7, cardId, 7}, {1, xs, 2}, {3, xs, 4},
+                  {std::string(56, 'a'), std::string(56, 'x'), std::string(56, 'b')});
+    for (const bool indexed : {false, true}) {
+        gpu::Catalogue catalogue;
+        const gpu::Status s =
+            indexed ? gpu::Catalogue::indexTable(path, {}, gpu::TimeFormat::Auto, catalogue)
+                    : gpu::Catalogue::openTable(path, {}, gpu::TimeFormat::Auto, catalogue);
+        ASSERT_TRUE(s) << s.message();
+        ASSERT_EQ(catalogue.size(), 2u);
+        EXPECT_EQ(catalogue.id(1), std::to_string(cardId));
+        gpu::TimeSeries series;
+        gpu::LoadReport report;
+        ASSERT_TRUE(catalogue.load(1, series, report));
+        EXPECT_EQ(series.t, std::vector<double>{xs});
+        ASSERT_TRUE(catalogue.load(0, series, report));
+        EXPECT_EQ(series.y, (std::vector<double>{3, 4}));
+    }
 }
 
 TEST(BatchCatalogue, CsvTableGroupsRowsByIdInOrderOfFirstRow)

@@ -18,15 +18,14 @@ std::string bytesOf(const std::string& path)
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// The fixtures are written by tests/fixtures/generate_fits.py with astropy.io.fits; the
-// expected rows are astropy's values, which float32 columns hold exactly as doubles.
-TEST(FitsLightCurve, TessLightCurveKeepsGoodCadences)
+// Loads fixture into s and r; its rows must be those its expected CSV (time, flux, flux error
+// 2.0) says a reader keeps.
+void expectLoadsRows(const std::string& fixture, const std::string& expectedCsv, TimeSeries& s,
+                     LoadReport& r)
 {
-    TimeSeries s;
-    LoadReport r;
-    const Status st = loadTimeSeries(fitsFixture("tess_lc.fits"), {}, s, r);
+    const Status st = loadTimeSeries(fitsFixture(fixture), {}, s, r);
     ASSERT_TRUE(st.ok()) << st.message();
-    std::ifstream in(fitsFixture("tess_lc_expected.csv"));
+    std::ifstream in(fitsFixture(expectedCsv));
     std::string line;
     std::getline(in, line);
     std::vector<double> t, y;
@@ -35,9 +34,19 @@ TEST(FitsLightCurve, TessLightCurveKeepsGoodCadences)
         t.push_back(std::stod(line.substr(0, comma)));
         y.push_back(std::stod(line.substr(comma + 1)));
     }
+    ASSERT_FALSE(t.empty()) << expectedCsv;
     EXPECT_EQ(s.t, t);
     EXPECT_EQ(s.y, y);
     EXPECT_EQ(s.dy, std::vector<double>(t.size(), 2.0));
+}
+
+// The fixtures are written by tests/fixtures/generate_fits.py with astropy.io.fits; the
+// expected rows are astropy's values, which float32 columns hold exactly as doubles.
+TEST(FitsLightCurve, TessLightCurveKeepsGoodCadences)
+{
+    TimeSeries s;
+    LoadReport r;
+    expectLoadsRows("tess_lc.fits", "tess_lc_expected.csv", s, r);
     EXPECT_EQ(r.columns, (std::vector<std::string>{"TIME", "TIMECORR", "CADENCENO", "SAP_FLUX",
                                                    "SAP_FLUX_ERR", "SAP_BKG", "SAP_BKG_ERR",
                                                    "PDCSAP_FLUX", "PDCSAP_FLUX_ERR", "QUALITY"}));
@@ -63,6 +72,22 @@ TEST(FitsLightCurve, TessLightCurveKeepsGoodCadences)
     EXPECT_EQ(r.yColumn, 3);
     EXPECT_EQ(r.dyColumn, 4);
     EXPECT_EQ(s.t.size(), 113u);
+}
+
+// Only headers are searched for cards that would overflow cfitsio: bytes in the data that
+// read as one, at a card's place, are data (two rows whose QUALITY they set).
+TEST(FitsLightCurve, DataThatReadsLikeAHeaderCardIsData)
+{
+    TimeSeries s;
+    LoadReport r;
+    expectLoadsRows("card_like_data.fits", "card_like_data_expected.csv", s, r);
+    EXPECT_EQ(r.flaggedRows, 7u);
+    TimeSeries fromMemory;
+    const Status parsed =
+        parseFitsLightCurve(bytesOf(fitsFixture("card_like_data.fits")), {}, fromMemory, r);
+    ASSERT_TRUE(parsed.ok()) << parsed.message();
+    EXPECT_EQ(fromMemory.t, s.t);
+    EXPECT_EQ(fromMemory.y, s.y);
 }
 
 TEST(FitsLightCurve, CompressedKeplerLightCurveFallsBackToSapFlux)
@@ -92,6 +117,8 @@ TEST(FitsLightCurve, FilesThatAreNotLightCurvesAreExplained)
         {"primary_only.fits", "holds no table"},
         {"overfull_card.fits",
          "the header card TTYPE1 (card 45 of the file) has an unquoted value"},
+        {"overfull_card_later.fits",
+         "the header card TTYPE1 (card 189 of the file) has an unquoted value"},
         {"random.fits", "not a FITS file that can be read (1st key not SIMPLE or XTENSION)"},
     };
     for (const auto& [name, why] : cases) {
