@@ -71,14 +71,18 @@ __device__ void exactRowPeaks(const double* __restrict__ row, long long count, i
         summary.peaks = found;
 }
 
+// Peaks each thread keeps from its share of a row in the first pass over it.
+constexpr int kThreadPeaks = 4;
+
 // One block per slot, as the search of one periodogram by threshold (SpectrumKernels.cu):
-// each thread finds the best local maximum of its strided share of the row; the
-// maxPeaks-th best of these is a threshold, since the threads at or above it hold that many
-// distinct peaks at or above it, so no peak below it is among the best maxPeaks. The
-// peaks at or above it are gathered and sorted. With more than kCandidates of them (thousands
-// of equal peaks) the exact search runs instead. One register pair a thread instead of a
-// list of 20, and loads in flight together: the old search, a list a thread, took a quarter
-// of a survey's GPU time.
+// each thread keeps the best kThreadPeaks local maxima of its strided share of the row; the
+// maxPeaks-th best of the threads' best is a threshold, since the threads at or above it hold
+// that many distinct peaks at or above it, so no peak below it is among the best maxPeaks.
+// The kept peaks at or above it are gathered and sorted. A thread whose kept peaks are all at
+// or above the threshold may have more: then a second pass over the row gathers every peak at
+// or above it, and with more than kCandidates of them (thousands of equal peaks) the exact
+// search runs instead. The row is read once for most rows: the search's share of a survey's
+// GPU time is in its reads.
 __global__ void __launch_bounds__(kSearchThreads)
     batchPeaksKernel(const double* __restrict__ power, long long count, long long firstSlot,
                      int maxPeaks, BatchPeakSummary* __restrict__ out)
@@ -88,24 +92,27 @@ __global__ void __launch_bounds__(kSearchThreads)
     __shared__ double candidatePower[kCandidates];
     __shared__ long long candidateIndex[kCandidates];
     __shared__ unsigned gathered;
+    __shared__ bool overflowed;
     __shared__ unsigned long long blockNonFinite;
+    static_assert(kSearchThreads * kThreadPeaks <= kCandidates, "every kept peak fits");
     if (threadIdx.x == 0) {
         gathered = 0;
+        overflowed = false;
         blockNonFinite = 0;
     }
-    double bestPower = -HUGE_VAL;
-    long long bestIndex = LLONG_MAX, nonFinite = 0;
+    PeakListOf<kThreadPeaks> kept;
+    kept.clear();
+    long long nonFinite = 0;
     forEachPower<kSearchThreads>(row, 0, count, [&](double p, long long i) {
         if (!math::isFiniteValue(p))
             ++nonFinite;
-        else if (math::spectrumPeakBefore(p, i, bestPower, bestIndex) &&
-                 math::spectrumIsPeak(row, i, count)) {
-            bestPower = p;
-            bestIndex = i;
-        }
+        else if (math::spectrumPeakBefore(p, i, kept.power[kThreadPeaks - 1],
+                                          kept.index[kThreadPeaks - 1]) &&
+                 math::spectrumIsPeak(row, i, count))
+            kept.insert(p, i);
     });
-    candidatePower[threadIdx.x] = bestPower;
-    candidateIndex[threadIdx.x] = bestIndex;
+    candidatePower[threadIdx.x] = kept.power[0];
+    candidateIndex[threadIdx.x] = kept.index[0];
     __syncthreads(); // the counters above are zeroed
     if (nonFinite > 0)
         atomicAdd(&blockNonFinite, (unsigned long long)nonFinite);
@@ -115,17 +122,33 @@ __global__ void __launch_bounds__(kSearchThreads)
     const double thresholdPower = bound ? candidatePower[maxPeaks - 1] : -HUGE_VAL;
     const long long thresholdIndex = bound ? candidateIndex[maxPeaks - 1] : LLONG_MAX;
     __syncthreads(); // every thread has the threshold before the slots are reused
-    forEachPower<kSearchThreads>(row, 0, count, [&](double p, long long i) {
-        if (!math::isFiniteValue(p) || !(p >= thresholdPower) ||
-            !atOrBefore(p, i, thresholdPower, thresholdIndex) ||
-            !math::spectrumIsPeak(row, i, count))
-            return;
+    const auto keep = [&](double p, long long i) {
         const unsigned at = atomicAdd(&gathered, 1u);
         if (at < kCandidates) {
             candidatePower[at] = p;
             candidateIndex[at] = i;
         }
-    });
+    };
+    const auto atOrAbove = [&](double p, long long i) {
+        return i != LLONG_MAX && p >= thresholdPower &&
+               atOrBefore(p, i, thresholdPower, thresholdIndex);
+    };
+    if (atOrAbove(kept.power[kThreadPeaks - 1], kept.index[kThreadPeaks - 1]))
+        overflowed = true;
+#pragma unroll
+    for (int j = 0; j < kThreadPeaks; ++j)
+        if (atOrAbove(kept.power[j], kept.index[j]))
+            keep(kept.power[j], kept.index[j]);
+    __syncthreads();
+    if (overflowed) {
+        if (threadIdx.x == 0)
+            gathered = 0;
+        __syncthreads(); // the count restarts before any peak is gathered again
+        forEachPower<kSearchThreads>(row, 0, count, [&](double p, long long i) {
+            if (math::isFiniteValue(p) && atOrAbove(p, i) && math::spectrumIsPeak(row, i, count))
+                keep(p, i);
+        });
+    }
     __syncthreads();
     const unsigned found = gathered;
     BatchPeakSummary& summary = out[slot];

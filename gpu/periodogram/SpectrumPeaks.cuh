@@ -15,28 +15,28 @@ namespace warpscope::gpu {
 inline constexpr int kPeakListLength = kSpectrumMaxPeaks;
 inline constexpr unsigned kPeakWarpMask = 0xffffffffu;
 
-// A thread's best peaks so far, best first, in registers (every index is a constant).
-struct PeakList
+// A thread's best Length peaks so far, best first, in registers (every index is a constant).
+template <int Length> struct PeakListOf
 {
-    double power[kPeakListLength];
-    long long index[kPeakListLength];
+    double power[Length];
+    long long index[Length];
 
     __device__ void clear()
     {
 #pragma unroll
-        for (int j = 0; j < kPeakListLength; ++j) {
+        for (int j = 0; j < Length; ++j) {
             power[j] = -HUGE_VAL;
             index[j] = LLONG_MAX;
         }
     }
     __device__ void insert(double p, long long k)
     {
-        if (!math::spectrumPeakBefore(p, k, power[kPeakListLength - 1], index[kPeakListLength - 1]))
+        if (!math::spectrumPeakBefore(p, k, power[Length - 1], index[Length - 1]))
             return;
-        power[kPeakListLength - 1] = p;
-        index[kPeakListLength - 1] = k;
+        power[Length - 1] = p;
+        index[Length - 1] = k;
 #pragma unroll
-        for (int j = kPeakListLength - 1; j > 0; --j)
+        for (int j = Length - 1; j > 0; --j)
             if (math::spectrumPeakBefore(power[j], index[j], power[j - 1], index[j - 1])) {
                 const double tp = power[j];
                 const long long tk = index[j];
@@ -49,14 +49,15 @@ struct PeakList
     __device__ void popFront()
     {
 #pragma unroll
-        for (int j = 0; j + 1 < kPeakListLength; ++j) {
+        for (int j = 0; j + 1 < Length; ++j) {
             power[j] = power[j + 1];
             index[j] = index[j + 1];
         }
-        power[kPeakListLength - 1] = -HUGE_VAL;
-        index[kPeakListLength - 1] = LLONG_MAX;
+        power[Length - 1] = -HUGE_VAL;
+        index[Length - 1] = LLONG_MAX;
     }
 };
+using PeakList = PeakListOf<kPeakListLength>;
 
 // The block's best head among the threads' lists, known to every thread.
 template <int Threads> __device__ void blockBest(const PeakList& list, double& p, long long& k)

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <numbers>
+#include <random>
 
 namespace warpscope::gpu::test {
 namespace {
@@ -435,6 +436,41 @@ TEST_F(PeriodogramBatchPeaksCuda, DeviceSearchRanksThousandsOfPeaksInOneStride)
         ASSERT_EQ(peaks.size(), 3u);
         for (std::size_t r = 0; r < 3; ++r) {
             SCOPED_TRACE("row " + std::to_string(r));
+            const std::span<const double> row(power.data() + r * std::size_t(count),
+                                              std::size_t(count));
+            expectPeaks(peaks[r], bruteForcePeaks(row, k), grid, false);
+            EXPECT_EQ(nonFinite[r], 0);
+        }
+    }
+}
+
+// Noise with 3, 4, 5 and 30 high peaks in one thread's strided share of the row: the search
+// keeps four of a thread's peaks in its one pass over a row, and must read the row again when
+// a thread may hold more of the best ones than that.
+TEST_F(PeriodogramBatchPeaksCuda, DeviceSearchFindsTheBestPeaksCrowdedInOneThreadsShare)
+{
+    const long long count = 1LL << 16;
+    std::mt19937_64 rng(17);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<double> power;
+    const std::vector<int> crowds{3, 4, 5, 30};
+    for (const int crowd : crowds) {
+        std::vector<double> row(static_cast<std::size_t>(count));
+        for (double& p : row)
+            p = u(rng) * u(rng);
+        for (int j = 0; j < crowd; ++j)
+            row[std::size_t(5 + 256 * (7 + 13 * j))] = 2.0 + 0.01 * j;
+        power.insert(power.end(), row.begin(), row.end());
+    }
+    const FrequencyGrid grid = frequencyGrid(0.01, 8.0, count, false);
+    for (const int k : {1, 4, kSpectrumMaxPeaks}) {
+        SCOPED_TRACE("k " + std::to_string(k));
+        std::vector<std::vector<Peak>> peaks;
+        std::vector<long long> nonFinite;
+        ASSERT_TRUE(findBatchPeaksCuda(*m_cuda, power, count, k, peaks, nonFinite));
+        ASSERT_EQ(peaks.size(), crowds.size());
+        for (std::size_t r = 0; r < crowds.size(); ++r) {
+            SCOPED_TRACE("crowd " + std::to_string(crowds[r]));
             const std::span<const double> row(power.data() + r * std::size_t(count),
                                               std::size_t(count));
             expectPeaks(peaks[r], bruteForcePeaks(row, k), grid, false);
