@@ -121,8 +121,8 @@ inline __device__ void sortPeaks(double* power, long long* index, int size)
     __syncthreads();
 }
 
-// A thread's next kLoads powers of [begin, end) (every Threads-th from first), loaded before
-// any is visited: the loads are in flight together instead of one after another.
+// A thread's next kPowerLoads powers of [begin, end) (every Threads-th from first), loaded
+// before any is visited: the loads are in flight together instead of one after another.
 inline constexpr int kPowerLoads = 8;
 template <int Threads> struct PowerBatch
 {
