@@ -199,49 +199,6 @@ struct BlockScan
     long long bestIndex[kSearchBlocks];
 };
 
-// Ends the block's part of a scan: its threads' ranges and best peaks (LLONG_MAX: none)
-// reduced into its entry of the scan, each warp's first, with one barrier between.
-template <int Threads>
-__device__ void endBlockScan(double low, double high, double bestPower, long long bestIndex,
-                             BlockScan* scan)
-{
-    for (int offset = 16; offset > 0; offset >>= 1) {
-        low = fmin(low, __shfl_down_sync(kFullMask, low, offset));
-        high = fmax(high, __shfl_down_sync(kFullMask, high, offset));
-        const double p = __shfl_down_sync(kFullMask, bestPower, offset);
-        const long long k = __shfl_down_sync(kFullMask, bestIndex, offset);
-        if (math::spectrumPeakBefore(p, k, bestPower, bestIndex)) {
-            bestPower = p;
-            bestIndex = k;
-        }
-    }
-    constexpr int warps = Threads / 32;
-    __shared__ double lows[warps], highs[warps], powers[warps];
-    __shared__ long long indices[warps];
-    const int warp = threadIdx.x / 32;
-    if (threadIdx.x % 32 == 0) {
-        lows[warp] = low;
-        highs[warp] = high;
-        powers[warp] = bestPower;
-        indices[warp] = bestIndex;
-    }
-    __syncthreads();
-    if (threadIdx.x != 0)
-        return;
-    for (int w = 1; w < warps; ++w) {
-        low = fmin(low, lows[w]);
-        high = fmax(high, highs[w]);
-        if (math::spectrumPeakBefore(powers[w], indices[w], bestPower, bestIndex)) {
-            bestPower = powers[w];
-            bestIndex = indices[w];
-        }
-    }
-    scan->min[blockIdx.x] = low;
-    scan->max[blockIdx.x] = high;
-    scan->bestPower[blockIdx.x] = bestPower;
-    scan->bestIndex[blockIdx.x] = bestIndex;
-}
-
 // What the gather counts: its candidates, the powers that are not finite (read from memory,
 // so a power that a kernel failed to write shows as its poison), and the ticket by which its
 // last block finds that it is last. All return to 0 when the gather completes (its last block
@@ -275,16 +232,26 @@ __global__ void __launch_bounds__(kSearchThreads)
     long long begin = 0, end = 0;
     blockChunk(count, begin, end);
     double low = HUGE_VAL, high = -HUGE_VAL;
-    double bestPower = -HUGE_VAL;
-    long long bestIndex = LLONG_MAX;
+    PeakListOf<1> best;
+    best.clear();
     forEachPower<kSearchThreads>(power, begin, end, [&](double p, long long i) {
-        if (addToRange(p, low, high) && math::spectrumPeakBefore(p, i, bestPower, bestIndex) &&
+        if (addToRange(p, low, high) &&
+            math::spectrumPeakBefore(p, i, best.power[0], best.index[0]) &&
             math::spectrumIsPeak(power, i, count)) {
-            bestPower = p;
-            bestIndex = i;
+            best.power[0] = p;
+            best.index[0] = i;
         }
     });
-    endBlockScan<kSearchThreads>(low, high, bestPower, bestIndex, scan);
+    double p;
+    long long k;
+    blockBest<kSearchThreads>(best, p, k);
+    blockMinMax<kSearchThreads>(low, high);
+    if (threadIdx.x == 0) {
+        scan->min[blockIdx.x] = low;
+        scan->max[blockIdx.x] = high;
+        scan->bestPower[blockIdx.x] = p;
+        scan->bestIndex[blockIdx.x] = k;
+    }
 }
 
 // The threshold: the scan's best peaks fall into 32 groups (block b into group b % 32), and

@@ -60,7 +60,8 @@ template <int Length> struct PeakListOf
 using PeakList = PeakListOf<kPeakListLength>;
 
 // The block's best head among the threads' lists, known to every thread.
-template <int Threads> __device__ void blockBest(const PeakList& list, double& p, long long& k)
+template <int Threads, int Length>
+__device__ void blockBest(const PeakListOf<Length>& list, double& p, long long& k)
 {
     __shared__ double powers[Threads / 32];
     __shared__ long long indices[Threads / 32];
