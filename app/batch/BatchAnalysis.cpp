@@ -196,6 +196,11 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
     // Only the peaks are wanted: on a GPU they are found there, and the powers never cross to
     // the host.
     const bool peaksOnly = settings.periodogramFolder.empty() && !settings.powersToHost;
+    // The rows' host work, timed and shown on the worker's lane of a run's timeline.
+    const auto finishing = [&](auto&& work) {
+        const gpu::ScopedHostSpan span(context.timeline(), context.hostLane(), "finishing rows");
+        timed(spent.finishing, work);
+    };
     std::vector<bool> done(prepared.size());
     for (std::size_t i = 0; i < prepared.size() && !cancelled; ++i) {
         if (done[i] || prepared[i].row.failed)
@@ -212,7 +217,7 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
                 });
                 if (failedBy(s) && cancelled)
                     break;
-                timed(spent.finishing, [&] {
+                finishing([&] {
                     finishObject(settings, prepared[i], s,
                                  s ? spectrum->peaks() : std::vector<gpu::Peak>{}, {});
                 });
@@ -224,7 +229,7 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
             });
             if (failedBy(s) && cancelled)
                 break;
-            timed(spent.finishing, [&] {
+            finishing([&] {
                 finishObject(settings, prepared[i], s,
                              gpu::topPeaks(power, options.grid, gpu::kSpectrumMaxPeaks), power);
             });
@@ -258,7 +263,7 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
             });
             if (failedBy(s) && cancelled)
                 break;
-            timed(spent.finishing, [&] {
+            finishing([&] {
                 pool.forEach(group.size(), [&](std::size_t g) {
                     PreparedObject& p = prepared[group[g]];
                     p.series = std::move(series[g]);
@@ -279,7 +284,7 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
         });
         if (failedBy(s) && cancelled)
             break;
-        timed(spent.finishing, [&] {
+        finishing([&] {
             pool.forEach(group.size(), [&](std::size_t g) {
                 PreparedObject& p = prepared[group[g]];
                 p.series = std::move(series[g]);

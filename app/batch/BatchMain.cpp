@@ -116,11 +116,16 @@ QString parseOptions(const QStringList& arguments, Parsed& parsed, bool& exitNow
                                         "(default 30).",
                                         "S", "30");
     const QCommandLineOption quiet("quiet", "No progress line.");
+    const QCommandLineOption trace("trace",
+                                   "Write the run's timeline (every GPU stream's kernels and "
+                                   "copies, the host threads' work) as Chrome trace JSON, for "
+                                   "Perfetto; under MPI each rank writes FILE.rankR.json.",
+                                   "FILE.json");
     parser.addOptions(
         {output, fits, periodograms, idColumn, timeColumn, valueColumn, errorColumn, scene});
     parser.addOptions(
         {frequencies, normalization, fixedMean, noDy, precision, method, detrend, mask, peaks});
-    parser.addOptions({backend, threads, perGpu, limit, checkpoint, quiet});
+    parser.addOptions({backend, threads, perGpu, limit, checkpoint, quiet, trace});
     if (!parser.parse(arguments))
         return parser.errorText();
     if (parser.isSet("help") || parser.isSet("version")) {
@@ -149,6 +154,14 @@ QString parseOptions(const QStringList& arguments, Parsed& parsed, bool& exitNow
         if (!QFileInfo(parser.value(periodograms)).isDir())
             return "--periodograms: " + parser.value(periodograms) + " is not a folder";
         parsed.run.settings.periodogramFolder = parser.value(periodograms).toStdString();
+    }
+    if (parser.isSet(trace)) {
+        const QString path = parser.value(trace);
+        if (!path.endsWith(".json", Qt::CaseInsensitive))
+            return "--trace must name a .json file, not '" + path + "'";
+        if (!QFileInfo(QFileInfo(path).absolutePath()).isDir())
+            return "--trace: the folder " + QFileInfo(path).absolutePath() + " does not exist";
+        parsed.run.tracePath = path.toStdString();
     }
     parsed.columns.id = parser.value(idColumn).toStdString();
     parsed.columns.t = parser.value(timeColumn).toStdString();

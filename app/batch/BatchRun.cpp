@@ -1,6 +1,7 @@
 #include "BatchRun.h"
 
 #include "BatchTable.h"
+#include "BatchTrace.h"
 
 #include <algorithm>
 #include <chrono>
@@ -344,9 +345,13 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
                      "lets the ranks share them all\n",
                      cores, std::thread::hardware_concurrency());
     HostPool pool(options.cpuThreads > 0 ? options.cpuThreads : cores);
-    // A chunk's objects, loaded and prepared on the pool.
-    const auto prepareChunk = [&](std::size_t k) {
+    RunTrace trace(options.tracePath, ranks, contexts);
+    // A chunk's objects for worker, loaded and prepared on the pool.
+    const auto prepareChunk = [&](const gpu::Context* worker, std::size_t k) {
         const std::size_t end = std::min(mine.size(), k + chunk);
+        const gpu::ScopedHostSpan span(trace.timeline(), trace.loadingLane(*worker),
+                                       "loading and preparing " + std::to_string(end - k) +
+                                           (end - k == 1 ? " object" : " objects"));
         std::vector<BatchObject> objects(end - k);
         pool.forEach(objects.size(), [&](std::size_t j) {
             BatchObject& o = objects[j];
@@ -391,10 +396,15 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
             if (k >= mine.size() || stop.load())
                 return;
             std::future<std::vector<PreparedObject>> pending =
-                std::async(std::launch::async, prepareChunk, k);
+                std::async(std::launch::async, prepareChunk, c, k);
             for (;;) {
                 const Clock::time_point asked = Clock::now();
-                std::vector<PreparedObject> prepared = pending.get();
+                std::vector<PreparedObject> prepared;
+                {
+                    const gpu::ScopedHostSpan span(trace.timeline(), c->hostLane(),
+                                                   "waiting for objects");
+                    prepared = pending.get();
+                }
                 leaving.waited += std::chrono::duration<double>(Clock::now() - asked).count();
                 if (stop.load())
                     return; // the objects are left for the rerun
@@ -403,10 +413,11 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
                 const std::size_t following = next.fetch_add(chunk);
                 const bool more = following < mine.size() && !stop.load();
                 if (more)
-                    pending = std::async(std::launch::async, prepareChunk, following);
+                    pending = std::async(std::launch::async, prepareChunk, c, following);
                 bool cancelled = false;
                 std::vector<BatchResult> done = analyseObjects(*c, options.settings, prepared, pool,
                                                                &stop, cancelled, &leaving.spent);
+                trace.collect(*c);
                 if (cancelled)
                     return; // stopped during their periodograms: the objects are left for the rerun
                 {
@@ -487,6 +498,19 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
                      contexts.size(), workerTimes.waited / n, workerTimes.spent.periodograms / n,
                      workerTimes.spent.finishing / n);
     }
+    bool traceFailed = false;
+    if (!options.tracePath.empty()) {
+        std::string line;
+        if (const gpu::Status s = trace.write(line); !s) {
+            fail(ranks, "the run's timeline: " + s.message());
+            traceFailed = true;
+        } else if (options.progress) {
+            std::fprintf(stderr, "warpscope-batch: %s%s\n",
+                         ranks.size > 1 ? ("rank " + std::to_string(ranks.rank) + ": ").c_str()
+                                        : "",
+                         line.c_str());
+        }
+    }
     // The other ranks leave their rows to rank 0 in their parts; rank 0 merges its own from
     // memory, and saves them as its part only if the merge fails.
     if (saved && ranks.rank != 0)
@@ -529,7 +553,7 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
     }
     // Every rank leaves with rank 0's verdict on the merge.
     const long long mergeFailed = sumOverRanks(ranks, exitCode == 1 ? 1 : 0);
-    return mergeFailed > 0 ? 1 : exitCode;
+    return mergeFailed > 0 || traceFailed ? 1 : exitCode;
 }
 
 } // namespace warpscope::batch

@@ -27,6 +27,7 @@ struct RunOptions
     long long limit = -1;            // at most this many new objects this run (-1: all)
     double checkpointSeconds = 30.0; // how often a rank's part is saved
     bool progress = true;            // the progress line on stderr
+    std::string tracePath;           // the run's timeline (Chrome trace JSON), when set
 };
 
 // The devices a rank computes on, opened before the run (while its table is read): contexts

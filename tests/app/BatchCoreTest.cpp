@@ -2,6 +2,7 @@
 // how a table of many objects is split into objects.
 #include "BatchAnalysis.h"
 #include "BatchTable.h"
+#include "BatchTrace.h"
 #include "HostPool.h"
 #include "warpscope/gpu/Catalogue.h"
 #include "warpscope/scene/BatchSource.h"
@@ -889,4 +890,24 @@ TEST(BatchAnalysis, LargeObjectsGiveTheSameRowWhetherTheirPowersComeBackOrNot)
         // The signal, near 1 / (3.1 + k), is the best peak.
         EXPECT_NEAR(peaksOnly[k].peaks[0].frequency, 1.0 / (3.1 + double(k)), 2e-3);
     }
+}
+
+TEST(BatchTrace, CoveredFractionCountsOverlapsOnceAndOnlyInsideTheRun)
+{
+    // [0, 10]: 2-5 and 4-6 overlap (4 covered), 8-12 is clipped at 10 (2), -3-1 at 0 (1).
+    EXPECT_DOUBLE_EQ(coveredFraction({{4, 6}, {2, 5}, {8, 12}, {-3, 1}}, 0, 10), 0.7);
+    EXPECT_DOUBLE_EQ(coveredFraction({{1, 9}, {2, 3}}, 0, 10), 0.8);
+    EXPECT_DOUBLE_EQ(coveredFraction({}, 0, 10), 0.0);
+    EXPECT_DOUBLE_EQ(coveredFraction({{0, 1}}, 5, 5), 0.0);
+}
+
+TEST(BatchTrace, EachRankWritesItsOwnFile)
+{
+    Ranks one;
+    EXPECT_EQ(rankTracePath("/runs/w1.json", one), "/runs/w1.json");
+    Ranks two;
+    two.size = 2;
+    two.rank = 1;
+    EXPECT_EQ(rankTracePath("/runs/w1.json", two), "/runs/w1.rank1.json");
+    EXPECT_EQ(rankTracePath("w1.trace.json", two), "w1.trace.rank1.json");
 }

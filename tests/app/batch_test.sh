@@ -37,6 +37,8 @@ expect 2 "--frequencies needs FMIN,FMAX,M" "$fixtures/files" -o "$work/x.csv" --
 expect 2 "--backend must be auto, cpu or cuda" "$fixtures/files" -o "$work/x.csv" --backend gpu
 expect 2 "--detrend must be none" "$fixtures/files" -o "$work/x.csv" --detrend spline:3
 expect 2 "--per-gpu must be 1 to 64" "$fixtures/files" -o "$work/x.csv" --per-gpu 0
+expect 2 "--trace must name a .json file" "$fixtures/files" -o "$work/x.csv" --trace "$work/t.txt"
+expect 2 "--trace: the folder" "$fixtures/files" -o "$work/x.csv" --trace "$work/none/t.json"
 expect 2 "Unknown option" "$fixtures/files" -o "$work/x.csv" --frobnicate
 expect 1 "No light-curve files" "$work/nothing-*.csv" -o "$work/x.csv"
 expect 1 "has no id column 'object'" "$fixtures/catalogue.csv" -o "$work/x.csv" --id-column object
@@ -86,6 +88,21 @@ check "a FITS table gives the CSV table's results" cmp "$work/table.csv" "$work/
 "$batch" "$fixtures/catalogue.csv" -o "$work/named.csv" "${grid[@]}" --time-column TIME \
     --value-column flux --error-column flux_err
 check "columns chosen by name" cmp "$work/table.csv" "$work/named.csv"
+
+# The run's timeline: every worker's periodograms, loading, waits and rows, beside an unchanged
+# table; a timeline that cannot be written fails the run, after the table is.
+out=$("$batch" "$fixtures/catalogue.csv" -o "$work/traced.csv" --frequencies 0.05,2.0,3000 \
+    --peaks 3 --trace "$work/traced.json" 2>&1)
+check "--trace: the table is the same" cmp "$work/table.csv" "$work/traced.csv"
+check "--trace: the run says where its timeline is" grep -qF "timeline is in $work/traced.json" <<<"$out"
+for span in '"traceEvents"' '"loading and preparing ' '"waiting for objects"' \
+    '"periodogram batch' '"finishing rows"' '"Host: CPU loading"'; do
+    check "--trace: the timeline holds $span" grep -qF "$span" "$work/traced.json"
+done
+mkdir -p "$work/folder.json"
+expect 1 "the run's timeline" "$fixtures/catalogue.csv" -o "$work/untraced.csv" "${grid[@]}" \
+    --trace "$work/folder.json"
+check "--trace that cannot be written: the table is still written" cmp "$work/table.csv" "$work/untraced.csv"
 
 # Settings from a scene file as the app saves it, the options on the line over it.
 cat >"$work/scene.json" <<'SCENE'
@@ -163,6 +180,10 @@ if [ -n "$mpiexec" ]; then
     "${mpi[@]}" "$batch" "$fixtures/catalogue.csv" -o "$work/mpi.csv" "${grid[@]}"
     check "mpiexec -np 2: exit 0" [ $? = 0 ]
     check "mpiexec -np 2 gives the table of one process" cmp "$work/table.csv" "$work/mpi.csv"
+    "${mpi[@]}" "$batch" "$fixtures/catalogue.csv" -o "$work/mpi-traced.csv" "${grid[@]}" \
+        --trace "$work/mpi.json"
+    check "mpiexec -np 2 --trace: a timeline per rank" \
+        bash -c "grep -qF traceEvents '$work/mpi.rank0.json' && grep -qF traceEvents '$work/mpi.rank1.json'"
     check "mpiexec -np 2 leaves no parts" bash -c "! ls '$work'/mpi.csv.rank* 2>/dev/null"
     "${mpi[@]}" "$batch" "$fixtures/catalogue.fits" -o "$work/mpi-resumed.csv" "${grid[@]}" --limit 5
     "$batch" "$fixtures/catalogue.fits" -o "$work/mpi-resumed.csv" "${grid[@]}"
