@@ -5,7 +5,9 @@ For each lane of the timeline (a worker's CUDA stream, its host thread, its load
 how many spans, the union of their time as a share of the run, and the names that took the
 most. For each GPU: the kernels' union over all of its streams, and the gaps between them.
 
-    python3 bench/batch_trace.py run.json [run.rank1.json ...]
+    python3 bench/batch_trace.py [--start] run.json [run.rank1.json ...]
+
+--start also lists, lane by lane, what ran before every GPU had begun its first kernel.
 """
 import json
 import re
@@ -23,7 +25,7 @@ def union(intervals):
     return total
 
 
-def summarise(path):
+def summarise(path, start):
     events = json.load(open(path))["traceEvents"]
     lanes = {e["tid"]: e["args"]["name"] for e in events if e.get("name") == "thread_name"}
     spans = [e for e in events if e.get("ph") == "X"]
@@ -55,6 +57,16 @@ def summarise(path):
         m = re.match(r"CUDA stream: GPU (\d+) worker \d+$", lanes.get(e["tid"], ""))
         if m and e["cat"] == "kernel":
             gpus[int(m.group(1))].append((e["ts"], e["ts"] + e["dur"]))
+    if start and gpus:
+        # Until the last GPU's first kernel: the run's start-up, which no device computes in.
+        until = max(min(k[0] for k in kernels) for kernels in gpus.values())
+        print(f"  start-up: the first {(until - begin) / 1000:.1f} ms")
+        for tid in sorted(by_lane):
+            early = sorted((e for e in by_lane[tid] if e["ts"] < until), key=lambda e: e["ts"])
+            if early:
+                print(f"    {lanes.get(tid, tid)}:")
+            for e in early[:8]:
+                print(f"      {(e['ts'] - begin) / 1000:7.2f} ms +{e['dur'] / 1000:7.2f} ms  {e['name']}")
     for gpu, kernels in sorted(gpus.items()):
         kernels.sort()
         first, last = kernels[0][0], max(k[1] for k in kernels)
@@ -65,5 +77,7 @@ def summarise(path):
               f"after the last {(end - last) / 1000:.1f})")
 
 
-for path in sys.argv[1:]:
-    summarise(path)
+args = sys.argv[1:]
+for path in args:
+    if path != "--start":
+        summarise(path, "--start" in args)

@@ -201,9 +201,13 @@ gpu::Status openContexts(const RunOptions& options, const Ranks& ranks,
                 const unsigned threads = gpu                      ? gpuThreads
                                          : options.cpuThreads > 0 ? options.cpuThreads
                                                                   : cores;
-                for (int k = 0; k < (gpu ? options.contextsPerGpu : 1) && status[i]; ++k) {
+                // The GPU's workers ranked, the first ahead: they take turns on it rather than
+                // finish their batches together and leave it idle while they all prepare
+                // the next.
+                const int workers = gpu ? options.contextsPerGpu : 1;
+                for (int k = 0; k < workers && status[i]; ++k) {
                     std::unique_ptr<gpu::Context> context;
-                    status[i] = gpu::Context::open(d, context, threads);
+                    status[i] = gpu::Context::open(d, context, threads, workers - 1 - k);
                     if (status[i])
                         opened[i].push_back(std::move(context));
                 }

@@ -53,6 +53,18 @@ public:
     cudaStream_t copyStream = nullptr;
 };
 
+// Makes buffer hold bytes, with an eighth to spare where memory allows: a run's batches differ
+// in size, and each growth stalls every stream of the device (freeing device memory
+// synchronises it), so a run should grow its buffers once, not at each larger batch.
+Status fit(CudaBuffer& buffer, std::size_t bytes, cudaStream_t stream)
+{
+    if (buffer.bytes() >= bytes)
+        return Status::success();
+    if (buffer.grow(bytes + bytes / 8, stream))
+        return Status::success();
+    return buffer.grow(bytes, stream);
+}
+
 // Sections of the upload start on 256-byte boundaries.
 std::size_t aligned(std::size_t bytes)
 {
@@ -137,34 +149,36 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
                                    " MiB are free on " + cuda.name() +
                                    ". Give it fewer objects at a time.");
     }
-    if (Status s = state.series.grow(seriesBytes, stream); !s)
+    if (Status s = fit(state.series, seriesBytes, stream); !s)
         return s;
-    if (Status s = state.power.grow(powerBytes, stream); !s)
+    if (Status s = fit(state.power, powerBytes, stream); !s)
         return s;
-    if (Status s = state.staging.grow(seriesBytes, stream); !s)
+    // The rotation steps' two arrays are the device's to fill: the staging, pinned (slow to
+    // allocate, and every context of a process allocates in turn), leaves them out.
+    const std::size_t stepsAt = tBytes + 2 * arrayBytes, stepsEnd = tBytes + 4 * arrayBytes;
+    const std::size_t gap = stepsEnd - stepsAt;
+    if (Status s = fit(state.staging, seriesBytes - gap, stream); !s)
         return s;
     if (peaksOnly) {
-        if (Status s = state.summaries.grow(summaryBytes, stream); !s)
+        if (Status s = fit(state.summaries, summaryBytes, stream); !s)
             return s;
-        if (Status s = state.hostSummaries.grow(summaryBytes, state.copyStream); !s)
+        if (Status s = fit(state.hostSummaries, summaryBytes, state.copyStream); !s)
             return s;
-    } else if (Status s = state.hostPower.grow(powerBytes, state.copyStream); !s) {
+    } else if (Status s = fit(state.hostPower, powerBytes, state.copyStream); !s) {
         return s;
     }
     // The staging, section by section, in slot order; the previous call waited for its
-    // upload, so the staging is free.
+    // upload, so the staging is free. Its sections are the device's, less the gap.
     unsigned char* host = state.staging.as<unsigned char>();
     auto* tH = reinterpret_cast<double*>(host);
-    // The rotation steps' two arrays are the device's to fill: the staging leaves them out.
     T* arraysH[2];
     for (int a = 0; a < 2; ++a)
         arraysH[a] = reinterpret_cast<T*>(host + tBytes + std::size_t(a) * arrayBytes);
-    auto* offsetsH = reinterpret_cast<long long*>(host + tBytes + 4 * arrayBytes);
-    auto* yyH = reinterpret_cast<double*>(host + tBytes + 4 * arrayBytes + offsetBytes);
-    auto* psdH =
-        reinterpret_cast<double*>(host + tBytes + 4 * arrayBytes + offsetBytes + scaleBytes);
-    const std::size_t matrixScaleAt = tBytes + 4 * arrayBytes + offsetBytes + 2 * scaleBytes;
-    auto* matrixScaleH = reinterpret_cast<T*>(host + matrixScaleAt);
+    auto* offsetsH = reinterpret_cast<long long*>(host + stepsAt);
+    auto* yyH = reinterpret_cast<double*>(host + stepsAt + offsetBytes);
+    auto* psdH = reinterpret_cast<double*>(host + stepsAt + offsetBytes + scaleBytes);
+    const std::size_t matrixScaleAt = stepsEnd + offsetBytes + 2 * scaleBytes;
+    auto* matrixScaleH = reinterpret_cast<T*>(host + matrixScaleAt - gap);
     {
         const ScopedHostSpan span(timeline, cuda.hostLane(), "periodogram batch staging");
         long long at = 0;
@@ -184,14 +198,13 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
         offsetsH[objects] = at;
     }
     unsigned char* device = state.series.as<unsigned char>();
-    const std::size_t stepsAt = tBytes + 2 * arrayBytes, stepsEnd = tBytes + 4 * arrayBytes;
     if (Status s = cuda.recorded(stream, cuda.streamLane(), SpanKind::CopyHostToDevice,
-                                 "batch series in", seriesBytes - (stepsEnd - stepsAt),
+                                 "batch series in", seriesBytes - gap,
                                  [&] {
                                      cudaError_t e = cudaMemcpyAsync(
                                          device, host, stepsAt, cudaMemcpyHostToDevice, stream);
                                      if (e == cudaSuccess)
-                                         e = cudaMemcpyAsync(device + stepsEnd, host + stepsEnd,
+                                         e = cudaMemcpyAsync(device + stepsEnd, host + stepsAt,
                                                              seriesBytes - stepsEnd,
                                                              cudaMemcpyHostToDevice, stream);
                                      return cudaStatus(e, "Copying the batch's series to the GPU");

@@ -39,13 +39,14 @@ std::string deviceLabel(Device device)
                                           : "GPU " + std::to_string(device.ordinal);
 }
 
-Status Context::open(Device device, std::unique_ptr<Context>& context, unsigned cpuThreads)
+Status Context::open(Device device, std::unique_ptr<Context>& context, unsigned cpuThreads,
+                     int precedence)
 {
     context.reset();
     std::unique_ptr<ContextBacking> backing;
     if (device.kind == DeviceKind::Cpu) {
         backing = makeCpuBacking(cpuThreads);
-    } else if (Status s = makeCudaBacking(device.ordinal, cpuThreads, backing); !s) {
+    } else if (Status s = makeCudaBacking(device.ordinal, cpuThreads, precedence, backing); !s) {
         return s;
     }
     context.reset(new Context(device, std::move(backing)));

@@ -30,7 +30,9 @@ public:
 std::unique_ptr<ContextBacking> makeCpuBacking(unsigned threads);
 // A CUDA device's backing, or why there is none: defined by CudaContext.cu, or by
 // CudaUnavailable.cpp in builds without nvcc.
-Status makeCudaBacking(int ordinal, unsigned hostThreads, std::unique_ptr<ContextBacking>& backing);
+// precedence: Context::open's.
+Status makeCudaBacking(int ordinal, unsigned hostThreads, int precedence,
+                       std::unique_ptr<ContextBacking>& backing);
 // The number of CUDA devices the driver offers (0 without CUDA).
 int cudaDeviceCount();
 

@@ -33,7 +33,12 @@ Status CudaBacking::initialize()
     WS_CUDA_TRY(cudaDeviceGetAttribute(&m_info.clockKHz, cudaDevAttrClockRate, m_ordinal));
     WS_CUDA_TRY(
         cudaDeviceGetAttribute(&m_info.memoryClockKHz, cudaDevAttrMemoryClockRate, m_ordinal));
-    WS_CUDA_TRY(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking));
+    // CUDA's priorities run from least (0) to greatest (negative): precedence counts up from
+    // the least.
+    int least = 0, greatest = 0;
+    WS_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    WS_CUDA_TRY(cudaStreamCreateWithPriority(&m_stream, cudaStreamNonBlocking,
+                                             std::clamp(least - m_precedence, greatest, least)));
     // Memory freed in stream order (a periodogram's powers, its scratch) stays in the
     // device's pool for the next call, up to an eighth of the device or 1 GiB. Without this
     // the pool hands it back to the driver at every synchronisation, and each call maps
@@ -97,7 +102,8 @@ CudaBacking& cudaBacking(Context& context)
     return static_cast<CudaBacking&>(context.backing());
 }
 
-Status makeCudaBacking(int ordinal, unsigned hostThreads, std::unique_ptr<ContextBacking>& backing)
+Status makeCudaBacking(int ordinal, unsigned hostThreads, int precedence,
+                       std::unique_ptr<ContextBacking>& backing)
 {
     const int count = cudaDeviceCount();
     if (ordinal < 0 || ordinal >= count)
@@ -105,7 +111,7 @@ Status makeCudaBacking(int ordinal, unsigned hostThreads, std::unique_ptr<Contex
                                    ? std::string("There is no CUDA device")
                                    : "There is no CUDA device " + std::to_string(ordinal) +
                                          " (this machine has " + std::to_string(count) + ")");
-    auto cuda = std::make_unique<CudaBacking>(ordinal, hostThreads);
+    auto cuda = std::make_unique<CudaBacking>(ordinal, hostThreads, precedence);
     if (Status s = cuda->initialize(); !s)
         return s;
     backing = std::move(cuda);

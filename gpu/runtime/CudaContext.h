@@ -18,8 +18,9 @@ namespace warpscope::gpu {
 class CudaBacking final : public ContextBacking
 {
 public:
-    // hostThreads: the host pool's threads (0: one per core).
-    CudaBacking(int ordinal, unsigned hostThreads) : m_ordinal(ordinal), m_hostThreads(hostThreads)
+    // hostThreads: the host pool's threads (0: one per core); precedence: Context::open's.
+    CudaBacking(int ordinal, unsigned hostThreads, int precedence)
+        : m_ordinal(ordinal), m_hostThreads(hostThreads), m_precedence(precedence)
     {}
     ~CudaBacking() override;
     Status initialize();
@@ -60,6 +61,7 @@ private:
     int m_streamLane = -1;
     int m_hostLane = -1;
     unsigned m_hostThreads = 0;
+    int m_precedence = 0;
     std::unique_ptr<ThreadPool> m_hostPool; // made when host-side work first needs it
 };
 

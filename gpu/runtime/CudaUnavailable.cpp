@@ -26,7 +26,7 @@ int cudaDeviceCount()
     return 0;
 }
 
-Status makeCudaBacking(int, unsigned, std::unique_ptr<ContextBacking>&)
+Status makeCudaBacking(int, unsigned, int, std::unique_ptr<ContextBacking>&)
 {
     return noCuda();
 }

@@ -43,8 +43,13 @@ class Context
 public:
     // Opens a context on device, or says why it cannot (no such device, a CUDA error, or a
     // build without CUDA). cpuThreads sizes the CPU's pool, or a GPU's pool for its host-side
-    // work (0: one thread per core).
-    static Status open(Device device, std::unique_ptr<Context>& context, unsigned cpuThreads = 0);
+    // work (0: one thread per core). precedence, 0 to 5, puts this context's kernels ahead of
+    // those of contexts of lower precedence on the same GPU (a CUDA stream priority, clamped
+    // to the device's range; the CPU has none): contexts that feed one GPU in turns finish
+    // one after another instead of all at once, so the GPU is not left idle while all of
+    // them do their host work together.
+    static Status open(Device device, std::unique_ptr<Context>& context, unsigned cpuThreads = 0,
+                       int precedence = 0);
     ~Context();
     Context(const Context&) = delete;
     Context& operator=(const Context&) = delete;
