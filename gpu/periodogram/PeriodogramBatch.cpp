@@ -78,12 +78,16 @@ Status runBatch(Context& context, std::span<const TimeSeries> series,
     request.moments.resize(series.size());
     // Each object's checks are O(N) passes over its samples (the scale check's moments among
     // them): spread over the host's threads, so that the device does not wait for them.
-    context.hostPool().parallelFor(
-        series.size(), [&](std::size_t first, std::size_t last, unsigned) {
+    {
+        const ScopedHostSpan span(context.timeline(), context.hostLane(),
+                                  "periodogram batch checks");
+        context.hostPool().parallelFor(series.size(), [&](std::size_t first, std::size_t last,
+                                                          unsigned) {
             for (std::size_t i = first; i < last; ++i)
                 (*request.status)[i] =
                     checkPeriodogram(series[i], options, count, context.info(), request.moments[i]);
         });
+    }
     // A failed object's row is NaN; the implementations poison the others' (on CUDA on the
     // device, where the kernels write) and check every power.
     for (std::size_t i = 0; i < series.size(); ++i) {

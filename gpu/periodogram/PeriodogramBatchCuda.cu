@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -20,7 +21,7 @@ namespace {
 constexpr long long kTileSamples = 256;
 
 // What the batch keeps on a CUDA context between calls, grow-only: the uploaded series and
-// its pinned staging, the powers on the device and their pinned landing place, the stream
+// its staging, the powers on the device and their pinned landing place, the stream
 // that copies them out, and the timing events.
 class CudaBatchState : public SliceState
 {
@@ -44,7 +45,12 @@ public:
     }
 
     CudaBuffer series{"the batch's series", false};
-    CudaBuffer staging{"the batch's staging", true};
+    // Pageable: the driver copies it to its own pinned buffers as the upload is issued.
+    // Pinning a staging of a batch's size took 10 to 40 ms for W2 (1000 objects of 20 000
+    // points), one context after another, while every other CUDA call of the process
+    // waited.
+    std::unique_ptr<unsigned char[]> staging;
+    std::size_t stagingBytes = 0;
     CudaBuffer power{"the batch's periodograms", false};
     CudaBuffer hostPower{"the batch's periodograms' copy to the host", true};
     CudaBuffer summaries{"the batch's peaks", false};
@@ -56,10 +62,12 @@ public:
 // Makes buffer hold bytes, with an eighth to spare where memory allows: a run's batches differ
 // in size, and each growth stalls every stream of the device (freeing device memory
 // synchronises it), so a run should grow its buffers once, not at each larger batch.
-Status fit(CudaBuffer& buffer, std::size_t bytes, cudaStream_t stream)
+// A growth is a span on lane of timeline, where a run shows what its allocations cost.
+Status fit(CudaBuffer& buffer, std::size_t bytes, cudaStream_t stream, Timeline* timeline, int lane)
 {
     if (buffer.bytes() >= bytes)
         return Status::success();
+    const ScopedHostSpan span(timeline, lane, std::string("allocating ") + buffer.what());
     if (buffer.grow(bytes + bytes / 8, stream))
         return Status::success();
     return buffer.grow(bytes, stream);
@@ -149,27 +157,33 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
                                    " MiB are free on " + cuda.name() +
                                    ". Give it fewer objects at a time.");
     }
-    if (Status s = fit(state.series, seriesBytes, stream); !s)
+    if (Status s = fit(state.series, seriesBytes, stream, timeline, cuda.hostLane()); !s)
         return s;
-    if (Status s = fit(state.power, powerBytes, stream); !s)
+    if (Status s = fit(state.power, powerBytes, stream, timeline, cuda.hostLane()); !s)
         return s;
-    // The rotation steps' two arrays are the device's to fill: the staging, pinned (slow to
-    // allocate, and every context of a process allocates in turn), leaves them out.
+    // The rotation steps' two arrays are the device's to fill: the staging leaves them out.
     const std::size_t stepsAt = tBytes + 2 * arrayBytes, stepsEnd = tBytes + 4 * arrayBytes;
     const std::size_t gap = stepsEnd - stepsAt;
-    if (Status s = fit(state.staging, seriesBytes - gap, stream); !s)
-        return s;
+    if (state.stagingBytes < seriesBytes - gap) {
+        state.stagingBytes = seriesBytes - gap + (seriesBytes - gap) / 8;
+        state.staging.reset(new unsigned char[state.stagingBytes]);
+    }
     if (peaksOnly) {
-        if (Status s = fit(state.summaries, summaryBytes, stream); !s)
+        if (Status s = fit(state.summaries, summaryBytes, stream, timeline, cuda.hostLane()); !s)
             return s;
-        if (Status s = fit(state.hostSummaries, summaryBytes, state.copyStream); !s)
+        if (Status s =
+                fit(state.hostSummaries, summaryBytes, state.copyStream, timeline, cuda.hostLane());
+            !s)
             return s;
-    } else if (Status s = fit(state.hostPower, powerBytes, state.copyStream); !s) {
+    } else if (Status s =
+                   fit(state.hostPower, powerBytes, state.copyStream, timeline, cuda.hostLane());
+               !s) {
         return s;
     }
-    // The staging, section by section, in slot order; the previous call waited for its
-    // upload, so the staging is free. Its sections are the device's, less the gap.
-    unsigned char* host = state.staging.as<unsigned char>();
+    // The staging, section by section, in slot order; the previous call's upload has read it
+    // (a copy from pageable memory returns once the driver holds the data). Its sections are the
+    // device's, less the gap.
+    unsigned char* host = state.staging.get();
     auto* tH = reinterpret_cast<double*>(host);
     T* arraysH[2];
     for (int a = 0; a < 2; ++a)
@@ -397,10 +411,13 @@ Status computePeriodogramBatchCuda(Context& context, BatchRequest& request, doub
                          periodogramMatrixPreferred(cuda.info().ccMajor, cuda.info().ccMinor,
                                                     options.precision == Precision::Float64));
     CudaBatchState& state = context.state<CudaBatchState>();
-    if (Status s = cuda.activate(); !s)
-        return s;
-    if (Status s = state.prepare(); !s)
-        return s;
+    {
+        const ScopedHostSpan span(context.timeline(), cuda.hostLane(), "periodogram batch setup");
+        if (Status s = cuda.activate(); !s)
+            return s;
+        if (Status s = state.prepare(); !s)
+            return s;
+    }
     Status status;
     try {
         status = request.options->precision == Precision::Float64

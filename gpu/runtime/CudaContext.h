@@ -89,6 +89,7 @@ public:
     void* get() const { return m_pointer; }
     template <typename T> T* as() const { return static_cast<T*>(m_pointer); }
     std::size_t bytes() const { return m_bytes; }
+    const char* what() const { return m_what; }
 
 private:
     const char* m_what;
