@@ -161,6 +161,14 @@ QString parseOptions(const QStringList& arguments, Parsed& parsed, bool& exitNow
             return "--trace must name a .json file, not '" + path + "'";
         if (!QFileInfo(QFileInfo(path).absolutePath()).isDir())
             return "--trace: the folder " + QFileInfo(path).absolutePath() + " does not exist";
+        // The timeline replaces its file: never the run's source record or its scene.
+        const QString traceFile = QFileInfo(path).absoluteFilePath();
+        for (const QString& kept :
+             {QString::fromStdString(scene::batchSourcePath(csv.toStdString())),
+              parser.isSet(scene) ? parser.value(scene) : QString()})
+            if (!kept.isEmpty() && QFileInfo(kept).absoluteFilePath() == traceFile)
+                return "--trace " + path + " would replace " + kept +
+                       "; name another file for the timeline";
         parsed.run.tracePath = path.toStdString();
     }
     parsed.columns.id = parser.value(idColumn).toStdString();

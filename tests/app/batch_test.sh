@@ -39,6 +39,7 @@ expect 2 "--detrend must be none" "$fixtures/files" -o "$work/x.csv" --detrend s
 expect 2 "--per-gpu must be 1 to 64" "$fixtures/files" -o "$work/x.csv" --per-gpu 0
 expect 2 "--trace must name a .json file" "$fixtures/files" -o "$work/x.csv" --trace "$work/t.txt"
 expect 2 "--trace: the folder" "$fixtures/files" -o "$work/x.csv" --trace "$work/none/t.json"
+expect 2 "would replace" "$fixtures/files" -o "$work/x.csv" --trace "$work/x.source.json"
 expect 2 "Unknown option" "$fixtures/files" -o "$work/x.csv" --frobnicate
 expect 1 "No light-curve files" "$work/nothing-*.csv" -o "$work/x.csv"
 expect 1 "has no id column 'object'" "$fixtures/catalogue.csv" -o "$work/x.csv" --id-column object
@@ -118,6 +119,9 @@ check "a scene file's grid, its normalisation overridden, gives the options' tab
     --peaks 3 --quiet
 check "a scene file's normalisation is used" bash -c \
     "! cmp -s '$work/table.csv' '$work/scene-model.csv' && [ \$(wc -l <'$work/scene-model.csv') = 10 ]"
+expect 2 "would replace" "$fixtures/catalogue.csv" -o "$work/x.csv" --scene "$work/scene.json" \
+    --trace "$work/scene.json"
+check "--trace refused over the scene: the scene is kept" grep -q '"gridMode": "linear"' "$work/scene.json"
 echo '{"format": "warpscope-scene", "version": 1, "periodogram": {"count": -5}}' >"$work/bad.json"
 expect 2 "bad.json" "$fixtures/files" -o "$work/x.csv" --scene "$work/bad.json"
 
