@@ -235,7 +235,8 @@ std::string duration(double seconds)
     return text;
 }
 
-void fail(const Ranks& ranks, const std::string& message)
+// A line of this rank's on stderr: "warpscope-batch: ", "rank R: " under MPI, then message.
+void say(const Ranks& ranks, const std::string& message)
 {
     if (ranks.size > 1)
         std::fprintf(stderr, "warpscope-batch: rank %d: %s\n", ranks.rank, message.c_str());
@@ -260,7 +261,7 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
     if (ranks.rank == 0 && !partPaths(options.csvPath).empty()) {
         TableCounts counts;
         if (const gpu::Status s = mergeTable(catalogue, options, counts, nullptr); !s) {
-            fail(ranks, s.message());
+            say(ranks, s.message());
             ++failures;
         }
     }
@@ -275,7 +276,7 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
         std::vector<BatchResult> rows;
         if (const gpu::Status s = readResultsCsv(options.csvPath, options.settings.peaks, rows);
             !s) {
-            fail(ranks, s.message());
+            say(ranks, s.message());
             ++failures;
         }
         std::unordered_set<std::string> ids;
@@ -289,7 +290,7 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
     }
     std::vector<std::unique_ptr<gpu::Context>>& contexts = devices.contexts;
     if (failures == 0 && !devices.status) {
-        fail(ranks, devices.status.message());
+        say(ranks, devices.status.message());
         ++failures;
     }
     if (sumOverRanks(ranks, failures) > 0)
@@ -495,24 +496,22 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
     if (options.progress) {
         progressLine(true);
         const double n = double(std::max<std::size_t>(1, contexts.size()));
-        std::fprintf(stderr,
-                     "warpscope-batch: %stime per worker (%zu of them): %.2f s waiting for "
-                     "objects, %.2f s in the periodograms, %.2f s finishing rows\n",
-                     ranks.size > 1 ? ("rank " + std::to_string(ranks.rank) + ": ").c_str() : "",
-                     contexts.size(), workerTimes.waited / n, workerTimes.spent.periodograms / n,
-                     workerTimes.spent.finishing / n);
+        char times[160];
+        std::snprintf(times, sizeof times,
+                      "time per worker (%zu of them): %.2f s waiting for objects, %.2f s in the "
+                      "periodograms, %.2f s finishing rows",
+                      contexts.size(), workerTimes.waited / n, workerTimes.spent.periodograms / n,
+                      workerTimes.spent.finishing / n);
+        say(ranks, times);
     }
     bool traceFailed = false;
     if (!options.tracePath.empty()) {
         std::string line;
         if (const gpu::Status s = trace.write(line); !s) {
-            fail(ranks, "the run's timeline: " + s.message());
+            say(ranks, "the run's timeline: " + s.message());
             traceFailed = true;
         } else if (options.progress) {
-            std::fprintf(stderr, "warpscope-batch: %s%s\n",
-                         ranks.size > 1 ? ("rank " + std::to_string(ranks.rank) + ": ").c_str()
-                                        : "",
-                         line.c_str());
+            say(ranks, line);
         }
     }
     // The other ranks leave their rows to rank 0 in their parts; rank 0 merges its own from
@@ -520,7 +519,7 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
     if (saved && ranks.rank != 0)
         saved = savePart();
     if (!saved) {
-        fail(ranks, saved.message());
+        say(ranks, saved.message());
         ++failures;
     }
 
@@ -534,9 +533,9 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
         std::vector<BatchResult> own = computedRows();
         const Clock::time_point writing = Clock::now();
         if (const gpu::Status s = mergeTable(catalogue, options, counts, &own); !s) {
-            fail(ranks, s.message());
+            say(ranks, s.message());
             if (const gpu::Status kept = savePart(); !kept)
-                fail(ranks, kept.message());
+                say(ranks, kept.message());
             exitCode = 1;
         } else {
             const long long remaining =

@@ -52,8 +52,8 @@ RunTrace::RunTrace(const std::string& path, const Ranks& ranks,
                                              : "GPU " + std::to_string(ordinal) + " worker " +
                                                    std::to_string(++perDevice[ordinal]);
         context->setTimeline(m_timeline, role);
-        m_workers.push_back(
-            {context.get(), ordinal, m_timeline->lane("Host: " + role + " loading")});
+        m_workers.push_back({context.get(), ordinal, m_timeline->lane("Host: " + role + " loading"),
+                             context->streamLane()});
     }
 }
 
@@ -101,18 +101,14 @@ gpu::Status RunTrace::write(std::string& line) const
     // Each GPU's kernels, from all of its workers' streams: the share of the traced time in
     // which at least one ran says whether the device or the host held the run back.
     std::map<int, std::vector<std::pair<double, double>>> kernels;
-    std::map<std::string, int> deviceOfLane;
+    std::map<int, int> deviceOfLane;
     for (const Worker& w : m_workers)
-        if (w.ordinal >= 0)
-            deviceOfLane["CUDA stream: " + w.context->role()] = w.ordinal;
-    for (const gpu::Span& s : snapshot.spans) {
-        if (s.kind != gpu::SpanKind::Kernel || s.lane < 0 ||
-            std::size_t(s.lane) >= snapshot.lanes.size())
-            continue;
-        if (const auto d = deviceOfLane.find(snapshot.lanes[std::size_t(s.lane)]);
-            d != deviceOfLane.end())
+        if (w.ordinal >= 0 && w.streamLane >= 0)
+            deviceOfLane[w.streamLane] = w.ordinal;
+    for (const gpu::Span& s : snapshot.spans)
+        if (const auto d = deviceOfLane.find(s.lane);
+            s.kind == gpu::SpanKind::Kernel && d != deviceOfLane.end())
             kernels[d->second].push_back({s.startUs, s.endUs});
-    }
     std::string busy;
     for (auto& [ordinal, spans] : kernels) {
         char part[64];

@@ -41,6 +41,7 @@ private:
         const gpu::Context* context;
         int ordinal;
         int loadingLane;
+        int streamLane;
     };
     std::vector<Worker> m_workers;
     mutable std::mutex m_mutex;

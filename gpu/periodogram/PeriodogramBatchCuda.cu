@@ -59,16 +59,22 @@ public:
     cudaStream_t copyStream = nullptr;
 };
 
-// Makes buffer hold bytes, with an eighth to spare where memory allows: a run's batches differ
-// in size, and each growth stalls every stream of the device (freeing device memory
-// synchronises it), so a run should grow its buffers once, not at each larger batch.
-// A growth is a span on lane of timeline, where a run shows what its allocations cost.
+// A buffer's size for bytes: an eighth to spare, since a run's batches differ in size and
+// each growth costs (freeing device memory synchronises the device), so that a run grows its
+// buffers once, not at each larger batch.
+std::size_t withSpare(std::size_t bytes)
+{
+    return bytes + bytes / 8;
+}
+
+// Makes buffer hold bytes, withSpare where memory allows. A growth is a span on lane of
+// timeline, where a run shows what its allocations cost.
 Status fit(CudaBuffer& buffer, std::size_t bytes, cudaStream_t stream, Timeline* timeline, int lane)
 {
     if (buffer.bytes() >= bytes)
         return Status::success();
     const ScopedHostSpan span(timeline, lane, std::string("allocating ") + buffer.what());
-    if (buffer.grow(bytes + bytes / 8, stream))
+    if (buffer.grow(withSpare(bytes), stream))
         return Status::success();
     return buffer.grow(bytes, stream);
 }
@@ -165,7 +171,7 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
     const std::size_t stepsAt = tBytes + 2 * arrayBytes, stepsEnd = tBytes + 4 * arrayBytes;
     const std::size_t gap = stepsEnd - stepsAt;
     if (state.stagingBytes < seriesBytes - gap) {
-        state.stagingBytes = seriesBytes - gap + (seriesBytes - gap) / 8;
+        state.stagingBytes = withSpare(seriesBytes - gap);
         state.staging.reset(new unsigned char[state.stagingBytes]);
     }
     if (peaksOnly) {

@@ -91,6 +91,11 @@ int Context::hostLane() const
     return m_backing->hostLane();
 }
 
+int Context::streamLane() const
+{
+    return m_backing->streamLane();
+}
+
 Status Context::collectTimeline()
 {
     return m_backing->collectTimeline();

@@ -21,6 +21,7 @@ public:
                              const std::string& role) = 0;
     virtual Status collectTimeline() = 0;
     virtual int hostLane() const = 0;
+    virtual int streamLane() const = 0;
     virtual ThreadPool& hostPool() = 0;
     // Waits for the device's queued work, before the slices' state is released.
     virtual void finish() = 0;

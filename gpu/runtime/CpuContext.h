@@ -18,6 +18,7 @@ public:
     void setTimeline(const std::shared_ptr<Timeline>& timeline, const std::string& role) override;
     Status collectTimeline() override { return Status::success(); }
     int hostLane() const override { return workerLane(0); }
+    int streamLane() const override { return -1; }
     ThreadPool& hostPool() override { return m_pool; }
     void finish() override {}
 

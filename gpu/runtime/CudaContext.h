@@ -40,7 +40,7 @@ public:
     cudaStream_t stream() const { return m_stream; }
     CudaSpanRecorder& recorder() { return m_recorder; }
     // The lanes of the stream and of the host thread that queues its work (-1: not recording).
-    int streamLane() const { return m_streamLane; }
+    int streamLane() const override { return m_streamLane; }
     int hostLane() const override { return m_hostLane; }
 
     // Runs op, which queues work on stream, as one span of the timeline, which ends however

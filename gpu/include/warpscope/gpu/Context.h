@@ -73,6 +73,9 @@ public:
     // The timeline lane of the host thread that queues this context's work (-1 while not
     // recording), for host work done on its behalf, such as an upload to OpenGL.
     int hostLane() const;
+    // The timeline lane of a GPU's queue, where its kernels and copies are recorded (-1 on the
+    // CPU, whose kernels run on its workers' lanes, and while not recording).
+    int streamLane() const;
     // Moves the spans whose device work has completed into the timeline, without blocking.
     // Fails when spans could not be recorded since the last call.
     Status collectTimeline();
