@@ -102,14 +102,16 @@ bool timePeriodogram(gpu::Context& context, int n, const gpu::PeriodogramOptions
 }
 
 // Where a whole call's time goes: the timeline's own spans of each call (host work on the
-// calling thread, the copies and kernels on their streams, timed with CUDA events), as medians
-// over the calls of each span's start and end after the call began. The user sees the same
-// spans in the Timeline panel.
+// calling thread, the copies and kernels on their streams), as medians over the calls of each
+// span's start and end after the call began. The user sees the same spans in the Timeline
+// panel. Timed with CUDA events, the GPU's spans are the steps as the code names them; from
+// CUPTI's records, each kernel and copy as the GPU ran it, gaps and overlaps included.
 // appCall: the app's computeSpectrum rather than computePeriodogram into host memory.
 void printCallSpans(gpu::Context& context, int n, const gpu::PeriodogramOptions& o, int runs,
-                    bool appCall)
+                    bool appCall, gpu::GpuTiming timing = gpu::GpuTiming::Events)
 {
     auto timeline = std::make_shared<gpu::Timeline>(runs + 4);
+    timeline->setGpuTiming(timing);
     context.setTimeline(timeline, "periodogram");
     const gpu::TimeSeries s = syntheticSeries(n);
     std::vector<double> power(std::size_t(appCall ? 0 : o.grid.count));
@@ -157,12 +159,17 @@ void printCallSpans(gpu::Context& context, int n, const gpu::PeriodogramOptions&
             it->second.end.push_back((span.endUs - began) / 1000.0);
         }
     }
+    const std::string note = timeline->gpuTimingNote();
     context.setTimeline(nullptr, "periodogram");
-    std::printf("  where %s time goes (%s, N %d, M 2^%d, %s; timeline spans with CUDA "
-                "events, medians of %d calls, ms after the call began):\n",
+    std::printf("  where %s time goes (%s, N %d, M 2^%d, %s; timeline spans %s, medians of %d "
+                "calls, ms after the call began):\n",
                 appCall ? "the app's call's" : "the call's", gpu::precisionName(o.precision), n,
                 int(std::log2(double(o.grid.count))),
-                o.method == gpu::PeriodogramMethod::Matrix ? "matrix" : "direct", runs);
+                o.method == gpu::PeriodogramMethod::Matrix ? "matrix" : "direct",
+                timing == gpu::GpuTiming::Cupti && note.empty()
+                    ? "from CUPTI's records"
+                    : ("with CUDA events" + (note.empty() ? "" : " (" + note + ")")).c_str(),
+                runs);
     std::sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) {
         return median(a.second.start) < median(b.second.start);
     });
@@ -406,6 +413,11 @@ int runPeriodogramBench(int runs, bool appCall)
                 printCallSpans(*cuda, 1024,
                                options(1 << 20, precision, true, gpu::PeriodogramMethod::Matrix),
                                runs, true);
+        if (tensor && appCall)
+            printCallSpans(
+                *cuda, 1024,
+                options(1 << 20, gpu::Precision::Float32, true, gpu::PeriodogramMethod::Matrix),
+                runs, true, gpu::GpuTiming::Cupti);
         if (appCall)
             return 0;
         // A logarithmic grid over the same range: every phase exact, on the direct kernel.

@@ -30,12 +30,19 @@ if [ -x "$DESKTOP_BIN/warpscope_gpu_tests" ]; then
     grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran" "$out/perf-tests.log" | tee -a "$log"
 fi
 
-# 1. The streams lesson, Warpscope and Numba alternating, so drift touches both alike.
+# 1. The streams lesson, Warpscope and Numba alternating, so drift touches both alike: the lab
+# with its timeline (and the floors), then without (as Numba runs); Numba as usual, then with
+# the 32 hardware queues that Warpscope's library asks the driver for.
 for run in $(seq "${ROUNDS:-3}"); do
     echo "== round $run: warpscope-bench streams" | tee -a "$log"
     stdbuf -oL "$bench" streams --runs 30 2>&1 | tee -a "$log" | grep -E "pinned|floor"
+    echo "== round $run: warpscope-bench streams, no timeline" | tee -a "$log"
+    stdbuf -oL "$bench" streams --runs 30 --no-timeline 2>&1 | sed 's/^  pinned/  untraced pinned/' |
+        tee -a "$log" | grep -E "pinned"
     echo "== round $run: Numba" | tee -a "$log"
     python3 bench/streams_numba.py --runs 30 2>&1 | tee -a "$log"
+    CUDA_DEVICE_MAX_CONNECTIONS=32 python3 bench/streams_numba.py --runs 30 2>&1 |
+        sed 's/^Numba:/Numba, 32 queues:/' | tee -a "$log"
     python3 bench/streams_numba.py --runs 30 --streams 1 2>&1 | tee -a "$log"
 done
 echo "== streams sweep" | tee -a "$log"
@@ -45,6 +52,10 @@ stdbuf -oL "$bench" streams --sweep 16 --runs 10 2>&1 | tee -a "$log"
 for run in 1 2; do
     echo "== round $run: warpscope-bench periodogram" | tee -a "$log"
     stdbuf -oL "$bench" periodogram --runs 20 2>&1 | tee -a "$log" | grep -E "matrix|SciPy|app's"
+done
+for run in $(seq "${ROUNDS:-3}"); do
+    echo "== round $run: the app's call" | tee -a "$log"
+    stdbuf -oL "$bench" periodogram --app-call --runs 20 2>&1 | tee -a "$log" | grep -E "app's"
 done
 echo "== CuPy" | tee -a "$log"
 python3 bench/periodogram_cupy.py --runs 10 2>&1 | tee -a "$log"
@@ -64,10 +75,12 @@ def all_of(pattern):
 def mid(values):
     return f"{statistics.median(values):.3f} ms (n={len(values)})" if values else "-"
 rows = [
-    ("streams, pinned, K streams", all_of(r"pinned, K streams\s+median\s+([\d.]+)")),
-    ("streams, K streams, no timeline", all_of(r"no timeline ([\d.]+) ms")),
+    ("streams, pinned, K streams", all_of(r"(?<!untraced )pinned, K streams\s+median\s+([\d.]+)")),
+    ("streams, K streams, no timeline", all_of(r"untraced pinned, K streams\s+median\s+([\d.]+)")),
+    ("streams, copies in order, no timeline", all_of(r"untraced pinned, K streams, copies in order\s+median\s+([\d.]+)")),
     ("Numba, K streams", all_of(r"Numba: .*pinned, \d+ streams: median ([\d.]+)")),
-    ("streams, pinned, 1 stream", all_of(r"pinned, 1 stream\s+median\s+([\d.]+)")),
+    ("Numba, K streams, 32 queues", all_of(r"Numba, 32 queues: .*pinned, \d+ streams: median ([\d.]+)")),
+    ("streams, pinned, 1 stream", all_of(r"(?<!untraced )pinned, 1 stream\s+median\s+([\d.]+)")),
     ("Numba, 1 stream", all_of(r"Numba: .*pinned, 1 stream: median ([\d.]+)")),
     ("streams floor", all_of(r"floor\s+([\d.]+) ms\s+\(all copies")),
     ("link floor, both ways at once", all_of(r"link floor, both ways at once\s+([\d.]+) ms")),

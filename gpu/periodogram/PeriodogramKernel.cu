@@ -61,8 +61,16 @@ __global__ void __launch_bounds__(kStepThreads)
         if (i < n)
             writeStep(__longlong_as_double((long long)word), df, stepCos[i], stepSin[i]);
     }
-    for (long long i = first; i < count; i += stride)
-        power[i] = ~0ULL; // NaN, as a memset of 0xff bytes
+    // NaN, as a memset of 0xff bytes, 16 bytes a store from the first 16-byte boundary.
+    const long long head = (reinterpret_cast<unsigned long long>(power) & 15) ? 1 : 0;
+    const long long pairs = (count - head) / 2;
+    if (first == 0 && head && count > 0)
+        power[0] = ~0ULL;
+    auto* paired = reinterpret_cast<ulonglong2*>(power + head);
+    for (long long i = first; i < pairs; i += stride)
+        paired[i] = make_ulonglong2(~0ULL, ~0ULL);
+    if (first == 0 && head + 2 * pairs < count)
+        power[count - 1] = ~0ULL;
 }
 
 } // namespace
@@ -89,7 +97,12 @@ cudaError_t launchPeriodogramPrepare(const void* staged, void* series, std::size
     const long long words = (long long)(bytes / sizeof(unsigned long long));
     if (words < n)
         return cudaErrorInvalidValue; // the times must all be staged
-    const long long most = std::max({words, n, count, 1LL});
+    // A thread for each staged word, whose reads of host memory then wait on the link
+    // together, and enough threads for the poison at four 16-byte stores each: fewer blocks
+    // than a thread a value, which the SMs would take up in several waves.
+    constexpr long long kPoisonPerThread = 8;
+    const long long most =
+        std::max({words, n, (count + kPoisonPerThread - 1) / kPoisonPerThread, 1LL});
     const long long blocks = std::min((most + kStepThreads - 1) / kStepThreads, 1LL << 12);
     if (const cudaError_t e = keepSharedCarveout<periodogramPrepareKernel<T>>(); e != cudaSuccess)
         return e;

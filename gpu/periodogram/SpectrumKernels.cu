@@ -225,10 +225,29 @@ struct SearchScratch
     BlockSummary lists; // the exact search's, when the candidates overflow
 };
 
+// Programmatic dependent launch (compute capability 9.0 on): the gather, launched with
+// programmatic stream serialization, may start while the scan runs, and loads its first
+// powers (written before the scan began) before it waits for the scan's results. Elsewhere
+// both are no-ops and the gather starts after the scan, as any launch would.
+__device__ void allowDependentLaunch()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;");
+#endif
+}
+
+__device__ void waitForPrerequisites()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // Each block's range and best peak.
 __global__ void __launch_bounds__(kSearchThreads)
     spectrumScanKernel(const double* __restrict__ power, long long count, BlockScan* scan)
 {
+    allowDependentLaunch();
     long long begin = 0, end = 0;
     blockChunk(count, begin, end);
     double low = HUGE_VAL, high = -HUGE_VAL;
@@ -391,6 +410,7 @@ __global__ void __launch_bounds__(kSearchThreads)
     // The first powers load while the block works out the threshold.
     PowerBatch<kSearchThreads> batch;
     batch.load(power, begin + threadIdx.x, end);
+    waitForPrerequisites(); // the scan's results, below
     double tp;
     long long tk;
     blockThreshold(scan, int(gridDim.x), tp, tk);
@@ -449,9 +469,29 @@ cudaError_t searchSpectrum(const double* power, long long count, void* scratch,
         if (e != cudaSuccess)
             return e;
     spectrumScanKernel<<<blocks, kSearchThreads, 0, stream>>>(power, count, &s->scan);
-    spectrumCollectKernel<<<blocks, kSearchThreads, 0, stream>>>(power, count, &s->scan, &s->counts,
-                                                                 &s->candidates, out);
     if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+        return e;
+    // Asked for only where the device has it (compute capability 9.0 on).
+    int device = 0, major = 0;
+    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess)
+        return e;
+    if (const cudaError_t e =
+            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+        e != cudaSuccess)
+        return e;
+    cudaLaunchAttribute overlap{};
+    overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    overlap.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t gather{};
+    gather.gridDim = dim3(unsigned(blocks));
+    gather.blockDim = dim3(kSearchThreads);
+    gather.stream = stream;
+    gather.attrs = &overlap;
+    gather.numAttrs = major >= 9 ? 1 : 0;
+    if (const cudaError_t e = cudaLaunchKernelEx(&gather, spectrumCollectKernel, power, count,
+                                                 static_cast<const BlockScan*>(&s->scan),
+                                                 &s->counts, &s->candidates, out);
+        e != cudaSuccess)
         return e;
     if (const cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess)
         return e;

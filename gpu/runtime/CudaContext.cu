@@ -2,8 +2,19 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 namespace warpscope::gpu {
+namespace {
+
+// The driver gives a context 8 hardware queues unless asked for more, before it starts. The
+// streams lab runs up to 64 streams, the survey several workers' streams a GPU: beyond 8,
+// streams share queues, and work waits behind an unrelated stream's in the same queue. 32 is
+// the most the driver takes; a value the user set is kept. Set as the library loads, before
+// any CUDA call.
+[[maybe_unused]] const bool kHardwareQueues = setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0) == 0;
+
+} // namespace
 
 Status CudaBacking::initialize()
 {

@@ -144,10 +144,13 @@ Status runStreamsLabCuda(Context& context, const StreamsLabConfig& config, Strea
     const auto arrays = std::size_t(config.arrays);
     const auto length = std::size_t(config.length);
     const std::size_t arrayBytes = length * sizeof(float);
-    const std::size_t streamCount = config.multiStream ? arrays : 1;
-    // Copies in order go through one more stream of their own, back to back.
-    const bool copyStream = config.multiStream && config.orderCopies;
-    const std::size_t totalStreams = streamCount + (copyStream ? 1 : 0);
+    // Copies in order: one stream for the copies in, one for the kernels and one for the
+    // copies out, so each direction's copies run back to back on their engine, each array
+    // arriving whole, and leaving, as early as the link allows. Otherwise each array's work
+    // goes on its own stream (or all on one).
+    const bool engines = config.multiStream && config.orderCopies;
+    const std::size_t streamCount = engines ? 1 : config.multiStream ? arrays : 1;
+    const std::size_t totalStreams = streamCount + (engines ? 2 : 0);
     LabLayout layout;
     if (Status s = prepareLab(cuda, state, config, totalStreams, layout); !s)
         return s;
@@ -158,16 +161,21 @@ Status runStreamsLabCuda(Context& context, const StreamsLabConfig& config, Strea
     std::vector<int> lanes(totalStreams, -1);
     const int hostLane = timeline ? timeline->lane("Host: lab thread") : -1;
     if (recorder.recording())
-        for (std::size_t k = 0; k < totalStreams; ++k)
-            lanes[k] = timeline->lane("CUDA stream " + std::to_string(k + 1) + ": lab");
+        for (std::size_t k = 0; k < totalStreams; ++k) {
+            static const char* const roles[] = {": lab kernels", ": lab copies in",
+                                                ": lab copies out"};
+            lanes[k] = timeline->lane("CUDA stream " + std::to_string(k + 1) +
+                                      (engines ? roles[k] : ": lab"));
+        }
     poisonStreamsLabOutputs(cuda.hostPool(), length, state.outputs);
 
     // Event 0 starts the job, 1 ends it, 2 .. 2 + totalStreams let stream 0 wait for the
-    // others, and the rest mark each array's arrival.
+    // others; with copies in order, the rest mark each array's arrival, then its results.
     ScopedEvents events;
-    if (Status s = events.create(2 + totalStreams + arrays); !s)
+    if (Status s = events.create(2 + totalStreams + (engines ? 2 * arrays : 0)); !s)
         return s;
     cudaEvent_t* arrived = events.events.data() + 2 + totalStreams;
+    cudaEvent_t* divided = arrived + arrays;
     cudaStream_t first = state.streams[0];
     WS_CUDA_TRY(cudaEventRecord(events.events[0], first));
     for (std::size_t k = 1; k < totalStreams; ++k)
@@ -184,10 +192,8 @@ Status runStreamsLabCuda(Context& context, const StreamsLabConfig& config, Strea
         // How long the host takes to queue an array's work: a copy from pageable memory, or
         // a full queue, holds the host here.
         const ScopedHostSpan queueing(timeline, hostLane, "queue array" + tag);
-        // In order, each array arrives whole as early as the link allows, and its stream
-        // takes over from there.
-        cudaStream_t inStream = copyStream ? state.streams[streamCount] : stream;
-        const int inLane = copyStream ? lanes[streamCount] : lane;
+        cudaStream_t inStream = engines ? state.streams[streamCount] : stream;
+        const int inLane = engines ? lanes[streamCount] : lane;
         if (Status s = cuda.recorded(
                 inStream, inLane, SpanKind::CopyHostToDevice, "copy in" + tag, arrayBytes,
                 [&] {
@@ -197,7 +203,7 @@ Status runStreamsLabCuda(Context& context, const StreamsLabConfig& config, Strea
                 });
             !s)
             return s;
-        if (copyStream) {
+        if (engines) {
             WS_CUDA_TRY(cudaEventRecord(arrived[a], inStream));
             WS_CUDA_TRY(cudaStreamWaitEvent(stream, arrived[a]));
         }
@@ -222,11 +228,17 @@ Status runStreamsLabCuda(Context& context, const StreamsLabConfig& config, Strea
         recorder.end(token, stream);
         if (!launched)
             return launched;
+        cudaStream_t outStream = engines ? state.streams[streamCount + 1] : stream;
+        const int outLane = engines ? lanes[streamCount + 1] : lane;
+        if (engines) {
+            WS_CUDA_TRY(cudaEventRecord(divided[a], stream));
+            WS_CUDA_TRY(cudaStreamWaitEvent(outStream, divided[a]));
+        }
         if (Status s = cuda.recorded(
-                stream, lane, SpanKind::CopyDeviceToHost, "copy out" + tag, arrayBytes,
+                outStream, outLane, SpanKind::CopyDeviceToHost, "copy out" + tag, arrayBytes,
                 [&] {
                     return cudaStatus(cudaMemcpyAsync(state.outputs[a], data, arrayBytes,
-                                                      cudaMemcpyDeviceToHost, stream),
+                                                      cudaMemcpyDeviceToHost, outStream),
                                       "Copying an array back to the host");
                 });
             !s)

@@ -184,8 +184,9 @@ TEST_F(CudaStreamsLabTest, NormalisesInEveryMode)
             SCOPED_TRACE(std::string(pinned ? "pinned" : "pageable") +
                          (multi ? ", K streams" : ", 1 stream"));
             expectLabPasses(*m_cuda, c, r);
-            // In order, the copies in take a stream of their own.
-            EXPECT_EQ(r.streams, multi ? c.arrays + (c.orderCopies ? 1 : 0) : 1);
+            // In order: a stream for the copies in, one for the kernels, one for the copies
+            // out.
+            EXPECT_EQ(r.streams, multi ? (c.orderCopies ? 3 : c.arrays) : 1);
         }
     c.length = 1; // one value per array normalises to exactly 1
     expectLabPasses(*m_cuda, c, r);

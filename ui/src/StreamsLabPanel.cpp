@@ -46,9 +46,10 @@ StreamsLabPanel::StreamsLabPanel(std::shared_ptr<gpu::DevicePool> devices, QWidg
     m_memory->setToolTip(tr("Copies from pageable memory go through a staging buffer and "
                             "block the host,\nso they cannot overlap"));
     m_ordered->setObjectName("labOrdered");
-    m_ordered->setToolTip(tr("With K streams, each array's copy in waits for the one before,\n"
-                             "so arrays arrive whole and in order. Without it the copy engines\n"
-                             "interleave the copies, which measured faster on an H100."));
+    m_ordered->setToolTip(tr("With K streams: one stream for the copies in, one for the\n"
+                             "kernels and one for the copies out, each in array order, so each\n"
+                             "direction's copies run back to back. Without it each array has a\n"
+                             "stream of its own and the copy engines interleave the copies."));
     connect(m_streams, &QComboBox::currentIndexChanged, this,
             [this](int index) { m_ordered->setEnabled(index == 1); });
     m_run->setObjectName("labRun");

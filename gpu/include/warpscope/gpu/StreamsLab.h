@@ -19,9 +19,10 @@ struct StreamsLabConfig
     long long length = 10'000'000; // L
     bool multiStream = true;       // K streams, or 1
     bool pinned = true;            // page-locked host memory, or ordinary (pageable)
-    // With K streams, queue every copy in on one more stream, in order, so each array
-    // arrives whole as early as the link allows (GPU only); otherwise each array's copy in
-    // goes on its own stream and the copy engines interleave them.
+    // With K streams, queue the copies in on one stream, the kernels on a second and the
+    // copies out on a third, each in array order, so that each direction's copies run back
+    // to back (GPU only); otherwise each array's work goes on its own stream and the copy
+    // engines interleave the arrays' copies.
     bool orderCopies = false;
     std::uint32_t seed = 1; // the input values
 };
