@@ -169,6 +169,9 @@ ParseResult parseCommandLine(const QStringList& arguments)
                                         "1|k");
     const QCommandLineOption labPageable("lab-pageable",
                                          "Streams lab: use pageable instead of pinned memory.");
+    const QCommandLineOption labOrdered(
+        "lab-ordered", "Streams lab, k streams: copies in order, on a stream for the copies in, "
+                       "one for the kernels and one for the copies out.");
     const QCommandLineOption exportTrace(
         "export-trace", "Write the timeline as Chrome trace JSON once the frame (and lab) is done.",
         "FILE");
@@ -256,14 +259,22 @@ ParseResult parseCommandLine(const QStringList& arguments)
         "periodogram and workspace it holds replace saved settings. The other options given "
         "with it, before or after, override its values.",
         "FILE");
-    parser.addOptions({sceneFile, kernel, kernelSource, periodogram, series, frequencies, method,
-                       normalization, fixedMean, noDy, timeFormat, detrend, mask, nterms, prewhiten,
-                       exportPeriodogram, exportPeaks, exportFrequencies, sweep, device, cupti});
+    parser.addOptions({sceneFile,    kernel,
+                       kernelSource, periodogram,
+                       series,       frequencies,
+                       method,       normalization,
+                       fixedMean,    noDy,
+                       timeFormat,   detrend,
+                       mask,         nterms,
+                       prewhiten,    exportPeriodogram,
+                       exportPeaks,  exportFrequencies,
+                       sweep,        device,
+                       cupti});
     parser.addOptions({help,      version,    backend,     noInterop,  screenshot, size,
                        latMin,    latMax,     lonMin,      lonMax,     nx,         ny,
                        ref,       precision,  units,       radius,     colormap,   reset,
                        overlay,   block,      grid,        gridStride, lab,        labArrays,
-                       labLength, labStreams, labPageable, exportTrace});
+                       labLength, labStreams, labPageable, labOrdered, exportTrace});
     parser.addPositionalArgument("", "", "");
 
     if (!parser.parse(arguments))
@@ -411,7 +422,8 @@ ParseResult parseCommandLine(const QStringList& arguments)
                         parser.value(overlay) + "'");
     }
     o.streamsLab = parser.isSet(lab) || parser.isSet(labArrays) || parser.isSet(labLength) ||
-                   parser.isSet(labStreams) || parser.isSet(labPageable);
+                   parser.isSet(labStreams) || parser.isSet(labPageable) ||
+                   parser.isSet(labOrdered);
     if (parser.isSet(labArrays)) {
         bool ok = false;
         o.lab.arrays = parser.value(labArrays).trimmed().toInt(&ok);
@@ -432,6 +444,12 @@ ParseResult parseCommandLine(const QStringList& arguments)
     }
     if (parser.isSet(labPageable))
         o.lab.pinned = false;
+    if (parser.isSet(labOrdered)) {
+        if (!o.lab.multiStream)
+            return fail("--lab-ordered orders the copies of k streams; with --lab-streams 1 "
+                        "everything is in order already");
+        o.lab.orderCopies = true;
+    }
     if (const auto problems = gpu::validateStreamsLab(o.lab); !problems.empty())
         return fail(QString::fromStdString(problems.front()));
     o.sweep = parser.isSet(sweep);

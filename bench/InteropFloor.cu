@@ -13,7 +13,9 @@
 // program first checks, for both ways, that OpenGL reads exactly what CUDA wrote (counting
 // differing values), then times, each as the median of F frames, wall clock:
 //   kernel + stream sync alone; draw alone (to glFinish); kernel then draw (a);
-//   and the classic frame: map, kernel, unmap, draw (b).
+//   and the classic frame: map, kernel, unmap, draw (b); then (b) with one timing event
+//   recorded on the stream before the map, after it, before the unmap or after it, as the
+//   timeline's spans record them.
 // "kernel + switch + draw" is (a)'s frame; "switch" is what it costs beyond its two parts:
 // the GPU moving from CUDA work to GL work within one frame.
 #include "warpscope/render/GlWriteScope.h"
@@ -289,13 +291,35 @@ int main(int argc, char** argv)
     cudaGraphicsResource_t resource = nullptr;
     CHECK_CUDA(
         cudaGraphicsGLRegisterBuffer(&resource, classic, cudaGraphicsRegisterFlagsWriteDiscard));
-    const auto classicFrame = [&](int frame, bool draw) {
+    // A timing event recorded on the stream at one place in the classic frame, as the
+    // timeline's spans record them: before the map, between the map and the kernel, between
+    // the kernel and the unmap, or after the unmap.
+    enum EventAt
+    {
+        NoEvent,
+        BeforeMap,
+        AfterMap,
+        BeforeUnmap,
+        AfterUnmap,
+        EventPlaces
+    };
+    cudaEvent_t marker = nullptr;
+    CHECK_CUDA(cudaEventCreate(&marker));
+    const auto classicFrame = [&](int frame, bool draw, EventAt at = NoEvent) {
+        const auto mark = [&](EventAt here) {
+            if (at == here)
+                CHECK_CUDA(cudaEventRecord(marker, stream));
+        };
+        mark(BeforeMap);
         CHECK_CUDA(cudaGraphicsMapResources(1, &resource, stream));
+        mark(AfterMap);
         void* pointer = nullptr;
         std::size_t mapped = 0;
         CHECK_CUDA(cudaGraphicsResourceGetMappedPointer(&pointer, &mapped, resource));
         fill(static_cast<float*>(pointer), count, frame, stream, prop.multiProcessorCount);
+        mark(BeforeUnmap);
         CHECK_CUDA(cudaGraphicsUnmapResources(1, &resource, stream));
+        mark(AfterUnmap);
         if (draw)
             drawer.draw(classic, *gl);
         glFinish();
@@ -311,6 +335,7 @@ int main(int argc, char** argv)
     const int sms = prop.multiProcessorCount;
     // Rounds, so that drift touches each measurement alike; medians of the rounds' medians.
     std::vector<double> kernel, draw, both, classicBoth;
+    std::vector<double> marked[EventPlaces];
     for (int round = 0; round < 3; ++round) {
         kernel.push_back(timeFrames(frames, [&](int k) {
                              fill(vmm, count, k, stream, sms);
@@ -327,6 +352,9 @@ int main(int argc, char** argv)
                            glFinish();
                        }).median);
         classicBoth.push_back(timeFrames(frames, [&](int k) { classicFrame(k, true); }).median);
+        for (int at = BeforeMap; at < EventPlaces; ++at)
+            marked[at].push_back(
+                timeFrames(frames, [&](int k) { classicFrame(k, true, EventAt(at)); }).median);
     }
     const auto mid = [](std::vector<double> v) {
         std::sort(v.begin(), v.end());
@@ -340,6 +368,14 @@ int main(int argc, char** argv)
     std::printf("  %-52s %8.3f ms\n", "classic frame: map, kernel, unmap, draw", c);
     std::printf("  %-52s %8.2fx %s\n", "classic frame / (kernel + switch + draw)", c / kd,
                 c <= 1.15 * kd ? "(within 15 %)" : "(MORE than 15 % above)");
+    const char* const places[EventPlaces] = {"", "before the map", "after the map",
+                                             "before the unmap", "after the unmap"};
+    for (int at = BeforeMap; at < EventPlaces; ++at) {
+        const double m = mid(marked[at]);
+        std::printf("  %-52s %8.3f ms (%+.3f)\n",
+                    (std::string("classic frame, an event recorded ") + places[at]).c_str(), m,
+                    m - c);
+    }
     // Whether OpenGL still sees CUDA's writes once it has drawn from the buffer: imported
     // memory has no map to say that CUDA wrote, and GL_EXT_semaphore, which would, needs a
     // semaphore CUDA cannot export. Reported, not required: the timings above stand either way.
@@ -351,6 +387,7 @@ int main(int argc, char** argv)
                 stale, count,
                 stale ? " (GL has no map or semaphore here to learn of CUDA's write)" : "");
 
+    CHECK_CUDA(cudaEventDestroy(marker));
     CHECK_CUDA(cudaGraphicsUnregisterResource(resource));
     glDeleteBuffers(1, &classic);
     glDeleteBuffers(1, &shared);

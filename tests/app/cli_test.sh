@@ -44,6 +44,7 @@ expect 2 "exceeds the limit of 64 on any CUDA GPU" --block 1,1,65 --overlay bloc
 expect 2 "must be at least 1, not 0" --grid 0,4,1
 expect 2 "exceeds the limit of 65535 on any CUDA GPU" --grid 1,70000,1 --grid-stride
 expect 2 "--lab-streams must be 1 or k, not '3'" --lab-streams 3
+expect 2 "--lab-ordered orders the copies of k streams" --lab-streams 1 --lab-ordered
 expect 2 "--lab-length needs a whole number, not '2.5'" --lab-length 2.5
 expect 2 "The array length must be between 1 and" --lab-length 0
 expect 2 "The number of arrays must be between 1 and 64; it is 65" --lab-arrays 65
