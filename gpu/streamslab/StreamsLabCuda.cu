@@ -174,8 +174,8 @@ Status runStreamsLabCuda(Context& context, const StreamsLabConfig& config, Strea
     ScopedEvents events;
     if (Status s = events.create(2 + totalStreams + (engines ? 2 * arrays : 0)); !s)
         return s;
-    cudaEvent_t* arrived = events.events.data() + 2 + totalStreams;
-    cudaEvent_t* divided = arrived + arrays;
+    cudaEvent_t* arrived = engines ? events.events.data() + 2 + totalStreams : nullptr;
+    cudaEvent_t* divided = engines ? arrived + arrays : nullptr;
     cudaStream_t first = state.streams[0];
     WS_CUDA_TRY(cudaEventRecord(events.events[0], first));
     for (std::size_t k = 1; k < totalStreams; ++k)
