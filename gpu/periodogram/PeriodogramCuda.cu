@@ -490,8 +490,9 @@ Status computeSpectrumCuda(Context& context, const TimeSeries& series,
         const SpanScope span(cuda.recorder(), stream, cuda.streamLane(), SpanKind::Kernel,
                              "peak search", 0,
                              "top " + std::to_string(kSpectrumMaxPeaks) + " peaks");
-        const cudaError_t searched = searchSpectrum(result->power(), options.grid.count,
-                                                    state.searchScratch.get(), hostSummary, stream);
+        const cudaError_t searched =
+            searchSpectrum(result->power(), options.grid.count, state.searchScratch.get(),
+                           hostSummary, cuda.info().ccMajor, stream);
         // Freed only after whatever part of the search ran.
         if (Status s = result->markUse(stream); !s)
             return s;

@@ -4,6 +4,7 @@
 #include "periodogram/PeriodogramKernel.cuh"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace warpscope::gpu {
 namespace {
@@ -61,15 +62,12 @@ __global__ void __launch_bounds__(kStepThreads)
         if (i < n)
             writeStep(__longlong_as_double((long long)word), df, stepCos[i], stepSin[i]);
     }
-    // NaN, as a memset of 0xff bytes, 16 bytes a store from the first 16-byte boundary.
-    const long long head = (reinterpret_cast<unsigned long long>(power) & 15) ? 1 : 0;
-    const long long pairs = (count - head) / 2;
-    if (first == 0 && head && count > 0)
-        power[0] = ~0ULL;
-    auto* paired = reinterpret_cast<ulonglong2*>(power + head);
+    // NaN, as a memset of 0xff bytes, 16 bytes a store (power is 16-byte aligned).
+    const long long pairs = count / 2;
+    auto* paired = reinterpret_cast<ulonglong2*>(power);
     for (long long i = first; i < pairs; i += stride)
         paired[i] = make_ulonglong2(~0ULL, ~0ULL);
-    if (first == 0 && head + 2 * pairs < count)
+    if (first == 0 && 2 * pairs < count)
         power[count - 1] = ~0ULL;
 }
 
@@ -92,7 +90,8 @@ cudaError_t launchPeriodogramPrepare(const void* staged, void* series, std::size
                                      long long n, double df, T* stepCos, T* stepSin, double* power,
                                      long long count, cudaStream_t stream)
 {
-    if (bytes % sizeof(unsigned long long) != 0)
+    // The staging is read, and the powers poisoned, a word and two words a store.
+    if (bytes % sizeof(unsigned long long) != 0 || reinterpret_cast<std::uintptr_t>(power) % 16)
         return cudaErrorInvalidValue;
     const long long words = (long long)(bytes / sizeof(unsigned long long));
     if (words < n)

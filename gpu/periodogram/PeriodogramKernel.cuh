@@ -54,8 +54,9 @@ cudaError_t launchPeriodogramSteps(const double* t, long long n, double df, T* s
 // What a small call needs before its sums, in one launch on stream: copies bytes (a multiple
 // of 8) from staged, pinned host memory the kernel reads in place, to series on the device;
 // writes the n rotation steps (as launchPeriodogramSteps, from the double times that start
-// the staged bytes); and sets the count powers to NaN, so that any the sums leave out shows.
-// Three operations of a few microseconds each, most of it latency, become one.
+// the staged bytes); and sets the count powers (16-byte aligned, as device allocations are) to
+// NaN, so that any the sums leave out shows. Three operations of a few microseconds each, most of
+// it latency, become one.
 template <typename T>
 cudaError_t launchPeriodogramPrepare(const void* staged, void* series, std::size_t bytes,
                                      long long n, double df, T* stepCos, T* stepSin, double* power,

@@ -457,7 +457,7 @@ cudaError_t prepareSpectrumSearch(void* scratch, cudaStream_t stream)
 }
 
 cudaError_t searchSpectrum(const double* power, long long count, void* scratch,
-                           SpectrumSummary* out, cudaStream_t stream)
+                           SpectrumSummary* out, int ccMajor, cudaStream_t stream)
 {
     // Enough blocks to fill the device, few enough that each gathering block ranks their best
     // peaks at once.
@@ -472,13 +472,6 @@ cudaError_t searchSpectrum(const double* power, long long count, void* scratch,
     if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
         return e;
     // Asked for only where the device has it (compute capability 9.0 on).
-    int device = 0, major = 0;
-    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess)
-        return e;
-    if (const cudaError_t e =
-            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-        e != cudaSuccess)
-        return e;
     cudaLaunchAttribute overlap{};
     overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     overlap.val.programmaticStreamSerializationAllowed = 1;
@@ -487,7 +480,7 @@ cudaError_t searchSpectrum(const double* power, long long count, void* scratch,
     gather.blockDim = dim3(kSearchThreads);
     gather.stream = stream;
     gather.attrs = &overlap;
-    gather.numAttrs = major >= 9 ? 1 : 0;
+    gather.numAttrs = ccMajor >= 9 ? 1 : 0;
     if (const cudaError_t e = cudaLaunchKernelEx(&gather, spectrumCollectKernel, power, count,
                                                  static_cast<const BlockScan*>(&s->scan),
                                                  &s->counts, &s->candidates, out);

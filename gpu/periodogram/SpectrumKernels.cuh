@@ -34,8 +34,9 @@ cudaError_t prepareSpectrumSearch(void* scratch, cudaStream_t stream);
 // The blocks' best peaks give a threshold and only the peaks above it are sorted, in two
 // kernels whose last blocks do the ranking and the sort; when there are too many (thousands
 // of equal peaks), each block's own best and a merge of them run instead. Waits for stream.
-// Returns the first CUDA error, if any.
+// ccMajor: the device's compute capability, whose 9.0 and newer start the second kernel while
+// the first runs. Returns the first CUDA error, if any.
 cudaError_t searchSpectrum(const double* power, long long count, void* scratch,
-                           SpectrumSummary* out, cudaStream_t stream);
+                           SpectrumSummary* out, int ccMajor, cudaStream_t stream);
 
 } // namespace warpscope::gpu
