@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -63,8 +64,10 @@ struct RunnerRequest
 struct RunnerReply
 {
     bool ok = false;
-    std::string message;      // why the run failed
-    bool contextLost = false; // the runner's CUDA context is unusable: it ends after this reply
+    std::string message; // why the run failed
+    // The runner ends after this reply: its CUDA context is unusable, or it has used the CPU
+    // time after which it retires. The app starts a new one for the next run.
+    bool runnerEnds = false;
     double kernelMs = 0.0;
     double startMs = 0.0, stopMs = 0.0; // the kernel's span, from the request's arrival
     std::uint64_t outOfBounds = 0;
@@ -116,14 +119,27 @@ public:
     // Starts the process, if it is not running, without waiting for it to be ready (its CUDA
     // context takes a few hundred ms): the first run waits for that instead.
     Status launch();
+    // What the kernel printed (its standard output and error) since the last send(), up to
+    // kRunnerPrintBytes; capped says the cap was reached. Read after the reply, or after the
+    // process ended: a kernel's lines before its crash are kept.
+    std::string printed(bool& capped) const;
+    // How the running process confined itself (RunnerSandbox.h), once it has answered.
+    const std::string& confinement() const { return m_confinement; }
 
 private:
     Status waitReady();
     void stop();
     // Why the process ended, once it has: its exit status or signal, in words.
     std::string describeEnd();
+    // The runner's own folder and its print memory, made once for this object's life.
+    Status prepare();
+    // A copy of a simulator library in the runner's folder, the only one it may read.
+    Status stageLibrary(std::string& path);
 
     std::string m_cudaBusId;
+    std::string m_dir;
+    int m_printFd = -1;
+    std::string m_confinement;
     pid_t m_pid = -1;
     int m_socket = -1;
     bool m_ready = false;
@@ -160,7 +176,11 @@ RunnerRequest runnerRequest(const KernelArgs& args, const LaunchConfig& launch);
 
 // The runner's side (warpscope-kernel-runner): serves requests read from socket until the app
 // closes it. cudaBusId: the GPU to open a CUDA context on before answering (empty: none).
-int serveKernelRuns(int socket, const std::string& cudaBusId);
+// confine, when given, is called once the context is made and before the first request: it
+// confines the process (RunnerSandbox.h) and says how, which the ready reply carries; when it
+// fails, the runner says why and serves nothing.
+int serveKernelRuns(int socket, const std::string& cudaBusId,
+                    const std::function<Status(std::string&)>& confine = {});
 
 // The runner's CUDA side (KernelRunnerCuda.cu; KernelRunnerNoCuda.cpp in builds without
 // nvcc). openRunnerCuda makes the runner's context on the GPU with that PCI bus id;

@@ -278,7 +278,7 @@ bool sendReply(int socket, const RunnerReply& r)
     Writer w;
     w.put(std::uint8_t(r.ok));
     w.putString(r.message);
-    w.put(std::uint8_t(r.contextLost));
+    w.put(std::uint8_t(r.runnerEnds));
     w.put(r.kernelMs);
     w.put(r.startMs);
     w.put(r.stopMs);
@@ -302,7 +302,7 @@ bool receiveReply(int socket, double deadlineMs, RunnerReply& r, bool& timedOut)
                       in.get(r.startMs) && in.get(r.stopMs) && in.get(r.outOfBounds) &&
                       in.get(r.lo) && in.get(r.hi) && in.done();
     r.ok = ok != 0;
-    r.contextLost = lost != 0;
+    r.runnerEnds = lost != 0;
     return read;
 }
 

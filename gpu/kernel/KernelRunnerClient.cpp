@@ -1,6 +1,7 @@
 // The app's side of the runner: starting it, asking it to run, and ending it when it fails or
 // does not answer in time.
 #include "kernel/KernelRunner.h"
+#include "kernel/RunnerSandbox.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -9,11 +10,13 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <poll.h>
 #include <spawn.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -75,12 +78,74 @@ std::string kernelRunnerPath()
 KernelRunner::~KernelRunner()
 {
     stop();
+    if (m_printFd >= 0)
+        ::close(m_printFd);
+    if (!m_dir.empty()) {
+        std::error_code error;
+        fs::remove_all(m_dir, error);
+    }
+}
+
+Status KernelRunner::prepare()
+{
+    if (m_dir.empty()) {
+        std::error_code error;
+        const fs::path temp = fs::temp_directory_path(error);
+        std::string pattern =
+            ((error ? fs::path("/tmp") : temp) / "warpscope-runner-XXXXXX").string();
+        if (!::mkdtemp(pattern.data()))
+            return Status::failure("Could not make the kernel runner's folder in " + temp.string() +
+                                   ": " + std::strerror(errno));
+        m_dir = pattern;
+    }
+    if (m_printFd < 0) {
+        // Appending, so that each run's lines start at the front once it is emptied.
+        m_printFd = ::memfd_create("warpscope-kernel-printf", MFD_CLOEXEC);
+        if (m_printFd < 0 || ::fcntl(m_printFd, F_SETFL, O_APPEND) != 0)
+            return Status::failure(std::string("Could not make the kernel's print memory: ") +
+                                   std::strerror(errno));
+    }
+    return Status::success();
+}
+
+Status KernelRunner::stageLibrary(std::string& path)
+{
+    const fs::path staged = fs::path(m_dir) / fs::path(path).filename();
+    std::error_code error;
+    if (!fs::exists(staged, error)) {
+        const fs::path partial = staged.string() + ".part";
+        if (!fs::copy_file(path, partial, fs::copy_options::overwrite_existing, error) ||
+            (fs::rename(partial, staged, error), error))
+            return Status::failure("Could not hand the simulator's library " + path +
+                                   " to the kernel runner: " + error.message());
+    }
+    path = staged.string();
+    return Status::success();
+}
+
+std::string KernelRunner::printed(bool& capped) const
+{
+    capped = false;
+    if (m_printFd < 0)
+        return {};
+    struct stat info
+    {};
+    if (::fstat(m_printFd, &info) != 0 || info.st_size <= 0)
+        return {};
+    const std::size_t size = std::min<std::size_t>(std::size_t(info.st_size), kRunnerPrintBytes);
+    std::string text(size, '\0');
+    const ssize_t got = ::pread(m_printFd, text.data(), size, 0);
+    text.resize(got > 0 ? std::size_t(got) : 0);
+    capped = std::uint64_t(info.st_size) >= kRunnerPrintBytes;
+    return text;
 }
 
 Status KernelRunner::launch()
 {
     if (m_socket >= 0)
         return Status::success();
+    if (Status s = prepare(); !s)
+        return s;
     const std::string path = kernelRunnerPath();
     if (path.empty())
         return Status::failure(std::string("The kernel runner (") + kRunnerName +
@@ -89,9 +154,14 @@ Status KernelRunner::launch()
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
         return Status::failure(std::string("Could not make the kernel runner's socket: ") +
                                std::strerror(errno));
-    // The runner's end becomes its descriptor 3 (dup2 clears close-on-exec there).
+    // The runner's end becomes its descriptor 3 (dup2 clears close-on-exec there). It reads
+    // nothing from the app's terminal and prints into memory the app reads, never onto the
+    // app's output.
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, m_printFd, 1);
+    posix_spawn_file_actions_adddup2(&actions, m_printFd, 2);
     posix_spawn_file_actions_adddup2(&actions, ends[1], 3);
     posix_spawnattr_t attributes;
     posix_spawnattr_init(&attributes);
@@ -103,7 +173,7 @@ Status KernelRunner::launch()
     posix_spawnattr_setsigmask(&attributes, &none);
     posix_spawnattr_setsigdefault(&attributes, &defaults);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    std::vector<std::string> words = {path, "--socket", "3"};
+    std::vector<std::string> words = {path, "--socket", "3", "--libraries", m_dir};
     if (!m_cudaBusId.empty())
         words.insert(words.end(), {"--cuda", m_cudaBusId});
     std::vector<char*> argv;
@@ -141,6 +211,7 @@ Status KernelRunner::waitReady()
         return Status::failure("The kernel runner could not start: " + why);
     }
     m_ready = true;
+    m_confinement = ready.message;
     return Status::success();
 }
 
@@ -198,9 +269,16 @@ Status KernelRunner::send(const RunnerRequest& request, int outputFd, double tim
     if (!m_ready)
         if (Status s = waitReady(); !s)
             return s;
+    RunnerRequest staged = request;
+    if (staged.target == RunnerTarget::Cpu)
+        if (Status s = stageLibrary(staged.program); !s)
+            return s;
+    if (::ftruncate(m_printFd, 0) != 0)
+        return Status::failure(std::string("Could not empty the kernel's print memory: ") +
+                               std::strerror(errno));
     const bool sendFd = request.output.kind == RunnerOutput::Kind::Host &&
                         request.output.generation != m_sentGeneration;
-    if (!sendRequest(m_socket, request, sendFd ? outputFd : -1)) {
+    if (!sendRequest(m_socket, staged, sendFd ? outputFd : -1)) {
         const std::string why = describeEnd();
         stop();
         return Status::failure("The kernel runner ended before the run (" + why + ")");
@@ -244,7 +322,7 @@ Status KernelRunner::receive(RunnerReply& reply)
                                ". It ran in a process of its own, so Warpscope goes on; the "
                                "picture keeps the last good run");
     }
-    if (reply.contextLost)
+    if (reply.runnerEnds)
         stop(); // the runner ends after saying why; the next run starts a new one
     return Status::success();
 }

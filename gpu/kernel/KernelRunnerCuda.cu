@@ -146,7 +146,7 @@ RunnerReply failure(const Status& status, bool contextLost)
 {
     RunnerReply reply;
     reply.message = status.message();
-    reply.contextLost = contextLost;
+    reply.runnerEnds = contextLost;
     return reply;
 }
 

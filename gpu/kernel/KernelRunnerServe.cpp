@@ -2,16 +2,19 @@
 // process (a crash, a poisoned CUDA context, a loop that never ends) costs this process only;
 // the app sees the socket close or the deadline pass and says why.
 #include "kernel/KernelRunner.h"
+#include "kernel/RunnerSandbox.h"
 #include "runtime/ThreadPool.h"
 #include "warpscope/gpu/LaunchLesson.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <dlfcn.h>
 #include <limits>
 #include <map>
 #include <memory>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace warpscope::gpu {
@@ -106,6 +109,8 @@ public:
         m_pool->parallelFor(blocks, [&](std::size_t first, std::size_t last, unsigned) {
             runBlocks(&abi, (long long)first, (long long)last);
         });
+        // A line without its newline is still the run's (the app reads them after the reply).
+        std::fflush(stdout);
         RunnerReply reply;
         reply.ok = true;
         reply.kernelMs =
@@ -155,9 +160,20 @@ bool validRequest(const RunnerRequest& r)
     return r.output.bytes >= runnerOutputBytes(r);
 }
 
+// Whether this process has used the CPU time after which it retires (kRunnerRetireCpuSeconds).
+bool timeToRetire()
+{
+    rusage usage{};
+    if (::getrusage(RUSAGE_SELF, &usage) != 0)
+        return false;
+    const auto seconds = [](const timeval& t) { return double(t.tv_sec) + 1e-6 * t.tv_usec; };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime) > kRunnerRetireCpuSeconds;
+}
+
 } // namespace
 
-int serveKernelRuns(int socket, const std::string& cudaBusId)
+int serveKernelRuns(int socket, const std::string& cudaBusId,
+                    const std::function<Status(std::string&)>& confine)
 {
     RunnerReply ready;
     ready.ok = true;
@@ -165,6 +181,12 @@ int serveKernelRuns(int socket, const std::string& cudaBusId)
         if (Status s = openRunnerCuda(cudaBusId); !s) {
             ready.ok = false;
             ready.message = s.message();
+        }
+    if (ready.ok && confine)
+        if (Status s = confine(ready.message); !s) {
+            ready.ok = false;
+            ready.message =
+                "it could not confine itself, so it runs no kernel (" + s.message() + ")";
         }
     if (!sendReply(socket, ready) || !ready.ok)
         return 1;
@@ -185,16 +207,20 @@ int serveKernelRuns(int socket, const std::string& cudaBusId)
             reply = failed("The kernel runner could not map the output memory");
         else if (request.target == RunnerTarget::Cpu && !host)
             reply = failed("The CPU simulator writes host memory only");
+        else if (request.target == RunnerTarget::Cpu && !cudaBusId.empty())
+            reply = failed("A GPU's kernel runner does not load the CPU simulator's libraries");
         else if (request.target == RunnerTarget::Cpu)
             reply = cpu.run(request, mapped.data());
         else if (cudaBusId.empty())
             reply = failed("The kernel runner was started without a GPU");
         else
             reply = runOnRunnerCuda(request, host ? mapped.data() : nullptr);
+        if (timeToRetire())
+            reply.runnerEnds = true;
         if (!sendReply(socket, reply))
             return 0;
-        if (reply.contextLost)
-            return 3; // the context cannot be used again; the app starts a new runner
+        if (reply.runnerEnds)
+            return 3; // the app starts a new runner for the next run
     }
 }
 

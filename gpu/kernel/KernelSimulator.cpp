@@ -4,6 +4,7 @@
 // before compiling.
 #include "kernel/KernelShared.h"
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -12,7 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
-#include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
@@ -65,24 +66,48 @@ std::string findOnPath(const std::string& name)
     return {};
 }
 
-// Runs argv with its output into logPath; false with a reason when it could not run or end.
+// The compiler reads the user's source, which may come from a stranger's scene file: an
+// include of /dev/zero or a template that never ends must cost the compiler, not the machine.
+constexpr rlim_t kCompileAddressSpace = rlim_t(2) << 30;
+constexpr rlim_t kCompileCpuSeconds = 120;
+constexpr rlim_t kCompileFileBytes = rlim_t(256) << 20;
+
+// Runs argv with its output into logPath, under the compile limits; false with a reason when
+// it could not run or end.
 bool runProcess(const std::vector<std::string>& argv, const std::string& logPath, int& exitCode,
                 std::string& why)
 {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0600);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    const int log = ::open(logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (log < 0) {
+        why = "Could not write the compiler's log " + logPath + ": " + std::strerror(errno);
+        return false;
+    }
     std::vector<char*> args;
     for (const std::string& a : argv)
         args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    pid_t pid = 0;
-    const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (spawned != 0) {
-        why = "Could not start " + argv[0] + ": " + std::strerror(spawned);
+    // Between fork and exec only async-signal-safe calls: the app has other threads.
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const std::pair<int, rlim_t> limits[] = {{RLIMIT_AS, kCompileAddressSpace},
+                                                 {RLIMIT_CPU, kCompileCpuSeconds},
+                                                 {RLIMIT_FSIZE, kCompileFileBytes},
+                                                 {RLIMIT_CORE, 0}};
+        for (const auto& [resource, value] : limits) {
+            const rlimit limit{value, value};
+            ::setrlimit(resource, &limit);
+        }
+        ::setpgid(0, 0); // a group of its own, so that a stop reaches the compiler's children
+        const int devNull = ::open("/dev/null", O_RDONLY);
+        if (devNull < 0 || ::dup2(devNull, 0) < 0 || ::dup2(log, 1) < 0 || ::dup2(log, 2) < 0)
+            ::_exit(127);
+        ::execve(args[0], args.data(), environ);
+        ::_exit(127);
+    }
+    const int forkError = errno;
+    ::close(log);
+    if (pid < 0) {
+        why = "Could not start " + argv[0] + ": " + std::strerror(forkError);
         return false;
     }
     const auto deadline = std::chrono::steady_clock::now() + kCompileTimeout;
@@ -96,7 +121,7 @@ bool runProcess(const std::vector<std::string>& argv, const std::string& logPath
             return false;
         }
         if (std::chrono::steady_clock::now() > deadline) {
-            ::kill(pid, SIGKILL);
+            ::kill(-pid, SIGKILL);
             ::waitpid(pid, &status, 0);
             why = "The C++ compiler did not finish within 60 s and was stopped";
             return false;

@@ -209,8 +209,11 @@ Status finishUserKernel(Context& context, BufferView<float> out, BufferView<std:
     }
     pending.active = false;
     RunnerReply reply;
-    if (Status s = userKernelRunner(context).receive(reply); !s)
-        return s;
+    KernelRunner& runner = userKernelRunner(context);
+    const Status received = runner.receive(reply);
+    run.printed = runner.printed(run.printedCapped);
+    if (!received)
+        return received;
     if (!reply.ok)
         return Status::failure(reply.message);
     if (Status s = context.isCuda() ? finishUserKernelCuda(context, pending, out, owners)

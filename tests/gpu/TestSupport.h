@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <limits>
@@ -19,9 +20,41 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace warpscope::gpu::test {
+
+// A folder of its own for each test, removed afterwards.
+class TempDir
+{
+public:
+    TempDir()
+    {
+        static int counter = 0;
+        m_path = std::filesystem::temp_directory_path() /
+                 ("warpscope-kernel-test-" + std::to_string(::getpid()) + "-" +
+                  std::to_string(counter++));
+        std::filesystem::create_directories(m_path);
+    }
+    ~TempDir()
+    {
+        std::error_code error;
+        std::filesystem::remove_all(m_path, error);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    std::string str() const { return m_path.string(); }
+    const std::filesystem::path& path() const { return m_path; }
+
+private:
+    std::filesystem::path m_path;
+};
+
+// For tests of the CPU simulator, which builds kernels with the system's C++ compiler.
+#define SKIP_WITHOUT_COMPILER()                                                                    \
+    if (hostCompiler().empty())                                                                    \
+    GTEST_SKIP() << "no C++ compiler on PATH for the CPU simulator"
 
 // A context on the CPU with a pool of `threads`.
 inline std::unique_ptr<Context> cpuContext(unsigned threads = 2)

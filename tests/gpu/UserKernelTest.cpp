@@ -5,6 +5,7 @@
 #include "kernel/KernelShared.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -16,30 +17,6 @@ namespace warpscope::gpu::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A cache folder of its own for each test, removed afterwards.
-class TempDir
-{
-public:
-    TempDir()
-    {
-        static int counter = 0;
-        m_path =
-            fs::temp_directory_path() / ("warpscope-kernel-test-" + std::to_string(::getpid()) +
-                                         "-" + std::to_string(counter++));
-        fs::create_directories(m_path);
-    }
-    ~TempDir()
-    {
-        std::error_code error;
-        fs::remove_all(m_path, error);
-    }
-    std::string str() const { return m_path.string(); }
-    const fs::path& path() const { return m_path; }
-
-private:
-    fs::path m_path;
-};
 
 const KernelExample& example(const std::string& name)
 {
@@ -75,9 +52,6 @@ DistanceParams smallMesh()
 #define SKIP_WITHOUT_NVRTC()                                                                       \
     if (!nvrtcAvailable())                                                                         \
     GTEST_SKIP() << "NVRTC is not available in this build"
-#define SKIP_WITHOUT_COMPILER()                                                                    \
-    if (hostCompiler().empty())                                                                    \
-    GTEST_SKIP() << "no C++ compiler on PATH for the CPU simulator"
 
 // --- @param declarations ---------------------------------------------------------------
 
@@ -375,6 +349,22 @@ TEST(KernelSimulator, CompileErrorsAreAtTheUsersLine)
     ASSERT_FALSE(build.messages.empty()) << build.log;
     EXPECT_EQ(build.messages[0].line, 3);
     EXPECT_NE(build.messages[0].text.find("undefinedThing"), std::string::npos);
+}
+
+// A source from a stranger's scene cannot make the compiler take the machine: an include of
+// an endless file ends at the compiler's memory limit, as an error.
+TEST(KernelSimulator, AnIncludeOfAnEndlessFileIsACompileErrorNotAHang)
+{
+    SKIP_WITHOUT_COMPILER();
+    TempDir dir;
+    SimulatorBuild build;
+    const auto start = std::chrono::steady_clock::now();
+    const Status s = buildSimulatedKernel(
+        {KernelShape::PerNode, "#include \"/dev/zero\"\nreturn 0.0f;\n"}, dir.str(), build);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_FALSE(s.ok());
+    EXPECT_LT(seconds, 55.0) << "stopped by the 60 s timeout, not by the memory limit";
 }
 
 // The editable haversine template, simulated on the CPU, gives the built-in field. Both are

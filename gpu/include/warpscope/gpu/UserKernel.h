@@ -222,12 +222,20 @@ struct KernelArgs
     double timeoutMs = 2000.0; // the wait for the kernel; after it the run is stopped and fails
 };
 
+// What a kernel may print in one run (its standard output and error together); the rest is
+// dropped.
+inline constexpr std::uint64_t kMaxPrintedBytes = 4ull << 20;
+
 struct KernelRun
 {
     double kernelMs = 0.0;
     long long outOfBoundsWrites = 0; // writes Out::write refused
     FieldStats stats;
     LaunchConfig launch; // the grid and block it ran with (per node: the launcher's)
+    // What the kernel printed (printf, its standard output and error), also when it failed or
+    // crashed; at most 4 MiB, and printedCapped when it printed more (the rest was dropped).
+    std::string printed;
+    bool printedCapped = false;
 };
 
 // Starts the process that runs users' kernels on context, without waiting for it, so that the
