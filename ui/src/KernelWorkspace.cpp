@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
+#include <QFontDatabase>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -221,6 +222,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     connect(m_view, &KernelView::ran, this,
             [this](const QString& problem, const gpu::KernelRun& run) {
                 showRunProblem(problem);
+                showPrinted(run);
                 if (!problem.isEmpty()) {
                     m_awaitingPicture = false;
                     emit message(tr("Kernel: %1").arg(problem));
@@ -534,6 +536,44 @@ void KernelWorkspace::showRunProblem(const QString& problem)
     item->setToolTip(problem);
     m_messages->insertItem(0, item);
     m_status->setText(tr("Run failed; the picture keeps the last good run"));
+}
+
+void KernelWorkspace::showPrinted(const gpu::KernelRun& run)
+{
+    // Marks the items of what a run printed, replaced by each run.
+    constexpr int kPrintedRole = Qt::UserRole + 1;
+    constexpr int kMaxLines = 1000;
+    constexpr int kMaxLineChars = 400;
+    for (int i = m_messages->count() - 1; i >= 0; --i)
+        if (m_messages->item(i)->data(kPrintedRole).toBool())
+            delete m_messages->takeItem(i);
+    if (run.printed.empty())
+        return;
+    QString text = QString::fromUtf8(run.printed.data(), qsizetype(run.printed.size()));
+    text.replace(QChar(0), QChar(' '));
+    const QStringList lines = text.split('\n', Qt::SkipEmptyParts);
+    // Below a run's failure, above the compiler's messages.
+    int row = 0;
+    while (row < m_messages->count() && m_messages->item(row)->data(Qt::UserRole).toBool())
+        ++row;
+    const auto add = [&](const QString& line, bool header) {
+        auto* item = new QListWidgetItem(line);
+        item->setData(kPrintedRole, true);
+        if (!header)
+            item->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+        m_messages->insertItem(row++, item);
+    };
+    QString header = tr("The kernel printed %n line(s)", "", int(lines.size()));
+    if (run.printedCapped)
+        header += tr(", then reached the limit of %1 MiB a run: the rest was dropped")
+                      .arg(gpu::kMaxPrintedBytes >> 20);
+    add(header, true);
+    for (int i = 0; i < std::min<int>(int(lines.size()), kMaxLines); ++i)
+        add(lines[i].size() > kMaxLineChars ? lines[i].left(kMaxLineChars) + QChar(0x2026)
+                                            : lines[i],
+            false);
+    if (lines.size() > kMaxLines)
+        add(tr("... and %1 more line(s)").arg(lines.size() - kMaxLines), true);
 }
 
 void KernelWorkspace::rebuildSliders(const std::vector<gpu::KernelParam>& params)

@@ -90,6 +90,8 @@ private:
     void buildFinished();
     void showMessages(const std::vector<gpu::KernelMessage>& messages);
     void showRunProblem(const QString& problem);
+    // What the run printed (printf), its first lines and how many more.
+    void showPrinted(const gpu::KernelRun& run);
     void rebuildSliders(const std::vector<gpu::KernelParam>& params);
     void showCompilerReport(const KernelBuild& build);
     void sendValues();
