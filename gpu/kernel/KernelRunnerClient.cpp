@@ -311,10 +311,18 @@ Status KernelRunner::receive(RunnerReply& reply)
     if (!receiveReply(m_socket, m_deadlineMs, reply, timedOut)) {
         if (timedOut) {
             stop(); // kills it: the kernel ends with its process (and its CUDA context)
+            // Measured on an H200: a trap reaches the runner as an error about 3.5 s after the
+            // launch, an illegal address within half a second.
+            const std::string trapHint =
+                m_cudaBusId.empty() ? std::string()
+                                    : ". On a GPU, a kernel that traps (__trap, a failed assert, "
+                                      "asm trap) is reported by the driver only after about 4 s: "
+                                      "a longer Timeout tells the two apart";
             return Status::failure("The kernel did not finish within " +
                                    std::to_string(int(m_timeoutMs)) +
                                    " ms and was stopped (its process was ended; the next run "
-                                   "starts a new one). The picture keeps the last good run");
+                                   "starts a new one). The picture keeps the last good run" +
+                                   trapHint);
         }
         const std::string why = describeEnd();
         stop();

@@ -141,6 +141,29 @@ Status queue(RunnerCuda& r, const RunnerRequest& request, char* output)
     return Status::success();
 }
 
+// The fault a kernel's error stands for, in words.
+std::string faultName(cudaError_t error)
+{
+    switch (error) {
+    case cudaErrorIllegalAddress:
+        return "an illegal address: a load or store outside any allocation";
+    case cudaErrorMisalignedAddress:
+        return "a misaligned address: a load or store not aligned to its size";
+    case cudaErrorIllegalInstruction:
+        return "an illegal instruction";
+    case cudaErrorInvalidPc:
+        return "a jump to an invalid address";
+    case cudaErrorHardwareStackError:
+        return "a stack error: too deep a recursion or a corrupted stack";
+    case cudaErrorAssert:
+        return "a failed assert";
+    case cudaErrorLaunchFailure:
+        return "a trap or an exception the GPU does not name (__trap, asm trap, a breakpoint)";
+    default:
+        return "an error";
+    }
+}
+
 // A run's failure: before the kernel ran (the context is fine) or after (it may not be).
 RunnerReply failure(const Status& status, bool contextLost)
 {
@@ -182,8 +205,8 @@ RunnerReply runOnRunnerCuda(const RunnerRequest& request, void* hostOutput)
     if (Status s = queue(r, request, output); !s)
         return failure(s, true);
     if (const cudaError_t e = cudaStreamSynchronize(r.stream); e != cudaSuccess)
-        return failure(Status::failure(std::string("The kernel stopped with an error: ") +
-                                       cudaGetErrorString(e) + " (" + cudaGetErrorName(e) +
+        return failure(Status::failure("The kernel stopped with " + faultName(e) + " (" +
+                                       cudaGetErrorString(e) + ", " + cudaGetErrorName(e) +
                                        "). It ran in a process of its own, which was ended; "
                                        "the picture keeps the last good run"),
                        true);
