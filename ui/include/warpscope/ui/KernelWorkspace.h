@@ -90,6 +90,9 @@ private:
     void buildFinished();
     void showMessages(const std::vector<gpu::KernelMessage>& messages);
     void showRunProblem(const QString& problem);
+    // A run that left nodes NaN or infinite says how many, in the messages (until the next
+    // run) and the status bar.
+    void showNonFinite(const gpu::KernelRun& run);
     void rebuildSliders(const std::vector<gpu::KernelParam>& params);
     void showCompilerReport(const KernelBuild& build);
     void sendValues();
