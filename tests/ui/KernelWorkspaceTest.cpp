@@ -355,6 +355,26 @@ private slots:
         QCOMPARE(stripePixels(legend->grab().toImage()), 0);
     }
 
+    // A variant whose output is NaN where the default's is a number differs there: its cell
+    // says how many nodes, never "0" and never "nan".
+    void aNonFiniteDifferenceIsCountedNotShownAsZero()
+    {
+        gpu::KernelVariantRow row;
+        row.compared = true;
+        QCOMPARE(ui::KernelVariantsPanel::differenceText(row), QString("0"));
+        row.differingNodes = row.nonFiniteDiffering = 9471;
+        QCOMPARE(ui::KernelVariantsPanel::differenceText(row),
+                 QString("differs at 9471 nodes, of which 9471 not finite in one variant"));
+        row.maxAbsDiff = 0.00125;
+        row.differingNodes = 9500;
+        QCOMPARE(
+            ui::KernelVariantsPanel::differenceText(row),
+            QString("0.00125; differs at 9500 nodes, of which 9471 not finite in one variant"));
+        row.nonFiniteDiffering = 0;
+        QCOMPARE(ui::KernelVariantsPanel::differenceText(row),
+                 QString("0.00125; differs at 9500 nodes"));
+    }
+
     void theVariantsTableFillsAndExportsCsv()
     {
         frameAfter(0);
