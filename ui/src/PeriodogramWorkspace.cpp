@@ -4,6 +4,7 @@
 #include "PeriodogramMarks.h"
 #include "PrewhiteningPanel.h"
 #include "Style.h"
+#include "ValueText.h"
 #include "warpscope/gpu/FrequencyFit.h"
 #include "warpscope/gpu/TraceExport.h"
 #include "warpscope/scene/PeriodogramUnits.h"
@@ -1163,7 +1164,7 @@ void PeriodogramWorkspace::showPeaks()
         const QStringList cells{QString::number(p.frequency * scale, 'g', 8),
                                 QString::number(1.0 / p.frequency, 'g', 8),
                                 QString::number(p.power, 'g', 6),
-                                fap ? QString::number(*fap, 'g', 3) : tr("n/a")};
+                                fap ? falseAlarmText(*fap) : tr("n/a")};
         QString tip;
         for (const gpu::Alias& a : gpu::aliasFrequencies(p.frequency, m_shownUnit, m_shownSampling))
             tip += tr("\n%1 at %2")
@@ -1217,7 +1218,7 @@ void PeriodogramWorkspace::showPeaks()
         if (fap)
             m_fap->setText(tr("Highest peak: period %1, false-alarm probability %2 (Baluev 2008)")
                                .arg(period)
-                               .arg(*fap, 0, 'g', 3));
+                               .arg(falseAlarmText(*fap)));
         else if (used.t.size() < gpu::kFalseAlarmMinPoints)
             m_fap->setText(tr("Highest peak: period %1; too few points (%2) for the false-alarm "
                               "probability: Baluev's approximation needs at least %3")

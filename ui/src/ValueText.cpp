@@ -23,4 +23,11 @@ QString nonFiniteText(long long nodes)
                      .arg(nodes);
 }
 
+QString falseAlarmText(double probability)
+{
+    if (!(probability >= 1e-300))
+        return QStringLiteral("< 1e-300");
+    return QString::number(probability, 'g', 3);
+}
+
 } // namespace warpscope::ui

@@ -4,7 +4,8 @@
 #include <functional>
 
 // How figures read where they may not be ordinary numbers, the same everywhere: a value that is
-// not finite is named, never printed as "nan".
+// not finite is named, never printed as "nan", and a probability below double's range is not
+// "0".
 namespace warpscope::ui {
 
 // "NaN", "+inf" or "-inf" where value is not finite, format(value) otherwise.
@@ -12,5 +13,9 @@ QString valueText(double value, const std::function<QString(double)>& format);
 
 // "N nodes are not finite (NaN or infinity)", for a kernel's run that left some.
 QString nonFiniteText(long long nodes);
+
+// A false-alarm probability with three significant digits, or "< 1e-300" below that, where
+// it has underflowed (to 0 or a subnormal) and its digits mean nothing.
+QString falseAlarmText(double probability);
 
 } // namespace warpscope::ui
