@@ -1,14 +1,17 @@
 #include "LightCurveView.h"
+#include "PrewhiteningPanel.h"
 #include "warpscope/ui/SpectrumView.h"
 
 #include <QApplication>
+#include <QTableWidget>
 #include <QTest>
 #include <cmath>
+#include <limits>
 
 using namespace warpscope;
 
-// The plots of a series as a reader sees them: drawn, or saying why not, wherever the values
-// lie in double's range.
+// The plots and figures of a series as a reader sees them: drawn, or saying why not, wherever
+// the values lie in double's range, and never a NaN or an infinity printed as a number.
 class PlotLimitsTest : public QObject
 {
     Q_OBJECT
@@ -88,6 +91,23 @@ private slots:
         }
         QVERIFY2(view.undrawable().startsWith("The powers reach 1.7e+308"),
                  qPrintable(view.undrawable()));
+    }
+
+    // A fitted sinusoid whose error is infinite or undefined is listed by its value alone.
+    void anErrorThatIsNotFiniteIsLeftOut()
+    {
+        ui::PrewhiteningPanel panel;
+        gpu::FittedSinusoid s;
+        s.frequency = 0.25;
+        s.amplitude = 1.5;
+        s.phase = 0.125;
+        s.frequencyError = std::numeric_limits<double>::infinity();
+        s.amplitudeError = std::numeric_limits<double>::quiet_NaN();
+        s.phaseError = 0.0123;
+        panel.setSinusoids({s}, gpu::TimeUnit::Day);
+        QCOMPARE(panel.table()->item(0, 0)->text(), QString("0.25"));
+        QCOMPARE(panel.table()->item(0, 2)->text(), QString("1.5"));
+        QCOMPARE(panel.table()->item(0, 3)->text(), QString("0.125 ± 0.012"));
     }
 };
 

@@ -1598,12 +1598,10 @@ void PeriodogramWorkspace::onFitted()
     m_prewhitenedSource = sourceKey();
     m_lowerTabs->setCurrentWidget(m_prewhitening);
     const gpu::FittedSinusoid& last = result.scene.prewhitened.back();
-    emit message(tr("%1: frequency %2 ± %3, amplitude %4 ± %5")
+    emit message(tr("%1: frequency %2, amplitude %3")
                      .arg(result.text)
-                     .arg(last.frequency, 0, 'g', 10)
-                     .arg(last.frequencyError, 0, 'g', 2)
-                     .arg(last.amplitude, 0, 'g', 6)
-                     .arg(last.amplitudeError, 0, 'g', 2));
+                     .arg(valueWithError(last.frequency, last.frequencyError))
+                     .arg(valueWithError(last.amplitude, last.amplitudeError)));
 }
 
 void PeriodogramWorkspace::showLightCurve(const gpu::TimeSeries& kept,

@@ -1,6 +1,7 @@
 #include "ValueText.h"
 
 #include <QCoreApplication>
+#include <algorithm>
 #include <cmath>
 
 namespace warpscope::ui {
@@ -21,6 +22,16 @@ QString nonFiniteText(long long nodes)
                : QCoreApplication::translate("ValueText",
                                              "%1 nodes are not finite (NaN or infinity)")
                      .arg(nodes);
+}
+
+QString valueWithError(double value, double error)
+{
+    if (!(error > 0.0) || !std::isfinite(error) || !std::isfinite(value))
+        return valueText(value, [](double v) { return QString::number(v, 'g', 8); });
+    const int decimals = std::max(0, 1 - int(std::floor(std::log10(error))));
+    return QStringLiteral("%1 ± %2")
+        .arg(value, 0, 'f', std::min(decimals, 15))
+        .arg(error, 0, 'f', std::min(decimals, 15));
 }
 
 QString falseAlarmText(double probability)

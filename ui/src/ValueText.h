@@ -14,6 +14,11 @@ QString valueText(double value, const std::function<QString(double)>& format);
 // "N nodes are not finite (NaN or infinity)", for a kernel's run that left some.
 QString nonFiniteText(long long nodes);
 
+// "value ± error" with the error's two leading digits and the value to the same place; the
+// value alone (valueText, 8 digits) where the error is not a positive finite number, since an
+// infinite or undefined error has no digits to give.
+QString valueWithError(double value, double error);
+
 // A false-alarm probability with three significant digits, or "< 1e-300" below that, where
 // it has underflowed (to 0 or a subnormal) and its digits mean nothing.
 QString falseAlarmText(double probability);
