@@ -392,7 +392,8 @@ void KernelView::drawLegend(QPainter& painter)
     const int barHeight = std::min(220, height() - 24 - swatch);
     if (barHeight < 40 || width() < 200)
         return;
-    const QRect box(width() - 100, 6, 94, barHeight + swatch + 12);
+    // Wide enough for a label such as "-3.874e-07" beside the bar.
+    const QRect box(width() - 118, 6, 112, barHeight + swatch + 12);
     painter.setPen(Qt::NoPen);
     painter.setBrush(QColor(0, 0, 0, 150));
     painter.drawRoundedRect(box, 4, 4);
