@@ -71,7 +71,8 @@ struct RunnerReply
     double kernelMs = 0.0;
     double startMs = 0.0, stopMs = 0.0; // the kernel's span, from the request's arrival
     std::uint64_t outOfBounds = 0;
-    float lo = 0.0f, hi = 0.0f; // the finite values' range
+    float lo = 0.0f, hi = 0.0f;  // the finite values' range
+    std::uint64_t nonFinite = 0; // the nodes written NaN or infinite
 };
 
 // Offset of the owners' words in a RunnerOutput.

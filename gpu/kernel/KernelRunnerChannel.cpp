@@ -285,6 +285,7 @@ bool sendReply(int socket, const RunnerReply& r)
     w.put(r.outOfBounds);
     w.put(r.lo);
     w.put(r.hi);
+    w.put(r.nonFinite);
     return sendFrame(socket, kReply, w.bytes(), -1);
 }
 
@@ -300,7 +301,7 @@ bool receiveReply(int socket, double deadlineMs, RunnerReply& r, bool& timedOut)
     std::uint8_t ok = 0, lost = 0;
     const bool read = in.get(ok) && in.getString(r.message) && in.get(lost) && in.get(r.kernelMs) &&
                       in.get(r.startMs) && in.get(r.stopMs) && in.get(r.outOfBounds) &&
-                      in.get(r.lo) && in.get(r.hi) && in.done();
+                      in.get(r.lo) && in.get(r.hi) && in.get(r.nonFinite) && in.done();
     r.ok = ok != 0;
     r.runnerEnds = lost != 0;
     return read;

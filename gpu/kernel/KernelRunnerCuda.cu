@@ -16,7 +16,8 @@ struct RunnerCuda
 {
     cudaStream_t stream = nullptr;
     cudaEvent_t base = nullptr, start = nullptr, stop = nullptr;
-    // [0, 8): out-of-bounds writes; [8, 16): min/max as ordered bits
+    // [0, 8): out-of-bounds writes; [8, 16): min/max as ordered bits; [16, 24): the nodes
+    // that are not finite
     unsigned long long* counters = nullptr;
     CUmodule module = nullptr;
     std::string loadedProgram, loadedEntry; // compared whole: cheaper than hashing every run
@@ -112,6 +113,7 @@ Status queue(RunnerCuda& r, const RunnerRequest& request, char* output)
     }
     unsigned long long* outOfBounds = r.counters;
     auto* minmax = reinterpret_cast<unsigned*>(r.counters + 1);
+    unsigned long long* nonFinite = r.counters + 2;
     KernelAbiOut abiOut{out,        outOfBounds, owners,         request.pitch,
                         request.nx, request.ny,  request.smCount};
     KernelAbiMesh mesh = request.mesh;
@@ -126,11 +128,12 @@ Status queue(RunnerCuda& r, const RunnerRequest& request, char* output)
                              request.block[0], request.block[1], request.block[2], 0, r.stream,
                              kernelArgs, nullptr));
     WS_CUDA_TRY(cudaEventRecord(r.stop, r.stream));
-    void* initArgs[] = {&minmax};
+    void* initArgs[] = {&minmax, &nonFinite};
     WS_CU_TRY(d.launchKernel(r.statsInit, 1, 1, 1, 1, 1, 1, 0, r.stream, initArgs, nullptr));
     const float* field = out;
+    const std::uint32_t* ownerWords = owners;
     int pitch = request.pitch, nx = request.nx, ny = request.ny;
-    void* statsArgs[] = {&field, &pitch, &nx, &ny, &minmax};
+    void* statsArgs[] = {&field, &pitch, &nx, &ny, &ownerWords, &minmax, &nonFinite};
     const long long nodes = (long long)nx * ny;
     const unsigned blocks =
         unsigned(std::clamp<long long>((nodes + 255) / 256, 1, 8LL * request.smCount));
@@ -187,7 +190,7 @@ Status openRunnerCuda(const std::string& busId)
     WS_CUDA_TRY(cudaEventCreate(&r.base));
     WS_CUDA_TRY(cudaEventCreate(&r.start));
     WS_CUDA_TRY(cudaEventCreate(&r.stop));
-    WS_CUDA_TRY(cudaMalloc(&r.counters, 2 * sizeof(unsigned long long)));
+    WS_CUDA_TRY(cudaMalloc(&r.counters, 3 * sizeof(unsigned long long)));
     return Status::success();
 }
 
@@ -211,7 +214,7 @@ RunnerReply runOnRunnerCuda(const RunnerRequest& request, void* hostOutput)
                                        "the picture keeps the last good run"),
                        true);
     RunnerReply reply;
-    unsigned long long counters[2] = {};
+    unsigned long long counters[3] = {};
     float startMs = 0.0f, stopMs = 0.0f, kernelMs = 0.0f;
     Status copied =
         cudaStatus(cudaMemcpy(counters, r.counters, sizeof counters, cudaMemcpyDeviceToHost),
@@ -233,6 +236,7 @@ RunnerReply runOnRunnerCuda(const RunnerRequest& request, void* hostOutput)
     reply.startMs = startMs;
     reply.stopMs = stopMs;
     reply.outOfBounds = counters[0];
+    reply.nonFinite = counters[2];
     const unsigned lo = unsigned(counters[1]), hi = unsigned(counters[1] >> 32);
     if (lo <= hi) {
         reply.lo = unorderedFloat(lo);

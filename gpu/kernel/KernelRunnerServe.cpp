@@ -117,9 +117,10 @@ public:
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();
         reply.outOfBounds = __atomic_load_n(&outOfBounds, __ATOMIC_RELAXED);
-        const FieldStats stats = writeFieldStats(layout, out);
+        const FieldStats stats = writeFieldStats(layout, out, owners);
         reply.lo = float(stats.min);
         reply.hi = float(stats.max);
+        reply.nonFinite = std::uint64_t(stats.nonFinite);
         return reply;
     }
 

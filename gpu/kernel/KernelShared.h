@@ -114,8 +114,11 @@ struct RunnerRequest;
 // The launch a run uses: the per-node launcher's 16 x 16 blocks over the mesh, or the
 // whole kernel's own grid and block.
 LaunchConfig userKernelLaunch(KernelShape shape, const KernelArgs& args);
-// Writes the minimum and maximum of out's finite nodes into its two stats slots.
-FieldStats writeFieldStats(const FieldLayout& layout, float* out);
+// Writes the minimum and maximum of out's finite nodes into its two stats slots, and counts
+// the nodes that are not finite. With owners (the teaching record), nodes no thread wrote
+// (NaN by design) are left out.
+FieldStats writeFieldStats(const FieldLayout& layout, float* out,
+                           const std::uint32_t* owners = nullptr);
 // Puts a run of the user's kernel in the context's timeline (when it records one), as the
 // built-in kernels appear: its name and launch configuration ("grid (x, y, z), block (x, y,
 // z)"), on lane, between the two times of the timeline's clock.

@@ -25,23 +25,29 @@ double median(std::vector<double> values)
     return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-// The largest |a - b| over nodes finite in both, and how many nodes are finite in only one.
+// The largest |a - b| over nodes finite in both, and the nodes that differ: a non-finite value
+// differs from any number and from another kind of non-finite value, so an output of NaN is
+// never the same as a finite one.
 void compareFields(const FieldLayout& layout, const std::vector<float>& a,
                    const std::vector<float>& b, KernelVariantRow& row)
 {
     double largest = 0.0;
-    long long mismatches = 0;
+    long long differing = 0, nonFinite = 0;
     for (int r = 0; r < layout.ny; ++r)
         for (int c = 0; c < layout.nx; ++c) {
             const float x = a[layout.index(r, c)], y = b[layout.index(r, c)];
-            if (std::isfinite(x) && std::isfinite(y))
+            if (std::isfinite(x) && std::isfinite(y)) {
                 largest = std::max(largest, std::abs(double(x) - double(y)));
-            else if (std::isfinite(x) != std::isfinite(y))
-                ++mismatches;
+                differing += x != y;
+            } else if (!(std::isnan(x) && std::isnan(y)) && x != y) {
+                ++differing;
+                ++nonFinite;
+            }
         }
     row.compared = true;
     row.maxAbsDiff = largest;
-    row.finiteMismatches = mismatches;
+    row.differingNodes = differing;
+    row.nonFiniteDiffering = nonFinite;
 }
 
 std::string csvField(const std::string& text)
@@ -230,7 +236,8 @@ Status measureKernelVariants(Context& context, const KernelVariantsRequest& requ
 std::string kernelVariantsCsv(const std::vector<KernelVariantRow>& rows)
 {
     std::string csv = "variant,compiled,time_ms,registers,spill_store_bytes,spill_load_bytes,"
-                      "occupancy_percent,max_abs_diff,nodes_finite_in_one,timing,comparison,"
+                      "occupancy_percent,max_abs_diff,nodes_differing,nodes_differing_not_finite,"
+                      "timing,comparison,"
                       "problem\n";
     for (const KernelVariantRow& r : rows) {
         csv += csvField(r.name) + "," + (r.compiled ? "yes" : "no") + ",";
@@ -245,8 +252,9 @@ std::string kernelVariantsCsv(const std::vector<KernelVariantRow>& rows)
             csv += ",,,";
         csv +=
             (r.occupancyKnown ? number(r.occupancy.fraction * 100.0, "%.1f") : std::string()) + ",";
-        csv += (r.compared ? number(r.maxAbsDiff, "%.9g") + "," + std::to_string(r.finiteMismatches)
-                           : std::string(",")) +
+        csv += (r.compared ? number(r.maxAbsDiff, "%.9g") + "," + std::to_string(r.differingNodes) +
+                                 "," + std::to_string(r.nonFiniteDiffering)
+                           : std::string(",,")) +
                ",";
         csv += csvField(r.timeNote) + "," + csvField(r.diffNote) + "," + csvField(r.problem) + "\n";
     }

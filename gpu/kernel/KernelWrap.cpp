@@ -106,7 +106,9 @@ struct Out {
 )";
 
 // The field's minimum and maximum over finite values, into the two slots after the nodes,
-// as float bit patterns ordered as unsigned integers.
+// as float bit patterns ordered as unsigned integers, and the count of nodes that are not
+// finite (those no thread wrote, with the teaching record, left out), as writeFieldStats
+// computes them on the CPU.
 const char* kCudaStats = R"(
 __device__ __forceinline__ unsigned ws_order(float f)
 {
@@ -117,14 +119,18 @@ __device__ __forceinline__ float ws_unorder(unsigned u)
 {
     return __uint_as_float((u & 0x80000000u) ? (u & 0x7fffffffu) : ~u);
 }
-extern "C" __global__ void ws_stats_init(unsigned* minmax)
+extern "C" __global__ void ws_stats_init(unsigned* minmax, unsigned long long* nonFinite)
 {
     minmax[0] = 0xffffffffu;
     minmax[1] = 0u;
+    *nonFinite = 0ull;
 }
-extern "C" __global__ void ws_stats(const float* field, int pitch, int nx, int ny, unsigned* minmax)
+extern "C" __global__ void ws_stats(const float* field, int pitch, int nx, int ny,
+                                    const unsigned* owners, unsigned* minmax,
+                                    unsigned long long* nonFinite)
 {
     unsigned lo = 0xffffffffu, hi = 0u;
+    unsigned long long bad = 0;
     const long long count = (long long)nx * ny;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count;
          i += (long long)gridDim.x * blockDim.x) {
@@ -132,15 +138,20 @@ extern "C" __global__ void ws_stats(const float* field, int pitch, int nx, int n
         if (isfinite(v)) {
             lo = min(lo, ws_order(v));
             hi = max(hi, ws_order(v));
+        } else if (!owners || owners[2 * i] != 0xffffffffu) {
+            ++bad;
         }
     }
     for (int offset = 16; offset > 0; offset /= 2) {
         lo = min(lo, __shfl_down_sync(0xffffffffu, lo, offset));
         hi = max(hi, __shfl_down_sync(0xffffffffu, hi, offset));
+        bad += __shfl_down_sync(0xffffffffu, bad, offset);
     }
     if ((threadIdx.x & 31) == 0) {
         atomicMin(&minmax[0], lo);
         atomicMax(&minmax[1], hi);
+        if (bad)
+            atomicAdd(nonFinite, bad);
     }
 }
 extern "C" __global__ void ws_stats_final(float* field, long long statsOffset, const unsigned* minmax)

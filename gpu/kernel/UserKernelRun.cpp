@@ -2,6 +2,7 @@
 // or the GPU.
 #include "kernel/KernelRunner.h"
 #include "kernel/KernelShared.h"
+#include "warpscope/gpu/LaunchLesson.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,22 +20,25 @@ LaunchConfig userKernelLaunch(KernelShape shape, const KernelArgs& args)
     return launch;
 }
 
-FieldStats writeFieldStats(const FieldLayout& layout, float* out)
+FieldStats writeFieldStats(const FieldLayout& layout, float* out, const std::uint32_t* owners)
 {
     float lo = INFINITY, hi = -INFINITY;
+    long long nonFinite = 0;
     for (int row = 0; row < layout.ny; ++row)
         for (int col = 0; col < layout.nx; ++col) {
             const float v = out[layout.index(row, col)];
             if (std::isfinite(v)) {
                 lo = std::min(lo, v);
                 hi = std::max(hi, v);
+            } else if (!owners || owners[2 * (std::size_t(row) * layout.nx + col)] != kUncovered) {
+                ++nonFinite;
             }
         }
     if (!(lo <= hi))
         lo = hi = 0.0f; // no finite node
     out[layout.statsOffset()] = lo;
     out[layout.statsOffset() + 1] = hi;
-    return {lo, hi};
+    return {lo, hi, nonFinite};
 }
 
 void recordUserKernelSpan(Context& context, int lane, SpanKind kind, const std::string& name,
@@ -222,7 +226,7 @@ Status finishUserKernel(Context& context, BufferView<float> out, BufferView<std:
         return s;
     run.kernelMs = reply.kernelMs;
     run.outOfBoundsWrites = (long long)reply.outOfBounds;
-    run.stats = {reply.lo, reply.hi};
+    run.stats = {reply.lo, reply.hi, (long long)reply.nonFinite};
     if (Timeline* timeline = context.timeline()) {
         const bool cuda = context.isCuda();
         const int lane =

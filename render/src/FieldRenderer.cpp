@@ -11,6 +11,9 @@
 namespace warpscope::render {
 namespace {
 
+static_assert(sizeof(kNonFiniteStripes) == 6 * sizeof(float),
+              "glUniform3fv reads the stripes as six floats");
+
 // A buffer object of `bytes` (filled from data, if given) and a buffer texture that reads it
 // as format. Returns the GL error, if any.
 GLenum createBufferTexture(GLsizeiptr bytes, const void* data, GLenum format, unsigned& buffer,
@@ -54,6 +57,7 @@ gpu::Status FieldRenderer::initialize()
     m_locOwners = glGetUniformLocation(m_program, "u_owners");
     m_locOverlay = glGetUniformLocation(m_program, "u_overlay");
     m_locLesson = glGetUniformLocation(m_program, "u_lesson");
+    m_locNonFinite = glGetUniformLocation(m_program, "u_nonFinite");
     glGenVertexArrays(1, &m_vao);
     glGenTextures(1, &m_colormapTexture);
     GLint maxTexels = 0;
@@ -155,6 +159,18 @@ gpu::Status FieldRenderer::allocateOwners(std::size_t nodes, OwnerSurface& surfa
     return gpu::Status::success();
 }
 
+bool FieldRenderer::readValue(const FieldSurface& surface, int row, int col, float& value) const
+{
+    const gpu::FieldLayout& layout = surface.layout;
+    if (!surface.valid() || row < 0 || col < 0 || row >= layout.ny || col >= layout.nx)
+        return false;
+    glBindBuffer(GL_COPY_READ_BUFFER, surface.buffer);
+    glGetBufferSubData(GL_COPY_READ_BUFFER, GLintptr(layout.index(row, col) * sizeof(float)),
+                       GLsizeiptr(sizeof value), &value);
+    glBindBuffer(GL_COPY_READ_BUFFER, 0);
+    return glGetError() == GL_NO_ERROR;
+}
+
 bool FieldRenderer::readOwner(const OwnerSurface& surface, std::size_t node,
                               std::uint32_t (&words)[2]) const
 {
@@ -229,6 +245,7 @@ void FieldRenderer::draw(const FieldSurface& surface, const GeoRect& mesh, const
     glUniform4f(m_locMesh, float(mesh.lonMin), float(mesh.latMin), float(mesh.lonMax),
                 float(mesh.latMax));
     glUniform3f(m_locBackground, background[0], background[1], background[2]);
+    glUniform3fv(m_locNonFinite, 2, kNonFiniteStripes[0].data());
     glBindVertexArray(m_vao);
     glDrawArrays(GL_TRIANGLES, 0, 3);
     // Leave the state as found, so QPainter can draw over the field afterwards.

@@ -11,8 +11,22 @@ uniform vec3 u_background;
 uniform usamplerBuffer u_owners; // block, thread | sm << 16 per node (teaching kernel)
 uniform int u_overlay;           // 0 distance, 1 block, 2 thread, 3 warp, 4 SM
 uniform int u_lesson;            // 1 when u_owners holds the teaching kernel's record
+uniform vec3 u_nonFinite[2];     // the stripes of a node that is NaN or infinite
 flat in vec2 v_range;            // minimum, maximum
 out vec4 fragColor;
+
+// NaN and infinity by their exponent bits: an isnan() that a driver's fast math may fold away
+// would let them fall into the scale's clamp and look like its minimum.
+bool finiteValue(float v)
+{
+    return (floatBitsToUint(v) & 0x7f800000u) != 0x7f800000u;
+}
+
+// A value the scale cannot place: stripes of colours outside every colormap.
+vec3 nonFiniteColour()
+{
+    return u_nonFinite[mod(gl_FragCoord.x - gl_FragCoord.y, 8.0) < 4.0 ? 0 : 1];
+}
 
 void main()
 {
@@ -29,8 +43,9 @@ void main()
     float v = texelFetch(u_field, ij.y * u_dims.z + ij.x).r;
     float t = hi > lo ? clamp((v - lo) / (hi - lo), 0.0, 1.0) : 0.0;
     vec3 distanceColour = texture(u_colormap, (t * 255.0 + 0.5) / 256.0).rgb;
+    bool finite = finiteValue(v);
     if (u_lesson == 0) { // the common case first, with nothing more to read
-        fragColor = vec4(distanceColour, 1.0);
+        fragColor = vec4(finite ? distanceColour : nonFiniteColour(), 1.0);
         return;
     }
     uvec2 owner = texelFetch(u_owners, ij.y * u_dims.x + ij.x).rg;
@@ -38,6 +53,10 @@ void main()
         // No thread reached this node: grey stripes.
         float stripe = mod(gl_FragCoord.x + gl_FragCoord.y, 12.0) < 6.0 ? 0.32 : 0.42;
         fragColor = vec4(vec3(stripe), 1.0);
+        return;
+    }
+    if (!finite) {
+        fragColor = vec4(nonFiniteColour(), 1.0);
         return;
     }
     if (u_overlay == 0) {

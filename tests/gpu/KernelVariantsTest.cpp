@@ -166,7 +166,7 @@ TEST(KernelVariants, EveryTemplatesVariantsCompileAndReportRegisters)
         ASSERT_TRUE(base.timed);
         ASSERT_TRUE(base.compared);
         EXPECT_EQ(base.maxAbsDiff, 0.0);
-        EXPECT_EQ(base.finiteMismatches, 0);
+        EXPECT_EQ(base.differingNodes, 0);
     }
 }
 
@@ -189,8 +189,47 @@ TEST(KernelVariants, Float64DiffersFromFloat32ByRoundingOnTheSimulator)
         ASSERT_TRUE(wide.compared);
         EXPECT_GT(wide.maxAbsDiff, 0.0); // float32 does round
         EXPECT_LE(wide.maxAbsDiff, kLargestValue * 0x1p-20);
-        EXPECT_EQ(wide.finiteMismatches, 0);
+        EXPECT_GT(wide.differingNodes, 0);
+        EXPECT_EQ(wide.nonFiniteDiffering, 0);
     }
+}
+
+// A kernel whose float64 variant writes NaN where float32 writes 1 (columns 0 to 9), NaN where
+// float32 does too (10 to 19), +inf where float32 writes -inf (20 to 29), and 3 where float32
+// writes 2 (30 to 39); both write 2 elsewhere.
+TEST(KernelVariants, NonFiniteValuesDifferFromNumbersAndFromOtherNonFiniteValues)
+{
+    if (hostCompiler().empty())
+        GTEST_SKIP() << "no C++ compiler for the CPU simulator";
+    const KernelSource source{
+        KernelShape::WholeKernel,
+        "__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)\n"
+        "{\n"
+        "    const int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    const int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        "    if (row >= mesh.ny || col >= mesh.nx)\n"
+        "        return;\n"
+        "    const real zero = real(row) * 0;\n"
+        "    const bool wide = sizeof(real) == sizeof(double);\n"
+        "    real v = 2;\n"
+        "    if (col < 10) v = wide ? zero / zero : real(1);\n"
+        "    else if (col < 20) v = zero / zero;\n"
+        "    else if (col < 30) v = wide ? real(1) / zero : real(-1) / zero;\n"
+        "    else if (col < 40) v = wide ? real(3) : real(2);\n"
+        "    out.write(row, col, float(v));\n"
+        "}\n"};
+    auto context = cpuContext(2);
+    std::vector<KernelVariantRow> rows;
+    const Status s = measureKernelVariants(*context, requestFor(source, *context), rows);
+    ASSERT_TRUE(s.ok()) << s.message();
+    const KernelVariantRow& base = row(rows, "default");
+    ASSERT_TRUE(base.compared);
+    EXPECT_EQ(base.differingNodes, 0); // NaN against NaN is no difference
+    const KernelVariantRow& wide = row(rows, "float64 (real = double)");
+    ASSERT_TRUE(wide.compared);
+    EXPECT_EQ(wide.maxAbsDiff, 1.0);
+    EXPECT_EQ(wide.differingNodes, (10 + 10 + 10) * 77);
+    EXPECT_EQ(wide.nonFiniteDiffering, (10 + 10) * 77);
 }
 
 TEST(KernelVariants, CancelStopsBeforeTheNextVariant)
@@ -244,10 +283,11 @@ TEST(KernelVariants, CsvHasAHeaderAndEmptyCellsForUnknownFigures)
     skipped.timeNote = skipped.diffNote = "not built";
     const std::string csv = kernelVariantsCsv({timed, skipped});
     EXPECT_EQ(csv, "variant,compiled,time_ms,registers,spill_store_bytes,spill_load_bytes,"
-                   "occupancy_percent,max_abs_diff,nodes_finite_in_one,timing,comparison,problem\n"
-                   "default,yes,0.125,30,4,8,75.0,0,0,\"GPU, CUDA events, median of 7 runs\","
+                   "occupancy_percent,max_abs_diff,nodes_differing,nodes_differing_not_finite,"
+                   "timing,comparison,problem\n"
+                   "default,yes,0.125,30,4,8,75.0,0,0,0,\"GPU, CUDA events, median of 7 runs\","
                    "the default's last run against its first,\n"
-                   "__launch_bounds__(256),no,,,,,,,,not built,not built,\"the source declares "
+                   "__launch_bounds__(256),no,,,,,,,,,not built,not built,\"the source declares "
                    "__launch_bounds__ itself, \"\"twice\"\"\"\n");
     // Resources from the driver: registers, but no spills to report.
     timed.usage.spillsKnown = false;
@@ -305,7 +345,7 @@ TEST_F(KernelVariantsGpu, EveryRowIsTimedAndComparedOnTheGpu)
             EXPECT_EQ(r.timeNote, "GPU, CUDA events, median of 3 runs");
             EXPECT_TRUE(r.compared) << r.diffNote;
             EXPECT_TRUE(r.occupancyKnown);
-            EXPECT_EQ(r.finiteMismatches, 0);
+            EXPECT_EQ(r.nonFiniteDiffering, 0);
             EXPECT_LE(r.maxAbsDiff, kLargestValue * 0x1p-20);
         }
         EXPECT_EQ(rows[0].maxAbsDiff, 0.0);

@@ -557,6 +557,58 @@ TEST(KernelSimulator, TheTeachingRecordNamesEachNodesBlockAndThread)
         << refused.message();
 }
 
+// A whole kernel that writes NaN in columns 0 to 9, +inf in 10 to 14, -inf in 15 to 19, and
+// col + 1 elsewhere.
+const KernelSource kNonFiniteColumns{
+    KernelShape::WholeKernel, "__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)\n"
+                              "{\n"
+                              "    const int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                              "    const int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                              "    if (row >= mesh.ny || col >= mesh.nx)\n"
+                              "        return;\n"
+                              "    const float zero = float(row) * 0.0f;\n"
+                              "    float v = 1.0f + col;\n"
+                              "    if (col < 10) v = zero / zero;\n"
+                              "    else if (col < 15) v = 1.0f / zero;\n"
+                              "    else if (col < 20) v = -1.0f / zero;\n"
+                              "    out.write(row, col, v);\n"
+                              "}\n"};
+
+// Runs kNonFiniteColumns over smallMesh() with a grid that covers it, then with the teaching
+// record on and teachingArgs()' grid (64 x 24 nodes reached), checking the count of nodes
+// that are not finite and the finite range each time.
+void expectNonFiniteCounted(Context& context, const CompiledKernel& gpu, const SimulatorBuild& cpu)
+{
+    KernelArgs args = teachingArgs();
+    args.values = {};
+    args.launch.grid = {(123 + 31) / 32, (77 + 7) / 8, 1};
+    std::vector<float> out(layoutFor(args.mesh).elementCount(), 5.0f);
+    KernelRun run;
+    Status s = runUserKernel(context, gpu, cpu, args, BufferView<float>::host(out), &run);
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(run.stats.nonFinite, 20 * 77);
+    EXPECT_EQ(run.stats.min, 21.0);
+    EXPECT_EQ(run.stats.max, 123.0);
+    // Nodes no thread reaches are NaN by design, not the kernel's: they are not counted.
+    args.launch.grid = {2, 3, 1};
+    std::vector<std::uint32_t> owners(2 * 123 * 77);
+    args.owners = BufferView<std::uint32_t>::host(owners);
+    s = runUserKernel(context, gpu, cpu, args, BufferView<float>::host(out), &run);
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(run.stats.nonFinite, 20 * 24);
+    EXPECT_EQ(run.stats.max, 64.0);
+}
+
+TEST(KernelSimulator, NodesThatAreNotFiniteAreCounted)
+{
+    SKIP_WITHOUT_COMPILER();
+    TempDir dir;
+    SimulatorBuild build;
+    ASSERT_TRUE(buildSimulatedKernel(kNonFiniteColumns, dir.str(), build).ok()) << build.log;
+    auto context = cpuContext(2);
+    expectNonFiniteCounted(*context, {}, build);
+}
+
 TEST(KernelSimulator, AWholeKernelRunsWithTheGivenLaunch)
 {
     SKIP_WITHOUT_COMPILER();
@@ -828,6 +880,13 @@ TEST_F(CudaContextTest, AnEndlessKernelIsStoppedByTheTimeout)
     std::vector<double> field(layoutFor(args.mesh).elementCount());
     const Status builtIn = computeDistance(*m_cuda, args.mesh, std::span<double>(field));
     EXPECT_TRUE(builtIn.ok()) << builtIn.message();
+}
+
+TEST_F(CudaContextTest, NodesThatAreNotFiniteAreCountedOnTheGpu)
+{
+    CompiledKernel built;
+    ASSERT_TRUE(compileKernel(kNonFiniteColumns, optionsFor(*m_cuda), {}, built).ok());
+    expectNonFiniteCounted(*m_cuda, built, {});
 }
 
 TEST_F(CudaContextTest, TheTeachingRecordNamesEachNodesBlockThreadAndSmOnTheGpu)

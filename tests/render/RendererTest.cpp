@@ -3,6 +3,7 @@
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>
 #include <GL/glext.h>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <gtest/gtest.h>
@@ -149,6 +150,90 @@ TEST_F(RendererTest, DrawnPixelsFollowTheField)
     for (std::size_t k = 0; k < after.size(); ++k)
         changed += after[k] != before[k];
     EXPECT_GT(changed, after.size() / 4);
+}
+
+// The colour at a fraction of the framebuffer's width and height (origin lower left).
+std::array<int, 3> pixelAt(const std::vector<std::uint8_t>& pixels, int width, int height,
+                           double fx, double fy)
+{
+    const std::size_t k = 4 * (std::size_t(fy * height) * width + std::size_t(fx * width));
+    return {pixels[k], pixels[k + 1], pixels[k + 2]};
+}
+
+std::array<int, 3> bytes(const std::array<float, 3>& rgb)
+{
+    return {int(rgb[0] * 255.0f + 0.5f), int(rgb[1] * 255.0f + 0.5f), int(rgb[2] * 255.0f + 0.5f)};
+}
+
+bool near(const std::array<int, 3>& a, const std::array<int, 3>& b)
+{
+    return std::abs(a[0] - b[0]) <= 2 && std::abs(a[1] - b[1]) <= 2 && std::abs(a[2] - b[2]) <= 2;
+}
+
+TEST(NonFiniteColours, LieFarFromEveryColormapEntry)
+{
+    for (const std::string& name : render::colormapNames()) {
+        const auto colormap = render::loadColormap(name);
+        ASSERT_TRUE(colormap) << name;
+        for (const auto& stripe : render::kNonFiniteStripes)
+            for (const auto& entry : colormap->rgb) {
+                const double d =
+                    std::hypot(entry[0] - stripe[0], entry[1] - stripe[1], entry[2] - stripe[2]);
+                EXPECT_GT(d, 0.4) << name;
+            }
+    }
+}
+
+TEST_F(RendererTest, NonFiniteNodesAreStripedNotPaintedAsTheMinimum)
+{
+    // Four columns, two rows: the bottom row holds 0, NaN, +inf and -inf, the top 0 to 1.
+    gpu::DistanceParams p;
+    p.nx = 4;
+    p.ny = 2;
+    const gpu::FieldLayout layout = gpu::layoutFor(p);
+    ASSERT_TRUE(m_renderer.createSurface(layout, m_surface).ok());
+    std::vector<float> values(layout.elementCount(), 0.0f);
+    const float bottom[4] = {0.0f, std::nanf(""), INFINITY, -INFINITY};
+    const float top[4] = {0.0f, 0.25f, 0.5f, 1.0f};
+    for (int col = 0; col < 4; ++col) {
+        values[layout.index(0, col)] = bottom[col];
+        values[layout.index(1, col)] = top[col];
+    }
+    values[layout.statsOffset()] = 0.0f;
+    values[layout.statsOffset() + 1] = 1.0f;
+    glBindBuffer(GL_COPY_WRITE_BUFFER, m_surface.buffer);
+    glBufferSubData(GL_COPY_WRITE_BUFFER, 0, GLsizeiptr(values.size() * sizeof(float)),
+                    values.data());
+    glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
+    const auto pixels = render(p);
+    const int w = m_gl->width(), h = m_gl->height();
+    const auto minimum = bytes(render::loadColormap("viridis")->rgb[0]);
+    const auto magenta = bytes(render::kNonFiniteStripes[0]);
+    const auto pink = bytes(render::kNonFiniteStripes[1]);
+    EXPECT_TRUE(near(pixelAt(pixels, w, h, 0.05, 0.25), minimum));
+    EXPECT_TRUE(near(pixelAt(pixels, w, h, 0.05, 0.75), minimum));
+    // Each non-finite node's cell shows both stripes and nothing else.
+    for (const double fx : {0.33, 0.67, 0.95}) {
+        int magentas = 0, pinks = 0, others = 0;
+        for (int dy = 0; dy < 8; ++dy)
+            for (int dx = 0; dx < 8; ++dx) {
+                const auto c = pixelAt(pixels, w, h, fx + dx / double(w), 0.25 + dy / double(h));
+                magentas += near(c, magenta);
+                pinks += near(c, pink);
+                others += !near(c, magenta) && !near(c, pink);
+            }
+        EXPECT_GT(magentas, 0) << "column at " << fx;
+        EXPECT_GT(pinks, 0) << "column at " << fx;
+        EXPECT_EQ(others, 0) << "column at " << fx;
+    }
+    // The finite nodes above keep the scale.
+    EXPECT_FALSE(near(pixelAt(pixels, w, h, 0.95, 0.75), minimum));
+    float value = 0.0f;
+    ASSERT_TRUE(m_renderer.readValue(m_surface, 0, 2, value));
+    EXPECT_TRUE(std::isinf(value) && value > 0);
+    ASSERT_TRUE(m_renderer.readValue(m_surface, 1, 1, value));
+    EXPECT_EQ(value, 0.25f);
+    EXPECT_FALSE(m_renderer.readValue(m_surface, 2, 0, value));
 }
 
 TEST_F(RendererTest, OversizedMeshIsRefusedWithAMessage)

@@ -95,6 +95,32 @@ private slots:
         QCOMPARE(periodogram->series().t.size(), 150u);
     }
 
+    // A false-alarm probability that underflowed to 0 reads "< 1e-300", and still sorts as the
+    // smallest.
+    void anUnderflowedFalseAlarmProbabilityIsNotShownAsZero()
+    {
+        std::vector<scene::BatchResult> rows(3);
+        rows[0] = {"weak.csv", 80, false, {{0.5, 2.0, 0.3, 0.02}}, {}};
+        rows[1] = {"strong.csv", 500, false, {{0.25, 4.0, 0.99, 0.0}}, {}};
+        rows[2] = {"middle.csv", 200, false, {{0.2, 5.0, 0.8, 3e-12}}, {}};
+        const QString results = m_dir.filePath("underflow.csv");
+        QVERIFY(scene::writeResultsCsv(results.toStdString(), rows, 1));
+        ui::WindowOptions options;
+        options.backend = gpu::BackendKind::Cpu;
+        options.useSettings = false;
+        ui::MainWindow window(options);
+        QCOMPARE(window.openBatchResults(results), QString());
+        auto* dialog = window.findChild<ui::BatchResultsDialog*>();
+        QVERIFY(dialog);
+        const QAbstractItemModel* model = dialog->table()->model();
+        QCOMPARE(model->index(1, 5).data().toString(), QString("< 1e-300"));
+        QCOMPARE(model->index(2, 5).data().toString(), QString("3e-12"));
+        dialog->table()->sortByColumn(5, Qt::AscendingOrder);
+        QCOMPARE(model->index(0, 0).data().toString(), QString("strong.csv"));
+        QCOMPARE(model->index(1, 0).data().toString(), QString("middle.csv"));
+        QCOMPARE(model->index(2, 0).data().toString(), QString("weak.csv"));
+    }
+
     // A run over one long table (the fixture catalogue, CSV and FITS) records its source; an
     // object chosen in its results opens that object's rows, with the run's grid, and its
     // best period is astropy's (tests/fixtures/batch/expected.csv, on the same grid).

@@ -12,6 +12,7 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTableWidget>
 #include <QTest>
 #include <Qsci/qsciscintilla.h>
@@ -295,6 +296,83 @@ private slots:
         QCOMPARE(view->ownerAt(QPointF(view->width() - 1, 0)),
                  QString("node (%1, %2): no thread wrote it").arg(mesh.nx - 1).arg(mesh.ny - 1));
         QVERIFY2(problems().isEmpty(), qPrintable(problems().join('\n')));
+    }
+
+    // Pixels in one of the stripes that non-finite nodes are drawn in.
+    static int stripePixels(const QImage& image)
+    {
+        int n = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x) {
+                const QColor c = image.pixelColor(x, y);
+                for (const auto& stripe : render::kNonFiniteStripes)
+                    n += std::abs(c.red() - int(stripe[0] * 255 + 0.5f)) <= 2 &&
+                         std::abs(c.green() - int(stripe[1] * 255 + 0.5f)) <= 2 &&
+                         std::abs(c.blue() - int(stripe[2] * 255 + 0.5f)) <= 2;
+            }
+        return n;
+    }
+
+    // NaN and infinity are striped, counted in the messages and the status bar, explained by
+    // the colour bar's swatch and read as such by the hover readout.
+    void nonFiniteNodesAreStripedCountedAndReadAsSuch()
+    {
+        frameAfter(0);
+        ui::KernelView* view = workspace()->view();
+        QWidget* legend = view->findChild<QWidget*>("kernelLegend");
+        QVERIFY(legend);
+        QCOMPARE(stripePixels(view->grabFramebuffer()), 0);
+        QCOMPARE(stripePixels(legend->grab().toImage()), 0);
+        int frames = view->framesDrawn();
+        typeKernel("float zero = float(lat) * 0.0f;\nreturn zero / zero;");
+        QImage image = frameAfter(frames);
+        const gpu::DistanceParams& mesh = view->mesh();
+        const long long nodes = (long long)mesh.nx * mesh.ny;
+        QCOMPARE(stripePixels(image), image.width() * image.height());
+        QCOMPARE(view->shownStats().nonFinite, nodes);
+        const QString counted = QString("%1 nodes are not finite (NaN or infinity)").arg(nodes);
+        QVERIFY2(problems().contains(counted), qPrintable(problems().join('\n')));
+        QCOMPARE(m_window->statusBar()->currentMessage(), "Kernel: " + counted);
+        QVERIFY(stripePixels(legend->grab().toImage()) > 20);
+        QCOMPARE(view->valueAt(QPointF(0, view->height() - 1)), QString("node (0, 0): NaN"));
+
+        frames = view->framesDrawn();
+        typeKernel("float zero = float(lat) * 0.0f;\nreturn lon < 100.0 ? -1.0f / zero : 2.5f;");
+        image = frameAfter(frames);
+        QCOMPARE(view->valueAt(QPointF(0, 0)), QString("node (0, %1): -inf").arg(mesh.ny - 1));
+        QCOMPARE(view->valueAt(QPointF(view->width() - 1, 0)),
+                 QString("node (%1, %2): 2.5").arg(mesh.nx - 1).arg(mesh.ny - 1));
+        const int striped = stripePixels(image);
+        QVERIFY2(striped > 0 && striped < image.width() * image.height(), "part striped");
+
+        // A kernel with no such node leaves no note, no swatch and no stripes.
+        frames = view->framesDrawn();
+        typeKernel("return float(lat);");
+        image = frameAfter(frames);
+        QCOMPARE(stripePixels(image), 0);
+        QCOMPARE(view->shownStats().nonFinite, 0LL);
+        QVERIFY2(problems().isEmpty(), qPrintable(problems().join('\n')));
+        QCOMPARE(stripePixels(legend->grab().toImage()), 0);
+    }
+
+    // A variant whose output is NaN where the default's is a number differs there: its cell
+    // says how many nodes, never "0" and never "nan".
+    void aNonFiniteDifferenceIsCountedNotShownAsZero()
+    {
+        gpu::KernelVariantRow row;
+        row.compared = true;
+        QCOMPARE(ui::KernelVariantsPanel::differenceText(row), QString("0"));
+        row.differingNodes = row.nonFiniteDiffering = 9471;
+        QCOMPARE(ui::KernelVariantsPanel::differenceText(row),
+                 QString("differs at 9471 nodes, of which 9471 not finite in one variant"));
+        row.maxAbsDiff = 0.00125;
+        row.differingNodes = 9500;
+        QCOMPARE(
+            ui::KernelVariantsPanel::differenceText(row),
+            QString("0.00125; differs at 9500 nodes, of which 9471 not finite in one variant"));
+        row.nonFiniteDiffering = 0;
+        QCOMPARE(ui::KernelVariantsPanel::differenceText(row),
+                 QString("0.00125; differs at 9500 nodes"));
     }
 
     void theVariantsTableFillsAndExportsCsv()

@@ -1,5 +1,6 @@
 #include "warpscope/ui/BatchResultsDialog.h"
 
+#include "ValueText.h"
 #include "warpscope/scene/BatchResults.h"
 
 #include <QDir>
@@ -33,6 +34,9 @@ enum Column
     ColumnCount
 };
 
+// What the table sorts by: the number itself where a cell shows it in words.
+constexpr int kSortRole = Qt::UserRole + 1;
+
 // A number the table sorts as a number; an empty cell where there is none.
 QStandardItem* numberItem(const std::optional<double>& value)
 {
@@ -40,6 +44,18 @@ QStandardItem* numberItem(const std::optional<double>& value)
     if (value)
         item->setData(*value, Qt::DisplayRole);
     item->setEditable(false);
+    return item;
+}
+
+// A false-alarm probability as the peak table shows it ("< 1e-300" where it underflowed),
+// sorted by its value.
+QStandardItem* falseAlarmItem(const std::optional<double>& fap)
+{
+    QStandardItem* item = numberItem(fap);
+    if (fap) {
+        item->setData(falseAlarmText(*fap), Qt::DisplayRole);
+        item->setData(*fap, kSortRole);
+    }
     return item;
 }
 
@@ -56,6 +72,9 @@ protected:
         const bool a = left.data().isValid(), b = right.data().isValid();
         if (a != b)
             return sortOrder() == Qt::AscendingOrder ? a : b;
+        const QVariant x = left.data(kSortRole), y = right.data(kSortRole);
+        if (x.isValid() && y.isValid())
+            return QVariant::compare(x, y) == QPartialOrdering::Less;
         return QSortFilterProxyModel::lessThan(left, right);
     }
 };
@@ -158,7 +177,7 @@ QString BatchResultsDialog::open(const QString& path)
                             numberItem(double(r.points)),
                             numberItem(best ? std::optional(best->period) : std::nullopt),
                             numberItem(best ? std::optional(best->power) : std::nullopt),
-                            numberItem(best ? best->fap : std::nullopt),
+                            falseAlarmItem(best ? best->fap : std::nullopt),
                             textItem(QString::fromStdString(scene::warningsText(r)))});
     }
     m_table->setSortingEnabled(true);

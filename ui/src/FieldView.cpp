@@ -1,5 +1,7 @@
 #include "warpscope/ui/FieldView.h"
 
+#include "ColourBar.h"
+
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QOpenGLContext>
@@ -143,12 +145,7 @@ void FieldView::setColormap(const QString& name)
     if (!map)
         return;
     m_colormap = *map;
-    m_colorbar = QImage(1, 256, QImage::Format_RGB32);
-    for (int i = 0; i < 256; ++i) {
-        const auto& c = m_colormap.rgb[255 - i];
-        m_colorbar.setPixel(
-            0, i, qRgb(int(c[0] * 255 + 0.5), int(c[1] * 255 + 0.5), int(c[2] * 255 + 0.5)));
-    }
+    m_colorbar = colourBarImage(m_colormap);
     if (m_renderer.initialized()) {
         makeCurrent();
         m_renderer.setColormap(m_colormap);
@@ -651,20 +648,8 @@ void FieldView::drawOverlay(QPainter& painter)
 
     // Colour bar with five labels.
     const QRect bar(width() - kColorbarWidth + 12, area.top(), 16, area.height());
-    painter.drawImage(bar, m_colorbar);
-    painter.setPen(QColor(110, 114, 124));
-    painter.drawRect(bar.adjusted(0, 0, -1, -1));
-    painter.setPen(text);
-    if (m_result) {
-        const gpu::FieldStats& stats = m_result->stats;
-        for (int k = 0; k <= 4; ++k) {
-            const double v = stats.min + (stats.max - stats.min) * k / 4.0;
-            const double y = bar.bottom() - (bar.height() - 1) * k / 4.0;
-            painter.drawLine(QPointF(bar.right() + 1, y), QPointF(bar.right() + 4, y));
-            painter.drawText(QPointF(bar.right() + 6, y + fm.ascent() / 2.0 - 1),
-                             formatDistance(v, m_shown));
-        }
-    }
+    paintColourBar(painter, bar, m_colorbar, m_result ? &m_result->stats : nullptr,
+                   [this](double v) { return formatDistance(v, m_shown); });
     if (!m_failure.isEmpty()) {
         // The last good field stays, but not as if it answered the new parameters.
         const QString message = tr("Not updated: %1").arg(m_failure);

@@ -1,5 +1,7 @@
 #include "warpscope/ui/FoldView.h"
 
+#include "PlotDecade.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -154,20 +156,14 @@ void FoldView::redraw()
         modelY.clear();
     }
 
-    // QCustomPlot refuses ranges wider than 1e250 or narrower than 1e-280: values near
-    // double's limits are drawn in units of a power of ten, which the axis names.
+    // Values near double's limits are drawn in units of a power of ten (PlotDecade.h).
     double largest = 0.0;
     for (const QVector<double>* values : {&value, &modelY})
         for (const double v : *values)
             largest = std::max(largest, std::abs(v));
-    const int decade = largest > 1e200 || (largest > 0.0 && largest < 1e-200)
-                           ? int(std::floor(std::log10(largest)))
-                           : 0;
-    // In two factors, each within double's range even where 10^-decade is not.
-    const double half = std::pow(10.0, -(decade / 2)), rest = std::pow(10.0, decade / 2 - decade);
+    const int decade = plotDecade(largest);
     for (QVector<double>* values : {&value, &error, &modelY})
-        for (double& v : *values)
-            v = v * half * rest;
+        scaleToDecade(*values, decade);
     // The weighted mean of each bin of one cycle, of the values as drawn (so the sums stay
     // finite); empty bins are left out rather than drawn as gaps of NaN.
     std::vector<double> sumW(std::size_t(m_bins), 0.0), sumWY(std::size_t(m_bins), 0.0);
@@ -207,7 +203,7 @@ void FoldView::redraw()
 
     xAxis->setLabel(m_periodText.isEmpty() ? tr("phase")
                                            : tr("phase at period %1").arg(m_periodText));
-    yAxis->setLabel(decade == 0 ? m_yLabel : tr("%1 (×1e%2)").arg(m_yLabel).arg(decade));
+    yAxis->setLabel(decadeLabel(m_yLabel, decade));
     // The y range of the points (with their error bars where drawn), the bins and the model.
     const bool bars = m_errors->dataCount() > 0;
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;

@@ -48,6 +48,20 @@ QTableWidgetItem* figure(const QString& text, const std::string& note = {})
 
 } // namespace
 
+QString KernelVariantsPanel::differenceText(const gpu::KernelVariantRow& row)
+{
+    const QString largest = QString::number(row.maxAbsDiff, 'g', 3);
+    if (row.differingNodes == 0)
+        return largest;
+    const QString where = tr("differs at %1 nodes").arg(row.differingNodes);
+    if (row.nonFiniteDiffering == 0)
+        return largest + "; " + where;
+    const QString nonFinite =
+        where + tr(", of which %1 not finite in one variant").arg(row.nonFiniteDiffering);
+    // Without a finite pair that differs, a largest |diff| of 0 would read as "the same".
+    return row.differingNodes == row.nonFiniteDiffering ? nonFinite : largest + "; " + nonFinite;
+}
+
 KernelVariantsPanel::KernelVariantsPanel(std::shared_ptr<gpu::DevicePool> devices,
                                          RequestSource request, QWidget* parent)
     : QWidget(parent), m_devices(std::move(devices)), m_request(std::move(request)),
@@ -217,13 +231,8 @@ void KernelVariantsPanel::showRows()
                                                        r.occupancy.fraction * 100.0, 0, 'f', 0),
                                                    "limited by " + r.occupancy.limitedBy)
                                           : unknown(notBuilt));
-        QString diff;
-        if (r.compared) {
-            diff = QString::number(r.maxAbsDiff, 'g', 3);
-            if (r.finiteMismatches > 0)
-                diff += tr(" (%1 nodes finite in one only)").arg(r.finiteMismatches);
-        }
-        m_table->setItem(i, MaxDiff, r.compared ? figure(diff, r.diffNote) : unknown(r.diffNote));
+        m_table->setItem(i, MaxDiff,
+                         r.compared ? figure(differenceText(r), r.diffNote) : unknown(r.diffNote));
         if (r.timed) {
             ticks << double(ticks.size() + 1);
             times << r.medianMs;

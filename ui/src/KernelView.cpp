@@ -1,11 +1,14 @@
 #include "warpscope/ui/KernelView.h"
 
+#include "ColourBar.h"
+#include "ValueText.h"
 #include "warpscope/gpu/LaunchLesson.h"
 #include "warpscope/render/Colormap.h"
 
 #include <GL/gl.h>
 #include <QMouseEvent>
 #include <QOpenGLContext>
+#include <QPainter>
 #include <QSocketNotifier>
 #include <QToolTip>
 #include <cmath>
@@ -13,8 +16,31 @@
 
 namespace warpscope::ui {
 
+// The colour bar is a transparent child widget over the picture, as the field's overlay is,
+// so that it is painted by QPainter without touching the GL state.
+class KernelView::Legend : public QWidget
+{
+public:
+    explicit Legend(KernelView* view) : QWidget(view), m_view(view)
+    {
+        setObjectName("kernelLegend");
+        setAttribute(Qt::WA_TransparentForMouseEvents);
+        setAttribute(Qt::WA_NoSystemBackground);
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter painter(this);
+        m_view->drawLegend(painter);
+    }
+
+private:
+    KernelView* m_view;
+};
+
 KernelView::KernelView(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent)
-    : QOpenGLWidget(parent), m_devices(std::move(devices))
+    : QOpenGLWidget(parent), m_devices(std::move(devices)), m_legend(new Legend(this))
 {
     setObjectName("kernelView");
     m_args.launch.block = {16, 16, 1}; // the Launch panel's default, until it sends its own
@@ -22,6 +48,8 @@ KernelView::KernelView(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent
     setMouseTracking(true);
     m_deadline.setSingleShot(true);
     connect(&m_deadline, &QTimer::timeout, this, qOverload<>(&KernelView::update));
+    if (const auto colormap = render::loadColormap("viridis"))
+        m_colourBar = colourBarImage(*colormap);
 }
 
 namespace {
@@ -108,6 +136,7 @@ void KernelView::setTeaching(bool teaching, render::Overlay overlay)
     m_teaching = teaching;
     m_overlay = overlay;
     update();
+    m_legend->update(); // its bar is hidden while the overlay colours ids
 }
 
 gpu::LaunchConfig KernelView::launch() const
@@ -239,7 +268,9 @@ void KernelView::finishRun()
             status = committed;
         else {
             m_hasPicture = true;
+            m_stats = run.stats;
             ++m_framesDrawn;
+            m_legend->update();
         }
     }
     if (wasRunning)
@@ -274,16 +305,43 @@ void KernelView::setTimeoutMs(double timeoutMs)
     m_args.timeoutMs = timeoutMs;
 }
 
+bool KernelView::nodeAt(QPointF pos, int& row, int& col) const
+{
+    const gpu::DistanceParams& p = m_args.mesh;
+    if (!m_hasPicture || width() < 2 || height() < 2)
+        return false;
+    // The mesh fills the view, latitude upwards.
+    const long long x = std::llround(pos.x() / (width() - 1) * (p.nx - 1));
+    const long long y = std::llround((1.0 - pos.y() / (height() - 1)) * (p.ny - 1));
+    if (x < 0 || y < 0 || x >= p.nx || y >= p.ny)
+        return false;
+    row = int(y);
+    col = int(x);
+    return true;
+}
+
+QString KernelView::valueAt(QPointF pos)
+{
+    int row = 0, col = 0;
+    if (!nodeAt(pos, row, col))
+        return {};
+    float value = 0.0f;
+    makeCurrent();
+    const bool ok = m_renderer.readValue(m_surface, row, col, value);
+    doneCurrent();
+    if (!ok)
+        return {};
+    return tr("node (%1, %2): %3").arg(col).arg(row).arg(valueText(value, [](double v) {
+        return QString::number(v, 'g', 7);
+    }));
+}
+
 QString KernelView::ownerAt(QPointF pos)
 {
     const gpu::DistanceParams& p = m_args.mesh;
     const std::size_t nodes = std::size_t(p.nx) * std::size_t(p.ny);
-    if (!m_teaching || !m_hasPicture || m_owners.nodes != nodes || width() < 2 || height() < 2)
-        return {};
-    // The mesh fills the view, latitude upwards.
-    const long long col = std::llround(pos.x() / (width() - 1) * (p.nx - 1));
-    const long long row = std::llround((1.0 - pos.y() / (height() - 1)) * (p.ny - 1));
-    if (col < 0 || row < 0 || col >= p.nx || row >= p.ny)
+    int row = 0, col = 0;
+    if (!m_teaching || m_owners.nodes != nodes || !nodeAt(pos, row, col))
         return {};
     std::uint32_t owner[2] = {gpu::kUncovered, gpu::kUncovered};
     makeCurrent();
@@ -310,12 +368,40 @@ QString KernelView::ownerAt(QPointF pos)
 
 void KernelView::mouseMoveEvent(QMouseEvent* event)
 {
-    const QString text = ownerAt(event->position());
+    QString text = valueAt(event->position());
+    if (const QString owner = ownerAt(event->position()); !owner.isEmpty())
+        text += "\n" + owner;
     if (text.isEmpty())
         QToolTip::hideText();
     else
         QToolTip::showText(event->globalPosition().toPoint(), text, this);
     QOpenGLWidget::mouseMoveEvent(event);
+}
+
+void KernelView::resizeEvent(QResizeEvent* event)
+{
+    m_legend->setGeometry(rect());
+    QOpenGLWidget::resizeEvent(event);
+}
+
+void KernelView::drawLegend(QPainter& painter)
+{
+    if (!m_hasPicture || (m_teaching && m_overlay != render::Overlay::Distance))
+        return; // the overlay's colours are ids, not values
+    const int swatch = m_stats.nonFinite > 0 ? kNonFiniteSwatchHeight : 0;
+    const int barHeight = std::min(220, height() - 24 - swatch);
+    if (barHeight < 40 || width() < 200)
+        return;
+    // Wide enough for a label such as "-3.874e-07" beside the bar.
+    const QRect box(width() - 118, 6, 112, barHeight + swatch + 12);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(QColor(0, 0, 0, 150));
+    painter.drawRoundedRect(box, 4, 4);
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(QColor(225, 228, 235));
+    const QRect bar(box.left() + 8, box.top() + 6, 14, barHeight);
+    paintColourBar(painter, bar, m_colourBar, &m_stats,
+                   [](double v) { return QString::number(v, 'g', 4); });
 }
 
 void KernelView::paintGL()

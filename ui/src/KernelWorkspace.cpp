@@ -1,5 +1,6 @@
 #include "warpscope/ui/KernelWorkspace.h"
 
+#include "ValueText.h"
 #include "warpscope/ui/KernelVariantsPanel.h"
 
 #include <QComboBox>
@@ -238,6 +239,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
                                  tr("  ·  edit to pixels %1 ms")
                                      .arg(double(m_compileClock.nsecsElapsed()) / 1e6, 0, 'f', 0));
                 }
+                showNonFinite(run);
             });
     chooseExample(0);
 }
@@ -574,6 +576,18 @@ void KernelWorkspace::showPrinted(const gpu::KernelRun& run)
             false);
     if (lines.size() > kMaxLines)
         add(tr("... and %1 more line(s)").arg(lines.size() - kMaxLines), true);
+}
+
+void KernelWorkspace::showNonFinite(const gpu::KernelRun& run)
+{
+    if (run.stats.nonFinite <= 0)
+        return;
+    const QString text = nonFiniteText(run.stats.nonFinite);
+    auto* item = new QListWidgetItem(text);
+    item->setData(Qt::UserRole, true); // a run's note: the next run replaces it
+    item->setForeground(QColor(200, 130, 0));
+    m_messages->insertItem(0, item);
+    emit message(tr("Kernel: %1").arg(text));
 }
 
 void KernelWorkspace::rebuildSliders(const std::vector<gpu::KernelParam>& params)

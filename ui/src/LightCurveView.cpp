@@ -1,6 +1,9 @@
 #include "LightCurveView.h"
 
+#include "PlotDecade.h"
+
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace warpscope::ui {
@@ -87,12 +90,6 @@ void LightCurveView::setData(const gpu::TimeSeries& series,
             maskedY.push_back(series.y[i]);
         }
     }
-    graph(0)->setData(t, y);
-    graph(1)->setData(maskedT, maskedY);
-    if (errors.size() == t.size() && std::size_t(t.size()) <= kMaxErrorBars)
-        m_errors->setData(errors);
-    else
-        m_errors->data()->clear();
     // The trend as a line through the kept times in time order.
     std::vector<std::size_t> order(trend.size());
     std::iota(order.begin(), order.end(), std::size_t(0));
@@ -103,6 +100,22 @@ void LightCurveView::setData(const gpu::TimeSeries& series,
         trendT.push_back(kept.t[i]);
         trendY.push_back(trend[i]);
     }
+    // Values near double's limits are drawn in units of a power of ten (PlotDecade.h).
+    double largest = 0.0;
+    for (const QVector<double>* values : {&y, &maskedY, &trendY})
+        for (const double v : *values)
+            if (std::isfinite(v))
+                largest = std::max(largest, std::abs(v));
+    const int decade = plotDecade(largest);
+    for (QVector<double>* values : {&y, &errors, &maskedY, &trendY})
+        scaleToDecade(*values, decade);
+    yAxis->setLabel(decadeLabel(tr("y"), decade));
+    graph(0)->setData(t, y);
+    graph(1)->setData(maskedT, maskedY);
+    if (errors.size() == t.size() && std::size_t(t.size()) <= kMaxErrorBars)
+        m_errors->setData(errors);
+    else
+        m_errors->data()->clear();
     graph(2)->setData(trendT, trendY, true);
     rescaleAxes();
     replot(QCustomPlot::rpQueuedReplot);

@@ -4,6 +4,7 @@
 #include "PeriodogramMarks.h"
 #include "PrewhiteningPanel.h"
 #include "Style.h"
+#include "ValueText.h"
 #include "warpscope/gpu/FrequencyFit.h"
 #include "warpscope/gpu/TraceExport.h"
 #include "warpscope/scene/PeriodogramUnits.h"
@@ -1163,7 +1164,7 @@ void PeriodogramWorkspace::showPeaks()
         const QStringList cells{QString::number(p.frequency * scale, 'g', 8),
                                 QString::number(1.0 / p.frequency, 'g', 8),
                                 QString::number(p.power, 'g', 6),
-                                fap ? QString::number(*fap, 'g', 3) : tr("n/a")};
+                                fap ? falseAlarmText(*fap) : tr("n/a")};
         QString tip;
         for (const gpu::Alias& a : gpu::aliasFrequencies(p.frequency, m_shownUnit, m_shownSampling))
             tip += tr("\n%1 at %2")
@@ -1217,7 +1218,7 @@ void PeriodogramWorkspace::showPeaks()
         if (fap)
             m_fap->setText(tr("Highest peak: period %1, false-alarm probability %2 (Baluev 2008)")
                                .arg(period)
-                               .arg(*fap, 0, 'g', 3));
+                               .arg(falseAlarmText(*fap)));
         else if (used.t.size() < gpu::kFalseAlarmMinPoints)
             m_fap->setText(tr("Highest peak: period %1; too few points (%2) for the false-alarm "
                               "probability: Baluev's approximation needs at least %3")
@@ -1597,12 +1598,10 @@ void PeriodogramWorkspace::onFitted()
     m_prewhitenedSource = sourceKey();
     m_lowerTabs->setCurrentWidget(m_prewhitening);
     const gpu::FittedSinusoid& last = result.scene.prewhitened.back();
-    emit message(tr("%1: frequency %2 ± %3, amplitude %4 ± %5")
+    emit message(tr("%1: frequency %2, amplitude %3")
                      .arg(result.text)
-                     .arg(last.frequency, 0, 'g', 10)
-                     .arg(last.frequencyError, 0, 'g', 2)
-                     .arg(last.amplitude, 0, 'g', 6)
-                     .arg(last.amplitudeError, 0, 'g', 2));
+                     .arg(valueWithError(last.frequency, last.frequencyError))
+                     .arg(valueWithError(last.amplitude, last.amplitudeError)));
 }
 
 void PeriodogramWorkspace::showLightCurve(const gpu::TimeSeries& kept,

@@ -1,5 +1,6 @@
 #include "PrewhiteningPanel.h"
 
+#include "ValueText.h"
 #include "warpscope/scene/PeriodogramUnits.h"
 
 #include <QHBoxLayout>
@@ -11,20 +12,6 @@
 #include <QVBoxLayout>
 
 namespace warpscope::ui {
-namespace {
-
-// "value ± error" with the error's two leading digits, and the value to the same place.
-QString withError(double value, double error)
-{
-    if (!(error > 0.0))
-        return QString::number(value, 'g', 8);
-    const int decimals = std::max(0, 1 - int(std::floor(std::log10(error))));
-    return QStringLiteral("%1 ± %2")
-        .arg(value, 0, 'f', std::min(decimals, 15))
-        .arg(error, 0, 'f', std::min(decimals, 15));
-}
-
-} // namespace
 
 PrewhiteningPanel::PrewhiteningPanel(QWidget* parent) : QWidget(parent)
 {
@@ -90,9 +77,10 @@ void PrewhiteningPanel::setSinusoids(const std::vector<gpu::FittedSinusoid>& sin
          tr("period"), tr("amplitude"), tr("phase (cycles)")});
     for (int row = 0; row < int(sinusoids.size()); ++row) {
         const gpu::FittedSinusoid& s = sinusoids[std::size_t(row)];
-        const QString cells[] = {
-            withError(s.frequency, s.frequencyError), scene::periodText(1.0 / s.frequency, unit),
-            withError(s.amplitude, s.amplitudeError), withError(s.phase, s.phaseError)};
+        const QString cells[] = {valueWithError(s.frequency, s.frequencyError),
+                                 scene::periodText(1.0 / s.frequency, unit),
+                                 valueWithError(s.amplitude, s.amplitudeError),
+                                 valueWithError(s.phase, s.phaseError)};
         for (int column = 0; column < 4; ++column) {
             auto* item = new QTableWidgetItem(cells[column]);
             m_table->setItem(row, column, item);

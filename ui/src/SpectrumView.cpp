@@ -1,5 +1,7 @@
 #include "warpscope/ui/SpectrumView.h"
 
+#include "ValueText.h"
+
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QOpenGLContext>
@@ -8,6 +10,7 @@
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 namespace warpscope::ui {
@@ -167,15 +170,21 @@ std::pair<double, double> SpectrumView::yRange() const
 {
     const double bottom = m_spectrum ? std::min(0.0, m_spectrum->minPower()) : 0.0;
     const double top = m_spectrum ? m_spectrum->maxPower() : 1.0;
-    // Room above the highest peak for its mark.
-    return {bottom, top > bottom ? bottom + (top - bottom) * 1.1 : bottom + 1.0};
+    if (!(top > bottom))
+        return {bottom, bottom + 1.0};
+    // Room above the highest peak for its mark, from halves so that powers near double's
+    // limit do not overflow to infinity (and leave the plot blank).
+    const double room = 0.2 * (0.5 * top - 0.5 * bottom);
+    const double largest = std::numeric_limits<double>::max();
+    return {bottom, top < largest - room ? top + room : largest};
 }
 
 double SpectrumView::yPixel(double power) const
 {
     const QRectF plot = plotRect();
     const auto [bottom, top] = yRange();
-    return plot.bottom() - (power - bottom) / (top - bottom) * plot.height();
+    return plot.bottom() -
+           (0.5 * power - 0.5 * bottom) / (0.5 * top - 0.5 * bottom) * plot.height();
 }
 
 void SpectrumView::setSpectrum(std::shared_ptr<const gpu::Spectrum> spectrum)
@@ -381,12 +390,15 @@ void SpectrumView::paintAxes(QPainter& painter, const QRectF& plot)
         QString text = tr("f = %1 · period = %2").arg(f, 0, 'g', 7).arg(1.0 / f, 0, 'g', 7);
         if (!m_periodUnit.isEmpty())
             text += ' ' + m_periodUnit;
+        const auto power = [](double v) {
+            return valueText(v, [](double p) { return QString::number(p, 'g', 5); });
+        };
         if (m_hoverPower && !std::isnan(m_hoverPower->first))
             text += m_hoverPower->first == m_hoverPower->second
-                        ? tr(" · power %1").arg(m_hoverPower->first, 0, 'g', 5)
+                        ? tr(" · power %1").arg(power(m_hoverPower->first))
                         : tr(" · power %1 to %2")
-                              .arg(m_hoverPower->first, 0, 'g', 5)
-                              .arg(m_hoverPower->second, 0, 'g', 5);
+                              .arg(power(m_hoverPower->first))
+                              .arg(power(m_hoverPower->second));
         m_readout = text;
         const QRectF box(plot.right() - metrics.horizontalAdvance(text) - 14, plot.top() + 4,
                          metrics.horizontalAdvance(text) + 10, metrics.height() + 4);
@@ -399,7 +411,23 @@ void SpectrumView::paintAxes(QPainter& painter, const QRectF& plot)
     if (!m_error.isEmpty()) {
         painter.setPen(kSelected);
         painter.drawText(plot.adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap, m_error);
+    } else if (const QString why = undrawable(); !why.isEmpty()) {
+        painter.setPen(kSelected);
+        painter.drawText(plot.adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap, why);
     }
+}
+
+QString SpectrumView::undrawable() const
+{
+    // The line is decimated into float32 vertices: a power beyond float32's range becomes
+    // infinite there and its column is not drawn.
+    const double limit = std::numeric_limits<float>::max();
+    if (!m_spectrum || (m_spectrum->maxPower() <= limit && m_spectrum->minPower() >= -limit))
+        return {};
+    return tr("The powers reach %1, beyond the %2 the plot's line can hold, so it is not drawn; "
+              "the peaks are listed")
+        .arg(std::max(m_spectrum->maxPower(), -m_spectrum->minPower()), 0, 'g', 3)
+        .arg(limit, 0, 'g', 3);
 }
 
 void SpectrumView::wheelEvent(QWheelEvent* event)

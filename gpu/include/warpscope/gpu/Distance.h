@@ -15,8 +15,9 @@ namespace warpscope::gpu {
 
 struct FieldStats
 {
-    double min = 0.0;
+    double min = 0.0; // of the finite nodes (0 when there are none)
     double max = 0.0;
+    long long nonFinite = 0; // nodes that are NaN or infinite (a user's kernel can write them)
 };
 
 // What a field's computation reports once the device has finished it.

@@ -49,8 +49,11 @@ struct KernelVariantRow
     double medianMs = 0.0;
     std::string timeNote; // how it was timed, or why it was not
     bool compared = false;
-    double maxAbsDiff = 0.0;        // over every node finite in both outputs
-    long long finiteMismatches = 0; // nodes finite in one output and not the other
+    double maxAbsDiff = 0.0; // over the nodes finite in both outputs
+    // The nodes whose values differ (NaN against NaN does not), and of them those that are not
+    // finite in one output or both (NaN against a number, +inf against -inf, ...).
+    long long differingNodes = 0;
+    long long nonFiniteDiffering = 0;
     std::string diffNote;
 };
 

@@ -4,6 +4,7 @@
 #include "warpscope/gpu/Status.h"
 #include "warpscope/render/Colormap.h"
 
+#include <array>
 #include <cstdint>
 #include <span>
 
@@ -42,6 +43,13 @@ enum class Overlay
     Sm
 };
 
+// Nodes whose value is NaN, +inf or -inf are drawn in diagonal stripes of these two colours,
+// which lie far from every colormap's entries, so such a node is never read as a value. The
+// three share one pattern: each means the kernel produced no value the scale can place (an
+// overflow, a division by zero, an invalid operation), and the hover readout says which.
+inline constexpr std::array<std::array<float, 3>, 2> kNonFiniteStripes = {
+    {{1.0f, 0.0f, 1.0f}, {1.0f, 0.6f, 1.0f}}};
+
 // Geographic rectangle in degrees: longitude x, latitude y.
 struct GeoRect
 {
@@ -76,9 +84,10 @@ public:
     void destroySurface(FieldSurface& surface);
 
     void setColormap(const Colormap& colormap);
-    // Draws the mesh (geographic extent `mesh`) so that `view` fills `viewport`. With owners
-    // (the teaching kernel's record), nodes no thread reached are striped grey and overlay
-    // colours nodes by the block, thread, warp or SM that computed them.
+    // Draws the mesh (geographic extent `mesh`) so that `view` fills `viewport`. Nodes that are
+    // not finite get kNonFiniteStripes. With owners (the teaching kernel's record), nodes no
+    // thread reached are striped grey and overlay colours nodes by the block, thread, warp or
+    // SM that computed them.
     void draw(const FieldSurface& surface, const GeoRect& mesh, const GeoRect& view,
               const Viewport& viewport, const std::array<float, 3>& background,
               Overlay overlay = Overlay::Distance, const OwnerSurface* owners = nullptr);
@@ -88,6 +97,8 @@ public:
     void destroyOwners(OwnerSurface& surface);
     // Makes surface hold room for `nodes` owners (contents undefined), to be written.
     gpu::Status allocateOwners(std::size_t nodes, OwnerSurface& surface);
+    // Reads one node's value back from the field's GL buffer.
+    bool readValue(const FieldSurface& surface, int row, int col, float& value) const;
     // Reads one node's two owner words back from the GL buffer.
     bool readOwner(const OwnerSurface& surface, std::size_t node, std::uint32_t (&words)[2]) const;
 
@@ -101,7 +112,7 @@ private:
     long long m_maxTexels = 0;
     int m_locField = -1, m_locColormap = -1, m_locDims = -1, m_locViewport = -1;
     int m_locView = -1, m_locMesh = -1, m_locBackground = -1;
-    int m_locOwners = -1, m_locOverlay = -1, m_locLesson = -1;
+    int m_locOwners = -1, m_locOverlay = -1, m_locLesson = -1, m_locNonFinite = -1;
 };
 
 } // namespace warpscope::render

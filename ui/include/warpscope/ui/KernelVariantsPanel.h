@@ -41,6 +41,11 @@ public:
     QString resultText() const;
     // Writes the table as CSV; an empty string or why it failed.
     QString exportCsv(const QString& path) const;
+    // A compared row's difference from the default's output, as its cell shows it: the largest
+    // |diff| over nodes finite in both, and where any node differs, how many, and how many of
+    // those are not finite in one of them ("differs at 12 nodes, of which 12 not finite in one
+    // variant"), never a NaN.
+    static QString differenceText(const gpu::KernelVariantRow& row);
 
 signals:
     void finished(bool completed);

@@ -9,6 +9,7 @@
 #include <QTimer>
 #include <memory>
 
+class QPainter;
 class QSocketNotifier;
 
 namespace warpscope::ui {
@@ -50,6 +51,12 @@ public:
     // The hover readout at a point of the view: the node there and the block, thread, warp
     // and SM that wrote it; empty when the overlay is off or the point is outside the mesh.
     QString ownerAt(QPointF pos);
+    // The hover readout of the value at a point of the view: "node (col, row): value", the
+    // value being "NaN", "+inf" or "-inf" where it is not finite; empty outside the picture.
+    QString valueAt(QPointF pos);
+    // The figures of the picture shown: its finite range, for the colour bar, and how many of
+    // its nodes are not finite (the bar's "NaN/inf" swatch is shown when there are any).
+    const gpu::FieldStats& shownStats() const { return m_stats; }
     // The whole kernel's launch, its grid fitted to the mesh where the Launch panel asks.
     gpu::LaunchConfig launch() const;
     // Whether kernels run on a CUDA device here, and its properties (the CPU's simulated
@@ -79,12 +86,19 @@ signals:
 
 protected:
     void initializeGL() override;
-    // With the teaching overlay on, hovering a node names its block, thread, warp and SM.
+    // Hovering a node gives its value and, with the teaching overlay on, names its block,
+    // thread, warp and SM.
     void mouseMoveEvent(QMouseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     void paintGL() override;
 
 private:
+    class Legend;
+
     void release();
+    // The mesh node under a point of the view, when there is a picture there.
+    bool nodeAt(QPointF pos, int& row, int& col) const;
+    void drawLegend(QPainter& painter);
     void runKernel();
     // Copies a run's answer into the GL buffers and says how it went (GL current).
     void finishRun();
@@ -109,6 +123,9 @@ private:
     std::unique_ptr<QSocketNotifier> m_answer; // the runner's socket, while a run is waited for
     QTimer m_deadline;                         // the run's timeout, single shot
     QString m_lastProblem;
+    gpu::FieldStats m_stats;
+    QImage m_colourBar;
+    Legend* m_legend;
 };
 
 } // namespace warpscope::ui

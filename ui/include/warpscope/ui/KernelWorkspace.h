@@ -92,6 +92,9 @@ private:
     void showRunProblem(const QString& problem);
     // What the run printed (printf), its first lines and how many more.
     void showPrinted(const gpu::KernelRun& run);
+    // A run that left nodes NaN or infinite says how many, in the messages (until the next
+    // run) and the status bar.
+    void showNonFinite(const gpu::KernelRun& run);
     void rebuildSliders(const std::vector<gpu::KernelParam>& params);
     void showCompilerReport(const KernelBuild& build);
     void sendValues();

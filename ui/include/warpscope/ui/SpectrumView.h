@@ -47,6 +47,9 @@ public:
     QString pathText() const { return m_pathText; }
     // The hover readout last drawn: frequency, period and the power under the pointer.
     QString readout() const { return m_readout; }
+    // Why the line is not drawn, on the plot, when the powers lie beyond what its float32
+    // vertices hold; empty otherwise.
+    QString undrawable() const;
     QString errorText() const { return m_error; }
 
 signals:
