@@ -11,12 +11,14 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 extern char** environ;
 
@@ -47,6 +49,19 @@ const Limitation kLimitations[] = {
     {R"(\b(__threadfence\w*|__nanosleep|clock64|clock)\s*\()", "device clocks and fences"},
     {R"(\btex\w*D\w*\s*[<(])", "textures"},
 };
+
+// The patterns compiled once: compiling one costs far more than searching a line with it, and
+// a source may have a million lines.
+const std::vector<std::regex>& limitationPatterns()
+{
+    static const std::vector<std::regex> patterns = [] {
+        std::vector<std::regex> compiled;
+        for (const Limitation& limitation : kLimitations)
+            compiled.emplace_back(limitation.pattern);
+        return compiled;
+    }();
+    return patterns;
+}
 
 std::string findOnPath(const std::string& name)
 {
@@ -148,9 +163,10 @@ std::vector<KernelMessage> simulatorLimitations(std::string_view code)
             end = stripped.size();
         const std::string text = stripped.substr(start, end - start);
         start = end + 1;
-        for (const Limitation& limitation : kLimitations) {
+        for (std::size_t k = 0; k < std::size(kLimitations); ++k) {
+            const Limitation& limitation = kLimitations[k];
             std::smatch match;
-            if (std::regex_search(text, match, std::regex(limitation.pattern))) {
+            if (std::regex_search(text, match, limitationPatterns()[k])) {
                 std::string name = match[0];
                 while (!name.empty() && (name.back() == '(' || name.back() == '<' ||
                                          std::isspace(static_cast<unsigned char>(name.back()))))
