@@ -285,6 +285,9 @@ expect 1 "is not a date" --backend cpu --series "$dates" --time-format iso \
     --export-peaks "$scenes/never.json"
 expect 2 "--series: /nonexistent/series.csv: no such file" --series /nonexistent/series.csv \
     --export-peaks "$scenes/never.json"
+printf ' \n\n' >"$scenes/blank.csv"
+expect 1 "$scenes/blank.csv: The file holds no data" --backend cpu --series "$scenes/blank.csv" \
+    --export-peaks "$scenes/never.json"
 [ ! -e "$scenes/never.json" ] || { echo "FAIL: a failed export wrote a file"; fails=$((fails + 1)); }
 # Multi-term models and prewhitening, on the fixtures of tests/fixtures/generate_multiterm.py.
 fixtures=$(cd "$(dirname "$0")/../fixtures/periodogram" && pwd)
