@@ -67,6 +67,30 @@ QString disassemble(const std::vector<char>& cubin)
     return QString::fromLocal8Bit(process.readAllStandardOutput());
 }
 
+// C++ highlighting in a monospaced font, line numbers, a margin for the messages' markers,
+// four-space indents.
+void setUpEditor(QsciScintilla* editor, const QFont& mono)
+{
+    auto* lexer = new QsciLexerCPP(editor);
+    lexer->setDefaultFont(mono);
+    for (int style = 0; style < 128; ++style)
+        lexer->setFont(mono, style);
+    editor->setLexer(lexer);
+    editor->setMarginType(0, QsciScintilla::NumberMargin);
+    editor->setMarginWidth(0, "0000");
+    editor->setMarginLineNumbers(0, true);
+    editor->setMarginType(1, QsciScintilla::SymbolMargin);
+    editor->setMarginWidth(1, 14);
+    editor->markerDefine(QsciScintilla::Circle, kErrorMarker);
+    editor->setMarkerBackgroundColor(QColor(220, 50, 47), kErrorMarker);
+    editor->markerDefine(QsciScintilla::Circle, kWarningMarker);
+    editor->setMarkerBackgroundColor(QColor(230, 160, 30), kWarningMarker);
+    editor->setAutoIndent(true);
+    editor->setIndentationsUseTabs(false);
+    editor->setTabWidth(4);
+    editor->setBraceMatching(QsciScintilla::SloppyBraceMatch);
+}
+
 } // namespace
 
 KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent)
@@ -91,25 +115,8 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     m_options->setToolTip(tr("Options for NVRTC, separated by spaces: -use_fast_math, "
                              "-maxrregcount=N, -lineinfo, -ftz=, -prec-div=, -prec-sqrt=, -fmad="));
 
-    auto* lexer = new QsciLexerCPP(m_editor);
-    QFont mono("DejaVu Sans Mono", 10);
-    lexer->setDefaultFont(mono);
-    for (int style = 0; style < 128; ++style)
-        lexer->setFont(mono, style);
-    m_editor->setLexer(lexer);
-    m_editor->setMarginType(0, QsciScintilla::NumberMargin);
-    m_editor->setMarginWidth(0, "0000");
-    m_editor->setMarginLineNumbers(0, true);
-    m_editor->setMarginType(1, QsciScintilla::SymbolMargin);
-    m_editor->setMarginWidth(1, 14);
-    m_editor->markerDefine(QsciScintilla::Circle, kErrorMarker);
-    m_editor->setMarkerBackgroundColor(QColor(220, 50, 47), kErrorMarker);
-    m_editor->markerDefine(QsciScintilla::Circle, kWarningMarker);
-    m_editor->setMarkerBackgroundColor(QColor(230, 160, 30), kWarningMarker);
-    m_editor->setAutoIndent(true);
-    m_editor->setIndentationsUseTabs(false);
-    m_editor->setTabWidth(4);
-    m_editor->setBraceMatching(QsciScintilla::SloppyBraceMatch);
+    const QFont mono("DejaVu Sans Mono", 10);
+    setUpEditor(m_editor, mono);
 
     for (const gpu::KernelExample& e : gpu::kernelExamples())
         m_examples->addItem(QString::fromStdString(e.name), QString::fromStdString(e.description));
@@ -200,14 +207,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     m_pause->setSingleShot(true);
     m_pause->setInterval(kPauseMs);
     connect(m_pause, &QTimer::timeout, this, &KernelWorkspace::startBuild);
-    connect(m_editor, &QsciScintilla::textChanged, this, [this] {
-        // The person's edit of a scene's kernel is their word to run it.
-        if (!m_showingSource && m_awaitingConsent) {
-            m_awaitingConsent = false;
-            m_consentBar->hide();
-        }
-        m_pause->start();
-    });
+    connect(m_editor, &QsciScintilla::textChanged, this, &KernelWorkspace::sourceEdited);
     connect(compile, &QPushButton::clicked, this, &KernelWorkspace::compileNow);
     connect(open, &QPushButton::clicked, this, &KernelWorkspace::askToOpen);
     connect(save, &QPushButton::clicked, this, &KernelWorkspace::askToSave);
@@ -286,6 +286,16 @@ void KernelWorkspace::setSource(const QString& code, gpu::KernelShape shape)
     m_consentBar->hide();
     showSource(code, shape);
     startBuild();
+}
+
+void KernelWorkspace::sourceEdited()
+{
+    // The person's edit of a scene's kernel is their word to run it.
+    if (!m_showingSource && m_awaitingConsent) {
+        m_awaitingConsent = false;
+        m_consentBar->hide();
+    }
+    m_pause->start();
 }
 
 void KernelWorkspace::showSource(const QString& code, gpu::KernelShape shape)

@@ -96,6 +96,8 @@ private:
     QWidget* makeConsentBar();
     // Puts code in the editor as no typing does: it is not the person's word.
     void showSource(const QString& code, gpu::KernelShape shape);
+    // The editor's text changed: compiled after a pause, unless a scene put it there.
+    void sourceEdited();
     // Compiles unless a scene's kernel waits for the person's word.
     void startBuild();
     void buildFinished();
