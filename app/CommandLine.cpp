@@ -1,6 +1,7 @@
 #include "CommandLine.h"
 
 #include "warpscope/render/Colormap.h"
+#include "warpscope/scene/KernelFile.h"
 #include "warpscope/scene/SceneFile.h"
 
 #include <QCommandLineParser>
@@ -104,6 +105,26 @@ std::optional<QString> missingFolder(const QString& option, const QString& path)
     return std::nullopt;
 }
 
+// An input file must be one before any window opens: a missing file, a folder, a device or a
+// pipe (which may never end, as /dev/zero) and an empty file are refused, named.
+std::optional<QString> unreadableInput(const QString& option, const QString& path)
+{
+    if (path.isEmpty())
+        return option + " needs a file name";
+    const QFileInfo file(path);
+    if (!file.exists())
+        return option + ": " + path + ": no such file";
+    if (file.isDir())
+        return option + ": " + path + " is a folder, not a file";
+    if (!file.isFile())
+        return option + ": " + path + " is not a regular file (a device, a pipe or a socket)";
+    if (!file.isReadable())
+        return option + ": " + path + " cannot be read (permission denied)";
+    if (file.size() == 0)
+        return option + ": " + path + " is empty";
+    return std::nullopt;
+}
+
 } // namespace
 
 ParseResult parseCommandLine(const QStringList& arguments)
@@ -184,6 +205,11 @@ ParseResult parseCommandLine(const QStringList& arguments)
         "Open this kernel (a .cu file saved by the Kernel workspace, or any "
         "source) on the Kernel workspace.",
         "FILE");
+    const QCommandLineOption trustKernel(
+        "trust-kernel",
+        "Compile and run the kernel a --scene file holds without asking first (a kernel is a "
+        "program: trust its author). Without it, the window asks, and --screenshot refuses a "
+        "scene that opens on its kernel.");
     const QCommandLineOption periodogram("periodogram",
                                          "Open on the periodogram workspace (synthetic series).");
     const QCommandLineOption series("series",
@@ -259,16 +285,27 @@ ParseResult parseCommandLine(const QStringList& arguments)
         "periodogram and workspace it holds replace saved settings. The other options given "
         "with it, before or after, override its values.",
         "FILE");
-    parser.addOptions({sceneFile,    kernel,
-                       kernelSource, periodogram,
-                       series,       frequencies,
-                       method,       normalization,
-                       fixedMean,    noDy,
-                       timeFormat,   detrend,
-                       mask,         nterms,
-                       prewhiten,    exportPeriodogram,
-                       exportPeaks,  exportFrequencies,
-                       sweep,        device,
+    parser.addOptions({sceneFile,
+                       trustKernel,
+                       kernel,
+                       kernelSource,
+                       periodogram,
+                       series,
+                       frequencies,
+                       method,
+                       normalization,
+                       fixedMean,
+                       noDy,
+                       timeFormat,
+                       detrend,
+                       mask,
+                       nterms,
+                       prewhiten,
+                       exportPeriodogram,
+                       exportPeaks,
+                       exportFrequencies,
+                       sweep,
+                       device,
                        cupti});
     parser.addOptions({help,      version,    backend,     noInterop,  screenshot, size,
                        latMin,    latMax,     lonMin,      lonMax,     nx,         ny,
@@ -293,6 +330,7 @@ ParseResult parseCommandLine(const QStringList& arguments)
         const QString path = parser.value(sceneFile);
         if (path.isEmpty())
             return fail("--scene needs a file name");
+        o.scenePath = path;
         const scene::SceneRead read = scene::loadScene(path);
         if (!read.scene)
             return fail(read.error);
@@ -462,7 +500,7 @@ ParseResult parseCommandLine(const QStringList& arguments)
     }
     o.series = parser.value(series);
     o.kernelSource = parser.value(kernelSource);
-    o.kernel = parser.isSet(kernel) || !o.kernelSource.isEmpty();
+    o.kernel = parser.isSet(kernel) || parser.isSet(kernelSource);
     o.periodogram =
         parser.isSet(periodogram) || parser.isSet(series) || parser.isSet(frequencies) ||
         parser.isSet(method) || parser.isSet(normalization) || parser.isSet(fixedMean) ||
@@ -508,8 +546,7 @@ ParseResult parseCommandLine(const QStringList& arguments)
         else
             return fail("--method must be auto, direct or matrix, not '" + m + "'");
     }
-    if (parser.isSet(series) && o.series.isEmpty())
-        return fail("--series needs a file name");
+
     if (parser.isSet(normalization)) {
         o.normalization = gpu::parseNormalization(parser.value(normalization).toStdString());
         if (!o.normalization)
@@ -609,6 +646,31 @@ ParseResult parseCommandLine(const QStringList& arguments)
             message += QString::fromStdString(e.message) + (&e == &errors.back() ? "" : "; ");
         return fail(message);
     }
+    // The input files last, so that a mistyped option is named before a missing file.
+    if (parser.isSet(series))
+        if (const auto problem = unreadableInput("--series", o.series))
+            return fail(*problem);
+    if (parser.isSet(kernelSource)) {
+        if (o.kernelSource.isEmpty())
+            return fail("--kernel-source needs a file name");
+        const scene::KernelFileRead read = scene::loadKernelFile(o.kernelSource);
+        if (!read.kernel)
+            return fail("--kernel-source: " + read.error);
+        o.kernelFile = read.kernel;
+    }
+    o.trustKernel = parser.isSet(trustKernel);
+    if (o.trustKernel && !o.scene)
+        return fail("--trust-kernel runs the kernel of a --scene file, and no --scene is given");
+    // A scene's kernel is a program from whoever wrote the file: a picture taken unattended
+    // runs it only when told to.
+    const bool batch =
+        !o.screenshot.isEmpty() || !o.exportTrace.isEmpty() || o.exportsPeriodogram();
+    const bool kernelShown =
+        o.kernel || (!o.periodogram && o.scene && o.scene->workspace == scene::Workspace::Kernel);
+    if (batch && kernelShown && o.scene && !scene::isExample(o.scene->kernel) && !o.kernelFile &&
+        !o.trustKernel)
+        return fail(o.scenePath + " holds a kernel of its own, which would be compiled and run: " +
+                    "give --trust-kernel to run it, or --kernel-source FILE for another kernel");
     return {o, 0, {}};
 }
 

@@ -44,7 +44,10 @@ struct AppOptions
     bool cupti = false;       // time kernels and copies with CUPTI
     bool periodogram = false; // open on the periodogram workspace
     bool kernel = false;      // open on the Kernel workspace
-    QString kernelSource;     // a .cu file to open there
+    QString kernelSource;     // a .cu file to open there, read as kernelFile
+    std::optional<gpu::KernelSource> kernelFile;
+    QString scenePath;        // --scene's file, named where its kernel waits for Run
+    bool trustKernel = false; // --trust-kernel: the scene's kernel runs without asking
     bool sweep = false;       // run the block-size sweep (--screenshot saves its plot)
     QString series;           // a time series file for it
     // A manual frequency grid for it: fmin, fmax, the number of frequencies and whether they

@@ -61,10 +61,11 @@ int runHeadlessPeriodogram(const AppOptions& options, scene::PeriodogramScene* f
         gpu::ColumnChoice columns;
         columns.timeFormat = options.timeFormat;
         gpu::LoadReport report;
-        if (const gpu::Status s =
-                gpu::loadTimeSeries(options.series.toStdString(), columns, series, report);
-            !s)
-            return failure(s.message());
+        const std::string path = options.series.toStdString();
+        if (const gpu::Status s = gpu::loadTimeSeries(path, columns, series, report); !s)
+            // The reader names the file where it opens it, not where it reads its text.
+            return failure(s.message().find(path) == std::string::npos ? path + ": " + s.message()
+                                                                       : s.message());
         unit = report.timeUnit;
         std::printf("Loaded %s: %s\n", qPrintable(options.series), report.summary().c_str());
     } else {

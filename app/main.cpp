@@ -233,8 +233,11 @@ int main(int argc, char** argv)
         QSettings().clear();
     else if (windowOptions.useSettings)
         notice = window.restoreSettings();
-    if (options.scene)
-        window.applyScene(*options.scene);
+    if (options.scene) {
+        window.applyScene(*options.scene, options.scenePath);
+        if (options.trustKernel)
+            window.kernelWorkspace()->compileNow();
+    }
     for (const QString& warning : options.sceneWarnings)
         std::fprintf(stderr, "warpscope: warning: %s\n", qPrintable(warning));
     if (options.sceneGiven || screenshot)
@@ -284,13 +287,9 @@ int main(int argc, char** argv)
     }
     if (options.kernel)
         window.showKernel();
-    if (!options.kernelSource.isEmpty()) {
-        if (const QString error = window.kernelWorkspace()->openFile(options.kernelSource);
-            !error.isEmpty()) {
-            std::fprintf(stderr, "warpscope: %s\n", qPrintable(error));
-            return 1;
-        }
-    }
+    if (options.kernelFile) // read, and refused where it could not be, with the options
+        window.kernelWorkspace()->setSource(QString::fromStdString(options.kernelFile->code),
+                                            options.kernelFile->shape);
     window.show();
     BatchOutcome outcome;
     bool labDone = !options.streamsLab;

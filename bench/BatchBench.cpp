@@ -16,6 +16,7 @@
 #include "BatchBench.h"
 
 #include "BatchRun.h"
+#include "Help.h"
 #include "warpscope/gpu/Catalogue.h"
 
 #include <algorithm>
@@ -37,16 +38,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int usage()
+int usage(bool asked = false)
 {
-    std::fprintf(stderr,
-                 "usage: warpscope-bench batch make W1|W2 FILE.fits [--objects N] [--seed S] "
-                 "[--ids numbers|text]\n"
-                 "       warpscope-bench batch run FILE.fits [--frequencies M] [--fmin F] "
-                 "[--fmax F] [--precision float64,float32] [--method auto|direct|matrix] "
-                 "[--backend auto|cpu|cuda] [--per-gpu K] [--runs R] [--limit N] "
-                 "[--read-back peaks|powers]\n");
-    return 2;
+    return bench::printUsage(
+        "usage: warpscope-bench batch make W1|W2 FILE.fits [--objects N] [--seed S] "
+        "[--ids numbers|text]\n"
+        "       warpscope-bench batch run FILE.fits [--frequencies M] [--fmin F] "
+        "[--fmax F] [--precision float64,float32] [--method auto|direct|matrix] "
+        "[--backend auto|cpu|cuda] [--per-gpu K] [--runs R] [--limit N] "
+        "[--read-back peaks|powers]\n",
+        asked);
 }
 
 double seconds(Clock::time_point from)
@@ -144,6 +145,8 @@ double median(std::vector<double> v)
 
 int runBatchBench(int argc, char** argv)
 {
+    if (bench::asksForHelp(argc, argv))
+        return usage(true);
     if (argc < 2)
         return usage();
     const std::string what = argv[0];

@@ -18,6 +18,7 @@
 // memory, and prints the median job time of each (CUDA events), the ratio, and the floor the
 // copies allow, from the copy spans the timeline recorded.
 #include "BatchBench.h"
+#include "Help.h"
 #include "PeriodogramBench.h"
 #include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/Distance.h"
@@ -509,16 +510,16 @@ int runStreamsSweep(const Options& o)
     return 0;
 }
 
-int usage()
+int usage(bool asked = false)
 {
-    std::fprintf(
-        stderr, "usage: warpscope-bench distance [--size N] [--refs K] [--frames F] [--view WxH]\n"
-                "       warpscope-bench streams [--arrays K] [--length L] [--runs R] [--trace DIR] "
-                "[--no-timeline]\n"
-                "       warpscope-bench streams --sweep K [--arrays K] [--length L] [--runs R]\n"
-                "       warpscope-bench periodogram [--app-call] [--runs R]\n"
-                "       warpscope-bench batch make|run ... (see BatchBench.cpp)\n");
-    return 2;
+    return bench::printUsage(
+        "usage: warpscope-bench distance [--size N] [--refs K] [--frames F] [--view WxH]\n"
+        "       warpscope-bench streams [--arrays K] [--length L] [--runs R] [--trace DIR] "
+        "[--no-timeline]\n"
+        "       warpscope-bench streams --sweep K [--arrays K] [--length L] [--runs R]\n"
+        "       warpscope-bench periodogram [--app-call] [--runs R]\n"
+        "       warpscope-bench batch make|run ... (warpscope-bench batch --help)\n",
+        asked);
 }
 
 } // namespace
@@ -527,6 +528,8 @@ int main(int argc, char** argv)
 {
     if (argc >= 2 && std::strcmp(argv[1], "batch") == 0)
         return runBatchBench(argc - 2, argv + 2);
+    if (bench::asksForHelp(argc, argv))
+        return usage(true);
     if (argc >= 2 && std::strcmp(argv[1], "periodogram") == 0) {
         int runs = 10;
         bool appCall = false;

@@ -18,6 +18,7 @@
 //   timeline's spans record them.
 // "kernel + switch + draw" is (a)'s frame; "switch" is what it costs beyond its two parts:
 // the GPU moving from CUDA work to GL work within one frame.
+#include "Help.h"
 #include "warpscope/render/GlWriteScope.h"
 #include "warpscope/render/HeadlessGl.h"
 
@@ -193,6 +194,9 @@ Stats timeFrames(int frames, const std::function<void(int)>& frame)
 
 int main(int argc, char** argv)
 {
+    const char* const usage = "usage: warpscope-interop-floor [--size N] [--frames F]\n";
+    if (warpscope::bench::asksForHelp(argc, argv))
+        return warpscope::bench::printUsage(usage, true);
     int n = 4096, frames = 200;
     for (int i = 1; i < argc; ++i) {
         const bool hasValue = i + 1 < argc;
@@ -200,10 +204,8 @@ int main(int argc, char** argv)
             n = std::atoi(argv[++i]);
         else if (hasValue && std::strcmp(argv[i], "--frames") == 0)
             frames = std::atoi(argv[++i]);
-        else {
-            std::fprintf(stderr, "usage: warpscope-interop-floor [--size N] [--frames F]\n");
-            return 2;
-        }
+        else
+            return warpscope::bench::printUsage(usage, false);
     }
     if (n < 16 || n > 8192 || frames < 1) {
         std::fprintf(stderr, "warpscope-interop-floor: size 16..8192, frames >= 1\n");

@@ -15,6 +15,7 @@
 // --variants FILE.csv: the Kernel workspace's variants table for the per-node template (or
 // --source FILE.cu, its first line naming its shape as the workspace saves it), written as CSV.
 //   warpscope-kernel-bench --variants FILE.csv [--source FILE.cu] [--size N] [--runs R] [--cpu]
+#include "Help.h"
 #include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/Distance.h"
 #include "warpscope/gpu/KernelVariants.h"
@@ -282,8 +283,16 @@ bool readSource(const std::string& path, KernelSource& source)
 
 } // namespace
 
+const char* const kUsage =
+    "usage: warpscope-kernel-bench [--size N] [--refs K] [--runs R] [--cpu]\n"
+    "       warpscope-kernel-bench --slider [--size N] [--runs R] [--view WxH]\n"
+    "       warpscope-kernel-bench --variants FILE.csv [--source FILE.cu] [--size N] [--runs R] "
+    "[--cpu]\n";
+
 int main(int argc, char** argv)
 {
+    if (warpscope::bench::asksForHelp(argc, argv))
+        return warpscope::bench::printUsage(kUsage, true);
     int size = 4096, refs = 1, runs = 20, viewWidth = 1600, viewHeight = 1000;
     bool cpu = false, slider = false;
     std::string variantsCsv, sourcePath;
@@ -308,15 +317,8 @@ int main(int argc, char** argv)
             variantsCsv = argv[++i];
         else if (arg == "--source" && value)
             sourcePath = argv[++i];
-        else {
-            std::fprintf(
-                stderr,
-                "usage: warpscope-kernel-bench [--size N] [--refs K] [--runs R] [--cpu]\n"
-                "       warpscope-kernel-bench --slider [--size N] [--runs R] [--view WxH]\n"
-                "       warpscope-kernel-bench --variants FILE.csv [--source FILE.cu] "
-                "[--size N] [--runs R] [--cpu]\n");
-            return 2;
-        }
+        else
+            return warpscope::bench::printUsage(kUsage, false);
     }
     if (size < 2 || size > kMaxMeshAxis || refs < 1 || refs > kMaxReferencePoints || runs < 1) {
         std::fprintf(stderr, "warpscope-kernel-bench: size 2..%d, refs 1..%d, runs >= 1\n",

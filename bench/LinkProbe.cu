@@ -18,6 +18,8 @@
 //   into pageable:         the pieces straight into pageable memory (the driver stages them),
 //                          the other way to bring powers to a caller's own memory.
 // A program, not a test; it checks every CUDA call and exits 1 on a failure.
+#include "Help.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -82,6 +84,12 @@ double median(std::vector<double> v)
 
 int main(int argc, char** argv)
 {
+    const char* const usage =
+        "usage: warpscope-link-probe [--mib 1..4096] [--pieces 1..64] [--runs 1..10000]\n";
+    // Options come in pairs, so an odd one out is a mistake, not an option to ignore.
+    const bool help = warpscope::bench::asksForHelp(argc, argv);
+    if (help || argc % 2 == 0)
+        return warpscope::bench::printUsage(usage, help);
     long long mib = 8;
     int pieces = 4, runs = 20;
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -93,11 +101,8 @@ int main(int argc, char** argv)
             pieces = int(value);
         else if (flag == "--runs" && value >= 1 && value <= 10000)
             runs = int(value);
-        else {
-            std::fprintf(stderr, "usage: %s [--mib 1..4096] [--pieces 1..64] [--runs 1..10000]\n",
-                         argv[0]);
-            return 2;
-        }
+        else
+            return warpscope::bench::printUsage(usage, false);
     }
     const std::size_t bytes = std::size_t(mib) << 20;
     const std::size_t pieceBytes = bytes / std::size_t(pieces);

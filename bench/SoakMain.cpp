@@ -15,6 +15,7 @@
 // At the end it compares resident (and device) memory at the last reports with the first
 // report after W minutes of warm-up (2) and exits 1 if it grew more than T MiB (16), or if the
 // field was ever found blank. Needs an X server: under xvfb-run where there is no display.
+#include "Help.h"
 #include "warpscope/gpu/DevicePool.h"
 #include "warpscope/ui/FieldView.h"
 #include "warpscope/ui/LaunchPanel.h"
@@ -60,10 +61,11 @@ struct Options
     gpu::BackendKind backend = gpu::BackendKind::Auto;
 };
 
-void usage()
+int usage(bool asked = false)
 {
-    std::fprintf(stderr, "usage: warpscope-soak [--minutes N] [--report-seconds S] "
-                         "[--warmup-minutes W] [--tolerance-mb T] [--backend auto|cpu|cuda]\n");
+    return bench::printUsage("usage: warpscope-soak [--minutes N] [--report-seconds S] "
+                             "[--warmup-minutes W] [--tolerance-mb T] [--backend auto|cpu|cuda]\n",
+                             asked);
 }
 
 std::optional<Options> parse(int argc, char** argv)
@@ -446,6 +448,8 @@ private:
 
 int main(int argc, char** argv)
 {
+    if (bench::asksForHelp(argc, argv))
+        return usage(true);
     const auto options = parse(argc, argv);
     if (!options)
         return 2;

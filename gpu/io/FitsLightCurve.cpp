@@ -370,7 +370,8 @@ Status readBytes(std::string_view bytes, const std::string& source, const Column
     report = LoadReport{};
     if (choice.timeFormat == TimeFormat::IsoDate || choice.timeFormat == TimeFormat::YyyyMmDd)
         return Status::failure(source + ": FITS light curves hold times as numbers, not as " +
-                               timeFormatName(choice.timeFormat) + " dates");
+                               "dates, so the time format " + timeFormatName(choice.timeFormat) +
+                               " cannot apply");
     if (const std::optional<std::uint64_t> at = overfullHeaderCard(bytes))
         return Status::failure(overfullCardMessage(source, bytes.substr(*at, 80), *at));
     // cfitsio reads memory in whole FITS blocks, past the end of a buffer of any other

@@ -12,12 +12,14 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 extern char** environ;
 
@@ -29,25 +31,41 @@ namespace fs = std::filesystem;
 // A compiler that runs longer than this (a template bomb, say) is stopped.
 constexpr auto kCompileTimeout = std::chrono::seconds(60);
 
+// hint: text every match holds, so that a line without it is not searched (a search costs far
+// more than a find).
 struct Limitation
 {
     const char* pattern;
+    const char* hint;
     const char* why;
 };
 
 const Limitation kLimitations[] = {
-    {R"(\b__syncthreads\w*\b)", "block barriers"},
-    {R"(\b__syncwarp\b)", "warp barriers"},
-    {R"(\b__shfl\w*\b)", "warp shuffles"},
+    {R"(\b__syncthreads\w*\b)", "__syncthreads", "block barriers"},
+    {R"(\b__syncwarp\b)", "__syncwarp", "warp barriers"},
+    {R"(\b__shfl\w*\b)", "__shfl", "warp shuffles"},
     {R"(\b(__ballot_sync|__any_sync|__all_sync|__activemask|__match_\w+|__reduce_\w+_sync)\b)",
-     "warp votes and reductions"},
-    {R"(\batomic\w+\b)", "atomics"},
-    {R"(\b__shared__\b)", "shared memory"},
-    {R"(\b(asm|__asm__)\b)", "inline PTX"},
-    {R"(\bcooperative_groups\b)", "cooperative groups"},
-    {R"(\b(__threadfence\w*|__nanosleep|clock64|clock)\s*\()", "device clocks and fences"},
-    {R"(\btex\w*D\w*\s*[<(])", "textures"},
+     "__", "warp votes and reductions"},
+    {R"(\batomic\w+\b)", "atomic", "atomics"},
+    {R"(\b__shared__\b)", "__shared__", "shared memory"},
+    {R"(\b(asm|__asm__)\b)", "asm", "inline PTX"},
+    {R"(\bcooperative_groups\b)", "cooperative_groups", "cooperative groups"},
+    {R"(\b(__threadfence\w*|__nanosleep|clock64|clock)\s*\()", "(", "device clocks and fences"},
+    {R"(\btex\w*D\w*\s*[<(])", "tex", "textures"},
 };
+
+// The patterns compiled once: compiling one costs far more than searching a line with it, and
+// a source may have a million lines.
+const std::vector<std::regex>& limitationPatterns()
+{
+    static const std::vector<std::regex> patterns = [] {
+        std::vector<std::regex> compiled;
+        for (const Limitation& limitation : kLimitations)
+            compiled.emplace_back(limitation.pattern);
+        return compiled;
+    }();
+    return patterns;
+}
 
 std::string findOnPath(const std::string& name)
 {
@@ -173,9 +191,11 @@ std::vector<KernelMessage> simulatorLimitations(std::string_view code)
             end = stripped.size();
         const std::string text = stripped.substr(start, end - start);
         start = end + 1;
-        for (const Limitation& limitation : kLimitations) {
+        for (std::size_t k = 0; k < std::size(kLimitations); ++k) {
+            const Limitation& limitation = kLimitations[k];
             std::smatch match;
-            if (std::regex_search(text, match, std::regex(limitation.pattern))) {
+            if (text.find(limitation.hint) != std::string::npos &&
+                std::regex_search(text, match, limitationPatterns()[k])) {
                 std::string name = match[0];
                 while (!name.empty() && (name.back() == '(' || name.back() == '<' ||
                                          std::isspace(static_cast<unsigned char>(name.back()))))

@@ -28,8 +28,9 @@ gpu::Status validate(const KernelScene& kernel)
         problems.push_back("The source holds " + std::to_string(kernel.source.size()) +
                            " bytes, more than the " + std::to_string(gpu::kMaxKernelSourceBytes) +
                            " a kernel may have");
-    if (kernel.source.find('\0') != std::string::npos)
-        problems.push_back("The source holds a NUL character: it is not text");
+    if (const std::size_t at = kernel.source.find('\0'); at != std::string::npos)
+        problems.push_back("The source holds a NUL character at byte " + std::to_string(at) +
+                           ": it is not text");
     if (kernel.values.size() > std::size_t(gpu::kMaxKernelParams))
         problems.push_back(std::to_string(kernel.values.size()) +
                            " parameter values, more than the " +
@@ -62,6 +63,14 @@ gpu::Status validate(const KernelScene& kernel)
     for (const std::string& p : problems)
         message += (message.empty() ? "" : "; ") + p;
     return gpu::Status::failure(message);
+}
+
+bool isExample(const KernelScene& kernel)
+{
+    const auto& examples = gpu::kernelExamples();
+    return std::any_of(examples.begin(), examples.end(), [&kernel](const gpu::KernelExample& e) {
+        return e.source.shape == kernel.shape && e.source.code == kernel.source;
+    });
 }
 
 } // namespace warpscope::scene

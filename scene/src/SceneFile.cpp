@@ -649,6 +649,10 @@ SceneRead parseScene(const QByteArray& bytes, const QString& source)
                             .arg(kMaxSceneFileBytes >> 20));
         return result(std::nullopt);
     }
+    if (bytes.trimmed().isEmpty()) {
+        reader.fail({}, QStringLiteral("is empty: there is no scene in it"));
+        return result(std::nullopt);
+    }
     if (bytes.contains('\0')) {
         reader.fail({}, QStringLiteral("is not a scene file (it holds binary data)"));
         return result(std::nullopt);

@@ -104,6 +104,47 @@ expect 2 "Maximum latitude (10) must be greater than the minimum (20)" \
     --scene "$scenes/good.json" --lat-min 20
 expect 2 "Maximum latitude (10) must be greater than the minimum (20)" \
     --lat-min 20 --scene "$scenes/good.json"
+# Input files are checked before any window: a missing one, a folder, a device or a pipe
+# (which may never end) and an empty one are bad options, named; a kernel's source is text.
+mkfifo "$scenes/fifo"
+: >"$scenes/empty.csv"
+: >"$scenes/empty.cu"
+: >"$scenes/empty.json"
+printf 'return 1.0f;\0while (true) {}' >"$scenes/nul.cu"
+printf '\0' >"$scenes/only-nul.cu"
+expect 2 "--kernel-source: $scenes/none.cu: no such file" --kernel-source "$scenes/none.cu"
+expect 2 "--kernel-source: /dev/zero: is not a regular file" --kernel-source /dev/zero
+expect 2 "--kernel-source: $scenes/fifo: is not a regular file" --kernel-source "$scenes/fifo"
+expect 2 "--kernel-source: $scenes: is a folder" --kernel-source "$scenes"
+expect 2 "--kernel-source: $scenes/empty.cu: is empty" --kernel-source "$scenes/empty.cu"
+expect 2 "--kernel-source needs a file name" --kernel-source ""
+expect 2 "nul.cu: holds a NUL byte at byte 12" --kernel-source "$scenes/nul.cu"
+expect 2 "only-nul.cu: holds a NUL byte at byte 0" --kernel-source "$scenes/only-nul.cu" \
+    --screenshot "$scenes/never.png"
+expect 2 "--series: $scenes/none.csv: no such file" --series "$scenes/none.csv"
+expect 2 "--series: /dev/zero is not a regular file" --series /dev/zero
+expect 2 "--series: $scenes/fifo is not a regular file" --series "$scenes/fifo"
+expect 2 "--series: $scenes is a folder" --series "$scenes"
+expect 2 "--series: $scenes/empty.csv is empty" --series "$scenes/empty.csv"
+expect 2 "/dev/zero: is not a regular file" --scene /dev/zero
+expect 2 "$scenes/fifo: is not a regular file" --scene "$scenes/fifo"
+expect 2 "$scenes/empty.json: is empty" --scene "$scenes/empty.json"
+# A scene's kernel is a program from whoever wrote the file: an unattended picture runs it
+# only with --trust-kernel; the kernel of a file given with --kernel-source needs no word.
+kernelScene() { # file workspace
+    printf '{"format": "warpscope-scene", "version": 1, "workspace": "%s", "kernel": {"source": "return float(lat * 3.0 - lon);"}}\n' \
+        "$2" >"$scenes/$1"
+}
+kernelScene kernel.json kernel
+kernelScene field-kernel.json field
+expect 2 "kernel.json holds a kernel of its own, which would be compiled and run: give --trust-kernel" \
+    --scene "$scenes/kernel.json" --screenshot "$scenes/never.png"
+expect 2 "give --trust-kernel" --scene "$scenes/kernel.json" --export-trace "$scenes/never.json"
+expect 2 "give --trust-kernel" --scene "$scenes/field-kernel.json" --kernel \
+    --screenshot "$scenes/never.png"
+expect 2 "--trust-kernel runs the kernel of a --scene file, and no --scene is given" --trust-kernel
+printf 'return float(lat);\n' >"$scenes/kernel.cu"
+printf 'return notDeclared;\n' >"$scenes/broken.cu"
 # With a display, the good scene opens and renders.
 if [ -n "${DISPLAY:-}" ]; then
     out=$("$app" --scene "$scenes/good.json" --backend cpu --size 640x480 \
@@ -115,6 +156,27 @@ if [ -n "${DISPLAY:-}" ]; then
     else
         echo "ok: warpscope --scene good.json --screenshot -> 0"
     fi
+    shot() { # expected-exit-code expected-text args...
+        local code=$1 text=$2; shift 2
+        local out rc
+        out=$("$app" --backend cpu --size 640x480 "$@" 2>&1); rc=$?
+        if [ "$rc" != "$code" ] || ! grep -qF -- "$text" <<<"$out"; then
+            echo "FAIL: warpscope $* -> exit $rc (want $code), output: $out"
+            fails=$((fails + 1))
+        else
+            echo "ok: warpscope $* -> $rc"
+        fi
+    }
+    shot 0 "Saved $scenes/trusted.png" --scene "$scenes/kernel.json" --trust-kernel \
+        --screenshot "$scenes/trusted.png"
+    # On the field, the scene's kernel does not run, so it needs no word.
+    shot 0 "Saved $scenes/field.png" --scene "$scenes/field-kernel.json" \
+        --screenshot "$scenes/field.png"
+    shot 0 "Saved $scenes/own.png" --scene "$scenes/kernel.json" \
+        --kernel-source "$scenes/kernel.cu" --screenshot "$scenes/own.png"
+    # A kernel that does not compile is failed work.
+    shot 1 "the kernel did not compile" --kernel-source "$scenes/broken.cu" \
+        --screenshot "$scenes/never.png"
 fi
 # Exports alone compute without a window (and so without a display): weekly dates are days,
 # and below the weekly Nyquist frequency the highest peak is the year.
@@ -221,7 +283,10 @@ expect 1 "needs at least 6 distinct times, and there are 4" --backend cpu --seri
 # Work that fails exits 1 with the reason: a series that is not dates, read as dates.
 expect 1 "is not a date" --backend cpu --series "$dates" --time-format iso \
     --export-peaks "$scenes/never.json"
-expect 1 "Cannot open /nonexistent/series.csv" --series /nonexistent/series.csv \
+expect 2 "--series: /nonexistent/series.csv: no such file" --series /nonexistent/series.csv \
+    --export-peaks "$scenes/never.json"
+printf ' \n\n' >"$scenes/blank.csv"
+expect 1 "$scenes/blank.csv: The file holds no data" --backend cpu --series "$scenes/blank.csv" \
     --export-peaks "$scenes/never.json"
 [ ! -e "$scenes/never.json" ] || { echo "FAIL: a failed export wrote a file"; fails=$((fails + 1)); }
 # Multi-term models and prewhitening, on the fixtures of tests/fixtures/generate_multiterm.py.

@@ -76,22 +76,25 @@ out=$("$app" --backend cpu --size 1400x900 --series "$fixtures/periodogram/serie
     --export-frequencies "$dir/frequencies.csv" 2>&1) || { echo "FAIL: $out"; exit 1; }
 [ "$(grep -c '^[0-9]' "$dir/frequencies.csv")" = 2 ] ||
     { echo "FAIL: the window's list is not the two sinusoids: $(cat "$dir/frequencies.csv")"; exit 1; }
-if out=$("$app" --backend cpu --series /nonexistent/series.csv --screenshot "$dir/x.png" 2>&1); then
-    echo "FAIL: a missing series file succeeded"; exit 1
-fi
-grep -q "Cannot open /nonexistent/series.csv" <<<"$out" || { echo "FAIL: no message: $out"; exit 1; }
+# A missing series is a bad option, found before any window opens.
+rc=0
+out=$("$app" --backend cpu --series /nonexistent/series.csv --screenshot "$dir/x.png" 2>&1) || rc=$?
+[ "$rc" = 2 ] || { echo "FAIL: a missing series file exited $rc, not 2: $out"; exit 1; }
+grep -qF -- "--series: /nonexistent/series.csv: no such file" <<<"$out" ||
+    { echo "FAIL: no message: $out"; exit 1; }
 # The Kernel workspace: its first kernel (the per-node template) is compiled by the CPU
 # simulator and drawn before the screenshot is taken.
 "$app" --backend cpu --size 1200x800 --kernel --screenshot "$dir/shot_kernel.png"
 read -r w h colours < <("$diff" info "$dir/shot_kernel.png")
 [ "$w" = 1200 ] && [ "$h" = 800 ] || { echo "FAIL: wrong kernel screenshot size"; exit 1; }
 [ "$colours" -gt 200 ] || { echo "FAIL: the kernel screenshot looks blank"; exit 1; }
-# A kernel file that cannot be read fails with a message and exit code 1.
+# A kernel file that cannot be read is a bad option: a message and exit code 2, no window.
 set +e
 out=$("$app" --backend cpu --kernel-source /nonexistent/k.cu --screenshot "$dir/x.png" 2>&1)
 code=$?
 set -e
-[ "$code" = 1 ] || { echo "FAIL: a missing kernel file exited $code"; exit 1; }
-grep -q "Cannot open /nonexistent/k.cu" <<<"$out" || { echo "FAIL: no message: $out"; exit 1; }
+[ "$code" = 2 ] || { echo "FAIL: a missing kernel file exited $code, not 2"; exit 1; }
+grep -qF -- "--kernel-source: /nonexistent/k.cu: no such file" <<<"$out" ||
+    { echo "FAIL: no message: $out"; exit 1; }
 
 echo ok

@@ -150,7 +150,10 @@ TEST(FitsLightCurve, DatesCannotBeChosenForFitsTimes)
     c.timeFormat = TimeFormat::IsoDate;
     const Status st = loadTimeSeries(fitsFixture("tess_lc.fits"), c, s, r);
     ASSERT_FALSE(st.ok());
-    EXPECT_NE(st.message().find("not as ISO 8601 date dates"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("tess_lc.fits: FITS light curves hold times as numbers, not as "
+                                "dates, so the time format ISO 8601 date cannot apply"),
+              std::string::npos)
+        << st.message();
     c.timeFormat = TimeFormat::Number;
     ASSERT_TRUE(loadTimeSeries(fitsFixture("tess_lc.fits"), c, s, r).ok());
     EXPECT_EQ(r.timeFormat, TimeFormat::Number);

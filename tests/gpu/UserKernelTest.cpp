@@ -306,6 +306,23 @@ TEST(KernelLogs, PtxasReportIsReadForTheNamedEntry)
 
 // --- The CPU simulator ----------------------------------------------------------------
 
+// The largest source the workbench takes, as short lines: checked in seconds, not the minutes
+// that compiling each pattern again for each line took.
+TEST(KernelSimulator, LimitationsOfTheLargestSourceAreCheckedInSeconds)
+{
+    std::string code;
+    while (code.size() + 4 <= kMaxKernelSourceBytes)
+        code += "a;\n\n";
+    code += "atomicAdd(p, 1);";
+    const auto start = std::chrono::steady_clock::now();
+    const auto messages = simulatorLimitations(code);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_EQ(messages.size(), 1u);
+    EXPECT_EQ(messages[0].line, int(kMaxKernelSourceBytes / 4) * 2 + 1);
+    EXPECT_LT(seconds, 20.0);
+}
+
 TEST(KernelSimulator, LimitationsAreNamedWithTheirLinesOutsideComments)
 {
     const auto messages =

@@ -216,7 +216,7 @@ TEST(Scene, TheTopLevelMustBeASceneOfThisVersion)
 {
     EXPECT_CONTAINS(errorOf("[1, 2, 3]"), "scene.json: is not a scene file: the top level must");
     EXPECT_CONTAINS(errorOf("\"text\""), "scene.json: is not");
-    EXPECT_CONTAINS(errorOf(""), "scene.json: is not valid JSON");
+    EXPECT_EQ(errorOf(""), "scene.json: is empty: there is no scene in it");
     EXPECT_CONTAINS(errorOf(R"({"version": 1})"),
                     "scene.json: format: expected \"warpscope-scene\"");
     EXPECT_CONTAINS(errorOf(R"({"format": "warpscope-scene"})"),
@@ -255,6 +255,7 @@ TEST(Scene, FilesThatAreNotScenesAreRefused)
     EXPECT_FALSE(read.scene);
     EXPECT_CONTAINS(read.error.toStdString(), "big.json: is larger than 16 MiB");
     EXPECT_CONTAINS(errorOf(QByteArray(scene::kMaxSceneFileBytes + 1, ' ')), "larger than 16 MiB");
+    EXPECT_EQ(errorOf(" \n"), "scene.json: is empty: there is no scene in it");
     if (QFile::exists("/dev/null"))
         EXPECT_CONTAINS(scene::loadScene("/dev/null").error.toStdString(), "is not a regular file");
 }
@@ -473,7 +474,7 @@ TEST(Scene, HostileKernelValuesAreRefusedWithAMessage)
     EXPECT_CONTAINS(errorOf(withValue("kernel", "source", "[\"return 1;\"]")),
                     "kernel.source: expected text, found an array");
     EXPECT_CONTAINS(errorOf(withValue("kernel", "source", "\"return 1;\\u0000\"")),
-                    "kernel: The source holds a NUL character");
+                    "kernel: The source holds a NUL character at byte 9: it is not text");
     // 2 MiB of source: refused by its length (the file itself is under the 16 MiB limit).
     const QByteArray huge = '"' + QByteArray(2 << 20, 'x') + '"';
     EXPECT_CONTAINS(errorOf(withValue("kernel", "source", huge)),

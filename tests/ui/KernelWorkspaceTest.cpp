@@ -1,11 +1,14 @@
 #include "warpscope/ui/KernelWorkspace.h"
 
+#include "warpscope/scene/SceneFile.h"
 #include "warpscope/ui/KernelVariantsPanel.h"
 #include "warpscope/ui/MainWindow.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
@@ -62,6 +65,73 @@ private:
             for (int x = 0; x < a.width(); ++x)
                 n += a.pixel(x, y) != b.pixel(x, y);
         return n;
+    }
+
+    // This process's children: the simulator's compiler and the kernel's runner.
+    static int childProcesses()
+    {
+        int n = 0;
+        for (const QString& task :
+             QDir("/proc/self/task").entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            QFile children("/proc/self/task/" + task + "/children");
+            if (children.open(QIODevice::ReadOnly))
+                n += QString::fromLatin1(children.readAll()).split(' ', Qt::SkipEmptyParts).size();
+        }
+        return n;
+    }
+
+    // A window that has not shown the Kernel workspace, so nothing of a kernel has run.
+    void startOnTheField()
+    {
+        m_window.reset();
+        QTRY_COMPARE_WITH_TIMEOUT(childProcesses(), 0, 10000);
+        ui::WindowOptions options;
+        options.backend = gpu::BackendKind::Cpu;
+        options.useSettings = false;
+        m_window = std::make_unique<ui::MainWindow>(options);
+        m_window->resize(1200, 800);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+
+    // A scene file, as someone else may write one, that opens on its own kernel with a mesh of
+    // its own (an undo step of the field).
+    static QString writeKernelScene(const QString& name)
+    {
+        scene::Scene s;
+        s.workspace = scene::Workspace::Kernel;
+        s.field.params.nx = 300;
+        s.kernel.source = "return float(lat * 3.0 - lon);";
+        const QString path = QDir::temp().filePath(name);
+        if (const QString error = scene::saveScene(s, path); !error.isEmpty())
+            qWarning("%s", qPrintable(error));
+        return path;
+    }
+
+    // Nothing of the scene's kernel compiled or ran, and the bar asks.
+    void verifyNothingRan(const QString& path)
+    {
+        // Longer than the typing pause before a compile.
+        QTest::qWait(1500);
+        QVERIFY(workspace()->awaitingConsent());
+        QCOMPARE(childProcesses(), 0);
+        QVERIFY(!workspace()->busy());
+        QCOMPARE(workspace()->view()->framesDrawn(), 0);
+        QVERIFY(!workspace()->view()->running());
+        QVERIFY2(problems().isEmpty(), qPrintable(problems().join('\n')));
+        auto* bar = workspace()->findChild<QWidget*>("kernelConsentBar");
+        QVERIFY(bar && bar->isVisible());
+        QCOMPARE(workspace()->findChild<QLabel*>("kernelConsentText")->text(),
+                 QString("This scene contains a kernel from %1. Run it?")
+                     .arg(QDir::toNativeSeparators(path)));
+    }
+
+    QAction* editAction(QKeySequence::StandardKey key) const
+    {
+        for (QAction* action : m_window->findChildren<QAction*>())
+            if (action->shortcut() == QKeySequence(key))
+                return action;
+        return nullptr;
     }
 
     void typeKernel(const QString& code)
@@ -208,8 +278,87 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
         QVERIFY2(problems().isEmpty(), qPrintable(problems().join('\n')));
         QFile::remove(path);
-        QVERIFY(workspace()->openFile("/nonexistent/k.cu").startsWith("Cannot open"));
+        QCOMPARE(workspace()->openFile("/nonexistent/k.cu"),
+                 QString("/nonexistent/k.cu: no such file"));
         QVERIFY(workspace()->saveFile("/nonexistent/dir/k.cu").startsWith("Could not save"));
+    }
+
+    // A scene's kernel is shown, not compiled nor run, until the person presses Run: undo,
+    // redo, the editor's undo and opening the scene again do not run it.
+    void aScenesKernelWaitsForRun()
+    {
+        const QString path = writeKernelScene("warpscope-kernel-consent-test.json");
+        startOnTheField();
+        QSignalSpy settled(workspace(), &ui::KernelWorkspace::settled);
+        QSignalSpy ran(workspace()->view(), &ui::KernelView::ran);
+        QCOMPARE(m_window->openScene(path), QString());
+        QVERIFY(m_window->kernelShown());
+        QCOMPARE(workspace()->source(), QString("return float(lat * 3.0 - lon);"));
+        verifyNothingRan(path);
+        QAction* undo = editAction(QKeySequence::Undo);
+        QAction* redo = editAction(QKeySequence::Redo);
+        QVERIFY(undo && redo && undo->isEnabled());
+        undo->trigger();
+        redo->trigger();
+        editor()->undo();
+        QCOMPARE(workspace()->source(), QString("return float(lat * 3.0 - lon);"));
+        QCOMPARE(m_window->openScene(path), QString());
+        verifyNothingRan(path);
+        QCOMPARE(settled.count(), 0);
+        QCOMPARE(ran.count(), 0);
+        // The variants table runs the kernel too, so it waits as well.
+        workspace()->variants()->findChild<QPushButton*>("variantsRun")->click();
+        QVERIFY(!workspace()->variants()->running());
+        QCOMPARE(childProcesses(), 0);
+
+        QTest::mouseClick(workspace()->findChild<QPushButton*>("kernelConsentRun"), Qt::LeftButton);
+        frameAfter(0);
+        QVERIFY(workspace()->view()->framesDrawn() > 0);
+        QVERIFY(!workspace()->awaitingConsent());
+        QVERIFY(!workspace()->findChild<QWidget*>("kernelConsentBar")->isVisible());
+        QVERIFY2(problems().isEmpty(), qPrintable(problems().join('\n')));
+        QFile::remove(path);
+    }
+
+    // Keeping it stopped leaves it unbuilt; editing it is the person's word, and it runs.
+    void editingAScenesKernelRunsIt()
+    {
+        const QString path = writeKernelScene("warpscope-kernel-edit-test.json");
+        startOnTheField();
+        QCOMPARE(m_window->openScene(path), QString());
+        QTest::mouseClick(workspace()->findChild<QPushButton*>("kernelConsentKeep"),
+                          Qt::LeftButton);
+        QVERIFY(!workspace()->findChild<QWidget*>("kernelConsentBar")->isVisible());
+        QTest::qWait(1500);
+        QCOMPARE(childProcesses(), 0);
+        QCOMPARE(workspace()->view()->framesDrawn(), 0);
+        editor()->setFocus();
+        QTest::keyClick(editor(), Qt::Key_End);
+        QTest::keyClick(editor(), Qt::Key_Space);
+        frameAfter(0);
+        QVERIFY(workspace()->view()->framesDrawn() > 0);
+        QVERIFY(!workspace()->awaitingConsent());
+        QFile::remove(path);
+    }
+
+    // A .cu file holding a NUL byte would compile only its text before the NUL: it is refused,
+    // with the byte's offset, and the workspace keeps its kernel.
+    void aKernelFileWithANulByteIsRefused()
+    {
+        frameAfter(0);
+        const QString kept = workspace()->source();
+        const QString path = QDir::temp().filePath("warpscope-kernel-nul-test.cu");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray("return 1.0f;\0while (true) {}", 29));
+        file.close();
+        QCOMPARE(workspace()->openFile(path),
+                 path + ": holds a NUL byte at byte 12: a kernel's source is text, not binary "
+                        "data");
+        QCOMPARE(workspace()->source(), kept);
+        QVERIFY(workspace()->openFile("/dev/zero").contains("is not a regular file"));
+        QVERIFY(workspace()->openFile(QDir::tempPath()).contains("is a folder"));
+        QFile::remove(path);
     }
 
     void aSceneRestoresTheKernelItsValuesAndOptions()
@@ -239,6 +388,8 @@ private slots:
         QCOMPARE(m_window->openScene(path), QString());
         QVERIFY(m_window->kernelShown());
         QCOMPARE(workspace()->source(), code);
+        QVERIFY(workspace()->awaitingConsent());
+        workspace()->compileNow();
         QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
         QTRY_VERIFY(workspace()->findChild<QSlider*>("param_gain"));
         QCOMPARE(workspace()->findChild<QSlider*>("param_gain")->value(), 250);

@@ -176,12 +176,16 @@ void KernelView::initializeGL()
         return;
     }
     m_interop = std::make_unique<render::GlInterop>(*m_context);
-    // The kernel runner starts while the first kernel compiles; a failure to start is said at
-    // the first run.
-    gpu::prepareUserKernels(*m_context);
     if (const auto colormap = render::loadColormap("viridis"))
         m_renderer.setColormap(*colormap);
     emit contextReady(m_context->isCuda());
+}
+
+void KernelView::prepareRuns()
+{
+    // A failure to start is said at the first run.
+    if (m_context)
+        gpu::prepareUserKernels(*m_context);
 }
 
 void KernelView::runKernel()

@@ -1,14 +1,15 @@
 #include "warpscope/ui/KernelWorkspace.h"
 
 #include "ValueText.h"
+#include "warpscope/scene/KernelFile.h"
 #include "warpscope/ui/KernelVariantsPanel.h"
 
 #include <QComboBox>
 #include <QDir>
-#include <QFile>
 #include <QFileDialog>
 #include <QFontDatabase>
 #include <QFormLayout>
+#include <QFrame>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
@@ -39,10 +40,6 @@ constexpr int kWarningMarker = 2;
 constexpr int kSliderSteps = 1000;
 // Typing pauses this long before a compile starts.
 constexpr int kPauseMs = 400;
-// The first line of a saved kernel: its shape.
-const char* kPerNodeMarker = "// warpscope kernel: per node";
-const char* kWholeKernelMarker = "// warpscope kernel: whole kernel";
-constexpr qint64 kMaxSourceBytes = qint64(gpu::kMaxKernelSourceBytes);
 
 QString kernelCacheDir()
 {
@@ -72,6 +69,30 @@ QString disassemble(const std::vector<char>& cubin)
     return QString::fromLocal8Bit(process.readAllStandardOutput());
 }
 
+// C++ highlighting in a monospaced font, line numbers, a margin for the messages' markers,
+// four-space indents.
+void setUpEditor(QsciScintilla* editor, const QFont& mono)
+{
+    auto* lexer = new QsciLexerCPP(editor);
+    lexer->setDefaultFont(mono);
+    for (int style = 0; style < 128; ++style)
+        lexer->setFont(mono, style);
+    editor->setLexer(lexer);
+    editor->setMarginType(0, QsciScintilla::NumberMargin);
+    editor->setMarginWidth(0, "0000");
+    editor->setMarginLineNumbers(0, true);
+    editor->setMarginType(1, QsciScintilla::SymbolMargin);
+    editor->setMarginWidth(1, 14);
+    editor->markerDefine(QsciScintilla::Circle, kErrorMarker);
+    editor->setMarkerBackgroundColor(QColor(220, 50, 47), kErrorMarker);
+    editor->markerDefine(QsciScintilla::Circle, kWarningMarker);
+    editor->setMarkerBackgroundColor(QColor(230, 160, 30), kWarningMarker);
+    editor->setAutoIndent(true);
+    editor->setIndentationsUseTabs(false);
+    editor->setTabWidth(4);
+    editor->setBraceMatching(QsciScintilla::SloppyBraceMatch);
+}
+
 } // namespace
 
 KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent)
@@ -96,25 +117,8 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     m_options->setToolTip(tr("Options for NVRTC, separated by spaces: -use_fast_math, "
                              "-maxrregcount=N, -lineinfo, -ftz=, -prec-div=, -prec-sqrt=, -fmad="));
 
-    auto* lexer = new QsciLexerCPP(m_editor);
-    QFont mono("DejaVu Sans Mono", 10);
-    lexer->setDefaultFont(mono);
-    for (int style = 0; style < 128; ++style)
-        lexer->setFont(mono, style);
-    m_editor->setLexer(lexer);
-    m_editor->setMarginType(0, QsciScintilla::NumberMargin);
-    m_editor->setMarginWidth(0, "0000");
-    m_editor->setMarginLineNumbers(0, true);
-    m_editor->setMarginType(1, QsciScintilla::SymbolMargin);
-    m_editor->setMarginWidth(1, 14);
-    m_editor->markerDefine(QsciScintilla::Circle, kErrorMarker);
-    m_editor->setMarkerBackgroundColor(QColor(220, 50, 47), kErrorMarker);
-    m_editor->markerDefine(QsciScintilla::Circle, kWarningMarker);
-    m_editor->setMarkerBackgroundColor(QColor(230, 160, 30), kWarningMarker);
-    m_editor->setAutoIndent(true);
-    m_editor->setIndentationsUseTabs(false);
-    m_editor->setTabWidth(4);
-    m_editor->setBraceMatching(QsciScintilla::SloppyBraceMatch);
+    const QFont mono("DejaVu Sans Mono", 10);
+    setUpEditor(m_editor, mono);
 
     for (const gpu::KernelExample& e : gpu::kernelExamples())
         m_examples->addItem(QString::fromStdString(e.name), QString::fromStdString(e.description));
@@ -151,6 +155,8 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
     leftLayout->addLayout(bar);
+    m_consentBar = makeConsentBar();
+    leftLayout->addWidget(m_consentBar);
     auto* editorSplit = new QSplitter(Qt::Vertical, left);
     editorSplit->addWidget(m_editor);
     editorSplit->addWidget(info);
@@ -202,8 +208,8 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
 
     m_pause->setSingleShot(true);
     m_pause->setInterval(kPauseMs);
-    connect(m_pause, &QTimer::timeout, this, &KernelWorkspace::compileNow);
-    connect(m_editor, &QsciScintilla::textChanged, m_pause, qOverload<>(&QTimer::start));
+    connect(m_pause, &QTimer::timeout, this, &KernelWorkspace::startBuild);
+    connect(m_editor, &QsciScintilla::textChanged, this, &KernelWorkspace::sourceEdited);
     connect(compile, &QPushButton::clicked, this, &KernelWorkspace::compileNow);
     connect(open, &QPushButton::clicked, this, &KernelWorkspace::askToOpen);
     connect(save, &QPushButton::clicked, this, &KernelWorkspace::askToSave);
@@ -218,7 +224,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
             &KernelWorkspace::buildFinished);
     connect(m_view, &KernelView::contextReady, this, [this] {
         m_contextKnown = true;
-        compileNow();
+        startBuild();
     });
     connect(m_view, &KernelView::ran, this,
             [this](const QString& problem, const gpu::KernelRun& run) {
@@ -280,9 +286,54 @@ QString KernelWorkspace::source() const
 
 void KernelWorkspace::setSource(const QString& code, gpu::KernelShape shape)
 {
+    m_awaitingConsent = false;
+    m_consentBar->hide();
+    showSource(code, shape);
+    startBuild();
+}
+
+void KernelWorkspace::sourceEdited()
+{
+    // The person's edit of a scene's kernel is their word to run it.
+    if (!m_showingSource && m_awaitingConsent) {
+        m_awaitingConsent = false;
+        m_consentBar->hide();
+    }
+    m_pause->start();
+}
+
+void KernelWorkspace::showSource(const QString& code, gpu::KernelShape shape)
+{
     m_shape = shape;
+    m_showingSource = true;
     m_editor->setText(code);
-    compileNow();
+    m_showingSource = false;
+}
+
+QWidget* KernelWorkspace::makeConsentBar()
+{
+    auto* bar = new QFrame(this);
+    bar->setObjectName("kernelConsentBar");
+    bar->setFrameShape(QFrame::StyledPanel);
+    bar->setStyleSheet("#kernelConsentBar { background: #fff3c4; }");
+    m_consentText = new QLabel(bar);
+    m_consentText->setObjectName("kernelConsentText");
+    m_consentText->setWordWrap(true);
+    auto* run = new QPushButton(tr("Run"), bar);
+    run->setObjectName("kernelConsentRun");
+    auto* keep = new QPushButton(tr("Keep it stopped"), bar);
+    keep->setObjectName("kernelConsentKeep");
+    auto* layout = new QHBoxLayout(bar);
+    layout->addWidget(m_consentText, 1);
+    layout->addWidget(run);
+    layout->addWidget(keep);
+    connect(run, &QPushButton::clicked, this, &KernelWorkspace::compileNow);
+    connect(keep, &QPushButton::clicked, this, [this] {
+        m_consentBar->hide();
+        m_status->setText(tr("The scene's kernel is stopped: edit it or compile it to run it"));
+    });
+    bar->hide();
+    return bar;
 }
 
 void KernelWorkspace::askToOpen()
@@ -308,8 +359,7 @@ void KernelWorkspace::askToSave()
 QString KernelWorkspace::saveFile(const QString& path) const
 {
     QSaveFile file(path);
-    QByteArray text = m_shape == gpu::KernelShape::PerNode ? kPerNodeMarker : kWholeKernelMarker;
-    text += '\n' + m_editor->text().toUtf8();
+    const QByteArray text = scene::kernelFileText({m_shape, m_editor->text().toStdString()});
     if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size() || !file.commit())
         return tr("Could not save %1: %2").arg(path, file.errorString());
     return {};
@@ -317,24 +367,10 @@ QString KernelWorkspace::saveFile(const QString& path) const
 
 QString KernelWorkspace::openFile(const QString& path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return tr("Cannot open %1: %2").arg(path, file.errorString());
-    if (file.size() > kMaxSourceBytes)
-        return tr("%1 is larger than %2 KiB: not a kernel to edit here")
-            .arg(path)
-            .arg(kMaxSourceBytes / 1024);
-    QString text = QString::fromUtf8(file.readAll());
-    // The first line says the shape (saveFile writes it); without it, a file with a
-    // __global__ function is a whole kernel.
-    const QString first = text.section('\n', 0, 0).trimmed();
-    gpu::KernelShape shape =
-        text.contains("__global__") ? gpu::KernelShape::WholeKernel : gpu::KernelShape::PerNode;
-    if (first == kPerNodeMarker || first == kWholeKernelMarker) {
-        shape = first == kPerNodeMarker ? gpu::KernelShape::PerNode : gpu::KernelShape::WholeKernel;
-        text = text.section('\n', 1);
-    }
-    setSource(text, shape);
+    const scene::KernelFileRead read = scene::loadKernelFile(path);
+    if (!read.kernel)
+        return read.error;
+    setSource(QString::fromStdString(read.kernel->code), read.kernel->shape);
     return {};
 }
 
@@ -353,7 +389,7 @@ scene::KernelScene KernelWorkspace::currentScene() const
     return kernel;
 }
 
-void KernelWorkspace::applyScene(const scene::KernelScene& kernel)
+void KernelWorkspace::applyScene(const scene::KernelScene& kernel, const QString& file)
 {
     m_flags = kernel.flags;
     QStringList flags;
@@ -361,7 +397,18 @@ void KernelWorkspace::applyScene(const scene::KernelScene& kernel)
         flags << QString::fromStdString(flag);
     m_options->setText(flags.join(' '));
     m_pendingValues = kernel.values;
-    setSource(QString::fromStdString(kernel.source), kernel.shape);
+    if (scene::isExample(kernel)) {
+        setSource(QString::fromStdString(kernel.source), kernel.shape);
+        return;
+    }
+    m_awaitingConsent = true;
+    showSource(QString::fromStdString(kernel.source), kernel.shape);
+    // The editor's undo would otherwise bring back text that was never the person's to run.
+    m_editor->SendScintilla(QsciScintillaBase::SCI_EMPTYUNDOBUFFER);
+    m_consentText->setText(
+        tr("This scene contains a kernel from %1. Run it?").arg(QDir::toNativeSeparators(file)));
+    m_consentBar->show();
+    m_status->setText(tr("Not compiled: the scene's kernel waits for Run"));
 }
 
 QString KernelWorkspace::setOptions(const QString& text)
@@ -378,13 +425,17 @@ QString KernelWorkspace::setOptions(const QString& text)
     m_options->setText(text.simplified());
     if (flags != m_flags) {
         m_flags = flags;
-        compileNow();
+        startBuild();
     }
     return {};
 }
 
 std::optional<gpu::KernelVariantsRequest> KernelWorkspace::variantsRequest(QString& why) const
 {
+    if (m_awaitingConsent) {
+        why = tr("The scene's kernel runs only once you press Run above the editor");
+        return std::nullopt;
+    }
     gpu::KernelVariantsRequest request;
     request.source = {m_shape, m_editor->text().toStdString()};
     request.options.flags = m_flags;
@@ -420,7 +471,18 @@ QStringList KernelWorkspace::messages() const
 
 void KernelWorkspace::compileNow()
 {
+    m_awaitingConsent = false;
+    m_consentBar->hide();
+    startBuild();
+}
+
+void KernelWorkspace::startBuild()
+{
     m_pause->stop();
+    if (m_awaitingConsent) {
+        m_again = false;
+        return;
+    }
     if (!m_contextKnown)
         return; // the view's device decides what to build; it compiles once known
     if (m_job.isRunning()) {
@@ -439,6 +501,7 @@ void KernelWorkspace::compileNow()
     }
     const std::string cacheDir = kernelCacheDir().toStdString();
     m_status->setText(tr("Compiling…"));
+    m_view->prepareRuns(); // while the kernel compiles
     m_compileClock.start();
     m_job.setFuture(QtConcurrent::run([source, options, cacheDir, cuda] {
         auto build = std::make_shared<KernelBuild>();
@@ -453,6 +516,13 @@ void KernelWorkspace::compileNow()
 
 void KernelWorkspace::buildFinished()
 {
+    if (m_awaitingConsent) {
+        // Built from a source a scene's kernel has replaced: neither its messages nor its
+        // sliders belong to the text shown.
+        m_again = false;
+        emit settled();
+        return;
+    }
     const std::shared_ptr<KernelBuild> build = m_job.result();
     const bool cuda = m_view->cuda();
     std::vector<gpu::KernelMessage> messages = build->gpu.messages;
@@ -505,7 +575,7 @@ void KernelWorkspace::buildFinished()
     }
     showCompilerReport(*build);
     if (m_again)
-        compileNow();
+        startBuild();
     else
         emit settled();
 }

@@ -510,7 +510,7 @@ std::optional<scene::Scene> MainWindow::currentScene(QString* problem)
     return s;
 }
 
-void MainWindow::applyScene(const scene::Scene& s)
+void MainWindow::applyScene(const scene::Scene& s, const QString& file)
 {
     setColormap(s.field.colormap);
     // The mesh first: a fitted launch grid fits the new mesh.
@@ -521,7 +521,7 @@ void MainWindow::applyScene(const scene::Scene& s)
     m_launch->setSettings(s.field.lesson);
     m_periodogram->applyScene(s.periodogram, tr("Open scene"));
     m_lab->setConfig(s.lab.config());
-    m_kernel->applyScene(s.kernel);
+    m_kernel->applyScene(s.kernel, file);
     if (s.workspace == scene::Workspace::Kernel)
         showKernel();
     else
@@ -590,7 +590,7 @@ QString MainWindow::openScene(const QString& path)
     if (!render::loadColormap(read.scene->field.colormap.toStdString()))
         return tr("%1: field.colormap: unknown colormap '%2'")
             .arg(path, read.scene->field.colormap);
-    applyScene(*read.scene);
+    applyScene(*read.scene, path);
     statusBar()->showMessage(read.warnings.isEmpty()
                                  ? tr("Opened %1").arg(path)
                                  : tr("Opened %1; %2").arg(path, read.warnings.join("; ")),

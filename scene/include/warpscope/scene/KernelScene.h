@@ -34,5 +34,8 @@ struct KernelScene
 // (gpu::kernelFlagProblem), every problem in one message. Whether the source compiles is the
 // workspace's to show, at its lines.
 gpu::Status validate(const KernelScene& kernel);
+// Whether the source is one of the built-in examples as written (kernelExamples()): the app's
+// own code, which runs without asking. Any other source came from whoever wrote the file.
+bool isExample(const KernelScene& kernel);
 
 } // namespace warpscope::scene

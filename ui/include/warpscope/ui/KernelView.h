@@ -77,6 +77,9 @@ public:
     QString lastProblem() const { return m_lastProblem; }
     // Ends the run in flight, and the process running it; the picture keeps the last good run.
     void stopRun();
+    // Starts the process that runs kernels, so that a build's first run need not wait for it;
+    // only for a kernel the person means to run (no process exists before the first build).
+    void prepareRuns();
 
 signals:
     // After every run: its status (empty when it succeeded) and figures.

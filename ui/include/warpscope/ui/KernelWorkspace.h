@@ -55,19 +55,25 @@ public:
     // why it failed.
     QString saveFile(const QString& path) const;
     // Opens a .cu file saved so (or any source: one with a __global__ function is a whole
-    // kernel) and compiles it; an empty string or why it failed.
+    // kernel) and compiles it; an empty string or why it failed, naming the file.
     QString openFile(const QString& path);
     // The scene's kernel section: the source, its template, the sliders' values and the
     // options. applyScene restores them (values by name, once the source has compiled).
+    // A source other than the examples came from whoever wrote the scene's file (named by
+    // file): it is shown but neither compiled nor run until the person says so, in the bar
+    // above the editor (Run), by editing it or by compiling it.
     scene::KernelScene currentScene() const;
-    void applyScene(const scene::KernelScene& kernel);
+    void applyScene(const scene::KernelScene& kernel, const QString& file);
+    // Whether a scene's kernel waits for the person's word.
+    bool awaitingConsent() const { return m_awaitingConsent; }
     // The NVRTC options, space-separated as typed; an empty string or why they were refused
     // (the last good options stay).
     QString setOptions(const QString& text);
     // File dialogs for openFile and saveFile (the buttons and the File menu).
     void askToOpen();
     void askToSave();
-    // Compiles now (Ctrl+Enter).
+    // Compiles now (Ctrl+Enter, Compile, the bar's Run, --trust-kernel): the person's word
+    // for a scene's kernel.
     void compileNow();
     bool busy() const { return m_job.isRunning() || m_again; }
     // Why the latest build failed (its first error), empty when it compiled.
@@ -87,6 +93,13 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    QWidget* makeConsentBar();
+    // Puts code in the editor as no typing does: it is not the person's word.
+    void showSource(const QString& code, gpu::KernelShape shape);
+    // The editor's text changed: compiled after a pause, unless a scene put it there.
+    void sourceEdited();
+    // Compiles unless a scene's kernel waits for the person's word.
+    void startBuild();
     void buildFinished();
     void showMessages(const std::vector<gpu::KernelMessage>& messages);
     void showRunProblem(const QString& problem);
@@ -115,6 +128,10 @@ private:
     KernelView* m_view;
     KernelVariantsPanel* m_variants;
     QTimer* m_pause;
+    QWidget* m_consentBar;
+    QLabel* m_consentText;
+    bool m_awaitingConsent = false;
+    bool m_showingSource = false;
     gpu::KernelShape m_shape = gpu::KernelShape::PerNode;
     std::vector<gpu::KernelParam> m_params;
     std::vector<float> m_values;

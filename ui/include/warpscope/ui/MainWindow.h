@@ -79,8 +79,9 @@ public:
     // holds text that is not a number.
     std::optional<scene::Scene> currentScene(QString* problem = nullptr);
     // Sets every workspace to a scene: the field's mesh and the periodogram's controls as
-    // one undo step each.
-    void applyScene(const scene::Scene& scene);
+    // one undo step each. The kernel of another than the examples waits for the person's word
+    // (KernelWorkspace::applyScene), in a bar that names the scene's file.
+    void applyScene(const scene::Scene& scene, const QString& file);
     // Scene files, without the dialogs of File > Save Scene… and Open Scene…. Each returns
     // an error message naming the file, or an empty string.
     QString saveScene(const QString& path);
