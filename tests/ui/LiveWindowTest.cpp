@@ -286,6 +286,12 @@ private slots:
         QVERIFY(live.show());
         ui::KernelWorkspace* workspace = live.window().kernelWorkspace();
         ui::KernelView* view = workspace->view();
+        // A receiver that uses the view's GL context, as the window's status refresh uses the
+        // field's: the picture must not depend on what receivers do.
+        QObject::connect(view, &ui::KernelView::ran, view, [view] {
+            view->makeCurrent();
+            view->doneCurrent();
+        });
         const auto drawnAfter = [&](int frames) {
             return [=] { return !workspace->busy() && view->framesDrawn() > frames; };
         };

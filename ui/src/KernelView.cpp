@@ -1,5 +1,6 @@
 #include "warpscope/ui/KernelView.h"
 
+#include "AfterFrame.h"
 #include "warpscope/gpu/LaunchLesson.h"
 #include "warpscope/render/Colormap.h"
 
@@ -205,7 +206,7 @@ void KernelView::runKernel()
         update();
     });
     m_deadline.start(int(std::ceil(m_args.timeoutMs)) + 1);
-    emit runningChanged(true);
+    afterFrame(this, [this] { emit runningChanged(true); });
 }
 
 void KernelView::finishRun()
@@ -243,7 +244,7 @@ void KernelView::finishRun()
         }
     }
     if (wasRunning)
-        emit runningChanged(false);
+        afterFrame(this, [this] { emit runningChanged(false); });
     report(status ? QString() : QString::fromStdString(status.message()), run);
     if (m_dirty)
         update(); // what changed while it ran
@@ -252,7 +253,7 @@ void KernelView::finishRun()
 void KernelView::report(const QString& problem, const gpu::KernelRun& run)
 {
     m_lastProblem = problem;
-    emit ran(problem, run);
+    afterFrame(this, [this, problem, run] { emit ran(problem, run); }); // drawn first
 }
 
 void KernelView::stopRun()

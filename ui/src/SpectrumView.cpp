@@ -1,5 +1,7 @@
 #include "warpscope/ui/SpectrumView.h"
 
+#include "AfterFrame.h"
+
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QOpenGLContext>
@@ -90,7 +92,7 @@ void SpectrumView::initializeGL()
     });
     if (gpu::Status s = m_renderer.initialize(); !s) {
         m_error = QString::fromStdString(s.message());
-        emit message(m_error);
+        afterFrame(this, [this, error = m_error] { emit message(error); });
         return;
     }
     openContext();
@@ -109,7 +111,7 @@ void SpectrumView::openContext()
         s = gpu::Context::open({gpu::DeviceKind::Cpu, 0}, m_context);
     if (!s) {
         m_error = QString::fromStdString(s.message());
-        emit message(m_error);
+        afterFrame(this, [this, error = m_error] { emit message(error); });
         return;
     }
     m_interop = std::make_unique<render::GlInterop>(*m_context);
@@ -279,7 +281,7 @@ void SpectrumView::paintGL()
             });
             const QString error = s ? QString() : QString::fromStdString(s.message());
             if (error != m_error && !error.isEmpty())
-                emit message(error);
+                afterFrame(this, [this, error] { emit message(error); });
             m_error = error;
         }
         if (m_filledAxis) {
