@@ -7,6 +7,7 @@
 #include <GL/gl.h>
 #include <QMouseEvent>
 #include <QOpenGLContext>
+#include <QScopedValueRollback>
 #include <QSocketNotifier>
 #include <QToolTip>
 #include <cmath>
@@ -253,7 +254,10 @@ void KernelView::finishRun()
 void KernelView::report(const QString& problem, const gpu::KernelRun& run)
 {
     m_lastProblem = problem;
-    afterFrame(this, [this, problem, run] { emit ran(problem, run); }); // drawn first
+    if (m_painting) // the run's picture is drawn first
+        afterFrame(this, [this, problem, run] { emit ran(problem, run); });
+    else
+        emit ran(problem, run);
 }
 
 void KernelView::stopRun()
@@ -321,6 +325,7 @@ void KernelView::mouseMoveEvent(QMouseEvent* event)
 
 void KernelView::paintGL()
 {
+    const QScopedValueRollback<bool> painting(m_painting, true);
     const qreal ratio = devicePixelRatioF();
     glClearColor(0.12f, 0.12f, 0.14f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
