@@ -226,7 +226,7 @@ private slots:
         auto* timeout = workspace()->findChild<QSpinBox*>("kernelTimeout");
         auto* stop = workspace()->findChild<QPushButton*>("kernelStop");
         QVERIFY(timeout && stop);
-        QVERIFY(!stop->isEnabled());
+        QTRY_VERIFY(!stop->isEnabled()); // said once the first run's frame is drawn
         timeout->setValue(600000);
         typeKernel("volatile int spin = 1;\nwhile (spin) {}\nreturn 0.0f;");
         QTRY_VERIFY_WITH_TIMEOUT(stop->isEnabled(), 60000);

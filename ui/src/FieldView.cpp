@@ -1,5 +1,6 @@
 #include "warpscope/ui/FieldView.h"
 
+#include "AfterFrame.h"
 #include "ColourBar.h"
 
 #include <QKeyEvent>
@@ -217,7 +218,9 @@ void FieldView::openContext()
     m_backendDescription = reason;
     m_result.reset();
     m_pending = false;
-    emit backendReady(reason, QString::fromStdString(m_context->name()));
+    afterFrame(this, [this, reason, device = QString::fromStdString(m_context->name())] {
+        emit backendReady(reason, device);
+    });
 }
 
 void FieldView::releaseGl()
@@ -257,11 +260,11 @@ void FieldView::dropSurface(render::FieldSurface& surface)
 }
 
 // A failure can come before the first frame, even while the window is first shown, so it is
-// kept for the map and for anyone who asks later, as well as signalled.
+// kept for the map and for anyone who asks later, as well as signalled once the frame is done.
 void FieldView::fail(const QString& message)
 {
     m_failure = message;
-    emit computeFailed(message);
+    afterFrame(this, [this, message] { emit computeFailed(message); });
     update();
 }
 
@@ -272,7 +275,7 @@ void FieldView::showSurface(const render::FieldSurface& target, const gpu::Dista
         dropSurface(m_surface);
     m_surface = target;
     m_shown = params;
-    emit fieldShown(params);
+    afterFrame(this, [this, params] { emit fieldShown(params); }); // drawn first
 }
 
 void FieldView::takeResult()
@@ -461,8 +464,8 @@ void FieldView::presentHostField(const HostField& field)
     m_result = field.result;
     m_pending = false;
     showSurface(target, field.params);
-    if (m_result)
-        emit resultReady(*m_result);
+    if (const std::optional<gpu::FieldResult> result = m_result)
+        afterFrame(this, [this, result] { emit resultReady(*result); });
 }
 
 QRect FieldView::mapArea() const

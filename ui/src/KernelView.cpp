@@ -1,5 +1,6 @@
 #include "warpscope/ui/KernelView.h"
 
+#include "AfterFrame.h"
 #include "ColourBar.h"
 #include "ValueText.h"
 #include "warpscope/gpu/LaunchLesson.h"
@@ -9,6 +10,7 @@
 #include <QMouseEvent>
 #include <QOpenGLContext>
 #include <QPainter>
+#include <QScopedValueRollback>
 #include <QSocketNotifier>
 #include <QToolTip>
 #include <cmath>
@@ -238,7 +240,7 @@ void KernelView::runKernel()
         update();
     });
     m_deadline.start(int(std::ceil(m_args.timeoutMs)) + 1);
-    emit runningChanged(true);
+    afterFrame(this, [this] { emit runningChanged(true); });
 }
 
 void KernelView::finishRun()
@@ -278,7 +280,7 @@ void KernelView::finishRun()
         }
     }
     if (wasRunning)
-        emit runningChanged(false);
+        afterFrame(this, [this] { emit runningChanged(false); });
     report(status ? QString() : QString::fromStdString(status.message()), run);
     if (m_dirty)
         update(); // what changed while it ran
@@ -287,7 +289,10 @@ void KernelView::finishRun()
 void KernelView::report(const QString& problem, const gpu::KernelRun& run)
 {
     m_lastProblem = problem;
-    emit ran(problem, run);
+    if (m_painting) // the run's picture is drawn first
+        afterFrame(this, [this, problem, run] { emit ran(problem, run); });
+    else
+        emit ran(problem, run);
 }
 
 void KernelView::stopRun()
@@ -410,6 +415,7 @@ void KernelView::drawLegend(QPainter& painter)
 
 void KernelView::paintGL()
 {
+    const QScopedValueRollback<bool> painting(m_painting, true);
     const qreal ratio = devicePixelRatioF();
     glClearColor(0.12f, 0.12f, 0.14f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);

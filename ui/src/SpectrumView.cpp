@@ -1,5 +1,6 @@
 #include "warpscope/ui/SpectrumView.h"
 
+#include "AfterFrame.h"
 #include "ValueText.h"
 
 #include <QKeyEvent>
@@ -93,7 +94,7 @@ void SpectrumView::initializeGL()
     });
     if (gpu::Status s = m_renderer.initialize(); !s) {
         m_error = QString::fromStdString(s.message());
-        emit message(m_error);
+        afterFrame(this, [this, error = m_error] { emit message(error); });
         return;
     }
     openContext();
@@ -112,7 +113,7 @@ void SpectrumView::openContext()
         s = gpu::Context::open({gpu::DeviceKind::Cpu, 0}, m_context);
     if (!s) {
         m_error = QString::fromStdString(s.message());
-        emit message(m_error);
+        afterFrame(this, [this, error = m_error] { emit message(error); });
         return;
     }
     m_interop = std::make_unique<render::GlInterop>(*m_context);
@@ -288,7 +289,7 @@ void SpectrumView::paintGL()
             });
             const QString error = s ? QString() : QString::fromStdString(s.message());
             if (error != m_error && !error.isEmpty())
-                emit message(error);
+                afterFrame(this, [this, error] { emit message(error); });
             m_error = error;
         }
         if (m_filledAxis) {

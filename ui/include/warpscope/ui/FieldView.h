@@ -79,6 +79,7 @@ public slots:
     void zoomBy(double factor);
 
 signals:
+    // Sent once the frame that raised them is drawn, never from inside paintGL (AfterFrame.h).
     void backendReady(const QString& description, const QString& device);
     // The field for these parameters was computed and is being shown.
     void fieldShown(const gpu::DistanceParams& params);

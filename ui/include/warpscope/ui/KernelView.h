@@ -123,6 +123,7 @@ private:
     bool m_hasPicture = false;
     int m_framesDrawn = 0;
     bool m_running = false;
+    bool m_painting = false; // inside paintGL: what the view says waits for the frame
     std::unique_ptr<QSocketNotifier> m_answer; // the runner's socket, while a run is waited for
     QTimer m_deadline;                         // the run's timeout, single shot
     QString m_lastProblem;
