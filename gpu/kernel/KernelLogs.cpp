@@ -42,6 +42,10 @@ KernelMessage makeMessage(const std::string& file, int line, int column, const s
     return message;
 }
 
+// A compiler's line quotes the user's source, which may be a million characters long: only its
+// start is matched, as libstdc++'s regular expressions recurse once a character.
+constexpr std::size_t kMaxMessageLine = 4096;
+
 long long numberBefore(const std::string& text, const std::string& unit)
 {
     const std::regex pattern("(\\d+) " + unit);
@@ -58,7 +62,7 @@ std::vector<KernelMessage> nvrtcMessages(std::string_view log)
     std::vector<KernelMessage> messages;
     for (std::string_view line : splitLines(log)) {
         std::smatch match;
-        const std::string text(line);
+        const std::string text(line.substr(0, kMaxMessageLine));
         if (std::regex_match(text, match, pattern))
             messages.push_back(makeMessage(match[1], std::stoi(match[2]), 0, match[3], match[4]));
     }
@@ -71,7 +75,7 @@ std::vector<KernelMessage> gccMessages(std::string_view log)
     std::vector<KernelMessage> messages;
     for (std::string_view line : splitLines(log)) {
         std::smatch match;
-        const std::string text(line);
+        const std::string text(line.substr(0, kMaxMessageLine));
         if (std::regex_match(text, match, pattern))
             messages.push_back(makeMessage(match[1], std::stoi(match[2]), std::stoi(match[3]),
                                            match[4], match[5]));

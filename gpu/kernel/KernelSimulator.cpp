@@ -4,6 +4,8 @@
 // before compiling.
 #include "kernel/KernelShared.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -13,7 +15,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <regex>
+#include <optional>
+#include <string_view>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -33,38 +36,62 @@ constexpr auto kCompileTimeout = std::chrono::seconds(60);
 
 // hint: text every match holds, so that a line without it is not searched (a search costs far
 // more than a find).
+// What the simulator cannot run, matched on the source's identifiers by hand: a regular
+// expression's matcher in libstdc++ recurses once a character, so a hostile identifier of a
+// million characters would take the app's stack.
 struct Limitation
 {
-    const char* pattern;
-    const char* hint;
+    bool (*matches)(std::string_view name, std::string_view after);
     const char* why;
 };
 
+bool startsWith(std::string_view name, std::string_view prefix, std::size_t minLength = 0)
+{
+    return name.size() >= std::max(prefix.size(), minLength) &&
+           name.substr(0, prefix.size()) == prefix;
+}
+
+// The first character after the blanks that follow an identifier.
+char nextAfterBlanks(std::string_view after)
+{
+    const std::size_t next = after.find_first_not_of(" \t\r\f\v");
+    return next == std::string_view::npos ? '\0' : after[next];
+}
+
 const Limitation kLimitations[] = {
-    {R"(\b__syncthreads\w*\b)", "__syncthreads", "block barriers"},
-    {R"(\b__syncwarp\b)", "__syncwarp", "warp barriers"},
-    {R"(\b__shfl\w*\b)", "__shfl", "warp shuffles"},
-    {R"(\b(__ballot_sync|__any_sync|__all_sync|__activemask|__match_\w+|__reduce_\w+_sync)\b)",
-     "__", "warp votes and reductions"},
-    {R"(\batomic\w+\b)", "atomic", "atomics"},
-    {R"(\b__shared__\b)", "__shared__", "shared memory"},
-    {R"(\b(asm|__asm__)\b)", "asm", "inline PTX"},
-    {R"(\bcooperative_groups\b)", "cooperative_groups", "cooperative groups"},
-    {R"(\b(__threadfence\w*|__nanosleep|clock64|clock)\s*\()", "(", "device clocks and fences"},
-    {R"(\btex\w*D\w*\s*[<(])", "tex", "textures"},
+    {[](std::string_view n, std::string_view) { return startsWith(n, "__syncthreads"); },
+     "block barriers"},
+    {[](std::string_view n, std::string_view) { return n == "__syncwarp"; }, "warp barriers"},
+    {[](std::string_view n, std::string_view) { return startsWith(n, "__shfl"); }, "warp shuffles"},
+    {[](std::string_view n, std::string_view) {
+         return n == "__ballot_sync" || n == "__any_sync" || n == "__all_sync" ||
+                n == "__activemask" || startsWith(n, "__match_", 9) ||
+                (startsWith(n, "__reduce_", 15) && n.substr(n.size() - 5) == "_sync");
+     },
+     "warp votes and reductions"},
+    {[](std::string_view n, std::string_view) { return startsWith(n, "atomic", 7); }, "atomics"},
+    {[](std::string_view n, std::string_view) { return n == "__shared__"; }, "shared memory"},
+    {[](std::string_view n, std::string_view) { return n == "asm" || n == "__asm__"; },
+     "inline PTX"},
+    {[](std::string_view n, std::string_view) { return n == "cooperative_groups"; },
+     "cooperative groups"},
+    {[](std::string_view n, std::string_view after) {
+         return (startsWith(n, "__threadfence") || n == "__nanosleep" || n == "clock64" ||
+                 n == "clock") &&
+                nextAfterBlanks(after) == '(';
+     },
+     "device clocks and fences"},
+    {[](std::string_view n, std::string_view after) {
+         const char next = nextAfterBlanks(after);
+         return startsWith(n, "tex") && n.find('D', 3) != std::string_view::npos &&
+                (next == '<' || next == '(');
+     },
+     "textures"},
 };
 
-// The patterns compiled once: compiling one costs far more than searching a line with it, and
-// a source may have a million lines.
-const std::vector<std::regex>& limitationPatterns()
+bool identifierChar(char c)
 {
-    static const std::vector<std::regex> patterns = [] {
-        std::vector<std::regex> compiled;
-        for (const Limitation& limitation : kLimitations)
-            compiled.emplace_back(limitation.pattern);
-        return compiled;
-    }();
-    return patterns;
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
 
 std::string findOnPath(const std::string& name)
@@ -189,22 +216,36 @@ std::vector<KernelMessage> simulatorLimitations(std::string_view code)
         std::size_t end = stripped.find('\n', start);
         if (end == std::string::npos)
             end = stripped.size();
-        const std::string text = stripped.substr(start, end - start);
+        const std::string_view text = std::string_view(stripped).substr(start, end - start);
         start = end + 1;
-        for (std::size_t k = 0; k < std::size(kLimitations); ++k) {
-            const Limitation& limitation = kLimitations[k];
-            std::smatch match;
-            if (text.find(limitation.hint) != std::string::npos &&
-                std::regex_search(text, match, limitationPatterns()[k])) {
-                std::string name = match[0];
-                while (!name.empty() && (name.back() == '(' || name.back() == '<' ||
-                                         std::isspace(static_cast<unsigned char>(name.back()))))
-                    name.pop_back();
-                messages.push_back({Severity::Error, line, int(match.position(0)) + 1,
-                                    "The CPU simulator cannot run " + name + " (" + limitation.why +
-                                        "): it runs a block's threads one after another"});
+        // The first identifier on the line that each limitation names, listed in the
+        // limitations' order.
+        std::optional<KernelMessage> named[std::size(kLimitations)];
+        for (std::size_t at = 0; at < text.size();) {
+            if (!identifierChar(text[at])) {
+                ++at;
+                continue;
             }
+            std::size_t stop = at;
+            while (stop < text.size() && identifierChar(text[stop]))
+                ++stop;
+            const std::string_view name = text.substr(at, stop - at);
+            for (std::size_t k = 0; k < std::size(kLimitations); ++k)
+                if (!named[k] && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                    kLimitations[k].matches(name, text.substr(stop))) {
+                    const std::string shown = name.size() > 64
+                                                  ? std::string(name.substr(0, 64)) + "..."
+                                                  : std::string(name);
+                    named[k] = KernelMessage{Severity::Error, line, int(at) + 1,
+                                             "The CPU simulator cannot run " + shown + " (" +
+                                                 kLimitations[k].why +
+                                                 "): it runs a block's threads one after another"};
+                }
+            at = stop;
         }
+        for (std::optional<KernelMessage>& message : named)
+            if (message)
+                messages.push_back(std::move(*message));
     }
     return messages;
 }

@@ -5,8 +5,8 @@
 #include "kernel/KernelShared.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
-#include <regex>
 
 namespace warpscope::gpu {
 namespace {
@@ -209,6 +209,35 @@ std::string launchBounds(int threads)
     return threads > 0 ? "__launch_bounds__(" + std::to_string(threads) + ") " : std::string();
 }
 
+// Where `kernel` starts in the first `__global__ void kernel (` of code, or npos. Read by hand:
+// libstdc++'s regular expressions recurse once a character, and a hostile source's million
+// blanks would take the stack.
+std::size_t kernelDeclaration(std::string_view code)
+{
+    const auto blanks = [&](std::size_t at) {
+        while (at < code.size() && std::isspace(static_cast<unsigned char>(code[at])))
+            ++at;
+        return at;
+    };
+    const auto word = [&](std::size_t at, std::string_view w) {
+        return code.substr(at, w.size()) == w;
+    };
+    for (std::size_t at = code.find("__global__"); at != std::string_view::npos;
+         at = code.find("__global__", at + 1)) {
+        std::size_t next = at + 10;
+        std::size_t after = blanks(next);
+        if (after == next || !word(after, "void"))
+            continue;
+        next = after + 4;
+        after = blanks(next);
+        if (after == next || !word(after, "kernel"))
+            continue;
+        if (const std::size_t paren = blanks(after + 6); paren < code.size() && code[paren] == '(')
+            return after;
+    }
+    return std::string_view::npos;
+}
+
 // The whole kernel's code with __launch_bounds__ before its name, on the same line, so
 // messages keep the user's line numbers. Unchanged when there is no `__global__ void kernel(`
 // outside comments (the compile then says so) or bounds are not asked for.
@@ -216,13 +245,12 @@ std::string withLaunchBounds(const std::string& code, int threads)
 {
     if (threads <= 0)
         return code;
-    static const std::regex declaration(R"(__global__\s+void\s+(kernel\s*\())");
     const std::string blanked = codeWithoutComments(code);
-    std::smatch match;
-    if (!std::regex_search(blanked, match, declaration))
+    const std::size_t name = kernelDeclaration(blanked);
+    if (name == std::string::npos)
         return code;
     std::string out = code;
-    out.insert(std::size_t(match.position(1)), launchBounds(threads));
+    out.insert(name, launchBounds(threads));
     return out;
 }
 

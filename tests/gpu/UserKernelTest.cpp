@@ -368,6 +368,28 @@ TEST(KernelSimulator, CompileErrorsAreAtTheUsersLine)
     EXPECT_NE(build.messages[0].text.find("undefinedThing"), std::string::npos);
 }
 
+// A million-character identifier or run of blanks is checked and wrapped without taking the
+// stack (libstdc++'s regular expressions recurse once a character; these checks do not use them).
+TEST(KernelSimulator, HugeIdentifiersAndBlanksAreCheckedWithoutExhaustingTheStack)
+{
+    const std::string atomic = "float x = atomic" + std::string(1 << 20, 'A') + ";\n";
+    const std::vector<KernelMessage> found = simulatorLimitations(atomic);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].column, 11);
+    EXPECT_NE(found[0].text.find("atomicAAAA"), std::string::npos);
+    EXPECT_LT(found[0].text.size(), 200u);
+    EXPECT_EQ(simulatorLimitations("float y = __shfl" + std::string(1 << 20, 'x') + ";\n").size(),
+              1u);
+    const std::string blanks = "__global__" + std::string(1 << 20, ' ') +
+                               "void kernel(Out out, Mesh mesh, Refs refs, Params p) {}\n";
+    KernelSource source{KernelShape::WholeKernel, blanks};
+    source.launchBounds = 256;
+    const std::string wrapped = wrapKernelSource(source, {}, KernelTarget::Cpu);
+    EXPECT_NE(wrapped.find("__launch_bounds__(256) kernel("), std::string::npos);
+    const std::string log = "kernel.cu:1:1: error: " + std::string(1 << 20, 'z') + "\n";
+    ASSERT_EQ(gccMessages(log).size(), 1u);
+}
+
 // A source from a stranger's scene cannot make the compiler take the machine: an include of
 // an endless file ends at the compiler's memory limit, as an error.
 TEST(KernelSimulator, AnIncludeOfAnEndlessFileIsACompileErrorNotAHang)
