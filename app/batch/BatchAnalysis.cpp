@@ -4,12 +4,14 @@
 #include "warpscope/gpu/PeriodogramBatch.h"
 #include "warpscope/gpu/Spectrum.h"
 #include "warpscope/gpu/TraceExport.h"
+#include "warpscope/scene/BatchIds.h"
 #include "warpscope/scene/PeriodogramRequest.h"
 #include "warpscope/scene/PeriodogramUnits.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 
 namespace warpscope::batch {
 namespace {
@@ -35,13 +37,8 @@ std::string skippedRows(const gpu::LoadReport& r)
 
 std::string periodogramPath(const BatchSettings& settings, const std::string& id)
 {
-    std::string name = id;
-    for (char& c : name)
-        if (c == '/' || c == '\\' || c == ':' || (unsigned char)c < 32)
-            c = '_';
-    if (name.empty() || name[0] == '.')
-        name = "_" + name;
-    return settings.periodogramFolder + "/" + name + ".periodogram.csv";
+    return (std::filesystem::path(settings.periodogramFolder) / scene::periodogramFileName(id))
+        .string();
 }
 
 namespace {
@@ -57,6 +54,10 @@ PreparedObject prepareObject(const BatchSettings& settings, BatchObject& object)
         row.warnings.push_back(why);
         return std::move(p);
     };
+    // A table's rows without an id may be any objects' rows: refused, in a row of their own.
+    if (object.id.empty())
+        return fail("refused: rows with an empty id are no one object's; give each row its "
+                    "object's id in the table");
     if (!object.loaded)
         return fail("unreadable: " + object.loaded.message());
     if (const std::string skipped = skippedRows(object.report); !skipped.empty())
@@ -83,6 +84,18 @@ PreparedObject prepareObject(const BatchSettings& settings, BatchObject& object)
     return p;
 }
 
+// The object's periodogram, as the app's export writes it, in a file of its own: one that
+// exists (an earlier run's) is kept, never replaced.
+gpu::Status writePeriodogram(const BatchSettings& settings, const PreparedObject& p,
+                             std::span<const double> power)
+{
+    const std::string path = periodogramPath(settings, p.row.id);
+    std::error_code error;
+    if (std::filesystem::exists(path, error) || std::filesystem::is_symlink(path, error))
+        return gpu::Status::failure(path + " already exists (kept; remove it to write it again)");
+    return gpu::writeTextFile(path, scene::periodogramCsv(p.options.grid, power, p.timeUnit));
+}
+
 // The row of an object whose highest local maxima are top (as topPeaks finds them, up to
 // kSpectrumMaxPeaks), or which failed with status; power is its periodogram, written when
 // settings ask.
@@ -97,10 +110,7 @@ void finishObject(const BatchSettings& settings, PreparedObject& p, const gpu::S
     }
     const gpu::PeriodogramOptions& options = p.options;
     if (!settings.periodogramFolder.empty())
-        if (const gpu::Status s =
-                gpu::writeTextFile(periodogramPath(settings, row.id),
-                                   scene::periodogramCsv(options.grid, power, p.timeUnit));
-            !s)
+        if (const gpu::Status s = writePeriodogram(settings, p, power); !s)
             row.warnings.push_back("periodogram not written: " + s.message());
     const std::vector<gpu::Peak> peaks =
         gpu::reportablePeaks(top, options.grid, gpu::timeBaseline(p.series), settings.peaks);

@@ -1,5 +1,7 @@
 #include "warpscope/scene/BatchResults.h"
 
+#include "warpscope/scene/BatchIds.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -33,11 +35,14 @@ std::string optionalNumber(const std::optional<double>& value)
     return value ? number(*value) : std::string();
 }
 
-// RFC 4180: a cell with a comma or quote is quoted, quotes doubled. Line breaks become
-// blanks, so that every row is one line (the reader reads lines).
-std::string csvCell(const std::string& text)
+// A text cell: spreadsheet-safe (a text a spreadsheet would run as a formula gains a
+// leading quote, and is quoted as OWASP advises), then RFC 4180: a cell with a comma or quote
+// is quoted, quotes doubled. Line breaks become blanks, so that every row is one line (the
+// reader reads lines).
+std::string csvCell(const std::string& cell)
 {
-    if (text.find_first_of(",\"\r\n") == std::string::npos)
+    const std::string text = spreadsheetSafe(cell);
+    if (text.find_first_of(",\"\r\n") == std::string::npos && text == cell)
         return text;
     std::string quoted = "\"";
     for (char c : text)
@@ -225,9 +230,9 @@ gpu::Status readResultsCsv(const std::string& path, int peaks, std::vector<Batch
         if (!splitCsv(line, cells) || cells.size() != columns.size())
             return bad("expected " + std::to_string(columns.size()) + " cells");
         BatchResult r;
-        r.id = cells[0];
-        if (r.id.empty())
-            return bad("the object has no id");
+        // An empty id is a row of its own: the rows of a table whose id cell is empty,
+        // refused by the run (its warning says so), never merged with another object.
+        r.id = fromSpreadsheetSafe(cells[0]);
         if (cells[1] != "ok" && cells[1] != "failed")
             return bad("the status is neither ok nor failed");
         r.failed = cells[1] == "failed";
@@ -249,7 +254,7 @@ gpu::Status readResultsCsv(const std::string& path, int peaks, std::vector<Batch
         // The best frequency is kept as written, not recomputed from the period.
         if (!r.peaks.empty() && !parseDouble(cells[3], r.peaks.front().frequency))
             return bad("the best frequency is not a number");
-        std::string warnings = cells.back();
+        std::string warnings = fromSpreadsheetSafe(cells.back());
         for (std::size_t at; !warnings.empty();) {
             at = warnings.find(kWarningSeparator);
             r.warnings.push_back(warnings.substr(0, at));

@@ -40,7 +40,8 @@ struct BatchResult
 // between them). A value that does not exist (a failed object's, a FAP for N < 4, a peak
 // the periodogram does not have) is an empty cell. Numbers are written with 17 significant
 // digits, so reading a table back and writing it again gives the same bytes (resumed runs
-// rely on it).
+// rely on it). The id and warnings cells are spreadsheetSafe (BatchIds.h): an id such as
+// "=cmd|..." or "-2" is written '=cmd|... and '-2, quoted, and read back as itself.
 std::vector<std::string> resultColumns(int peaks);
 // The warnings cell: the warnings with "; " between them.
 std::string warningsText(const BatchResult& row);
