@@ -5,13 +5,16 @@
 #include "warpscope/gpu/Spectrum.h"
 #include "warpscope/gpu/TraceExport.h"
 #include "warpscope/scene/BatchIds.h"
+#include "warpscope/scene/PeriodogramCost.h"
 #include "warpscope/scene/PeriodogramRequest.h"
 #include "warpscope/scene/PeriodogramUnits.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <thread>
 
 namespace warpscope::batch {
 namespace {
@@ -145,6 +148,25 @@ template <typename Work> auto timed(double& seconds, Work&& work)
     return work();
 }
 
+// Says on stderr, before it starts, that a periodogram call of points samples in all (one
+// object's, or a batch's) will take long: the objects' ETA knows nothing of it until they end.
+void announceLong(const gpu::Context& context, const std::string& what, std::size_t points,
+                  const gpu::PeriodogramOptions& options)
+{
+    const scene::PeriodogramCost cost =
+        scene::periodogramCost(points, options.grid.count, options.nterms, context.isCuda(),
+                               options.precision, std::thread::hardware_concurrency());
+    if (!scene::isLong(cost))
+        return;
+    // An id is anyone's bytes: its control characters are not sent to the terminal.
+    std::string shown = what;
+    for (char& c : shown)
+        if ((unsigned char)c < 32 || c == 127)
+            c = '?';
+    std::fprintf(stderr, "warpscope-batch: %s: %s on %s\n", shown.c_str(),
+                 scene::costText(cost).c_str(), context.name().c_str());
+}
+
 // Whether two requests can share a batch: the same grid and the same sums.
 bool sameBatch(const gpu::PeriodogramOptions& a, const gpu::PeriodogramOptions& b)
 {
@@ -219,6 +241,8 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
         const std::size_t count = std::size_t(options.grid.count);
         if (!batchable(prepared[i], context.isCuda())) {
             done[i] = true;
+            announceLong(context, "object " + prepared[i].row.id, prepared[i].series.t.size(),
+                         options);
             if (peaksOnly) {
                 // The app's own call: the device's peak search, as in the Periodogram workspace.
                 std::shared_ptr<const gpu::Spectrum> spectrum;
@@ -262,8 +286,15 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
         }
         std::vector<gpu::TimeSeries> series;
         series.reserve(group.size());
-        for (const std::size_t j : group)
+        std::size_t groupPoints = 0;
+        for (const std::size_t j : group) {
+            groupPoints += prepared[j].series.t.size();
             series.push_back(std::move(prepared[j].series));
+        }
+        announceLong(context,
+                     std::to_string(group.size()) + " objects from " + prepared[i].row.id +
+                         " on, in one call",
+                     groupPoints, options);
         std::vector<gpu::Status> perObject;
         if (peaksOnly) {
             std::vector<std::vector<gpu::Peak>> peaks;

@@ -1,12 +1,14 @@
 // The batch program's headless core: the results table's round trip and its refusals, and
 // how a table of many objects is split into objects.
 #include "BatchAnalysis.h"
+#include "BatchRun.h"
 #include "BatchTable.h"
 #include "BatchTrace.h"
 #include "HostPool.h"
 #include "warpscope/gpu/Catalogue.h"
 #include "warpscope/scene/BatchIds.h"
 #include "warpscope/scene/BatchSource.h"
+#include "warpscope/scene/PeriodogramCost.h"
 
 #include <algorithm>
 #include <atomic>
@@ -1081,4 +1083,39 @@ TEST(BatchCatalogue, RowsWithAnEmptyIdAreAnObjectApartAndRefused)
         EXPECT_EQ(prepared[1].row.id, "(no id)");
         EXPECT_EQ(prepared[1].row.points, 3);
     }
+}
+
+// The batch's progress line has no rate before an object is done: its ETA is unknown, not 0s.
+TEST(BatchRun, EtaIsUnknownUntilARateIsMeasured)
+{
+    EXPECT_EQ(etaText(0, 10, 0.0), "unknown");
+    EXPECT_EQ(etaText(0, 10, 300.0), "unknown");
+    EXPECT_EQ(etaText(2, 10, 4.0), "16s");
+    EXPECT_EQ(etaText(1, 61, 2.0), "2m00s");
+}
+
+TEST(PeriodogramCost, EstimatesTermsAndTimeFromTheBackendsRate)
+{
+    // The command line's 10-million-point file on its automatic grid of 25 million.
+    const scene::PeriodogramCost big =
+        scene::periodogramCost(10'000'000, 25'000'000, 1, false, gpu::Precision::Float64, 2);
+    EXPECT_EQ(big.terms, 2.5e14);
+    EXPECT_EQ(big.rate, 2e9); // 1e9 terms a second a thread
+    EXPECT_EQ(big.seconds, 1.25e5);
+    EXPECT_TRUE(scene::isLong(big));
+    EXPECT_NE(scene::costText(big).find("10000000 points x 25000000 frequencies x 1 term = "
+                                        "2.5e+14 terms: about 34h43m"),
+              std::string::npos)
+        << scene::costText(big);
+    const scene::PeriodogramCost harmonics =
+        scene::periodogramCost(300'000, 100'000, 3, true, gpu::Precision::Float64, 2);
+    EXPECT_EQ(harmonics.terms, 9e10);
+    EXPECT_EQ(harmonics.seconds, 9.0); // 1e10 terms a second in float64 on CUDA
+    EXPECT_TRUE(scene::isLong(harmonics));
+    EXPECT_EQ(scene::periodogramCost(300'000, 100'000, 1, true, gpu::Precision::Float32, 2).rate,
+              2e11);
+    EXPECT_FALSE(
+        scene::isLong(scene::periodogramCost(500, 100'000, 1, false, gpu::Precision::Float64, 1)));
+    EXPECT_EQ(scene::durationText(59.4), "59s");
+    EXPECT_EQ(scene::durationText(3600.0 * 50), "50h00m");
 }

@@ -193,6 +193,21 @@ check "a rerun keeps the periodograms it finds" cmp "$work/a_b.before" "$work/ho
 kept() { [ "$(grep -c 'periodogram not written: .*already exists' "$1")" = 6 ]; }
 check "a rerun says which periodograms it kept" kept "$work/hostile-again.csv"
 
+# A long periodogram is announced with its estimate before it starts, and the ETA is unknown
+# until an object is done: 300 000 points at 10^6 frequencies.
+mkdir -p "$work/long"
+awk 'BEGIN { print "time,flux"; for (i = 0; i < 300000; i++) printf "%d,%d\n", i, (i * 7919) % 13 }' \
+    >"$work/long/long.csv"
+"$batch" "$work/long" -o "$work/long.csv" --frequencies 0.001,0.4,1000000 --backend cpu \
+    2>"$work/long.log" &
+pid=$!
+# The progress line comes every 10 s off a terminal.
+for _ in $(seq 200); do grep -q "ETA" "$work/long.log" && break; sleep 0.1; done
+kill -INT $pid
+wait $pid
+check "a long object is announced with its estimate" \
+    grep -qE "object long.csv: 300000 points x 1000000 frequencies x 1 term = 3e\+11 terms: about" "$work/long.log"
+check "the ETA is unknown until an object is done" grep -qF "0/1 objects (0 failed), 0.0 objects/s, ETA unknown" "$work/long.log"
 
 # Resumed: four objects, then the rest.
 "$batch" "$fixtures/catalogue.csv" -o "$work/resumed.csv" "${grid[@]}" --limit 4
