@@ -2,24 +2,17 @@
 // message, or open both ways (read whole, and indexed with each object's rows read by its
 // load) into the same objects, whose every load gives the same series or the same failure.
 // The two ways share cfitsio but not the code that reads the rows into objects.
-// The batch's handling of ids is fuzzed too, on the objects' ids and on the bytes' lines:
-// each id's results-table cell is safe in a spreadsheet and reads back as the id, and its
-// periodogram file's name is a plain name that gives the id back (so distinct ids never share
-// a file).
+// The objects' ids follow the batch's rules for ids (BatchIdChecks.h).
+#include "BatchIdChecks.h"
 #include "warpscope/gpu/Catalogue.h"
-#include "warpscope/scene/BatchIds.h"
-#include "warpscope/scene/BatchResults.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <set>
 #include <string>
 #include <unistd.h>
-#include <vector>
 
 // cfitsio sizes some buffers from header values and checks that the allocation succeeded;
 // a size beyond any memory must fail there as it does outside the fuzzer, not stop the run.
@@ -40,75 +33,6 @@ bool sane(const warpscope::gpu::TimeSeries& s)
                        [](double v) { return std::isfinite(v) && v > 0; });
 }
 
-// The checks of one id that need no file; its periodogram file's name joins names.
-void checkId(const std::string& id, std::set<std::string>& names)
-{
-    using namespace warpscope::scene;
-    const std::string cell = spreadsheetSafe(id);
-    if (!cell.empty() && std::string("=+-@\t\r").find(cell.front()) != std::string::npos)
-        std::abort();
-    if (fromSpreadsheetSafe(cell) != id)
-        std::abort();
-    const std::string name = periodogramFileName(id);
-    if (id.empty()) {
-        if (!name.empty())
-            std::abort();
-        return;
-    }
-    if (name.empty() || name.front() == '.' || name.find('/') != std::string::npos ||
-        name.find('\0') != std::string::npos || periodogramFileId(name) != id)
-        std::abort();
-    if (!names.insert(name).second) // each id is checked once: a name met again is shared
-        std::abort();
-}
-
-// A results table of these ids (none with a line break, which the table writes as a blank)
-// reads back as written, and no row starts with a cell a spreadsheet would run.
-void checkTable(const std::vector<std::string>& ids, const std::string& path)
-{
-    using namespace warpscope::scene;
-    std::vector<BatchResult> rows;
-    for (const std::string& id : ids) {
-        // The id as a warning too, where it reads back as one ("; " parts warnings).
-        const bool warning = !id.empty() && id.find("; ") == std::string::npos;
-        rows.push_back(
-            {id, 1, true, {}, warning ? std::vector<std::string>{id} : std::vector<std::string>{}});
-    }
-    if (!writeResultsCsv(path, rows, 1))
-        std::abort();
-    std::vector<BatchResult> back;
-    if (!readResultsCsv(path, 1, back) || back != rows)
-        std::abort();
-    std::ifstream in(path, std::ios::binary);
-    std::string line;
-    std::getline(in, line); // the header
-    while (std::getline(in, line)) {
-        const std::size_t first = !line.empty() && line.front() == '"' ? 1 : 0;
-        if (first < line.size() && std::string("=+-@\t\r").find(line[first]) != std::string::npos)
-            std::abort();
-    }
-}
-
-// The ids of the bytes: each line one, and the whole.
-void checkIds(const std::uint8_t* data, std::size_t size, const std::string& path)
-{
-    const std::string bytes(reinterpret_cast<const char*>(data), size);
-    std::set<std::string> ids{bytes};
-    for (std::size_t start = 0; start <= size;) {
-        const std::size_t end = std::min(bytes.find('\n', start), size);
-        ids.insert(bytes.substr(start, end - start));
-        start = end + 1;
-    }
-    std::set<std::string> names;
-    std::vector<std::string> tableIds;
-    for (const std::string& id : ids) {
-        checkId(id, names);
-        if (id.find_first_of("\r\n") == std::string::npos)
-            tableIds.push_back(id);
-    }
-    checkTable(tableIds, path);
-}
-
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
@@ -121,11 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::string path = "/tmp/warpscope-catalogue-fuzz-" + std::to_string(::getpid()) + ".fits";
         ~Scratch() { std::remove(path.c_str()); }
     };
-    static const Scratch scratch,
-        table{"/tmp/warpscope-catalogue-fuzz-" + std::to_string(::getpid()) + ".results.csv"};
+    static const Scratch scratch;
     const std::string& path = scratch.path;
-    checkIds(data, size, table.path);
-
     std::FILE* file = std::fopen(path.c_str(), "wb");
     if (!file)
         std::abort();
@@ -142,11 +63,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     if (whole.size() != indexed.size() || whole.size() == 0)
         std::abort();
-    std::set<std::string> names;
+    std::set<std::string> ids;
     for (std::size_t i = 0; i < std::min<std::size_t>(whole.size(), 64); ++i) {
-        if (whole.id(i) != indexed.id(i))
-            std::abort();
-        checkId(whole.id(i), names); // a catalogue's ids are distinct
+        if (whole.id(i) != indexed.id(i) || !ids.insert(whole.id(i)).second)
+            std::abort(); // a catalogue's ids are distinct
         TimeSeries sa, sb;
         LoadReport ra, rb;
         const Status la = whole.load(i, sa, ra), lb = indexed.load(i, sb, rb);
@@ -156,5 +76,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                         ra.summary() != rb.summary()))
             std::abort();
     }
+    warpscope::fuzz::checkIds(ids);
     return 0;
 }

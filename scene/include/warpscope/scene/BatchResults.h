@@ -46,6 +46,11 @@ std::vector<std::string> resultColumns(int peaks);
 // The warnings cell: the warnings with "; " between them.
 std::string warningsText(const BatchResult& row);
 
+// One row of the table, its line break included, appended to text.
+void appendResultsCsvRow(std::string& text, const BatchResult& row, int peaks);
+// The row a line of a table of peaks peaks holds (without its line break), or why none.
+gpu::Status parseResultsCsvRow(const std::string& line, int peaks, BatchResult& row);
+
 // Writes atomically: the old file stays whole until the new one is complete.
 gpu::Status writeResultsCsv(const std::string& path, const std::vector<BatchResult>& rows,
                             int peaks);
