@@ -4,11 +4,18 @@
 #include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/Spectrum.h"
 #include "warpscope/gpu/TraceExport.h"
+#include "warpscope/scene/PeriodogramCost.h"
 #include "warpscope/scene/PeriodogramRequest.h"
 #include "warpscope/scene/PeriodogramUnits.h"
 #include "warpscope/scene/Prewhitening.h"
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unistd.h>
 
 namespace warpscope::app {
 namespace {
@@ -47,6 +54,52 @@ scene::PeriodogramScene controls(const AppOptions& options)
     }
     return c;
 }
+
+// While a long periodogram computes, a line on stderr every few seconds with the time it has
+// taken and the estimate (the computation itself reports no progress): on a terminal one
+// line rewritten each second, else a line each 10 seconds.
+class ProgressLine
+{
+public:
+    explicit ProgressLine(const scene::PeriodogramCost& cost)
+        : m_terminal(isatty(STDERR_FILENO)), m_thread([this, cost] { run(cost); })
+    {}
+    ~ProgressLine()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_done = true;
+        }
+        m_wake.notify_all();
+        m_thread.join();
+    }
+
+private:
+    void run(const scene::PeriodogramCost& cost)
+    {
+        const auto start = std::chrono::steady_clock::now();
+        const auto every = std::chrono::seconds(m_terminal ? 1 : 10);
+        std::unique_lock lock(m_mutex);
+        while (!m_wake.wait_for(lock, every, [this] { return m_done; })) {
+            const double elapsed =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            std::fprintf(stderr, "%swarpscope: computing the periodogram: %s of about %s%s",
+                         m_terminal ? "\r" : "", scene::durationText(elapsed).c_str(),
+                         scene::durationText(cost.seconds).c_str(), m_terminal ? "   " : "\n");
+            std::fflush(stderr);
+            m_shown = true;
+        }
+        if (m_terminal && m_shown)
+            std::fprintf(stderr, "\n");
+    }
+
+    const bool m_terminal;
+    bool m_done = false;
+    bool m_shown = false;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::thread m_thread; // last: it starts once the members above are made
+};
 
 } // namespace
 
@@ -111,8 +164,19 @@ int runHeadlessPeriodogram(const AppOptions& options, scene::PeriodogramScene* f
         return failure(errors.front().message);
     std::vector<double> power(std::size_t(o.grid.count));
     const auto compute = [&](const gpu::TimeSeries& data) {
+        // A long one is announced with its estimate before it starts, and its time shown.
+        const scene::PeriodogramCost cost =
+            scene::periodogramCost(data.t.size(), o.grid.count, o.nterms, context->isCuda(),
+                                   o.precision, std::thread::hardware_concurrency());
+        std::optional<ProgressLine> progress;
+        if (scene::isLong(cost)) {
+            std::fprintf(stderr, "warpscope: this periodogram is long: %s on %s\n",
+                         scene::costText(cost).c_str(), context->name().c_str());
+            progress.emplace(cost);
+        }
         double kernelMs = 0.0;
         const gpu::Status s = gpu::computePeriodogram(*context, data, o, power, &kernelMs);
+        progress.reset();
         if (s)
             std::printf("Computed %lld frequencies from %zu points on %s in %.1f ms\n",
                         o.grid.count, data.t.size(), context->name().c_str(), kernelMs);

@@ -4,12 +4,17 @@
 #include "warpscope/gpu/PeriodogramBatch.h"
 #include "warpscope/gpu/Spectrum.h"
 #include "warpscope/gpu/TraceExport.h"
+#include "warpscope/scene/BatchIds.h"
+#include "warpscope/scene/PeriodogramCost.h"
 #include "warpscope/scene/PeriodogramRequest.h"
 #include "warpscope/scene/PeriodogramUnits.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <thread>
 
 namespace warpscope::batch {
 namespace {
@@ -35,13 +40,8 @@ std::string skippedRows(const gpu::LoadReport& r)
 
 std::string periodogramPath(const BatchSettings& settings, const std::string& id)
 {
-    std::string name = id;
-    for (char& c : name)
-        if (c == '/' || c == '\\' || c == ':' || (unsigned char)c < 32)
-            c = '_';
-    if (name.empty() || name[0] == '.')
-        name = "_" + name;
-    return settings.periodogramFolder + "/" + name + ".periodogram.csv";
+    return (std::filesystem::path(settings.periodogramFolder) / scene::periodogramFileName(id))
+        .string();
 }
 
 namespace {
@@ -57,6 +57,10 @@ PreparedObject prepareObject(const BatchSettings& settings, BatchObject& object)
         row.warnings.push_back(why);
         return std::move(p);
     };
+    // A table's rows without an id may be any objects' rows: refused, in a row of their own.
+    if (object.id.empty())
+        return fail("refused: rows with an empty id are no one object's; give each row its "
+                    "object's id in the table");
     if (!object.loaded)
         return fail("unreadable: " + object.loaded.message());
     if (const std::string skipped = skippedRows(object.report); !skipped.empty())
@@ -83,6 +87,18 @@ PreparedObject prepareObject(const BatchSettings& settings, BatchObject& object)
     return p;
 }
 
+// The object's periodogram, as the app's export writes it, in a file of its own: one that
+// exists (an earlier run's) is kept, never replaced.
+gpu::Status writePeriodogram(const BatchSettings& settings, const PreparedObject& p,
+                             std::span<const double> power)
+{
+    const std::string path = periodogramPath(settings, p.row.id);
+    std::error_code error;
+    if (std::filesystem::exists(path, error) || std::filesystem::is_symlink(path, error))
+        return gpu::Status::failure(path + " already exists (kept; remove it to write it again)");
+    return gpu::writeTextFile(path, scene::periodogramCsv(p.options.grid, power, p.timeUnit));
+}
+
 // The row of an object whose highest local maxima are top (as topPeaks finds them, up to
 // kSpectrumMaxPeaks), or which failed with status; power is its periodogram, written when
 // settings ask.
@@ -97,10 +113,7 @@ void finishObject(const BatchSettings& settings, PreparedObject& p, const gpu::S
     }
     const gpu::PeriodogramOptions& options = p.options;
     if (!settings.periodogramFolder.empty())
-        if (const gpu::Status s =
-                gpu::writeTextFile(periodogramPath(settings, row.id),
-                                   scene::periodogramCsv(options.grid, power, p.timeUnit));
-            !s)
+        if (const gpu::Status s = writePeriodogram(settings, p, power); !s)
             row.warnings.push_back("periodogram not written: " + s.message());
     const std::vector<gpu::Peak> peaks =
         gpu::reportablePeaks(top, options.grid, gpu::timeBaseline(p.series), settings.peaks);
@@ -133,6 +146,25 @@ template <typename Work> auto timed(double& seconds, Work&& work)
         }
     } add{seconds, start};
     return work();
+}
+
+// Says on stderr, before it starts, that a periodogram call of points samples in all (one
+// object's, or a batch's) will take long: the objects' ETA knows nothing of it until they end.
+void announceLong(const gpu::Context& context, const std::string& what, std::size_t points,
+                  const gpu::PeriodogramOptions& options)
+{
+    const scene::PeriodogramCost cost =
+        scene::periodogramCost(points, options.grid.count, options.nterms, context.isCuda(),
+                               options.precision, std::thread::hardware_concurrency());
+    if (!scene::isLong(cost))
+        return;
+    // An id is anyone's bytes: its control characters are not sent to the terminal.
+    std::string shown = what;
+    for (char& c : shown)
+        if ((unsigned char)c < 32 || c == 127)
+            c = '?';
+    std::fprintf(stderr, "warpscope-batch: %s: %s on %s\n", shown.c_str(),
+                 scene::costText(cost).c_str(), context.name().c_str());
 }
 
 // Whether two requests can share a batch: the same grid and the same sums.
@@ -209,6 +241,8 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
         const std::size_t count = std::size_t(options.grid.count);
         if (!batchable(prepared[i], context.isCuda())) {
             done[i] = true;
+            announceLong(context, "object " + prepared[i].row.id, prepared[i].series.t.size(),
+                         options);
             if (peaksOnly) {
                 // The app's own call: the device's peak search, as in the Periodogram workspace.
                 std::shared_ptr<const gpu::Spectrum> spectrum;
@@ -252,8 +286,15 @@ std::vector<BatchResult> analyseObjects(gpu::Context& context, const BatchSettin
         }
         std::vector<gpu::TimeSeries> series;
         series.reserve(group.size());
-        for (const std::size_t j : group)
+        std::size_t groupPoints = 0;
+        for (const std::size_t j : group) {
+            groupPoints += prepared[j].series.t.size();
             series.push_back(std::move(prepared[j].series));
+        }
+        announceLong(context,
+                     std::to_string(group.size()) + " objects from " + prepared[i].row.id +
+                         " on, in one call",
+                     groupPoints, options);
         std::vector<gpu::Status> perObject;
         if (peaksOnly) {
             std::vector<std::vector<gpu::Peak>> peaks;

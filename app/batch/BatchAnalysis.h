@@ -23,8 +23,9 @@ struct BatchSettings
     bool powersToHost = false;
 };
 
-// The file of an object's periodogram in settings.periodogramFolder: its id, with characters
-// a file name cannot hold replaced, and ".periodogram.csv".
+// The file of an object's periodogram in settings.periodogramFolder:
+// scene::periodogramFileName, the id with any byte a file name should not hold as %XX, so
+// that no two objects share a file and the name gives the id back.
 std::string periodogramPath(const BatchSettings& settings, const std::string& id);
 
 // An object as the catalogue gives it: its id, whether it loaded, its series and the reader's

@@ -8,11 +8,16 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QFileInfo>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <future>
+#include <unistd.h>
 
 using namespace warpscope;
 
@@ -40,6 +45,44 @@ std::optional<double> number(const QString& text)
     bool ok = false;
     const double value = text.trimmed().toDouble(&ok);
     return ok && std::isfinite(value) ? std::optional<double>(value) : std::nullopt;
+}
+
+// Why files cannot be created in folder (named for option), or nothing when they can: a file
+// is made there and removed, so that a read-only place is found before any work, not after.
+QString unwritableFolder(const QString& option, const QString& folder)
+{
+    if (!QFileInfo(folder).isDir())
+        return option + ": the folder " + folder + " does not exist";
+    std::string probe = (folder + "/.warpscope-batch-XXXXXX").toStdString();
+    const int descriptor = ::mkstemp(probe.data());
+    if (descriptor < 0)
+        return option + ": cannot write in the folder " + folder + ": " +
+               QString::fromLocal8Bit(std::strerror(errno));
+    ::close(descriptor);
+    ::unlink(probe.c_str());
+    return {};
+}
+
+// Why the file path (named for option) could not be written, or nothing: its folder takes
+// files, and the path is not a folder or another kind of file.
+QString unwritableFile(const QString& option, const QString& path)
+{
+    const QFileInfo file(path);
+    if (file.exists() && !file.isFile())
+        return option + ": " + path + " exists and is not a file";
+    return unwritableFolder(option, file.absolutePath());
+}
+
+// Makes --periodograms' folder, and its parents, as mkdir -p would; why it cannot hold the
+// periodograms, or nothing.
+QString makePeriodogramFolder(const QString& folder)
+{
+    std::error_code error;
+    std::filesystem::create_directories(folder.toStdString(), error);
+    if (!QFileInfo(folder).isDir())
+        return "--periodograms: cannot make the folder " + folder + ": " +
+               QString::fromStdString(error ? error.message() : "a file of that name is there");
+    return unwritableFolder("--periodograms", folder);
 }
 
 struct Parsed
@@ -145,22 +188,22 @@ QString parseOptions(const QStringList& arguments, Parsed& parsed, bool& exitNow
     const QString csv = parser.value(output);
     if (!csv.endsWith(".csv", Qt::CaseInsensitive))
         return "--output must name a .csv file, not '" + csv + "'";
-    if (!QFileInfo(QFileInfo(csv).absolutePath()).isDir())
-        return "--output: the folder " + QFileInfo(csv).absolutePath() + " does not exist";
+    // The table, its parts and its source record go in the table's folder, the FITS table
+    // where it is named, the periodograms in theirs: each must take files before any work.
+    if (const QString problem = unwritableFile("--output", csv); !problem.isEmpty())
+        return problem;
+    const QString fitsFile = parser.isSet(fits) ? parser.value(fits) : csv.chopped(4) + ".fits";
+    if (const QString problem = unwritableFile("--fits", fitsFile); !problem.isEmpty())
+        return problem;
     parsed.run.csvPath = csv.toStdString();
-    parsed.run.fitsPath = parser.isSet(fits) ? parser.value(fits).toStdString()
-                                             : (csv.chopped(4) + ".fits").toStdString();
-    if (parser.isSet(periodograms)) {
-        if (!QFileInfo(parser.value(periodograms)).isDir())
-            return "--periodograms: " + parser.value(periodograms) + " is not a folder";
-        parsed.run.settings.periodogramFolder = parser.value(periodograms).toStdString();
-    }
+    parsed.run.fitsPath = fitsFile.toStdString();
     if (parser.isSet(trace)) {
         const QString path = parser.value(trace);
         if (!path.endsWith(".json", Qt::CaseInsensitive))
             return "--trace must name a .json file, not '" + path + "'";
-        if (!QFileInfo(QFileInfo(path).absolutePath()).isDir())
-            return "--trace: the folder " + QFileInfo(path).absolutePath() + " does not exist";
+        if (const QString problem = unwritableFolder("--trace", QFileInfo(path).absolutePath());
+            !problem.isEmpty())
+            return problem;
         // The timeline replaces its file: never the run's source record or its scene.
         const QString traceFile = QFileInfo(path).absoluteFilePath();
         for (const QString& kept :
@@ -285,6 +328,14 @@ QString parseOptions(const QStringList& arguments, Parsed& parsed, bool& exitNow
         return "--checkpoint must be a number of seconds above 0";
     parsed.run.checkpointSeconds = *seconds;
     parsed.run.progress = !parser.isSet(quiet);
+    // Last, once every other option is good: the periodograms' folder is made, with its
+    // parents, as a bad option must leave nothing behind.
+    if (parser.isSet(periodograms)) {
+        if (const QString problem = makePeriodogramFolder(parser.value(periodograms));
+            !problem.isEmpty())
+            return problem;
+        parsed.run.settings.periodogramFolder = parser.value(periodograms).toStdString();
+    }
     return {};
 }
 

@@ -2,6 +2,7 @@
 
 #include "BatchTable.h"
 #include "BatchTrace.h"
+#include "warpscope/scene/PeriodogramCost.h"
 
 #include <algorithm>
 #include <chrono>
@@ -222,19 +223,6 @@ gpu::Status openContexts(const RunOptions& options, const Ranks& ranks,
     return gpu::Status::success();
 }
 
-std::string duration(double seconds)
-{
-    char text[40];
-    const long long s = (long long)(seconds + 0.5);
-    if (s >= 3600)
-        std::snprintf(text, sizeof text, "%lldh%02lldm", s / 3600, s / 60 % 60);
-    else if (s >= 60)
-        std::snprintf(text, sizeof text, "%lldm%02llds", s / 60, s % 60);
-    else
-        std::snprintf(text, sizeof text, "%llds", s);
-    return text;
-}
-
 // A line of this rank's on stderr: "warpscope-batch: ", "rank R: " under MPI, then message.
 void say(const Ranks& ranks, const std::string& message)
 {
@@ -245,6 +233,13 @@ void say(const Ranks& ranks, const std::string& message)
 }
 
 } // namespace
+
+std::string etaText(long long done, long long total, double elapsed)
+{
+    if (done <= 0 || elapsed <= 0.0)
+        return "unknown";
+    return scene::durationText(double(total - done) * elapsed / double(done));
+}
 
 RankDevices openRankDevices(const RunOptions& options, const Ranks& ranks)
 {
@@ -461,15 +456,16 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
         const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
         const long long n = computed.load();
         const double rate = elapsed > 0 ? double(n) / elapsed : 0.0;
-        const double eta = rate > 0 ? double((long long)mine.size() - n) / rate : 0.0;
         char rank[32] = "";
         if (ranks.size > 1)
             std::snprintf(rank, sizeof rank, "rank %d: ", ranks.rank);
-        std::fprintf(stderr,
-                     "%swarpscope-batch: %s%lld/%zu objects (%lld failed), %.1f objects/s, %s %s%s",
-                     terminal ? "\r" : "", rank, n, mine.size(), failedObjects.load(), rate,
-                     final ? "in" : "ETA", duration(final ? elapsed : eta).c_str(),
-                     terminal && !final ? "   " : "\n");
+        std::fprintf(
+            stderr, "%swarpscope-batch: %s%lld/%zu objects (%lld failed), %.1f objects/s, %s %s%s",
+            terminal ? "\r" : "", rank, n, mine.size(), failedObjects.load(), rate,
+            final ? "in" : "ETA",
+            (final ? scene::durationText(elapsed) : etaText(n, (long long)mine.size(), elapsed))
+                .c_str(),
+            terminal && !final ? "   " : "\n");
         std::fflush(stderr);
     };
     gpu::Status saved;

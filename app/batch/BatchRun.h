@@ -40,6 +40,11 @@ struct RankDevices
 };
 RankDevices openRankDevices(const RunOptions& options, const Ranks& ranks);
 
+// The progress line's estimate of the time left, done of total objects elapsed seconds in:
+// "unknown" until an object is done (before, no rate has been measured: the first objects
+// may take minutes), then the objects left at the rate so far.
+std::string etaText(long long done, long long total, double elapsed);
+
 // Runs the catalogue: skips the objects the results table already holds, shares the rest
 // between the ranks (object i of the remaining ones goes to rank i mod size) and, in a rank,
 // between its devices (one context and thread each, taking the next object from a shared

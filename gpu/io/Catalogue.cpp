@@ -829,10 +829,10 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
             continue;
         }
         const std::vector<std::string> cells = splitLine(line, delimiter);
-        std::string id =
+        // An empty id stays empty, its rows an object apart (as a FITS table's blank ids are):
+        // no name given to it could not also be a real object's.
+        const std::string id =
             std::size_t(idColumn) < cells.size() ? cells[std::size_t(idColumn)] : std::string();
-        if (id.empty())
-            id = "(no id)";
         if (onlyId && id != *onlyId)
             continue;
         auto [at, added] = index.try_emplace(id, catalogue.m_objects.size());

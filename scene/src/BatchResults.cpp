@@ -1,5 +1,7 @@
 #include "warpscope/scene/BatchResults.h"
 
+#include "warpscope/scene/BatchIds.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -33,11 +35,14 @@ std::string optionalNumber(const std::optional<double>& value)
     return value ? number(*value) : std::string();
 }
 
-// RFC 4180: a cell with a comma or quote is quoted, quotes doubled. Line breaks become
-// blanks, so that every row is one line (the reader reads lines).
-std::string csvCell(const std::string& text)
+// A text cell: spreadsheet-safe (a text a spreadsheet would run as a formula gains a
+// leading quote, and is quoted as OWASP advises), then RFC 4180: a cell with a comma or quote
+// is quoted, quotes doubled. Line breaks become blanks, so that every row is one line (the
+// reader reads lines).
+std::string csvCell(const std::string& cell)
 {
-    if (text.find_first_of(",\"\r\n") == std::string::npos)
+    const std::string text = spreadsheetSafe(cell);
+    if (text.find_first_of(",\"\r\n") == std::string::npos && text == cell)
         return text;
     std::string quoted = "\"";
     for (char c : text)
@@ -127,6 +132,79 @@ std::vector<std::string> resultColumns(int peaks)
     return columns;
 }
 
+void appendResultsCsvRow(std::string& text, const BatchResult& r, int peaks)
+{
+    const auto add = [&text](const std::string& cell) {
+        text += ',';
+        text += cell;
+    };
+    text += csvCell(r.id);
+    add(r.failed ? "failed" : "ok");
+    add(std::to_string(r.points));
+    if (r.peaks.empty()) {
+        text += ",,,,";
+    } else {
+        const BatchPeak& best = r.peaks.front();
+        add(number(best.frequency));
+        add(number(best.period));
+        add(number(best.power));
+        add(optionalNumber(best.fap));
+    }
+    for (int j = 0; j < peaks; ++j) {
+        if (std::size_t(j) < r.peaks.size()) {
+            const BatchPeak& p = r.peaks[std::size_t(j)];
+            add(number(p.period));
+            add(number(p.power));
+            add(optionalNumber(p.fap));
+        } else {
+            text += ",,,";
+        }
+    }
+    add(csvCell(warningsText(r)));
+    text += '\n';
+}
+
+gpu::Status parseResultsCsvRow(const std::string& line, int peaks, BatchResult& r)
+{
+    const auto bad = [](const std::string& why) { return gpu::Status::failure(why); };
+    std::vector<std::string> cells;
+    const std::size_t columns = kBestColumns + 3 * std::size_t(std::max(peaks, 0)) + 1;
+    if (!splitCsv(line, cells) || cells.size() != columns)
+        return bad("expected " + std::to_string(columns) + " cells");
+    r = {};
+    // An empty id is a row of its own: the rows of a table whose id cell is empty,
+    // refused by the run (its warning says so), never merged with another object.
+    r.id = fromSpreadsheetSafe(cells[0]);
+    if (cells[1] != "ok" && cells[1] != "failed")
+        return bad("the status is neither ok nor failed");
+    r.failed = cells[1] == "failed";
+    double points = 0.0;
+    if (!parseDouble(cells[2], points) || points < 0 || points != std::floor(points))
+        return bad("the number of points is not a whole number");
+    r.points = (long long)points;
+    for (int j = 0; j < peaks; ++j) {
+        const std::size_t c = kBestColumns + 3 * std::size_t(j);
+        if (cells[c].empty() && cells[c + 1].empty())
+            break;
+        BatchPeak p;
+        if (!parseDouble(cells[c], p.period) || !parseDouble(cells[c + 1], p.power) ||
+            !parseOptional(cells[c + 2], p.fap) || p.period == 0.0)
+            return bad("peak " + std::to_string(j + 1) + " is not a period, power and FAP");
+        p.frequency = 1.0 / p.period;
+        r.peaks.push_back(p);
+    }
+    // The best frequency is kept as written, not recomputed from the period.
+    if (!r.peaks.empty() && !parseDouble(cells[3], r.peaks.front().frequency))
+        return bad("the best frequency is not a number");
+    std::string warnings = fromSpreadsheetSafe(cells.back());
+    for (std::size_t at; !warnings.empty();) {
+        at = warnings.find(kWarningSeparator);
+        r.warnings.push_back(warnings.substr(0, at));
+        warnings = at == std::string::npos ? "" : warnings.substr(at + 2);
+    }
+    return gpu::Status::success();
+}
+
 gpu::Status writeResultsCsv(const std::string& path, const std::vector<BatchResult>& rows,
                             int peaks)
 {
@@ -143,37 +221,8 @@ gpu::Status writeResultsCsv(const std::string& path, const std::vector<BatchResu
         // thousand rows took 0.17 s on one), then written in order.
         const auto format = [&](std::size_t first, std::size_t last) {
             std::string text;
-            const auto add = [&text](const std::string& cell) {
-                text += ',';
-                text += cell;
-            };
-            for (std::size_t i = first; i < last; ++i) {
-                const BatchResult& r = rows[i];
-                text += csvCell(r.id);
-                add(r.failed ? "failed" : "ok");
-                add(std::to_string(r.points));
-                if (r.peaks.empty()) {
-                    text += ",,,,";
-                } else {
-                    const BatchPeak& best = r.peaks.front();
-                    add(number(best.frequency));
-                    add(number(best.period));
-                    add(number(best.power));
-                    add(optionalNumber(best.fap));
-                }
-                for (int j = 0; j < peaks; ++j) {
-                    if (std::size_t(j) < r.peaks.size()) {
-                        const BatchPeak& p = r.peaks[std::size_t(j)];
-                        add(number(p.period));
-                        add(number(p.power));
-                        add(optionalNumber(p.fap));
-                    } else {
-                        text += ",,,";
-                    }
-                }
-                add(csvCell(warningsText(r)));
-                text += '\n';
-            }
+            for (std::size_t i = first; i < last; ++i)
+                appendResultsCsvRow(text, rows[i], peaks);
             return text;
         };
         constexpr std::size_t kPartRows = 8192;
@@ -219,42 +268,10 @@ gpu::Status readResultsCsv(const std::string& path, int peaks, std::vector<Batch
     long long lineNumber = 1;
     while (std::getline(in, line)) {
         ++lineNumber;
-        const auto bad = [&](const std::string& why) {
-            return gpu::Status::failure(path + ", line " + std::to_string(lineNumber) + ": " + why);
-        };
-        if (!splitCsv(line, cells) || cells.size() != columns.size())
-            return bad("expected " + std::to_string(columns.size()) + " cells");
         BatchResult r;
-        r.id = cells[0];
-        if (r.id.empty())
-            return bad("the object has no id");
-        if (cells[1] != "ok" && cells[1] != "failed")
-            return bad("the status is neither ok nor failed");
-        r.failed = cells[1] == "failed";
-        double points = 0.0;
-        if (!parseDouble(cells[2], points) || points < 0 || points != std::floor(points))
-            return bad("the number of points is not a whole number");
-        r.points = (long long)points;
-        for (int j = 0; j < peaks; ++j) {
-            const std::size_t c = kBestColumns + 3 * std::size_t(j);
-            if (cells[c].empty() && cells[c + 1].empty())
-                break;
-            BatchPeak p;
-            if (!parseDouble(cells[c], p.period) || !parseDouble(cells[c + 1], p.power) ||
-                !parseOptional(cells[c + 2], p.fap) || p.period == 0.0)
-                return bad("peak " + std::to_string(j + 1) + " is not a period, power and FAP");
-            p.frequency = 1.0 / p.period;
-            r.peaks.push_back(p);
-        }
-        // The best frequency is kept as written, not recomputed from the period.
-        if (!r.peaks.empty() && !parseDouble(cells[3], r.peaks.front().frequency))
-            return bad("the best frequency is not a number");
-        std::string warnings = cells.back();
-        for (std::size_t at; !warnings.empty();) {
-            at = warnings.find(kWarningSeparator);
-            r.warnings.push_back(warnings.substr(0, at));
-            warnings = at == std::string::npos ? "" : warnings.substr(at + 2);
-        }
+        if (const gpu::Status s = parseResultsCsvRow(line, peaks, r); !s)
+            return gpu::Status::failure(path + ", line " + std::to_string(lineNumber) + ": " +
+                                        s.message());
         rows.push_back(std::move(r));
     }
     return gpu::Status::success();

@@ -1,11 +1,14 @@
 // The batch program's headless core: the results table's round trip and its refusals, and
 // how a table of many objects is split into objects.
 #include "BatchAnalysis.h"
+#include "BatchRun.h"
 #include "BatchTable.h"
 #include "BatchTrace.h"
 #include "HostPool.h"
 #include "warpscope/gpu/Catalogue.h"
+#include "warpscope/scene/BatchIds.h"
 #include "warpscope/scene/BatchSource.h"
+#include "warpscope/scene/PeriodogramCost.h"
 
 #include <algorithm>
 #include <atomic>
@@ -137,7 +140,7 @@ TEST(BatchTable, RefusesWhatItDidNotWrite)
         header += (header.empty() ? "" : ",") + c;
     const std::vector<std::pair<std::string, std::string>> cases{
         {"a,ok,3", "expected 11 cells"},       {"a,maybe,3,,,,,,,,", "neither ok nor failed"},
-        {"a,ok,2.5,,,,,,,,", "whole number"},  {",ok,3,,,,,,,,", "no id"},
+        {"a,ok,2.5,,,,,,,,", "whole number"},  {"a,ok,-3,,,,,,,,", "whole number"},
         {"a,ok,3,0.5,2,0.9,,2,x,,", "peak 1"}, {"\"a,ok,3,,,,,,,,", "expected 11 cells"}};
     for (const auto& [row, why] : cases) {
         write(path, header + "\n" + row + "\n");
@@ -910,4 +913,209 @@ TEST(BatchTrace, EachRankWritesItsOwnFile)
     two.rank = 1;
     EXPECT_EQ(rankTracePath("/runs/w1.json", two), "/runs/w1.rank1.json");
     EXPECT_EQ(rankTracePath("w1.trace.json", two), "w1.trace.rank1.json");
+}
+
+// A spreadsheet opening results.csv must show every id as text, never run it (OWASP's CSV
+// injection rule: a cell starting with = + - @, a tab or a CR gains a leading quote and is
+// quoted); the table reads each id back exactly, and the FITS table holds the ids as they are.
+TEST(BatchTable, IdsASpreadsheetWouldRunAreWrittenAsText)
+{
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"=cmd|' /C calc'!A0", "\"'=cmd|' /C calc'!A0\","},
+        {"@SUM(A1)", "\"'@SUM(A1)\","},
+        {"+1", "\"'+1\","},
+        {"-2", "\"'-2\","},
+        {"\tleading tab", "\"'\tleading tab\","},
+        {"'quoted", "\"''quoted\","},
+        {"=1,2", "\"'=1,2\","},
+        {"a=b", "a=b,"},
+        {"2", "2,"}};
+    std::vector<BatchResult> rows;
+    for (const auto& [id, line] : cases)
+        rows.push_back({id, 10, true, {}, {"-1 is no warning a spreadsheet should run"}});
+    const std::string path = scratch("injection.csv");
+    ASSERT_TRUE(writeResultsCsv(path, rows, 1));
+    std::istringstream text(read(path));
+    std::string line;
+    std::getline(text, line); // the header
+    for (const auto& [id, start] : cases) {
+        ASSERT_TRUE(std::getline(text, line));
+        EXPECT_EQ(line.rfind(start, 0), 0u) << line;
+        EXPECT_NE(line.find(",\"'-1 is no warning"), std::string::npos) << line;
+    }
+    std::vector<BatchResult> back;
+    ASSERT_TRUE(readResultsCsv(path, 1, back));
+    EXPECT_EQ(back, rows);
+
+    const std::string fits = scratch("injection.fits");
+    ASSERT_TRUE(writeResultsFits(fits, rows, 1));
+    fitsfile* file = nullptr;
+    int status = 0;
+    ASSERT_EQ(fits_open_table(&file, fits.c_str(), READONLY, &status), 0);
+    int column = 0, anyNull = 0;
+    fits_get_colnum(file, CASEINSEN, const_cast<char*>("ID"), &column, &status);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        char id[64] = {}, *ids[] = {id};
+        fits_read_col(file, TSTRING, column, (long long)i + 1, 1, 1, nullptr, ids, &anyNull,
+                      &status);
+        EXPECT_EQ(std::string(id), cases[i].first);
+    }
+    fits_close_file(file, &status);
+    EXPECT_EQ(status, 0);
+}
+
+TEST(BatchTable, AnEmptyIdIsARowOfItsOwn)
+{
+    const std::string path = scratch("empty-id.csv");
+    const std::vector<BatchResult> rows{{"", 0, true, {}, {"refused"}},
+                                        {"(no id)", 3, true, {}, {"too few"}}};
+    ASSERT_TRUE(writeResultsCsv(path, rows, 1));
+    std::vector<BatchResult> back;
+    ASSERT_TRUE(readResultsCsv(path, 1, back));
+    EXPECT_EQ(back, rows);
+}
+
+TEST(BatchIds, PeriodogramFilesAreNamedOneForEachIdAndGiveItBack)
+{
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"star02", "star02.periodogram.csv"},
+        {"a/b", "a%2Fb.periodogram.csv"},
+        {"a_b", "a_b.periodogram.csv"},
+        {"a\\b", "a%5Cb.periodogram.csv"},
+        {"a%2Fb", "a%252Fb.periodogram.csv"},
+        {"..", "%2E..periodogram.csv"},
+        {".hidden", "%2Ehidden.periodogram.csv"},
+        {"lc.v2.csv", "lc.v2.csv.periodogram.csv"},
+        {"x y:z", "x%20y%3Az.periodogram.csv"},
+        {"\xc3\xa9", "%C3%A9.periodogram.csv"},
+        {std::string("n\0ul", 4), "n%00ul.periodogram.csv"}};
+    for (const auto& [id, name] : cases) {
+        EXPECT_EQ(scene::periodogramFileName(id), name);
+        EXPECT_EQ(scene::periodogramFileId(name), std::optional<std::string>(id)) << name;
+    }
+    EXPECT_EQ(scene::periodogramFileName(""), "");
+    // Names that no id gives: each id has exactly one name.
+    for (const char* name :
+         {"a%2fb.periodogram.csv", "%41.periodogram.csv", "a b.periodogram.csv",
+          ".x.periodogram.csv", "a%2.periodogram.csv", "a.csv", ".periodogram.csv"})
+        EXPECT_FALSE(scene::periodogramFileId(name)) << name;
+}
+
+namespace {
+
+// A periodic object of 40 points.
+BatchObject sineObject(const std::string& id)
+{
+    BatchObject o;
+    o.id = id;
+    for (int i = 0; i < 40; ++i) {
+        o.series.t.push_back(0.37 * i + 0.01 * (i % 3));
+        o.series.y.push_back(std::sin(2.0 * M_PI * o.series.t.back() / 2.5));
+    }
+    return o;
+}
+
+} // namespace
+
+// Ids that a file name would once have made alike each get a periodogram of their own, and
+// an existing file is kept, the row saying so.
+TEST(BatchAnalysis, PeriodogramFilesNeverReplaceOneAnother)
+{
+    const std::string folder = scratch("periodograms");
+    std::filesystem::create_directories(folder);
+    write(folder + "/old.periodogram.csv", "an earlier run's\n");
+    std::unique_ptr<gpu::Context> context;
+    ASSERT_TRUE(gpu::Context::open({gpu::DeviceKind::Cpu, 0}, context));
+    HostPool pool(2);
+    BatchSettings settings;
+    settings.scene.gridMode = scene::GridMode::Linear;
+    settings.scene.fmin = 0.05;
+    settings.scene.fmax = 1.0;
+    settings.scene.count = 500;
+    settings.periodogramFolder = folder;
+    std::vector<BatchObject> objects{sineObject("a/b"), sineObject("a_b"), sineObject("old")};
+    std::vector<PreparedObject> prepared = prepareObjects(settings, objects, pool, nullptr);
+    bool cancelled = true;
+    const auto rows = analyseObjects(*context, settings, prepared, pool, nullptr, cancelled);
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_TRUE(rows[0].warnings.empty());
+    EXPECT_TRUE(rows[1].warnings.empty());
+    const std::string slash = read(folder + "/a%2Fb.periodogram.csv");
+    EXPECT_EQ(std::count(slash.begin(), slash.end(), '\n'), 501); // a header, 500 frequencies
+    EXPECT_EQ(slash, read(folder + "/a_b.periodogram.csv"));      // two objects of one series
+    EXPECT_EQ(read(folder + "/old.periodogram.csv"), "an earlier run's\n");
+    ASSERT_EQ(rows[2].warnings.size(), 1u);
+    EXPECT_NE(rows[2].warnings[0].find("periodogram not written"), std::string::npos);
+    EXPECT_NE(rows[2].warnings[0].find("already exists"), std::string::npos);
+    EXPECT_FALSE(rows[2].failed); // its row is computed all the same
+}
+
+// A table's rows with an empty id are kept apart from an object called "(no id)", and
+// refused in a row of their own.
+TEST(BatchCatalogue, RowsWithAnEmptyIdAreAnObjectApartAndRefused)
+{
+    const std::string path = scratch("empty-ids.csv");
+    write(path, "id,time,flux\n,1,2\n(no id),1,5\n,2,3\n(no id),2,6\n,3,1\n(no id),3,4\n");
+    for (const bool indexed : {false, true}) {
+        gpu::Catalogue catalogue;
+        ASSERT_TRUE(indexed
+                        ? gpu::Catalogue::indexTable(path, {}, gpu::TimeFormat::Auto, catalogue)
+                        : gpu::Catalogue::openTable(path, {}, gpu::TimeFormat::Auto, catalogue));
+        ASSERT_EQ(catalogue.size(), 2u);
+        EXPECT_EQ(catalogue.id(0), "");
+        EXPECT_EQ(catalogue.id(1), "(no id)");
+        gpu::TimeSeries series;
+        gpu::LoadReport report;
+        ASSERT_TRUE(catalogue.load(1, series, report));
+        EXPECT_EQ(series.y, (std::vector<double>{5, 6, 4}));
+
+        HostPool pool(1);
+        std::vector<BatchObject> objects(2);
+        for (std::size_t i = 0; i < 2; ++i) {
+            objects[i].id = catalogue.id(i);
+            objects[i].loaded = catalogue.load(i, objects[i].series, objects[i].report);
+        }
+        const auto prepared = prepareObjects(BatchSettings{}, objects, pool, nullptr);
+        ASSERT_EQ(prepared.size(), 2u);
+        EXPECT_TRUE(prepared[0].row.failed);
+        ASSERT_EQ(prepared[0].row.warnings.size(), 1u);
+        EXPECT_NE(prepared[0].row.warnings[0].find("empty id"), std::string::npos);
+        EXPECT_EQ(prepared[1].row.id, "(no id)");
+        EXPECT_EQ(prepared[1].row.points, 3);
+    }
+}
+
+// The batch's progress line has no rate before an object is done: its ETA is unknown, not 0s.
+TEST(BatchRun, EtaIsUnknownUntilARateIsMeasured)
+{
+    EXPECT_EQ(etaText(0, 10, 0.0), "unknown");
+    EXPECT_EQ(etaText(0, 10, 300.0), "unknown");
+    EXPECT_EQ(etaText(2, 10, 4.0), "16s");
+    EXPECT_EQ(etaText(1, 61, 2.0), "2m00s");
+}
+
+TEST(PeriodogramCost, EstimatesTermsAndTimeFromTheBackendsRate)
+{
+    // The command line's 10-million-point file on its automatic grid of 25 million.
+    const scene::PeriodogramCost big =
+        scene::periodogramCost(10'000'000, 25'000'000, 1, false, gpu::Precision::Float64, 2);
+    EXPECT_EQ(big.terms, 2.5e14);
+    EXPECT_EQ(big.rate, 2e9); // 1e9 terms a second a thread
+    EXPECT_EQ(big.seconds, 1.25e5);
+    EXPECT_TRUE(scene::isLong(big));
+    EXPECT_NE(scene::costText(big).find("10000000 points x 25000000 frequencies x 1 term = "
+                                        "2.5e+14 terms: about 34h43m"),
+              std::string::npos)
+        << scene::costText(big);
+    const scene::PeriodogramCost harmonics =
+        scene::periodogramCost(300'000, 100'000, 3, true, gpu::Precision::Float64, 2);
+    EXPECT_EQ(harmonics.terms, 9e10);
+    EXPECT_EQ(harmonics.seconds, 9.0); // 1e10 terms a second in float64 on CUDA
+    EXPECT_TRUE(scene::isLong(harmonics));
+    EXPECT_EQ(scene::periodogramCost(300'000, 100'000, 1, true, gpu::Precision::Float32, 2).rate,
+              2e11);
+    EXPECT_FALSE(
+        scene::isLong(scene::periodogramCost(500, 100'000, 1, false, gpu::Precision::Float64, 1)));
+    EXPECT_EQ(scene::durationText(59.4), "59s");
+    EXPECT_EQ(scene::durationText(3600.0 * 50), "50h00m");
 }

@@ -42,6 +42,21 @@ expect 2 "--trace: the folder" "$fixtures/files" -o "$work/x.csv" --trace "$work
 expect 2 "would replace" "$fixtures/files" -o "$work/x.csv" --trace "$work/x.source.json"
 expect 2 "Unknown option" "$fixtures/files" -o "$work/x.csv" --frobnicate
 expect 1 "No light-curve files" "$work/nothing-*.csv" -o "$work/x.csv"
+# Outputs that cannot be written are refused before any work, as a missing folder is: /proc
+# takes no files, even from root, and neither does a path through a regular file.
+touch "$work/a-file"
+mkdir -p "$work/folder.csv"
+expect 2 "--output: cannot write in the folder /proc" "$fixtures/files" -o /proc/x.csv
+expect 2 "--output: $work/folder.csv exists and is not a file" "$fixtures/files" -o "$work/folder.csv"
+expect 2 "--fits: cannot write in the folder /proc" "$fixtures/files" -o "$work/x.csv" --fits /proc/x.fits
+expect 2 "--periodograms: cannot make the folder /proc/periodograms" "$fixtures/files" \
+    -o "$work/x.csv" --periodograms /proc/periodograms
+expect 2 "--periodograms: cannot make the folder $work/a-file/periodograms" "$fixtures/files" \
+    -o "$work/x.csv" --periodograms "$work/a-file/periodograms"
+expect 2 "--trace: cannot write in the folder /proc" "$fixtures/files" -o "$work/x.csv" --trace /proc/t.json
+check "refused outputs: no table was written" bash -c "[ ! -e '$work/x.csv' ] && [ ! -e '$work/x.source.json' ]"
+expect 2 "--peaks must be 1 to 20" "$fixtures/files" -o "$work/x.csv" --periodograms "$work/not-made" --peaks 0
+check "a bad option makes no periodograms folder" [ ! -e "$work/not-made" ]
 expect 1 "has no id column 'object'" "$fixtures/catalogue.csv" -o "$work/x.csv" --id-column object
 expect 1 "has no id column 'object'" "$fixtures/catalogue.fits" -o "$work/x.csv" --id-column object
 
@@ -139,7 +154,60 @@ check "--periodograms: star02's best power is in its periodogram" \
     awk -F, -v p="$(awk -F, '$1 == "star02" { print $6 }' "$work/table.csv")" \
     'NR > 1 && $NF + 0 == p + 0 { found = 1 } END { exit !found }' \
     "$work/periodograms/star02.periodogram.csv"
-expect 2 "is not a folder" "$fixtures/files" -o "$work/x.csv" --periodograms "$work/none"
+
+# --periodograms makes its folder and the parents, as mkdir -p.
+"$batch" "$fixtures/catalogue.csv" -o "$work/deep.csv" "${grid[@]}" --periodograms "$work/new/deep"
+check "--periodograms makes its folder: exit 0" [ $? = 0 ]
+check "--periodograms makes its folder and its parents" [ "$(ls "$work/new/deep" | wc -l)" = 7 ]
+
+# Hostile ids in a table: a spreadsheet never runs one, each object has its own periodogram
+# file (a/b and a_b once shared one), an empty id is refused apart from an object called
+# "(no id)", and a rerun keeps the periodograms it finds.
+{
+    echo "id,time,flux"
+    for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+        for id in "=cmd|' /C calc'!A0" "-2" "a/b" "a_b" "" "(no id)" "@SUM(A1)"; do
+            echo "$id,$i,$(( (i * i + ${#id}) % 7 ))"
+        done
+    done
+} >"$work/hostile-ids.csv"
+mkdir -p "$work/hostile-periodograms"
+"$batch" "$work/hostile-ids.csv" -o "$work/hostile-ids-results.csv" --frequencies 0.05,2.0,300 \
+    --quiet --periodograms "$work/hostile-periodograms"
+check "hostile ids: exit 0" [ $? = 0 ]
+noFormula() { [ -s "$1" ] && ! tail -n +2 "$1" | grep -qE '^"?[-=+@]'; }
+check "hostile ids: no row starts as a formula" noFormula "$work/hostile-ids-results.csv"
+check "hostile ids: the formula is text" grep -qF "\"'=cmd|' /C calc'!A0\",ok,12," "$work/hostile-ids-results.csv"
+check "hostile ids: -2 is text" grep -qF "\"'-2\",ok,12," "$work/hostile-ids-results.csv"
+check "hostile ids: an empty id is refused in its row" grep -qE '^,failed,0,.*empty id' "$work/hostile-ids-results.csv"
+check "hostile ids: (no id) is an object of its own" grep -qF "(no id),ok,12," "$work/hostile-ids-results.csv"
+check "hostile ids: one periodogram per computed object" [ "$(ls "$work/hostile-periodograms" | wc -l)" = 6 ]
+for name in 'a%2Fb' 'a_b' '%28no%20id%29' '%3Dcmd%7C%27%20%2FC%20calc%27%21A0' '-2' '%40SUM%28A1%29'; do
+    check "hostile ids: $name.periodogram.csv" [ -s "$work/hostile-periodograms/$name.periodogram.csv" ]
+done
+check "hostile ids: the FITS table holds the ids as they are" grep -qF "=cmd|' /C calc'!A0" "$work/hostile-ids-results.fits"
+cp "$work/hostile-periodograms/a_b.periodogram.csv" "$work/a_b.before"
+"$batch" "$work/hostile-ids.csv" -o "$work/hostile-again.csv" --frequencies 0.05,2.0,600 \
+    --quiet --periodograms "$work/hostile-periodograms"
+check "a rerun keeps the periodograms it finds" cmp "$work/a_b.before" "$work/hostile-periodograms/a_b.periodogram.csv"
+kept() { [ "$(grep -c 'periodogram not written: .*already exists' "$1")" = 6 ]; }
+check "a rerun says which periodograms it kept" kept "$work/hostile-again.csv"
+
+# A long periodogram is announced with its estimate before it starts, and the ETA is unknown
+# until an object is done: 300 000 points at 10^6 frequencies.
+mkdir -p "$work/long"
+awk 'BEGIN { print "time,flux"; for (i = 0; i < 300000; i++) printf "%d,%d\n", i, (i * 7919) % 13 }' \
+    >"$work/long/long.csv"
+"$batch" "$work/long" -o "$work/long.csv" --frequencies 0.001,0.4,1000000 --backend cpu \
+    2>"$work/long.log" &
+pid=$!
+# The progress line comes every 10 s off a terminal.
+for _ in $(seq 200); do grep -q "ETA" "$work/long.log" && break; sleep 0.1; done
+kill -INT $pid
+wait $pid
+check "a long object is announced with its estimate" \
+    grep -qE "object long.csv: 300000 points x 1000000 frequencies x 1 term = 3e\+11 terms: about" "$work/long.log"
+check "the ETA is unknown until an object is done" grep -qF "0/1 objects (0 failed), 0.0 objects/s, ETA unknown" "$work/long.log"
 
 # Resumed: four objects, then the rest.
 "$batch" "$fixtures/catalogue.csv" -o "$work/resumed.csv" "${grid[@]}" --limit 4

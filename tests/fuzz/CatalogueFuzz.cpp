@@ -2,6 +2,8 @@
 // message, or open both ways (read whole, and indexed with each object's rows read by its
 // load) into the same objects, whose every load gives the same series or the same failure.
 // The two ways share cfitsio but not the code that reads the rows into objects.
+// The objects' ids follow the batch's rules for ids (BatchIdChecks.h).
+#include "BatchIdChecks.h"
 #include "warpscope/gpu/Catalogue.h"
 
 #include <algorithm>
@@ -61,9 +63,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     if (whole.size() != indexed.size() || whole.size() == 0)
         std::abort();
+    std::set<std::string> ids;
     for (std::size_t i = 0; i < std::min<std::size_t>(whole.size(), 64); ++i) {
-        if (whole.id(i) != indexed.id(i))
-            std::abort();
+        if (whole.id(i) != indexed.id(i) || !ids.insert(whole.id(i)).second)
+            std::abort(); // a catalogue's ids are distinct
         TimeSeries sa, sb;
         LoadReport ra, rb;
         const Status la = whole.load(i, sa, ra), lb = indexed.load(i, sb, rb);
@@ -73,5 +76,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                         ra.summary() != rb.summary()))
             std::abort();
     }
+    warpscope::fuzz::checkIds(ids);
     return 0;
 }

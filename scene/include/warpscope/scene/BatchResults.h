@@ -40,10 +40,16 @@ struct BatchResult
 // between them). A value that does not exist (a failed object's, a FAP for N < 4, a peak
 // the periodogram does not have) is an empty cell. Numbers are written with 17 significant
 // digits, so reading a table back and writing it again gives the same bytes (resumed runs
-// rely on it).
+// rely on it). The id and warnings cells are spreadsheetSafe (BatchIds.h): an id such as
+// "=cmd|..." or "-2" is written '=cmd|... and '-2, quoted, and read back as itself.
 std::vector<std::string> resultColumns(int peaks);
 // The warnings cell: the warnings with "; " between them.
 std::string warningsText(const BatchResult& row);
+
+// One row of the table, its line break included, appended to text.
+void appendResultsCsvRow(std::string& text, const BatchResult& row, int peaks);
+// The row a line of a table of peaks peaks holds (without its line break), or why none.
+gpu::Status parseResultsCsvRow(const std::string& line, int peaks, BatchResult& row);
 
 // Writes atomically: the old file stays whole until the new one is complete.
 gpu::Status writeResultsCsv(const std::string& path, const std::vector<BatchResult>& rows,
