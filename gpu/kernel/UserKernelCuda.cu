@@ -30,7 +30,10 @@ struct UserKernelCudaState : SliceState
 
     KernelRunner runner;
     CudaBuffer staging{"the user kernel's output", false};
-    void* exported = nullptr; // the staging memory the IPC handle names
+    // The staging memory the IPC handle names. Its size too: a grown allocation may come back
+    // at the same address, and the runner must then open the new one, not keep the old.
+    void* exported = nullptr;
+    std::size_t exportedBytes = 0;
     std::array<char, 64> handle{};
     std::uint64_t generation = 0;
     bool ipcRefused = false;
@@ -40,7 +43,7 @@ struct UserKernelCudaState : SliceState
 // Exports the staging memory for the runner; false where the driver refuses IPC.
 bool exportStaging(UserKernelCudaState& state)
 {
-    if (state.exported == state.staging.get())
+    if (state.exported == state.staging.get() && state.exportedBytes == state.staging.bytes())
         return true;
     cudaIpcMemHandle_t handle;
     if (cudaIpcGetMemHandle(&handle, state.staging.get()) != cudaSuccess) {
@@ -49,6 +52,7 @@ bool exportStaging(UserKernelCudaState& state)
     }
     std::memcpy(state.handle.data(), &handle, sizeof handle);
     state.exported = state.staging.get();
+    state.exportedBytes = state.staging.bytes();
     ++state.generation;
     return true;
 }
