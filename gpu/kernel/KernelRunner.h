@@ -126,6 +126,10 @@ public:
     std::string printed(bool& capped) const;
     // How the running process confined itself (RunnerSandbox.h), once it has answered.
     const std::string& confinement() const { return m_confinement; }
+    // Starts the runner under a tool (compute-sanitizer): words go before the runner's own
+    // command line. Such a runner is ended by closing its socket, and given time to end, so
+    // that the tool can write its report (into the print memory) when its process ends.
+    void setTool(std::vector<std::string> words) { m_tool = std::move(words); }
 
 private:
     Status waitReady();
@@ -138,6 +142,7 @@ private:
     Status stageLibrary(std::string& path);
 
     std::string m_cudaBusId;
+    std::vector<std::string> m_tool;
     std::string m_dir;
     int m_printFd = -1;
     std::string m_confinement;

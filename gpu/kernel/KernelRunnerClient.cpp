@@ -32,6 +32,9 @@ constexpr const char* kRunnerName = "warpscope-kernel-runner";
 // Starting the runner includes making its CUDA context, which takes a few hundred ms on a
 // GPU and longer on a loaded machine: the user's timeout starts after that.
 constexpr double kStartTimeoutMs = 60000.0;
+// How long a tool around the runner is given to write its report once the runner's socket
+// closes.
+constexpr int kToolEndMs = 30000;
 
 bool executable(const fs::path& path)
 {
@@ -173,7 +176,8 @@ Status KernelRunner::launch()
     posix_spawnattr_setsigmask(&attributes, &none);
     posix_spawnattr_setsigdefault(&attributes, &defaults);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    std::vector<std::string> words = {path, "--socket", "3", "--libraries", m_dir};
+    std::vector<std::string> words = m_tool;
+    words.insert(words.end(), {path, "--socket", "3", "--libraries", m_dir});
     if (!m_cudaBusId.empty())
         words.insert(words.end(), {"--cuda", m_cudaBusId});
     std::vector<char*> argv;
@@ -181,14 +185,13 @@ Status KernelRunner::launch()
         argv.push_back(word.data());
     argv.push_back(nullptr);
     pid_t pid = -1;
-    const int spawned =
-        ::posix_spawn(&pid, path.c_str(), &actions, &attributes, argv.data(), environ);
+    const int spawned = ::posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     ::close(ends[1]);
     if (spawned != 0) {
         ::close(ends[0]);
-        return Status::failure("Could not start the kernel runner " + path + ": " +
+        return Status::failure("Could not start the kernel runner " + std::string(argv[0]) + ": " +
                                std::strerror(spawned));
     }
     m_pid = pid;
@@ -222,16 +225,24 @@ void KernelRunner::stop()
     m_socket = -1;
     m_ready = false;
     if (m_pid > 0) {
-        // The runner keeps nothing worth a graceful end, and one inside a kernel would not see
-        // the socket close: it is killed. A process inside the driver (a GPU being reset) ends
-        // only when the driver lets it, so it is reaped in the background, not waited for.
-        ::kill(m_pid, SIGKILL);
         int status = 0;
-        bool reaped = false;
-        for (int wait = 0; wait < 100 && !reaped; ++wait) {
-            reaped = ::waitpid(m_pid, &status, WNOHANG) == m_pid;
-            if (!reaped)
+        const auto reapedWithin = [&](int ms) {
+            for (int waited = 0; waited < ms; waited += 5) {
+                if (::waitpid(m_pid, &status, WNOHANG) == m_pid)
+                    return true;
                 std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            }
+            return false;
+        };
+        // A runner under a tool ends as its socket closes, and the tool writes its report then.
+        bool reaped = !m_tool.empty() && reapedWithin(kToolEndMs);
+        // Otherwise the runner keeps nothing worth a graceful end, and one inside a kernel
+        // would not see the socket close: it is killed. A process inside the driver (a GPU
+        // being reset) ends only when the driver lets it, so it is reaped in the background,
+        // not waited for.
+        if (!reaped) {
+            ::kill(m_pid, SIGKILL);
+            reaped = reapedWithin(500);
         }
         if (!reaped)
             std::thread([pid = m_pid] {

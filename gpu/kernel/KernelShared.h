@@ -144,6 +144,8 @@ PendingUserKernel& pendingUserKernel(Context& context);
 KernelRunner& userKernelRunner(Context& context);
 KernelRunner& cpuKernelRunner(Context& context);
 KernelRunner& cudaKernelRunner(Context& context);
+// The PCI bus id of a CUDA context's GPU, which its runner opens; empty without one.
+std::string cudaRunnerBusId(Context& context);
 
 // Each target's two halves of a run (UserKernelCpu.cpp; UserKernelCuda.cu, or
 // UserKernelNoCuda.cpp in builds without nvcc). prepare fills in request (its program, and the

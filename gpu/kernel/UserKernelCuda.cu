@@ -64,6 +64,11 @@ char* sharedOutput(UserKernelCudaState& state)
 
 } // namespace
 
+std::string cudaRunnerBusId(Context& context)
+{
+    return context.isCuda() ? busIdOf(context) : std::string();
+}
+
 KernelRunner& cudaKernelRunner(Context& context)
 {
     return context.state<UserKernelCudaState>().runner;

@@ -8,6 +8,11 @@ KernelRunner& cudaKernelRunner(Context& context)
     return cpuKernelRunner(context);
 }
 
+std::string cudaRunnerBusId(Context&)
+{
+    return {};
+}
+
 Status prepareUserKernelCuda(Context&, const CompiledKernel&, BufferView<float>, RunnerRequest&,
                              int&)
 {

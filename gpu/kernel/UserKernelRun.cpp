@@ -216,6 +216,7 @@ Status finishUserKernel(Context& context, BufferView<float> out, BufferView<std:
     KernelRunner& runner = userKernelRunner(context);
     const Status received = runner.receive(reply);
     run.printed = runner.printed(run.printedCapped);
+    run.gpuFault = context.isCuda() && (!received || (!reply.ok && reply.runnerEnds));
     if (!received)
         return received;
     if (!reply.ok)

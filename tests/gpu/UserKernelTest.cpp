@@ -3,12 +3,14 @@
 #include "TestSupport.h"
 #include "kernel/KernelRunner.h"
 #include "kernel/KernelShared.h"
+#include "warpscope/gpu/KernelMemcheck.h"
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <iostream>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
@@ -894,6 +896,60 @@ TEST_F(CudaContextTest, FaultsAreNamedAndATrapIsToldApartByTheTimeout)
         EXPECT_FALSE(s.ok()) << fault.code;
         EXPECT_NE(s.message().find(fault.named), std::string::npos) << s.message();
     }
+}
+
+// The GPU names a fault but not where: memcheck, run again on the same kernel and launch,
+// names the user's line and the block and thread, as the kernel below is written to fault.
+TEST_F(CudaContextTest, MemcheckNamesTheLineBlockAndThreadOfAFault)
+{
+    if (computeSanitizerPath().empty())
+        GTEST_SKIP() << "compute-sanitizer is not installed";
+    struct Fault
+    {
+        const char* statement;
+        const char* what;
+    };
+    const Fault faults[] = {{"*(volatile float*)0x10 = 1.0f;", "write"},
+                            {"asm volatile(\"trap;\");", ""}};
+    KernelArgs args;
+    args.mesh = smallMesh();
+    args.launch.block = {64, 1, 1};
+    args.launch.grid = {3, 1, 1};
+    std::vector<float> out(layoutFor(args.mesh).elementCount());
+    for (const Fault& fault : faults) {
+        const std::string code = std::string("__global__ void kernel(Out out, Mesh mesh, Refs "
+                                             "refs, Params p)\n"
+                                             "{\n"
+                                             "    if (blockIdx.x == 2 && threadIdx.x == 37)\n"
+                                             "        ") +
+                                 fault.statement + "\n}\n";
+        CompiledKernel built;
+        ASSERT_TRUE(
+            compileKernel({KernelShape::WholeKernel, code}, optionsFor(*m_cuda), {}, built).ok());
+        args.timeoutMs = 20000.0;
+        KernelRun run;
+        EXPECT_FALSE(
+            runUserKernel(*m_cuda, built, {}, args, BufferView<float>::host(out), &run).ok());
+        EXPECT_TRUE(run.gpuFault) << fault.statement;
+        MemcheckJob job;
+        ASSERT_TRUE(prepareMemcheck(*m_cuda, built, args, job).ok());
+        MemcheckReport report;
+        std::string printed;
+        const Status s = runUnderMemcheck(job, report, printed);
+        ASSERT_TRUE(s.ok()) << s.message();
+        std::cout << "memcheck's report of " << fault.statement << ":\n" << report.text;
+        ASSERT_FALSE(report.findings.empty()) << report.text;
+        const MemcheckFinding& found = report.findings.front();
+        EXPECT_EQ(found.userLine(), 4) << report.text;
+        EXPECT_TRUE(found.located) << report.text;
+        EXPECT_EQ(found.block, (std::array<int, 3>{2, 0, 0})) << report.text;
+        EXPECT_EQ(found.thread, (std::array<int, 3>{37, 0, 0})) << report.text;
+        EXPECT_NE(found.what.find(fault.what), std::string::npos) << report.text;
+    }
+    // The app's context never saw the faults.
+    std::vector<double> field(layoutFor(args.mesh).elementCount());
+    const Status builtIn = computeDistance(*m_cuda, args.mesh, std::span<double>(field));
+    EXPECT_TRUE(builtIn.ok()) << builtIn.message();
 }
 
 TEST_F(CudaContextTest, AnEndlessKernelIsStoppedByTheTimeout)

@@ -1,5 +1,6 @@
 #include "warpscope/ui/KernelWorkspace.h"
 
+#include "warpscope/gpu/KernelMemcheck.h"
 #include "warpscope/scene/SceneFile.h"
 #include "warpscope/ui/KernelVariantsPanel.h"
 #include "warpscope/ui/MainWindow.h"
@@ -219,6 +220,49 @@ private slots:
 
     // The CPU simulator's equivalent of a GPU fault: the kernel crashes the process that runs
     // it. The editor says so, the picture keeps the last good run, and a good kernel runs again.
+    // On a GPU, a fault offers "Run again under memcheck", whose report names the line, the
+    // block and the thread the kernel was written to fault at, and marks the line. On the CPU
+    // simulator a crash offers no memcheck.
+    void aGpuFaultIsLocatedByMemcheck()
+    {
+        frameAfter(0);
+        auto* rerun = workspace()->findChild<QWidget*>("memcheckRerun");
+        QVERIFY(rerun);
+        typeKernel("volatile float* nowhere = (float*)0x10;\n*nowhere = 1.0f;\nreturn 0.0f;");
+        QTRY_VERIFY_WITH_TIMEOUT(!problems().isEmpty(), 60000);
+        QVERIFY(!rerun->isVisible());
+        if (gpu::cudaDeviceNames().empty() || gpu::computeSanitizerPath().empty())
+            QSKIP("needs a CUDA device and compute-sanitizer");
+        m_window.reset();
+        ui::WindowOptions options;
+        options.backend = gpu::BackendKind::Cuda;
+        options.useSettings = false;
+        m_window = std::make_unique<ui::MainWindow>(options);
+        m_window->resize(1200, 800);
+        m_window->showKernel();
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        frameAfter(0);
+        QVERIFY(workspace()->view()->cuda());
+        workspace()->chooseExample(1);                             // the whole-kernel template
+        workspace()->setLaunch({{64, 1, 1}, {8, 1, 1}, 0}, false); // block, grid
+        workspace()->view()->setTimeoutMs(20000.0);                // a fault, not the timeout
+        typeKernel("__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)\n{\n"
+                   "if (blockIdx.x == 1 && threadIdx.x == 3)\n*(volatile float*)0x10 = 1.0f;\n}");
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !problems().isEmpty() && problems().first().startsWith("Run failed: "), 60000);
+        rerun = workspace()->findChild<QWidget*>("memcheckRerun");
+        QTRY_VERIFY(rerun->isVisible());
+        auto* button = workspace()->findChild<QPushButton*>("memcheckRun");
+        QVERIFY(button && button->isVisible());
+        QTest::mouseClick(button, Qt::LeftButton);
+        const QString expected = "memcheck: Line 4: Invalid __global__ write of size 4 bytes, "
+                                 "by thread (3, 0, 0) of block (1, 0, 0)";
+        QTRY_VERIFY2_WITH_TIMEOUT(problems().join('\n').contains(expected),
+                                  qPrintable(problems().join('\n')), 120000);
+        QVERIFY(editor()->markersAtLine(3) != 0);
+    }
+
     void aCrashingKernelIsReportedAndTheAppGoesOn()
     {
         const QImage good = frameAfter(0);

@@ -295,6 +295,15 @@ void KernelView::report(const QString& problem, const gpu::KernelRun& run)
         emit ran(problem, run);
 }
 
+gpu::Status KernelView::memcheckJob(gpu::MemcheckJob& job)
+{
+    if (!m_build || !m_context)
+        return gpu::Status::failure("No kernel has run yet");
+    gpu::KernelArgs args = m_args;
+    args.launch = launch();
+    return gpu::prepareMemcheck(*m_context, m_build->gpu, args, job);
+}
+
 void KernelView::stopRun()
 {
     if (!m_running || !m_context)

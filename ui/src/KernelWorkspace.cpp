@@ -1,5 +1,6 @@
 #include "warpscope/ui/KernelWorkspace.h"
 
+#include "MemcheckRerun.h"
 #include "ValueText.h"
 #include "warpscope/scene/KernelFile.h"
 #include "warpscope/ui/KernelVariantsPanel.h"
@@ -146,7 +147,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     m_examples->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_examples->setMinimumContentsLength(8);
     auto* info = new QTabWidget(this);
-    info->addTab(m_messages, tr("Messages"));
+    info->addTab(makeMessagesTab(), tr("Messages"));
     info->addTab(m_resources, tr("Resources"));
     info->addTab(m_ptx, tr("PTX"));
     info->addTab(m_sass, tr("SASS"));
@@ -230,6 +231,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
             [this](const QString& problem, const gpu::KernelRun& run) {
                 showRunProblem(problem);
                 showPrinted(run);
+                m_memcheck->offer(!problem.isEmpty() && run.gpuFault);
                 if (!problem.isEmpty()) {
                     m_awaitingPicture = false;
                     emit message(tr("Kernel: %1").arg(problem));
@@ -646,6 +648,61 @@ void KernelWorkspace::showPrinted(const gpu::KernelRun& run)
             false);
     if (lines.size() > kMaxLines)
         add(tr("... and %1 more line(s)").arg(lines.size() - kMaxLines), true);
+}
+
+QWidget* KernelWorkspace::makeMessagesTab()
+{
+    m_memcheck =
+        new MemcheckRerun([this](gpu::MemcheckJob& job) { return m_view->memcheckJob(job); }, this);
+    connect(m_memcheck, &MemcheckRerun::reported, this, &KernelWorkspace::showMemcheck);
+    connect(m_memcheck, &MemcheckRerun::failed, this,
+            [this](const QString& why) { emit message(tr("memcheck: %1").arg(why)); });
+    auto* tab = new QWidget(this);
+    auto* layout = new QVBoxLayout(tab);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_memcheck);
+    layout->addWidget(m_messages, 1);
+    return tab;
+}
+
+void KernelWorkspace::showMemcheck(const gpu::MemcheckReport& report, const QString& printed)
+{
+    // Under the run's failure, which it explains; replaced by the next run like it.
+    int row = 0;
+    while (row < m_messages->count() && m_messages->item(row)->data(Qt::UserRole).toBool())
+        ++row;
+    const auto add = [&](const QString& text, const QColor& colour) {
+        auto* item = new QListWidgetItem(text);
+        item->setData(Qt::UserRole, true);
+        item->setForeground(colour);
+        item->setToolTip(text);
+        m_messages->insertItem(row++, item);
+    };
+    const QColor red(220, 50, 47), plain = palette().color(QPalette::Text);
+    for (const gpu::MemcheckFinding& finding : report.findings) {
+        add(tr("memcheck: %1").arg(QString::fromStdString(finding.summary())), red);
+        if (finding.userLine() > 0)
+            m_editor->markerAdd(finding.userLine() - 1, kErrorMarker);
+    }
+    if (report.findings.empty())
+        add(tr("memcheck found no error in this run of the kernel"), plain);
+    for (const std::string& api : report.apiErrors)
+        add(tr("memcheck: %1").arg(QString::fromStdString(api)), plain);
+    if (!printed.trimmed().isEmpty())
+        add(tr("Under memcheck the kernel printed: %1").arg(printed.trimmed().left(400)), plain);
+    const auto first = std::find_if(report.findings.begin(), report.findings.end(),
+                                    [](const auto& f) { return f.userLine() > 0; });
+    if (first != report.findings.end()) {
+        m_editor->setCursorPosition(first->userLine() - 1, 0);
+        m_editor->ensureLineVisible(first->userLine() - 1);
+    }
+    const QString said =
+        report.findings.empty()
+            ? tr("memcheck found no error in this run")
+            : tr("memcheck: %n error(s); the first: %1", "", int(report.findings.size()))
+                  .arg(QString::fromStdString(report.findings.front().summary()));
+    m_status->setText(said);
+    emit message(tr("Kernel: %1").arg(said));
 }
 
 void KernelWorkspace::showNonFinite(const gpu::KernelRun& run)

@@ -236,6 +236,9 @@ struct KernelRun
     // crashed; at most 4 MiB, and printedCapped when it printed more (the rest was dropped).
     std::string printed;
     bool printedCapped = false;
+    // The GPU run ended its process: a fault, or no answer in time (the driver reports a trap
+    // only after seconds). Running it again under memcheck can name where (KernelMemcheck.h).
+    bool gpuFault = false;
 };
 
 // Starts the process that runs users' kernels on context, without waiting for it, so that the

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "warpscope/gpu/DevicePool.h"
+#include "warpscope/gpu/KernelMemcheck.h"
 #include "warpscope/gpu/UserKernel.h"
 #include "warpscope/render/FieldRenderer.h"
 #include "warpscope/render/GlWriteScope.h"
@@ -77,6 +78,8 @@ public:
     QString lastProblem() const { return m_lastProblem; }
     // Ends the run in flight, and the process running it; the picture keeps the last good run.
     void stopRun();
+    // The last run's kernel, launch and values, to run again under memcheck.
+    gpu::Status memcheckJob(gpu::MemcheckJob& job);
     // Starts the process that runs kernels, so that a build's first run need not wait for it;
     // only for a kernel the person means to run (no process exists before the first build).
     void prepareRuns();

@@ -24,6 +24,7 @@ class QsciScintilla;
 namespace warpscope::ui {
 
 class KernelVariantsPanel;
+class MemcheckRerun;
 
 // The Kernel workspace: a code editor for the user's kernel beside the picture it draws.
 // Templates and examples to start from; compiled on a worker thread a moment after typing
@@ -108,6 +109,10 @@ private:
     // A run that left nodes NaN or infinite says how many, in the messages (until the next
     // run) and the status bar.
     void showNonFinite(const gpu::KernelRun& run);
+    // The Messages tab: the memcheck rerun's bar above the messages.
+    QWidget* makeMessagesTab();
+    // A memcheck rerun's findings, at the run's failure and at their lines in the editor.
+    void showMemcheck(const gpu::MemcheckReport& report, const QString& printed);
     void rebuildSliders(const std::vector<gpu::KernelParam>& params);
     void showCompilerReport(const KernelBuild& build);
     void sendValues();
@@ -127,6 +132,7 @@ private:
     QPlainTextEdit* m_sass;
     KernelView* m_view;
     KernelVariantsPanel* m_variants;
+    MemcheckRerun* m_memcheck = nullptr;
     QTimer* m_pause;
     QWidget* m_consentBar;
     QLabel* m_consentText;
