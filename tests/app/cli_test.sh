@@ -69,6 +69,10 @@ expect 2 "--detrend poly:N needs a whole degree N, not 'two'" --detrend poly:two
 expect 2 "window must be a finite time above 0, not -3" --detrend median:-3
 expect 2 "window must be a finite time above 0, not nan" --detrend median:nan
 expect 2 "--detrend must be none, poly:N (N = 0 to 5) or median:W, not 'spline'" --detrend spline
+# As warpscope-batch reads it (batch_test.sh): a degree is whole as written.
+expect 2 "--detrend must be none, poly:N (N = 0 to 5) or median:W, not 'spline:3'" --detrend spline:3
+expect 2 "--detrend poly:N needs a whole degree N, not '2.0'" --detrend poly:2.0
+expect 2 "--detrend poly:N needs a whole degree N, not '99999999999'" --detrend poly:99999999999
 expect 2 "--mask needs T0:T1" --mask 5
 expect 2 "--mask: Masked range 2 is reversed: [5, 4]" --mask 1:2 --mask 5:4
 expect 2 "--mask: Masked range 1 needs finite times" --mask nan:4
