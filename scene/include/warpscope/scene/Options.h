@@ -65,14 +65,13 @@ struct Option
     std::string_view help;      // one sentence or a few, without the default
     OptionGroup group = OptionGroup::General;
     unsigned programs = kBothPrograms;
-    // The scene file's key the option overrides ("field.latMin"), and how; empty and null for
-    // an option that is no part of a scene.
+    // The scene file's key the option overrides ("field.latMin", or several in braces:
+    // "periodogram.{fmin,fmax}"), and how; empty and null for an option no scene holds.
     std::string_view sceneKey = {};
     ApplyOption apply = nullptr;
     std::optional<OptionRange> range = {};
     std::string_view defaultValue = {}; // as typed on the command line; empty: none
     std::string_view example = {};      // a value other than the default, for tests and docs
-    bool repeatable = false;
 
     bool acceptedBy(Program program) const { return (programs & unsigned(program)) != 0; }
 };
