@@ -298,6 +298,9 @@ fixtures=$(cd "$(dirname "$0")/../fixtures/periodogram" && pwd)
 expect 2 "--nterms must be a whole number from 1 to 6, not '7'" --nterms 7
 expect 2 "--nterms must be a whole number from 1 to 6, not 'two'" --nterms two
 expect 2 "--prewhiten must be a whole number from 1 to 100, not '0'" --prewhiten 0
+# The other edges of the declared ranges (scene/Options.cpp).
+expect 2 "--nterms must be a whole number from 1 to 6, not '0'" --nterms 0
+expect 2 "--prewhiten must be a whole number from 1 to 100, not '101'" --prewhiten 101
 expect 2 "--prewhiten must be a whole number from 1 to 100, not '101'" --prewhiten 101
 expect 2 "--export-frequencies: the folder /nonexistent does not exist" \
     --export-frequencies /nonexistent/f.csv
