@@ -161,6 +161,137 @@ std::function<void()> scheduleBatch(ui::MainWindow& window, const QString& path,
     return later;
 }
 
+// A device that is not there, or CUDA that cannot start, fails before any window opens.
+int checkDevice(const app::AppOptions& options)
+{
+    if (const auto count = gpu::cudaDeviceNames().size();
+        options.device >= 0 && std::size_t(options.device) >= count) {
+        std::fprintf(stderr, "warpscope: there is no CUDA device %d (this machine has %zu)\n",
+                     options.device, count);
+        return 1;
+    }
+    if (options.backend != gpu::BackendKind::Cuda)
+        return 0;
+    gpu::DevicePool devices(options.backend, options.device, nullptr);
+    gpu::Device device;
+    std::unique_ptr<gpu::Context> context;
+    gpu::Status s = devices.computeDevice(device);
+    if (s)
+        s = gpu::Context::open(device, context);
+    if (!s) {
+        std::fprintf(stderr, "warpscope: %s\n", s.message().c_str());
+        return 1;
+    }
+    return 0;
+}
+
+// The scene, the field and its lesson as the options give them, over the saved settings
+// (which an unattended run does not use).
+void applyFieldOptions(ui::MainWindow& window, const app::AppOptions& options, bool unattended,
+                       const ui::WindowOptions& windowOptions)
+{
+    QString notice;
+    if (options.resetSettings)
+        QSettings().clear();
+    else if (windowOptions.useSettings)
+        notice = window.restoreSettings();
+    if (options.scene) {
+        window.applyScene(*options.scene, options.scenePath);
+        if (options.trustKernel)
+            window.kernelWorkspace()->compileNow();
+    }
+    for (const QString& warning : options.sceneWarnings)
+        std::fprintf(stderr, "warpscope: warning: %s\n", qPrintable(warning));
+    if (options.sceneGiven || unattended)
+        window.setParams(options.params);
+    if (!options.colormap.isEmpty())
+        window.setColormap(options.colormap);
+    if (options.teaching) {
+        window.launchPanel()->chooseTeaching(options.launch, options.gridStride,
+                                             render::Overlay(options.overlay));
+        window.showLaunchPanel();
+    }
+    if (unattended)
+        window.resize(options.size);
+    if (!notice.isEmpty())
+        window.statusBar()->showMessage(notice, 10000);
+    if (options.device >= 0)
+        window.showDevicePanel();
+    if (options.cupti)
+        window.timelinePanel()->setCupti(true);
+}
+
+// The periodogram workspace with the options' controls (and the sinusoids prewhitening
+// found), shown, on the --series file when one is given.
+void openPeriodogram(ui::MainWindow& window, const app::AppOptions& options,
+                     const std::optional<scene::PeriodogramScene>& prewhitened)
+{
+    ui::PeriodogramWorkspace* workspace = window.periodogramWorkspace();
+    if (options.method)
+        workspace->setMethod(*options.method);
+    if (options.frequencies)
+        std::apply([workspace](auto... grid) { workspace->setManualGrid(grid...); },
+                   *options.frequencies);
+    if (auto controls = workspace->currentScene();
+        controls && (options.normalization || options.fixedMean || options.noDy ||
+                     options.detrend || options.masks || options.nterms || options.prewhiten > 0)) {
+        controls->normalization = options.normalization.value_or(controls->normalization);
+        controls->detrend = options.detrend.value_or(controls->detrend);
+        controls->masks = options.masks.value_or(controls->masks);
+        controls->nterms = options.nterms.value_or(controls->nterms);
+        controls->fitMean = controls->fitMean && !options.fixedMean;
+        controls->useErrors = controls->useErrors && !options.noDy;
+        if (prewhitened) {
+            controls->prewhitened = prewhitened->prewhitened;
+            controls->prewhitenEpoch = prewhitened->prewhitenEpoch;
+        }
+        workspace->applyScene(*controls, QObject::tr("Command-line options"));
+    }
+    window.showPeriodogram();
+    if (!options.series.isEmpty())
+        workspace->openFile(options.series, options.timeFormat);
+}
+
+// The streams lab, run once the event loop starts; its summary is printed, and an unattended
+// run fails with it or goes on to check what else it waits for.
+void startLab(ui::MainWindow& window, const gpu::StreamsLabConfig& config, bool unattended,
+              bool& labDone, BatchOutcome& outcome, const std::function<void()>& checkBatch)
+{
+    ui::StreamsLabPanel* lab = window.streamsLabPanel();
+    lab->setConfig(config);
+    window.showStreamsLab();
+    QObject::connect(
+        lab, &ui::StreamsLabPanel::finished, &window,
+        [&labDone, &outcome, &checkBatch, unattended](bool ok, const QString& summary) {
+            labDone = true;
+            std::printf("Streams lab: %s\n", qPrintable(summary));
+            if (!ok && unattended)
+                outcome.fail("the streams lab failed: " + summary);
+            else if (checkBatch)
+                checkBatch();
+        });
+    QTimer::singleShot(0, lab, [lab] { lab->run(); });
+}
+
+// The block-size sweep; unattended, its window is saved to path when it ends.
+void startSweep(ui::MainWindow& window, const QString& path, bool unattended)
+{
+    ui::SweepDialog* sweep = window.startSweep();
+    if (!unattended)
+        return;
+    QObject::connect(sweep, &ui::SweepDialog::finished, &window, [sweep, path](bool completed) {
+        std::printf("Sweep: %s\n", qPrintable(sweep->resultText()));
+        if (!completed || !sweep->grab().save(path, "PNG")) {
+            std::fprintf(stderr, "warpscope: %s\n",
+                         completed ? "could not write the sweep" : qPrintable(sweep->resultText()));
+            QApplication::exit(1);
+            return;
+        }
+        std::printf("Saved %s\n", qPrintable(path));
+        QApplication::exit(0);
+    });
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -175,25 +306,8 @@ int main(int argc, char** argv)
         return parsed.exitCode;
     }
     const app::AppOptions& options = *parsed.options;
-    if (const auto count = gpu::cudaDeviceNames().size();
-        options.device >= 0 && std::size_t(options.device) >= count) {
-        std::fprintf(stderr, "warpscope: there is no CUDA device %d (this machine has %zu)\n",
-                     options.device, count);
-        return 1;
-    }
-    if (options.backend == gpu::BackendKind::Cuda) { // fail before any window opens
-        gpu::DevicePool devices(options.backend, options.device, nullptr);
-        gpu::Device device;
-        std::unique_ptr<gpu::Context> context;
-        gpu::Status s = devices.computeDevice(device);
-        if (s)
-            s = gpu::Context::open(device, context);
-        if (!s) {
-            std::fprintf(stderr, "warpscope: %s\n", s.message().c_str());
-            return 1;
-        }
-    }
-
+    if (const int status = checkDevice(options); status != 0)
+        return status;
     // Exports alone need no window, nor a display.
     if (options.headless())
         return app::runHeadlessPeriodogram(options);
@@ -218,73 +332,18 @@ int main(int argc, char** argv)
     QApplication::setApplicationName("Warpscope");
     QApplication::setApplicationVersion(WARPSCOPE_VERSION);
 
-    const bool screenshot = !options.screenshot.isEmpty() || !options.exportTrace.isEmpty() ||
+    const bool unattended = !options.screenshot.isEmpty() || !options.exportTrace.isEmpty() ||
                             options.exportsPeriodogram();
     ui::WindowOptions windowOptions;
     windowOptions.backend = options.backend;
     windowOptions.forceHostCopy = options.forceHostCopy;
     windowOptions.device = options.device;
-    windowOptions.useSettings = !screenshot;
+    windowOptions.useSettings = !unattended;
     ui::MainWindow window(windowOptions);
     window.resize(options.size);
-
-    QString notice;
-    if (options.resetSettings)
-        QSettings().clear();
-    else if (windowOptions.useSettings)
-        notice = window.restoreSettings();
-    if (options.scene) {
-        window.applyScene(*options.scene, options.scenePath);
-        if (options.trustKernel)
-            window.kernelWorkspace()->compileNow();
-    }
-    for (const QString& warning : options.sceneWarnings)
-        std::fprintf(stderr, "warpscope: warning: %s\n", qPrintable(warning));
-    if (options.sceneGiven || screenshot)
-        window.setParams(options.params);
-    if (!options.colormap.isEmpty())
-        window.setColormap(options.colormap);
-    if (options.teaching) {
-        window.launchPanel()->chooseTeaching(options.launch, options.gridStride,
-                                             render::Overlay(options.overlay));
-        window.showLaunchPanel();
-    }
-    if (screenshot)
-        window.resize(options.size);
-    if (!notice.isEmpty())
-        window.statusBar()->showMessage(notice, 10000);
-
-    if (options.device >= 0)
-        window.showDevicePanel();
-    if (options.cupti)
-        window.timelinePanel()->setCupti(true);
-    if (options.periodogram) {
-        ui::PeriodogramWorkspace* workspace = window.periodogramWorkspace();
-        if (options.method)
-            workspace->setMethod(*options.method);
-        if (options.frequencies)
-            std::apply([workspace](auto... grid) { workspace->setManualGrid(grid...); },
-                       *options.frequencies);
-        if (auto controls = workspace->currentScene();
-            controls &&
-            (options.normalization || options.fixedMean || options.noDy || options.detrend ||
-             options.masks || options.nterms || options.prewhiten > 0)) {
-            controls->normalization = options.normalization.value_or(controls->normalization);
-            controls->detrend = options.detrend.value_or(controls->detrend);
-            controls->masks = options.masks.value_or(controls->masks);
-            controls->nterms = options.nterms.value_or(controls->nterms);
-            controls->fitMean = controls->fitMean && !options.fixedMean;
-            controls->useErrors = controls->useErrors && !options.noDy;
-            if (prewhitened) {
-                controls->prewhitened = prewhitened->prewhitened;
-                controls->prewhitenEpoch = prewhitened->prewhitenEpoch;
-            }
-            workspace->applyScene(*controls, QObject::tr("Command-line options"));
-        }
-        window.showPeriodogram();
-        if (!options.series.isEmpty())
-            workspace->openFile(options.series, options.timeFormat);
-    }
+    applyFieldOptions(window, options, unattended, windowOptions);
+    if (options.periodogram)
+        openPeriodogram(window, options, prewhitened);
     if (options.kernel)
         window.showKernel();
     if (options.kernelFile) // read, and refused where it could not be, with the options
@@ -294,40 +353,12 @@ int main(int argc, char** argv)
     BatchOutcome outcome;
     bool labDone = !options.streamsLab;
     std::function<void()> checkBatch;
-    if (options.streamsLab) {
-        ui::StreamsLabPanel* lab = window.streamsLabPanel();
-        lab->setConfig(options.lab);
-        window.showStreamsLab();
-        QObject::connect(lab, &ui::StreamsLabPanel::finished, &window,
-                         [&](bool ok, const QString& summary) {
-                             labDone = true;
-                             std::printf("Streams lab: %s\n", qPrintable(summary));
-                             if (!ok && screenshot)
-                                 outcome.fail("the streams lab failed: " + summary);
-                             else if (checkBatch)
-                                 checkBatch();
-                         });
-        QTimer::singleShot(0, lab, [lab] { lab->run(); });
-    }
-    if (options.sweep) {
-        ui::SweepDialog* sweep = window.startSweep();
-        if (screenshot)
-            QObject::connect(sweep, &ui::SweepDialog::finished, &window,
-                             [sweep, path = options.screenshot](bool completed) {
-                                 std::printf("Sweep: %s\n", qPrintable(sweep->resultText()));
-                                 if (!completed || !sweep->grab().save(path, "PNG")) {
-                                     std::fprintf(stderr, "warpscope: %s\n",
-                                                  completed ? "could not write the sweep"
-                                                            : qPrintable(sweep->resultText()));
-                                     QApplication::exit(1);
-                                     return;
-                                 }
-                                 std::printf("Saved %s\n", qPrintable(path));
-                                 QApplication::exit(0);
-                             });
-    } else if (screenshot) {
+    if (options.streamsLab)
+        startLab(window, options.lab, unattended, labDone, outcome, checkBatch);
+    if (options.sweep)
+        startSweep(window, options.screenshot, unattended);
+    else if (unattended)
         checkBatch = scheduleBatch(window, options.screenshot, options.exportTrace, options,
                                    &labDone, &outcome);
-    }
     return application.exec();
 }

@@ -1,5 +1,7 @@
 #include "warpscope/scene/SceneFile.h"
 
+#include "SceneNames.h"
+
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -13,19 +15,6 @@
 
 namespace warpscope::scene {
 namespace {
-
-// The names each enumeration has in a file, in the enumeration's order.
-constexpr std::array kWorkspaces{"field", "periodogram", "kernel"};
-constexpr std::array kKernelTemplates{"perNode", "wholeKernel"};
-constexpr std::array kPrecisions{"float32", "float64"};
-constexpr std::array kUnits{"km", "mi", "nmi"};
-constexpr std::array kOverlays{"distance", "block", "thread", "warp", "sm"};
-constexpr std::array kGridModes{"automatic", "linear", "logarithmic"};
-constexpr std::array kFrequencyUnits{"ordinary", "angular"};
-constexpr std::array kAxes{"frequency", "period"};
-constexpr std::array kNormalizations{"standard", "model", "log", "psd"};
-constexpr std::array kMethods{"auto", "direct", "matrix"};
-constexpr std::array kDetrendMethods{"none", "polynomial", "median"};
 
 // Whole numbers beyond 2^53 cannot be told apart in a JSON number (a double).
 constexpr double kMaxExactWhole = 9007199254740992.0;

@@ -36,7 +36,24 @@ expect 2 "--peaks must be 1 to 20" "$fixtures/files" -o "$work/x.csv" --peaks 0
 expect 2 "--frequencies needs FMIN,FMAX,M" "$fixtures/files" -o "$work/x.csv" --frequencies 2,1,10
 expect 2 "--backend must be auto, cpu or cuda" "$fixtures/files" -o "$work/x.csv" --backend gpu
 expect 2 "--detrend must be none" "$fixtures/files" -o "$work/x.csv" --detrend spline:3
+# --detrend reads as warpscope's: a whole degree within range, a window above 0.
+expect 2 "--detrend must be none, poly:N (N = 0 to 5) or median:W, not 'spline:3'" \
+    "$fixtures/files" -o "$work/x.csv" --detrend spline:3
+expect 2 "--detrend poly:N needs a whole degree N, not '2.0'" "$fixtures/files" -o "$work/x.csv" \
+    --detrend poly:2.0
+expect 2 "--detrend poly:N needs a whole degree N, not '99999999999'" "$fixtures/files" \
+    -o "$work/x.csv" --detrend poly:99999999999
+expect 2 "degree must be 0 to 5, not 9" "$fixtures/files" -o "$work/x.csv" --detrend poly:9
+expect 2 "window must be a finite time above 0, not -3" "$fixtures/files" -o "$work/x.csv" \
+    --detrend median:-3
 expect 2 "--per-gpu must be 1 to 64" "$fixtures/files" -o "$work/x.csv" --per-gpu 0
+# The other edges of the declared ranges (scene/Options.cpp).
+expect 2 "--peaks must be 1 to 20, not '21'" "$fixtures/files" -o "$work/x.csv" --peaks 21
+expect 2 "--per-gpu must be 1 to 64, not '65'" "$fixtures/files" -o "$work/x.csv" --per-gpu 65
+expect 2 "--threads must be 0 (every core) to 4096, not '-1'" "$fixtures/files" -o "$work/x.csv" \
+    --threads -1
+expect 2 "--threads must be 0 (every core) to 4096, not '4097'" "$fixtures/files" \
+    -o "$work/x.csv" --threads 4097
 expect 2 "--trace must name a .json file" "$fixtures/files" -o "$work/x.csv" --trace "$work/t.txt"
 expect 2 "--trace: the folder" "$fixtures/files" -o "$work/x.csv" --trace "$work/none/t.json"
 expect 2 "would replace" "$fixtures/files" -o "$work/x.csv" --trace "$work/x.source.json"

@@ -69,6 +69,10 @@ expect 2 "--detrend poly:N needs a whole degree N, not 'two'" --detrend poly:two
 expect 2 "window must be a finite time above 0, not -3" --detrend median:-3
 expect 2 "window must be a finite time above 0, not nan" --detrend median:nan
 expect 2 "--detrend must be none, poly:N (N = 0 to 5) or median:W, not 'spline'" --detrend spline
+# As warpscope-batch reads it (batch_test.sh): a degree is whole as written.
+expect 2 "--detrend must be none, poly:N (N = 0 to 5) or median:W, not 'spline:3'" --detrend spline:3
+expect 2 "--detrend poly:N needs a whole degree N, not '2.0'" --detrend poly:2.0
+expect 2 "--detrend poly:N needs a whole degree N, not '99999999999'" --detrend poly:99999999999
 expect 2 "--mask needs T0:T1" --mask 5
 expect 2 "--mask: Masked range 2 is reversed: [5, 4]" --mask 1:2 --mask 5:4
 expect 2 "--mask: Masked range 1 needs finite times" --mask nan:4
@@ -294,6 +298,9 @@ fixtures=$(cd "$(dirname "$0")/../fixtures/periodogram" && pwd)
 expect 2 "--nterms must be a whole number from 1 to 6, not '7'" --nterms 7
 expect 2 "--nterms must be a whole number from 1 to 6, not 'two'" --nterms two
 expect 2 "--prewhiten must be a whole number from 1 to 100, not '0'" --prewhiten 0
+# The other edges of the declared ranges (scene/Options.cpp).
+expect 2 "--nterms must be a whole number from 1 to 6, not '0'" --nterms 0
+expect 2 "--prewhiten must be a whole number from 1 to 100, not '101'" --prewhiten 101
 expect 2 "--prewhiten must be a whole number from 1 to 100, not '101'" --prewhiten 101
 expect 2 "--export-frequencies: the folder /nonexistent does not exist" \
     --export-frequencies /nonexistent/f.csv

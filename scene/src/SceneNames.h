@@ -1,0 +1,21 @@
+#pragma once
+
+#include <array>
+
+namespace warpscope::scene {
+
+// The names each enumeration has in a scene file, in the enumeration's order. The command
+// line takes the same names, so that a value means one thing wherever it is written.
+inline constexpr std::array kWorkspaces{"field", "periodogram", "kernel"};
+inline constexpr std::array kKernelTemplates{"perNode", "wholeKernel"};
+inline constexpr std::array kPrecisions{"float32", "float64"};
+inline constexpr std::array kUnits{"km", "mi", "nmi"};
+inline constexpr std::array kOverlays{"distance", "block", "thread", "warp", "sm"};
+inline constexpr std::array kGridModes{"automatic", "linear", "logarithmic"};
+inline constexpr std::array kFrequencyUnits{"ordinary", "angular"};
+inline constexpr std::array kAxes{"frequency", "period"};
+inline constexpr std::array kNormalizations{"standard", "model", "log", "psd"};
+inline constexpr std::array kMethods{"auto", "direct", "matrix"};
+inline constexpr std::array kDetrendMethods{"none", "polynomial", "median"};
+
+} // namespace warpscope::scene
