@@ -880,27 +880,18 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
         r.detrendNote += (r.detrendNote.isEmpty() ? QString() : tr("; ")) +
                          (sinusoids == 1 ? tr("1 sinusoid prewhitened")
                                          : tr("%1 sinusoids prewhitened").arg(sinusoids));
-    gpu::PeriodogramOptions& o = r.options;
-    o.normalization = gpu::Normalization(m_normalization->currentIndex());
-    o.fitMean = m_fitMean->isChecked();
-    o.centerData = m_center->isChecked();
-    o.precision =
-        m_precision->currentIndex() == 0 ? gpu::Precision::Float64 : gpu::Precision::Float32;
-    o.method = gpu::PeriodogramMethod(m_method->currentIndex());
-    o.nterms = m_nterms->value();
     for (QLineEdit* e : {m_fmin, m_fmax, m_count, m_blockThreads, m_gridBlocks})
         e->setStyleSheet(QString());
     bool okBlock = false, okGrid = false;
-    o.launch.blockThreads = m_blockThreads->text().trimmed().toLongLong(&okBlock);
-    o.launch.gridBlocks = m_gridBlocks->text().trimmed().toLongLong(&okGrid);
-    o.launch.gridStride = m_gridStride->isChecked();
+    const gpu::PeriodogramLaunch launch{m_blockThreads->text().trimmed().toLongLong(&okBlock),
+                                        m_gridBlocks->text().trimmed().toLongLong(&okGrid),
+                                        m_gridStride->isChecked()};
     if (!okBlock || !okGrid) {
         (okBlock ? m_gridBlocks : m_blockThreads)->setStyleSheet(kInvalidInput);
         setError(tr("Threads per block and blocks must be whole numbers"));
         return std::nullopt;
     }
-    if (const auto errors = gpu::validatePeriodogramLaunch(o.launch, m_deviceInfo);
-        !errors.empty()) {
+    if (const auto errors = gpu::validatePeriodogramLaunch(launch, m_deviceInfo); !errors.empty()) {
         QStringList text;
         for (const gpu::LaunchError& e : errors) {
             (e.field == gpu::LaunchField::GridX ? m_gridBlocks : m_blockThreads)
@@ -913,24 +904,7 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
     // The manual grid's unit; the automatic grid's note uses it too.
     const double scale = m_frequencyUnit->currentIndex() == 1 ? 2.0 * std::numbers::pi : 1.0;
     r.window = m_showWindow->isChecked();
-    bool stopped = false;
-    if (m_gridMode->currentIndex() == 0) {
-        const gpu::AutomaticGrid automatic =
-            gpu::automaticGrid(r.series, m_samplesPerPeak->value(), m_nyquist->value());
-        const gpu::AutoGridCap& cap = automatic.cap;
-        o.grid = automatic.grid;
-        r.sampling = automatic.sampling;
-        stopped = automatic.stopsAtNyquist;
-        if (cap.wanted > 0.0)
-            r.gridNote = tr("The automatic grid would need %1 frequencies, more than the %2 a "
-                            "periodogram may have, so it stops at %3 instead of %4. To reach "
-                            "higher, lower the samples per peak or the Nyquist factor, or set a "
-                            "manual grid.")
-                             .arg(cap.wanted, 0, 'f', 0)
-                             .arg(gpu::kMaxFrequencies)
-                             .arg(o.grid.fmax() * scale, 0, 'g', 6)
-                             .arg(cap.wantedFmax * scale, 0, 'g', 6);
-    } else {
+    if (m_gridMode->currentIndex() != 0) {
         // Angular input is divided by 2 pi: the kernels take ordinary frequency.
         bool okMin = false, okMax = false, okCount = false;
         const double fmin = m_fmin->text().toDouble(&okMin) / scale;
@@ -948,15 +922,28 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
             return std::nullopt;
         }
         const long long frequencies = static_cast<long long>(std::clamp(count, -1.0, 1e15));
-        r.sampling = gpu::regularSampling(r.series.t);
         const bool logarithmic = m_gridMode->currentIndex() == 2;
         if (!explainProblems(gpu::validateFrequencyRange(fmin, fmax, frequencies, logarithmic)))
             return std::nullopt;
-        o.grid = gpu::frequencyGrid(fmin, fmax, frequencies, logarithmic);
     }
-    r.samplingNote = scene::samplingNote(r.sampling, r.unit, o.grid.fmax(), stopped);
-    if (!explainProblems(gpu::validatePeriodogram(r.series, o)))
+    // The request itself is the command line's and the batch's, from the same scene.
+    scene::PeriodogramRequest& request = r.request;
+    if (!scene::makePeriodogramRequest(r.controls, r.series, request)) {
+        explainProblems(request.problems);
         return std::nullopt;
+    }
+    const gpu::FrequencyGrid& grid = request.options.grid;
+    if (request.cap.wanted > 0.0)
+        r.gridNote = tr("The automatic grid would need %1 frequencies, more than the %2 a "
+                        "periodogram may have, so it stops at %3 instead of %4. To reach "
+                        "higher, lower the samples per peak or the Nyquist factor, or set a "
+                        "manual grid.")
+                         .arg(request.cap.wanted, 0, 'f', 0)
+                         .arg(gpu::kMaxFrequencies)
+                         .arg(grid.fmax() * scale, 0, 'g', 6)
+                         .arg(request.cap.wantedFmax * scale, 0, 'g', 6);
+    r.samplingNote =
+        scene::samplingNote(request.sampling, r.unit, grid.fmax(), request.stoppedAtNyquist);
     return r;
 }
 
@@ -997,17 +984,19 @@ void PeriodogramWorkspace::start(Request request)
     m_gridNote = request.gridNote;
     m_samplingNote->setText(request.samplingNote);
     m_samplingNote->setVisible(!request.samplingNote.isEmpty());
-    m_status->setText(tr("Computing %1 frequencies…").arg(request.options.grid.count) +
+    const gpu::PeriodogramOptions& options = request.request.options;
+    m_status->setText(tr("Computing %1 frequencies…").arg(options.grid.count) +
                       (m_gridNote.isEmpty() ? QString() : " " + m_gridNote));
-    m_shownOptions = request.options;
+    m_shownOptions = options;
     m_analysed = request.series;
     m_detrendNote = request.detrendNote;
     m_computing = true;
     m_cancel = std::make_shared<std::atomic<bool>>(false);
-    request.options.cancel = m_cancel.get();
+    request.request.options.cancel = m_cancel.get();
     m_job.setFuture(QtConcurrent::run([this, request = std::move(request), cancel = m_cancel] {
         Result result;
         result.unit = request.unit;
+        result.session = std::make_shared<scene::PeriodogramSession>(request.controls);
         // A device chosen since the last job takes over from this one.
         if (!m_context || m_contextGeneration != m_devices->generation()) {
             m_contextGeneration = m_devices->generation();
@@ -1022,25 +1011,22 @@ void PeriodogramWorkspace::start(Request request)
                             : m_context->name();
         result.useErrors = request.controls.useErrors;
         const auto t0 = std::chrono::steady_clock::now();
-        if (const gpu::Status s =
-                scene::prepareSeries(request.controls, request.loaded, result.prepared);
-            !s) {
+        scene::PeriodogramSession& session = *result.session;
+        if (const gpu::Status s = session.prepare(request.loaded); !s) {
             result.status = gpu::Status::failure("The trend cannot be taken out: " + s.message());
             return result;
         }
-        const gpu::TimeSeries& series = result.prepared.series;
-        result.status = gpu::computeSpectrum(*m_context, series, request.options, result.spectrum);
-        result.sampling = request.sampling;
+        session.useRequest(request.request);
+        result.status = session.computeSpectrum(*m_context);
         if (result.status && request.window)
-            result.windowStatus =
-                gpu::computeSpectrum(*m_context, gpu::windowSeries(series),
-                                     gpu::windowOptions(request.options), result.window);
+            result.windowStatus = session.computeWindow(*m_context, result.window);
         result.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();
         result.timeline = m_context->collectTimeline();
         result.deviceInfo = m_context->info();
-        result.occupancy = gpu::periodogramOccupancy(*m_context, request.options.precision,
-                                                     request.options.launch.blockThreads);
+        const gpu::PeriodogramOptions& o = session.request().options;
+        result.occupancy =
+            gpu::periodogramOccupancy(*m_context, o.precision, o.launch.blockThreads);
         return result;
     }));
 }
@@ -1054,17 +1040,18 @@ void PeriodogramWorkspace::onComputed()
         schedule();
         return;
     }
-    showLightCurve(result.prepared.unmasked, result.prepared.trend, result.useErrors);
+    const scene::PreparedSeries& prepared = result.session->prepared();
+    showLightCurve(prepared.unmasked, prepared.trend, result.useErrors);
     if (!result.status) {
         setError(QString::fromStdString(result.status.message()));
         m_status->clear();
         return;
     }
-    m_prepared = std::move(result.prepared);
-    m_analysed = m_prepared.series;
-    m_spectrum = std::move(result.spectrum);
+    m_session = std::move(result.session);
+    m_analysed = m_session->prepared().series;
+    m_spectrum = m_session->spectrum();
     m_window = std::move(result.window);
-    m_shownSampling = result.sampling;
+    m_shownSampling = m_session->request().sampling;
     m_shownUnit = result.unit;
     if (!result.windowStatus)
         setError(tr("The spectral window could not be computed: %1")
@@ -1141,10 +1128,11 @@ void PeriodogramWorkspace::replot()
 
 void PeriodogramWorkspace::showPeaks()
 {
-    m_peaks = m_spectrum
-                  ? gpu::reportablePeaks(m_spectrum->peaks(), grid(),
-                                         gpu::timeBaseline(usedSeries()), m_peakCount->value())
-                  : std::vector<gpu::Peak>{};
+    scene::ReportedPeaks reported;
+    if (m_spectrum)
+        reported = m_session->peaks(m_peakCount->value());
+    m_peaks = std::move(reported.peaks);
+    m_falseAlarm = std::move(reported.falseAlarm);
     // The frequencies as the axis shows them, in the file's unit where it has one.
     const bool angular = m_frequencyUnit->currentIndex() == 1;
     const double scale = angular ? 2.0 * std::numbers::pi : 1.0;
@@ -1157,10 +1145,9 @@ void PeriodogramWorkspace::showPeaks()
                    : tr("frequency (%1)").arg(scene::frequencyUnitText(m_shownUnit)),
          unknown ? tr("period") : tr("period (%1)").arg(periodUnit), tr("power"), tr("FAP")});
     m_peakTable->setRowCount(int(m_peaks.size()));
-    const auto faps = scene::falseAlarmProbabilities(m_peaks, grid(), usedSeries(), m_shownOptions);
     for (int i = 0; i < int(m_peaks.size()); ++i) {
         const gpu::Peak& p = m_peaks[std::size_t(i)];
-        const std::optional<double>& fap = faps[std::size_t(i)];
+        const std::optional<double>& fap = m_falseAlarm[std::size_t(i)];
         const QStringList cells{QString::number(p.frequency * scale, 'g', 8),
                                 QString::number(1.0 / p.frequency, 'g', 8),
                                 QString::number(p.power, 'g', 6),
@@ -1205,7 +1192,7 @@ void PeriodogramWorkspace::showPeaks()
                            : tr("No peak"));
     } else if (!(m_shownOptions.fitMean || m_shownOptions.centerData)) {
         m_fap->setText(tr("The false-alarm probability needs centred data"));
-    } else if (m_shownOptions.nterms > 1) {
+    } else if (!scene::periodogramTraits(m_shownOptions).falseAlarm) {
         m_fap->setText(tr("Highest peak: period %1 (%2 terms: no false-alarm probability, which "
                           "Baluev gives for one term)")
                            .arg(scene::periodText(1.0 / m_peaks[0].frequency, m_shownUnit))
@@ -1245,7 +1232,7 @@ void PeriodogramWorkspace::showLevels()
         m_levels->clear();
     } else if (!(m_shownOptions.fitMean || m_shownOptions.centerData)) {
         m_levels->setText(tr("False-alarm levels need centred data or a floating mean"));
-    } else if (m_shownOptions.nterms > 1) {
+    } else if (!scene::periodogramTraits(m_shownOptions).falseAlarm) {
         m_levels->setText(tr("False-alarm levels are for the one-term model (Baluev 2008); "
                              "this periodogram fits %1 terms")
                               .arg(m_shownOptions.nterms));
@@ -1361,9 +1348,9 @@ void PeriodogramWorkspace::showFold(int peak)
     // The model the periodogram fits at the peak: as many harmonics as its terms, with the
     // epoch in the middle of the data so that large times keep the phase exact.
     const double f = m_peaks[std::size_t(peak)].frequency;
-    const gpu::TimeSeries used = usedSeries();
-    const int nterms = std::max(1, m_shownOptions.nterms);
-    const gpu::HarmonicFit fit = gpu::fitHarmonics(used, f, nterms, m_shownOptions.fitMean);
+    const gpu::TimeSeries& used = m_session->prepared().series;
+    const int nterms = m_session->traits().foldHarmonics;
+    const gpu::HarmonicFit fit = m_session->fold(f);
     FoldModel model;
     model.epoch = fit.epoch;
     model.offset = fit.offset;
@@ -1399,7 +1386,7 @@ void PeriodogramWorkspace::showFold(int peak)
             ? tr("y")
             : QString::fromStdString(m_shownReport.columns[std::size_t(yColumn)]);
     // The fold is of what the periodogram saw: after the trend and the prewhitened sinusoids.
-    if (!m_prepared.trend.empty() || !m_prewhitened.empty())
+    if (!m_session->prepared().trend.empty() || !m_prewhitened.empty())
         yLabel = tr("%1, residuals").arg(yLabel);
     m_fold->setFold(used, f, model, period, yLabel);
 }
@@ -1522,10 +1509,9 @@ QString PeriodogramWorkspace::exportPeaks(const QString& path) const
 {
     if (!m_spectrum)
         return tr("There is no periodogram to export yet");
-    const auto fap = scene::falseAlarmProbabilities(m_peaks, grid(), usedSeries(), m_shownOptions);
     const gpu::Status s = gpu::writeTextFile(
         path.toStdString(),
-        scene::peaksJson(m_peaks, fap, m_shownOptions.normalization, m_shownUnit,
+        scene::peaksJson(m_peaks, m_falseAlarm, m_shownOptions.normalization, m_shownUnit,
                          m_shownOptions.nterms, m_prewhitened, m_prewhitenEpoch));
     return s ? QString() : QString::fromStdString(s.message());
 }
@@ -1542,20 +1528,18 @@ void PeriodogramWorkspace::prewhitenPeak(int peak)
     if (peak < 0 || peak >= int(m_peaks.size()))
         return setError(tr("Select a peak to prewhiten"));
     const double frequency = m_peaks[std::size_t(peak)].frequency;
-    startFit(
-        [prepared = m_prepared, frequency](scene::PeriodogramScene& c) {
-            return scene::addPrewhitened(c, prepared, frequency);
-        },
-        tr("Prewhiten period %1").arg(scene::periodText(1.0 / frequency, m_shownUnit)));
+    startFit([session = m_session, frequency](
+                 scene::PeriodogramScene& c) { return session->addPrewhitened(c, frequency); },
+             tr("Prewhiten period %1").arg(scene::periodText(1.0 / frequency, m_shownUnit)));
 }
 
 void PeriodogramWorkspace::refitSinusoids()
 {
     if (m_prewhitened.empty())
         return;
-    startFit([prepared = m_prepared](
-                 scene::PeriodogramScene& c) { return scene::refitPrewhitened(c, prepared); },
-             tr("Fit %1 sinusoids together").arg(m_prewhitened.size()));
+    startFit(
+        [session = m_session](scene::PeriodogramScene& c) { return session->refitPrewhitened(c); },
+        tr("Fit %1 sinusoids together").arg(m_prewhitened.size()));
 }
 
 void PeriodogramWorkspace::removeSinusoid(int index)
