@@ -22,6 +22,7 @@ class QComboBox;
 class QCustomPlot;
 class QDoubleSpinBox;
 class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QProgressDialog;
@@ -175,6 +176,16 @@ private:
         gpu::Status windowStatus;
         bool useErrors = true;
     };
+    // The constructor's parts: the controls, the panel that holds them (the Data group its
+    // first part), the plots and tables of the result, then their signals.
+    void createControls();
+    QGroupBox* makeDataGroup();
+    QWidget* makeControlsPanel();
+    QWidget* makeResultViews();
+    void connectControls();
+    void connectResults();
+    // A load has ended: its series is shown and computed, or its error said.
+    void onLoaded();
     std::optional<Request> makeRequest();
     // Shows the problems and marks their fields; true when there are none.
     bool explainProblems(const std::vector<gpu::PeriodogramProblem>& problems);
