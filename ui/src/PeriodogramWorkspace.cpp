@@ -1,15 +1,10 @@
 #include "warpscope/ui/PeriodogramWorkspace.h"
 
 #include "LightCurveView.h"
-#include "PeriodogramMarks.h"
 #include "PrewhiteningPanel.h"
 #include "Style.h"
 #include "ValueText.h"
-#include "warpscope/gpu/FrequencyFit.h"
-#include "warpscope/gpu/TraceExport.h"
 #include "warpscope/scene/PeriodogramUnits.h"
-#include "warpscope/scene/Prewhitening.h"
-#include "warpscope/scene/SceneFile.h"
 #include "warpscope/ui/FoldView.h"
 #include "warpscope/ui/SpectrumView.h"
 
@@ -17,37 +12,21 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QDragEnterEvent>
-#include <QFileDialog>
 #include <QFileInfo>
-#include <QFormLayout>
-#include <QGroupBox>
-#include <QHBoxLayout>
-#include <QHeaderView>
-#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMimeData>
 #include <QProgressDialog>
-#include <QPushButton>
-#include <QScrollArea>
-#include <QSettings>
-#include <QSignalBlocker>
 #include <QSpinBox>
-#include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTimer>
-#include <QUndoCommand>
 #include <QUndoStack>
-#include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <numbers>
-#include <qcustomplot.h>
-#include <tuple>
-#include <type_traits>
 
 namespace warpscope::ui {
 PeriodogramWorkspace::PeriodogramWorkspace(std::shared_ptr<gpu::DevicePool> devices,
