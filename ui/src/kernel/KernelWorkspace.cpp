@@ -1,6 +1,6 @@
 #include "warpscope/ui/KernelWorkspace.h"
 
-#include "ValueText.h"
+#include "common/ValueText.h"
 #include "warpscope/scene/KernelFile.h"
 #include "warpscope/ui/KernelVariantsPanel.h"
 
