@@ -22,12 +22,14 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenuBar>
 #include <QMouseEvent>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -40,6 +42,62 @@
 
 using namespace warpscope;
 using test::differingPixels;
+
+namespace {
+
+// A workspace made for the test alone: a page, a dock, a File action, a status label and a
+// failure it reports while shown. Registering it is one line (MainWindow::addWorkspace).
+class TinyWorkspace : public QObject, public ui::Workspace
+{
+public:
+    explicit TinyWorkspace(QWidget* window)
+        : QObject(window), m_page(new QLabel("tiny page", window)),
+          m_dock(new QDockWidget("Tiny", window)), m_status(new QLabel("tiny status", window))
+    {
+        m_dock->setObjectName("tinyDock");
+        m_dock->setWidget(new QLabel("tiny dock", m_dock));
+    }
+
+    QString key() const override { return "tiny"; }
+    QString title() const override { return "Tiny"; }
+    QWidget* page() override { return m_page; }
+    QList<ui::WorkspaceDock> docks() override { return {{m_dock}}; }
+    QList<QWidget*> statusWidgets() override { return {m_status}; }
+    bool statesItsOwnStatus() const override { return true; }
+    void addActions(const ui::WorkspaceMenus& menus) override
+    {
+        connect(menus.addFileAction("Tiny Action"), &QAction::triggered, this,
+                [this] { ++triggered; });
+    }
+    bool writeScene(scene::Scene&, QString*) override { return true; }
+    void readScene(const scene::Scene&, const QString&) override {}
+    QString restoreSettings(const QSettings&) override { return {}; }
+    void saveSettings(QSettings&) override {}
+    QString failure(bool shown) const override { return shown ? "tiny failed" : QString(); }
+
+    int triggered = 0;
+
+private:
+    QLabel* m_page;
+    QDockWidget* m_dock;
+    QLabel* m_status;
+};
+
+// The action of the menu named menu with this text, or the menu's own action for no text.
+QAction* menuAction(const ui::MainWindow& window, const QString& menu, const QString& text)
+{
+    for (QAction* top : window.menuBar()->actions())
+        if (top->text() == menu) {
+            if (text.isEmpty())
+                return top;
+            for (QAction* action : top->menu()->actions())
+                if (action->text() == text)
+                    return action;
+        }
+    return nullptr;
+}
+
+} // namespace
 
 // The main window as the shell of its workspaces: docks per page, settings, scene files,
 // the timeline and the device choice that every workspace shares. Runs under Xvfb (or any X
@@ -87,6 +145,73 @@ private slots:
         m_window->showPeriodogram(false);
         QVERIFY(backend->isVisible());
         QTRY_VERIFY(backend->text() != "Starting…");
+    }
+
+    // Each page keeps its own docks: closed on the Kernel page, the Launch dock comes back on
+    // the field's and is closed again on the Kernel's, also after the periodogram.
+    void everyPageRemembersItsOwnDocks()
+    {
+        QVERIFY(docked(*m_window, "launchDock"));
+        m_window->showKernel();
+        QVERIFY(docked(*m_window, "launchDock")); // the field's docks, until changed here
+        m_window->findChild<QDockWidget*>("launchDock")->toggleViewAction()->trigger();
+        QVERIFY(!docked(*m_window, "launchDock"));
+        m_window->showPeriodogram(false);
+        QVERIFY(docked(*m_window, "launchDock"));
+        QVERIFY(docked(*m_window, "parametersDock"));
+        m_window->showKernel();
+        QVERIFY(!docked(*m_window, "launchDock"));
+        QVERIFY(docked(*m_window, "parametersDock"));
+        m_window->showPeriodogram();
+        QVERIFY(!docked(*m_window, "parametersDock"));
+        m_window->showKernel();
+        QVERIFY(!docked(*m_window, "launchDock"));
+        QVERIFY(docked(*m_window, "parametersDock"));
+    }
+
+    // A workspace registered with one line gets its tab, its dock and View entry, its File
+    // action before the window's own, its status (the field's stepping aside while it is
+    // shown), undo falls back to the field's steps, and the command line hears its failure
+    // only while it is shown.
+    void aWorkspaceJoinsWithOneRegistration()
+    {
+        auto* tiny = new TinyWorkspace(m_window.get());
+        m_window->addWorkspace(*tiny);
+        auto* tabs = m_window->findChild<QTabWidget*>("workspaces");
+        QCOMPARE(tabs->count(), 4);
+        QCOMPARE(tabs->tabText(3), QString("Tiny"));
+        QVERIFY(m_window->findChild<QDockWidget*>("tinyDock"));
+        QVERIFY(menuAction(*m_window, "&View", "Tiny"));
+        QAction* action = menuAction(*m_window, "&File", "Tiny Action");
+        QVERIFY(action);
+        const QList<QAction*> file = menuAction(*m_window, "&File", QString())->menu()->actions();
+        QVERIFY(file.indexOf(action) <
+                file.indexOf(menuAction(*m_window, "&File", "Export &Trace…")));
+        action->trigger();
+        QCOMPARE(tiny->triggered, 1);
+
+        QVERIFY(m_window->failureText().isEmpty());
+        auto* timeLabel = m_window->findChild<QLabel*>("timeLabel");
+        QVERIFY(timeLabel->isVisible());
+        m_window->showWorkspace(*tiny);
+        QCOMPARE(m_window->shownWorkspace(), static_cast<ui::Workspace*>(tiny));
+        QVERIFY(tiny->page()->isVisible());
+        QCOMPARE(m_window->failureText(), QString("tiny failed"));
+        QVERIFY(!timeLabel->isVisible());
+        QVERIFY(tiny->statusWidgets().front()->isVisible());
+        typeInto(spin("latMin"), "10");
+        QVERIFY(m_window->undoStack()->canUndo());
+        QAction* undo = nullptr;
+        for (QAction* a : m_window->findChildren<QAction*>())
+            if (a->shortcut() == QKeySequence(QKeySequence::Undo))
+                undo = a;
+        QVERIFY(undo && undo->isEnabled());
+        undo->trigger();
+        QCOMPARE(m_window->fieldView()->params().latMin, gpu::DistanceParams{}.latMin);
+        m_window->showPeriodogram(false);
+        QVERIFY(timeLabel->isVisible());
+        QVERIFY(!tiny->statusWidgets().front()->isVisible());
+        QVERIFY(m_window->failureText().isEmpty());
     }
 
     // The periodogram opens with its plots alone: the field's docks step aside, and come back
