@@ -62,16 +62,7 @@ std::function<void()> scheduleBatch(ui::MainWindow& window, const QString& path,
             return;
         ui::FieldView* view = window.fieldView();
         const ui::PeriodogramWorkspace* periodogram = window.periodogramWorkspace();
-        QString failure = window.launchPanel()->errorText();
-        if (failure.isEmpty() && window.periodogramShown() && !periodogram->busy())
-            failure = periodogram->errorText();
-        if (failure.isEmpty() && !window.periodogramShown() && !window.kernelShown())
-            failure = view->failureText();
-        // A kernel that never compiled has no picture to wait for.
-        if (failure.isEmpty() && window.kernelShown() && !window.kernelWorkspace()->busy() &&
-            window.kernelWorkspace()->view()->framesDrawn() == 0 &&
-            !window.kernelWorkspace()->buildProblem().isEmpty())
-            failure = "the kernel did not compile: " + window.kernelWorkspace()->buildProblem();
+        const QString failure = window.failureText();
         if (outcome->failed()) { // before the event loop ran, so it could not exit then
             *done = true;
             QApplication::exit(1);
@@ -82,18 +73,7 @@ std::function<void()> scheduleBatch(ui::MainWindow& window, const QString& path,
             outcome->fail(failure);
             return;
         }
-        const bool periodogramReady =
-            !window.periodogramShown() || (!periodogram->busy() && periodogram->spectrum());
-        const ui::KernelWorkspace* kernel = window.kernelWorkspace();
-        // A kernel whose run failed is shown with its message, then the command fails.
-        const bool kernelReady =
-            !window.kernelShown() ||
-            (!kernel->busy() && !kernel->view()->running() &&
-             (kernel->view()->framesDrawn() > 0 || !kernel->view()->lastProblem().isEmpty()));
-        // A hidden field view does not paint, so it settles only when shown.
-        const bool fieldReady = window.periodogramShown() || window.kernelShown() ||
-                                (view->frameSettled() && view->shownParams() == view->params());
-        if (!*labDone || !periodogramReady || !fieldReady || !kernelReady)
+        if (!*labDone || !window.readyForPicture())
             return;
         *done = true;
         // The timeline shows the newest spans, drawn now rather than on its next poll.
@@ -109,8 +89,8 @@ std::function<void()> scheduleBatch(ui::MainWindow& window, const QString& path,
                         qPrintable(view->backendDescription()),
                         window.devicePool()->summary().c_str());
         }
-        if (window.kernelShown() && !kernel->view()->lastProblem().isEmpty()) {
-            outcome->fail("the kernel's run failed: " + kernel->view()->lastProblem());
+        if (const QString failed = window.failureAfterPicture(); !failed.isEmpty()) {
+            outcome->fail(failed);
             return;
         }
         // The periodogram's exports, from the workspace shown.

@@ -1,3 +1,4 @@
+#include "WindowTest.h"
 #include "warpscope/gpu/UserKernel.h"
 #include "warpscope/ui/FieldView.h"
 #include "warpscope/ui/KernelView.h"
@@ -11,7 +12,6 @@
 #include <QApplication>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
-#include <QScreen>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
@@ -24,18 +24,14 @@ using namespace warpscope;
 
 namespace {
 
-// The real window, shown, and what the X screen shows of it: the pixels a person sees. Never
-// QWidget::grab or QOpenGLWidget::grabFramebuffer, which paint the widget again and so would
-// show a picture where the window showed a blank frame. Nothing here asks a view to repaint.
+// The real window, shown, and what the X screen shows of it: the pixels a person sees
+// (test::screenPixels). Nothing here asks a view to repaint.
 class LiveWindow
 {
 public:
     explicit LiveWindow(QSize size)
+        : m_window(std::make_unique<ui::MainWindow>(test::cpuWindowOptions()))
     {
-        ui::WindowOptions options;
-        options.backend = gpu::BackendKind::Cpu;
-        options.useSettings = false;
-        m_window = std::make_unique<ui::MainWindow>(options);
         m_window->resize(size);
     }
 
@@ -50,14 +46,7 @@ public:
     // Waits for `settled`, lets the frame reach the screen, and reads widget's pixels there.
     QImage pixelsWhen(QWidget* widget, const std::function<bool()>& settled)
     {
-        if (!QTest::qWaitFor(settled, 60000))
-            qWarning("the view did not settle");
-        QTest::qWait(300); // the composited frame, flushed to the X server
-        const QPoint at = widget->mapToGlobal(QPoint(0, 0));
-        return widget->screen()
-            ->grabWindow(0, at.x(), at.y(), widget->width(), widget->height())
-            .toImage()
-            .convertToFormat(QImage::Format_RGB32);
+        return test::screenPixels(widget, settled);
     }
 
 private:

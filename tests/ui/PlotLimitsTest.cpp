@@ -1,5 +1,5 @@
-#include "LightCurveView.h"
 #include "PrewhiteningPanel.h"
+#include "periodogram/LightCurveView.h"
 #include "warpscope/ui/SpectrumView.h"
 
 #include <QApplication>

@@ -4,6 +4,7 @@
 #include "warpscope/gpu/KernelVariants.h"
 #include "warpscope/scene/KernelScene.h"
 #include "warpscope/ui/KernelView.h"
+#include "warpscope/ui/Workspace.h"
 
 #include <QElapsedTimer>
 #include <QFutureWatcher>
@@ -13,6 +14,7 @@
 
 class QComboBox;
 class QFormLayout;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -23,6 +25,7 @@ class QsciScintilla;
 
 namespace warpscope::ui {
 
+class FieldWorkspace;
 class KernelVariantsPanel;
 class MemcheckRerun;
 
@@ -30,12 +33,15 @@ class MemcheckRerun;
 // Templates and examples to start from; compiled on a worker thread a moment after typing
 // stops, or at once with Ctrl+Enter, while the last good kernel keeps drawing; messages at
 // their lines; a slider per @param; what the compiler did (resources, occupancy, PTX, SASS).
-class KernelWorkspace : public QWidget
+class KernelWorkspace : public QWidget, public Workspace
 {
     Q_OBJECT
 
 public:
     explicit KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent = nullptr);
+    // In the main window: its messages in the status bar, drawing on the field's mesh with
+    // the field's Launch panel's block and grid.
+    KernelWorkspace(const WorkspaceServices& services, FieldWorkspace& field);
     ~KernelWorkspace() override;
 
     void setMesh(const gpu::DistanceParams& mesh) { m_view->setMesh(mesh); }
@@ -84,6 +90,19 @@ public:
     // The messages shown, one line each ("Line 4: ..."), for tests.
     QStringList messages() const;
 
+    QString key() const override { return "kernel"; }
+    QString title() const override;
+    QWidget* page() override { return this; }
+    void addActions(const WorkspaceMenus& menus) override;
+    bool writeScene(scene::Scene& scene, QString* problem) override;
+    void readScene(const scene::Scene& scene, const QString& file) override;
+    std::optional<scene::Workspace> sceneName() const override { return scene::Workspace::Kernel; }
+    QString restoreSettings(const QSettings&) override { return {}; }
+    void saveSettings(QSettings&) override {}
+    QString failure(bool shown) const override;
+    bool ready(bool shown) const override;
+    QString failureAfterPicture(bool shown) const override;
+
 signals:
     // For the status bar: compile times and run failures.
     void message(const QString& text);
@@ -95,6 +114,8 @@ protected:
 
 private:
     QWidget* makeConsentBar();
+    // The run's timeout and Stop, at the start of the bar below the editor.
+    QHBoxLayout* makeRunBar();
     // Puts code in the editor as no typing does: it is not the person's word.
     void showSource(const QString& code, gpu::KernelShape shape);
     // The editor's text changed: compiled after a pause, unless a scene put it there.
@@ -150,6 +171,7 @@ private:
     QElapsedTimer m_compileClock;
     bool m_awaitingPicture = false;
     bool m_contextKnown = false;
+    WorkspaceHost* m_host = nullptr; // in the main window
 };
 
 } // namespace warpscope::ui

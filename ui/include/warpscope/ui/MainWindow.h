@@ -3,26 +3,32 @@
 #include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/scene/Scene.h"
+#include "warpscope/ui/Workspace.h"
 
 #include <QMainWindow>
 #include <QMap>
 #include <QTimer>
-#include <array>
 #include <optional>
+#include <vector>
 
-class QLabel;
+class QDockWidget;
 class QTabWidget;
+class QUndoGroup;
 class QUndoStack;
 
 namespace warpscope::ui {
 
+class BatchResultsWorkspace;
 class DevicePanel;
 class FieldView;
+class FieldWorkspace;
 class KernelWorkspace;
 class LaunchPanel;
 class ParametersPanel;
 class PeriodogramWorkspace;
+class PeriodogramWorkspaceAdapter;
 class StreamsLabPanel;
+class StreamsLabWorkspace;
 class SweepDialog;
 class TimelinePanel;
 
@@ -34,7 +40,7 @@ struct WindowOptions
     bool useSettings = true; // restore and save parameters and layout between runs
 };
 
-class MainWindow : public QMainWindow
+class MainWindow : public QMainWindow, public WorkspaceHost
 {
     Q_OBJECT
 
@@ -42,19 +48,29 @@ public:
     explicit MainWindow(const WindowOptions& options, QWidget* parent = nullptr);
     ~MainWindow() override;
 
+    // Registers a workspace: its page becomes a tab, its docks, status widgets and actions
+    // join the window's, and it takes part in scenes, settings and the command line. The
+    // workspace's QObject (or its page) must be a child of the window.
+    void addWorkspace(Workspace& workspace);
+    const std::vector<Workspace*>& workspaces() const { return m_workspaces; }
+    // The workspace whose page is shown.
+    Workspace* shownWorkspace() const;
+
     // Starting parameters, before any saved settings are applied on top by restoreSettings().
     void setParams(const gpu::DistanceParams& params);
     void setColormap(const QString& name);
-    // Loads the remembered scene. Returns a message when the saved values were unusable.
+    // Loads the remembered scene and layout. Returns a message when the saved values were
+    // unusable.
     QString restoreSettings();
 
-    FieldView* fieldView() const { return m_view; }
-    ParametersPanel* parametersPanel() const { return m_panel; }
-    DevicePanel* devicePanel() const { return m_device; }
-    LaunchPanel* launchPanel() const { return m_launch; }
+    FieldWorkspace* fieldWorkspace() const { return m_field; }
+    FieldView* fieldView() const;
+    ParametersPanel* parametersPanel() const;
+    DevicePanel* devicePanel() const;
+    LaunchPanel* launchPanel() const;
     TimelinePanel* timelinePanel() const { return m_timelinePanel; }
-    StreamsLabPanel* streamsLabPanel() const { return m_lab; }
-    PeriodogramWorkspace* periodogramWorkspace() const { return m_periodogram; }
+    StreamsLabPanel* streamsLabPanel() const;
+    PeriodogramWorkspace* periodogramWorkspace() const;
     // Brings the periodogram workspace (or the distance field) to the front.
     void showPeriodogram(bool show = true);
     bool periodogramShown() const;
@@ -70,7 +86,8 @@ public:
     void showDevicePanel();
     // Opens the block-size sweep on the current mesh and starts it.
     SweepDialog* startSweep();
-    QUndoStack* undoStack() const { return m_undo; }
+    // The field's parameter steps.
+    QUndoStack* undoStack() const;
 
     // Applies parameters to the panel and the view; used by undo and redo.
     void applyParams(const gpu::DistanceParams& params);
@@ -91,49 +108,56 @@ public:
     // error message, or an empty string.
     QString openBatchResults(const QString& path);
 
+    // The command line's --screenshot, from every workspace (Workspace::failure, ready and
+    // failureAfterPicture): why it cannot succeed, whether the picture is ready, and why it
+    // failed once taken.
+    QString failureText() const;
+    bool readyForPicture() const;
+    QString failureAfterPicture() const;
+
+    void showWorkspace(Workspace& workspace) override;
+    void showMessage(const QString& text, int timeoutMs = 0) override;
+    void announceDevice(const gpu::DeviceInfo& device) override;
+
 protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
-    void onEdited(gpu::ParamField field);
-    void onReferenceMoved(int index, gpu::GeoPoint point, bool finished);
-    void onReferenceAdded(gpu::GeoPoint point);
-    // Records a change for undo; changes with the same mergeId in a row merge into one step.
-    void commit(const gpu::DistanceParams& params, int mergeId, const QString& text);
-    void updatePrecisionHint(const gpu::DistanceParams& params);
-    void refreshStatus();
+    // Makes a workspace and registers it: one line each.
+    template <class T, class... Args> T* add(Args&&... args);
+    void createMenus();
+    void addDock(const WorkspaceDock& place);
+    void showDock(const char* name);
+    void onTabChanged(int index);
     void saveScreenshot();
     void saveSettings();
-    void createMenus();
-    // Each workspace has its own docks: those shown on the tab left are remembered for it, and
-    // the tab shown gets back its own (on the periodogram, none at first: its plots need room).
-    void switchDocks(int to);
-    // Whether each dock is shown, by object name, as a person left them on each tab.
-    std::array<QMap<QString, bool>, 2> m_docksShown;
-    int m_docksTab = 0; // the tab whose docks are shown
+    void restoreDocks(const QSettings& settings);
+    void saveDocks(QSettings& settings);
+    // Each workspace's page has its own docks: those shown on the page left are remembered
+    // for it, and the page shown gets back its own (at first none where it starts without).
+    void switchDocks(Workspace* to);
+    void rememberDocks();
+    // Whether each dock is shown, by object name, as a person left them on each page, by
+    // the workspace's key.
+    QMap<QString, QMap<QString, bool>> m_docksShown;
+    Workspace* m_docksOf = nullptr; // the workspace whose docks are shown
 
     WindowOptions m_options;
     std::shared_ptr<gpu::Timeline> m_timeline;
     std::shared_ptr<gpu::DevicePool> m_devices;
-    bool m_multiGpu; // the status bar then says which GPU computes what
-    FieldView* m_view;
-    ParametersPanel* m_panel;
-    DevicePanel* m_device;
-    LaunchPanel* m_launch;
     TimelinePanel* m_timelinePanel;
-    StreamsLabPanel* m_lab;
-    PeriodogramWorkspace* m_periodogram;
+    QTabWidget* m_tabs;
+    QUndoGroup* m_undoGroup;
+    WorkspaceMenus m_menus;
+    std::vector<Workspace*> m_workspaces;
+    std::vector<QDockWidget*> m_docks; // in the order they were added
+    QDockWidget* m_firstLeftDock = nullptr;
+    FieldWorkspace* m_field;
+    PeriodogramWorkspaceAdapter* m_periodogram;
     KernelWorkspace* m_kernel;
-    QTabWidget* m_workspaces;
-    QUndoStack* m_undo;
-    QLabel* m_backendLabel;
-    QLabel* m_meshLabel;
-    QLabel* m_timeLabel;
-    QTimer m_statusTimer;
-    QString m_where; // who computes where, as last shown
+    StreamsLabWorkspace* m_lab;
+    BatchResultsWorkspace* m_batch;
     QTimer m_trimTimer;
-    gpu::DistanceParams m_committed;
-    int m_dragSerial = 0;
 };
 
 } // namespace warpscope::ui

@@ -1,6 +1,6 @@
 #include "LightCurveView.h"
 
-#include "PlotDecade.h"
+#include "common/PlotDecade.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 #include "warpscope/ui/TimelinePanel.h"
 
 #include "SpanPlottable.h"
-#include "Style.h"
+#include "common/Style.h"
 #include "warpscope/gpu/TraceExport.h"
 
 #include <QCheckBox>

@@ -1,7 +1,7 @@
 #include "warpscope/ui/FieldView.h"
 
-#include "AfterFrame.h"
-#include "ColourBar.h"
+#include "common/AfterFrame.h"
+#include "common/ColourBar.h"
 
 #include <QKeyEvent>
 #include <QMouseEvent>

@@ -1,6 +1,6 @@
 #include "warpscope/ui/LaunchPanel.h"
 
-#include "Style.h"
+#include "common/Style.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -1,7 +1,7 @@
 #include "warpscope/ui/SpectrumView.h"
 
-#include "AfterFrame.h"
-#include "ValueText.h"
+#include "common/AfterFrame.h"
+#include "common/ValueText.h"
 
 #include <QKeyEvent>
 #include <QMouseEvent>

@@ -1,6 +1,6 @@
 #include "warpscope/ui/StreamsLabPanel.h"
 
-#include "Style.h"
+#include "common/Style.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -1,6 +1,6 @@
 #include "warpscope/ui/BatchResultsDialog.h"
 
-#include "ValueText.h"
+#include "common/ValueText.h"
 #include "warpscope/scene/BatchResults.h"
 
 #include <QDir>

@@ -1,10 +1,13 @@
 #include "warpscope/ui/KernelWorkspace.h"
 
 #include "MemcheckRerun.h"
-#include "ValueText.h"
+#include "common/ValueText.h"
 #include "warpscope/scene/KernelFile.h"
+#include "warpscope/ui/FieldWorkspace.h"
 #include "warpscope/ui/KernelVariantsPanel.h"
+#include "warpscope/ui/LaunchPanel.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
@@ -165,33 +168,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     editorSplit->setStretchFactor(1, 1);
     leftLayout->addWidget(editorSplit, 1);
     leftLayout->addWidget(m_paramsBox);
-    // A run that does not answer within the timeout is stopped; Stop ends one sooner.
-    auto* timeout = new QSpinBox(this);
-    timeout->setObjectName("kernelTimeout");
-    timeout->setRange(10, 600000);
-    timeout->setSingleStep(500);
-    timeout->setSuffix(tr(" ms"));
-    timeout->setValue(int(m_view->timeoutMs()));
-    timeout->setToolTip(tr("The longest a run may take: after it, the kernel's process is ended "
-                           "and the picture keeps the last good run"));
-    auto* stop = new QPushButton(tr("Stop"), this);
-    stop->setObjectName("kernelStop");
-    stop->setEnabled(false);
-    stop->setToolTip(tr("End the kernel running now (its process is ended; the app goes on)"));
-    connect(timeout, &QSpinBox::valueChanged, this,
-            [this](int ms) { m_view->setTimeoutMs(double(ms)); });
-    connect(stop, &QPushButton::clicked, m_view, &KernelView::stopRun);
-    connect(m_view, &KernelView::runningChanged, this, [this, stop](bool running) {
-        stop->setEnabled(running);
-        if (running)
-            m_status->setText(tr("Running… (Stop ends it; the timeout is %1 ms)")
-                                  .arg(m_view->timeoutMs(), 0, 'f', 0));
-    });
-    auto* bottom = new QHBoxLayout;
-    bottom->addWidget(new QLabel(tr("Timeout:"), this));
-    bottom->addWidget(timeout);
-    bottom->addWidget(stop);
-    bottom->addStretch(1);
+    QHBoxLayout* bottom = makeRunBar();
     bottom->addWidget(open);
     bottom->addWidget(save);
     leftLayout->addWidget(m_status);
@@ -252,9 +229,109 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     chooseExample(0);
 }
 
+QHBoxLayout* KernelWorkspace::makeRunBar()
+{
+    // A run that does not answer within the timeout is stopped; Stop ends one sooner.
+    auto* timeout = new QSpinBox(this);
+    timeout->setObjectName("kernelTimeout");
+    timeout->setRange(10, 600000);
+    timeout->setSingleStep(500);
+    timeout->setSuffix(tr(" ms"));
+    timeout->setValue(int(m_view->timeoutMs()));
+    timeout->setToolTip(tr("The longest a run may take: after it, the kernel's process is ended "
+                           "and the picture keeps the last good run"));
+    auto* stop = new QPushButton(tr("Stop"), this);
+    stop->setObjectName("kernelStop");
+    stop->setEnabled(false);
+    stop->setToolTip(tr("End the kernel running now (its process is ended; the app goes on)"));
+    connect(timeout, &QSpinBox::valueChanged, this,
+            [this](int ms) { m_view->setTimeoutMs(double(ms)); });
+    connect(stop, &QPushButton::clicked, m_view, &KernelView::stopRun);
+    connect(m_view, &KernelView::runningChanged, this, [this, stop](bool running) {
+        stop->setEnabled(running);
+        if (running)
+            m_status->setText(tr("Running… (Stop ends it; the timeout is %1 ms)")
+                                  .arg(m_view->timeoutMs(), 0, 'f', 0));
+    });
+    auto* bottom = new QHBoxLayout;
+    bottom->addWidget(new QLabel(tr("Timeout:"), this));
+    bottom->addWidget(timeout);
+    bottom->addWidget(stop);
+    bottom->addStretch(1);
+    return bottom;
+}
+
 KernelWorkspace::~KernelWorkspace()
 {
     m_job.waitForFinished();
+}
+
+KernelWorkspace::KernelWorkspace(const WorkspaceServices& services, FieldWorkspace& field)
+    : KernelWorkspace(services.devices, services.window)
+{
+    m_host = services.host;
+    connect(this, &KernelWorkspace::message, this,
+            [this](const QString& text) { m_host->showMessage(text, 10000); });
+    setMesh(field.params());
+    connect(&field, &FieldWorkspace::meshChanged, this, &KernelWorkspace::setMesh);
+    // A whole kernel runs with the Launch panel's block and grid.
+    LaunchPanel* launch = field.launchPanel();
+    connect(launch, &LaunchPanel::changed, this, [this, launch] {
+        if (const auto lesson = launch->settings()) {
+            setLaunch(lesson->launch, lesson->gridFitted);
+            setTeaching(lesson->teaching, render::Overlay(lesson->overlay));
+        }
+    });
+}
+
+QString KernelWorkspace::title() const
+{
+    return tr("Kernel");
+}
+
+void KernelWorkspace::addActions(const WorkspaceMenus& menus)
+{
+    connect(menus.addFileAction(tr("Open &Kernel .cu…")), &QAction::triggered, this, [this] {
+        m_host->showWorkspace(*this);
+        askToOpen();
+    });
+    connect(menus.addFileAction(tr("Save Kernel as .c&u…")), &QAction::triggered, this, [this] {
+        m_host->showWorkspace(*this);
+        askToSave();
+    });
+}
+
+bool KernelWorkspace::writeScene(scene::Scene& scene, QString* /*problem*/)
+{
+    scene.kernel = currentScene();
+    return true;
+}
+
+void KernelWorkspace::readScene(const scene::Scene& scene, const QString& file)
+{
+    applyScene(scene.kernel, file);
+}
+
+QString KernelWorkspace::failure(bool shown) const
+{
+    // A kernel that never compiled has no picture to wait for.
+    if (shown && !busy() && m_view->framesDrawn() == 0 && !m_buildProblem.isEmpty())
+        return "the kernel did not compile: " + m_buildProblem;
+    return {};
+}
+
+bool KernelWorkspace::ready(bool shown) const
+{
+    // A kernel whose run failed is shown with its message, then the command fails.
+    return !shown || (!busy() && !m_view->running() &&
+                      (m_view->framesDrawn() > 0 || !m_view->lastProblem().isEmpty()));
+}
+
+QString KernelWorkspace::failureAfterPicture(bool shown) const
+{
+    if (shown && !m_view->lastProblem().isEmpty())
+        return "the kernel's run failed: " + m_view->lastProblem();
+    return {};
 }
 
 bool KernelWorkspace::eventFilter(QObject* watched, QEvent* event)

@@ -1,8 +1,8 @@
 #include "warpscope/ui/KernelView.h"
 
-#include "AfterFrame.h"
-#include "ColourBar.h"
-#include "ValueText.h"
+#include "common/AfterFrame.h"
+#include "common/ColourBar.h"
+#include "common/ValueText.h"
 #include "warpscope/gpu/LaunchLesson.h"
 #include "warpscope/render/Colormap.h"
 

@@ -1,0 +1,365 @@
+#include "WindowTest.h"
+#include "warpscope/scene/FieldScene.h"
+#include "warpscope/ui/DevicePanel.h"
+#include "warpscope/ui/FoldView.h"
+#include "warpscope/ui/LaunchPanel.h"
+#include "warpscope/ui/SpectrumView.h"
+#include "warpscope/ui/StreamsLabPanel.h"
+#include "warpscope/ui/SweepDialog.h"
+#include "warpscope/ui/TimelinePanel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMouseEvent>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolTip>
+#include <QUndoStack>
+#include <cmath>
+#include <numbers>
+#include <qcustomplot.h>
+#include <random>
+
+using namespace warpscope;
+using test::differingPixels;
+
+// The distance field in the real main window, driven as a person would: typing into
+// its fields, clicking the map, undoing; its launch lesson and block-size sweep. Runs under Xvfb
+// (or any X server) with the CPU backend.
+class FieldWorkspaceTest : public test::WindowTest
+{
+    Q_OBJECT
+
+private slots:
+    void init() { QVERIFY(openWindow()); }
+    void cleanup() { closeWindow(); }
+
+    void opensOnTheDefaultScene()
+    {
+        settledImage();
+        const gpu::DistanceParams p = view()->shownParams();
+        QCOMPARE(p, gpu::DistanceParams{});
+        QCOMPARE(p.nx, 1000);
+        QVERIFY(view()->backendDescription().startsWith("CPU"));
+    }
+
+    // A mesh beyond the OpenGL driver's buffer limit fails as the window is first shown,
+    // before anything has been drawn; the map says why instead of "Computing…" for ever, and
+    // after a good field, the old picture is marked as not updated.
+    void aFailureBeforeTheFirstFrameIsNamedOnTheMap()
+    {
+        gpu::DistanceParams huge;
+        huge.nx = huge.ny = 16384;
+        ui::WindowOptions options;
+        options.backend = gpu::BackendKind::Cpu;
+        options.useSettings = false;
+        m_window = std::make_unique<ui::MainWindow>(options);
+        m_window->setParams(huge);
+        m_window->resize(1000, 700);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        QTRY_VERIFY2(view()->failureText().contains("can display at most"),
+                     qPrintable(view()->failureText()));
+
+        // The banner is drawn by the overlay widget, so the grabs include the children.
+        m_window->setParams(gpu::DistanceParams{});
+        settledImage();
+        QVERIFY(view()->failureText().isEmpty());
+        const QImage good = view()->grab().toImage();
+        m_window->setParams(huge);
+        QTRY_VERIFY(!view()->failureText().isEmpty());
+        QTRY_VERIFY2(differingPixels(good, view()->grab().toImage()) > 1000,
+                     "the map does not show that the field was not updated");
+    }
+
+    // Moving the view to another window destroys its GL context and makes a new one; the
+    // field went with the old context and must be computed again, not left blank.
+    void theFieldIsDrawnAgainInANewContext()
+    {
+        QWidget other; // first, so that the view, its child by the end, goes before it
+        ui::FieldView standalone;
+        standalone.setDevices(std::make_shared<gpu::DevicePool>(gpu::BackendKind::Cpu, -1, nullptr),
+                              true);
+        standalone.resize(600, 400);
+        standalone.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&standalone));
+        const auto settled = [&] {
+            return QTest::qWaitFor(
+                [&] {
+                    standalone.update();
+                    return standalone.frameSettled() &&
+                           standalone.shownParams() == standalone.params();
+                },
+                20000);
+        };
+        QVERIFY(settled());
+        const QImage before = standalone.grabFramebuffer();
+        other.resize(600, 400);
+        standalone.setParent(&other);
+        other.show();
+        standalone.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&other));
+        // Each grab paints, which starts the computation if the view knows it must.
+        QVERIFY2(
+            QTest::qWaitFor(
+                [&] { return differingPixels(before, standalone.grabFramebuffer()) == 0; }, 20000),
+            "the field was not computed again in the new context");
+    }
+
+    void devicePanelShowsTheSimulatedDeviceOnTheCpu()
+    {
+        // A choice of GPU appears only where there are several.
+        QCOMPARE(m_window->devicePanel()->chooser()->isVisibleTo(m_window->devicePanel()),
+                 gpu::cudaDeviceNames().size() > 1);
+        // Choosing a device reopens the view's context, and the field comes back.
+        const QImage before = settledImage();
+        QSignalSpy reopened(view(), &ui::FieldView::backendReady);
+        emit m_window->devicePanel()->deviceChosen(0);
+        QCOMPARE(differingPixels(before, settledImage()), 0);
+        QTRY_COMPARE(reopened.count(), 1); // said once the frame that reopened it is drawn
+        settledImage();
+        const ui::DevicePanel* device = m_window->devicePanel();
+        QVERIFY(device->value("Kind").contains("simulated"));
+        QCOMPARE(device->value("SMs"), QString("132"));
+        QCOMPARE(device->value("Threads per block"), QString("1024"));
+        QCOMPARE(device->value("Grid dimensions"), QString("2147483647 x 65535 x 65535"));
+    }
+
+    void typingABoundChangesThePicture()
+    {
+        const QImage before = settledImage();
+        typeInto(spin("latMin"), "29.9");
+        const QImage after = settledImage();
+        QCOMPARE(view()->shownParams().latMin, 29.9);
+        QVERIFY2(differingPixels(before, after) > before.width() * before.height() / 10,
+                 "the picture should change when a bound changes");
+    }
+
+    void outOfRangeLatitudeIsExplainedAndThePictureKept()
+    {
+        const QImage before = settledImage();
+        typeInto(spin("latMin"), "95");
+        QTest::qWait(50);
+        const QImage after = settledImage();
+        QVERIFY(spin("latMin")->property("invalid").toBool());
+        QVERIFY(panel()->errorText().contains("[-90, 90]"));
+        QCOMPARE(view()->shownParams().latMin, 29.0);
+        QCOMPARE(differingPixels(before, after), 0);
+        QVERIFY(m_window->isVisible());
+        // Correcting it clears the message.
+        typeInto(spin("latMin"), "29.5");
+        settledImage();
+        QVERIFY(!spin("latMin")->property("invalid").toBool());
+        QVERIFY(panel()->errorText().isEmpty());
+        QCOMPARE(view()->shownParams().latMin, 29.5);
+    }
+
+    void sliderDragUpdatesLive()
+    {
+        const QImage before = settledImage();
+        auto* slider = panel()->findChild<ui::NumberField*>("lonMin")->slider();
+        slider->setValue(slider->value() + 3); // as a drag does, one step at a time
+        const QImage after = settledImage();
+        QVERIFY(view()->shownParams().lonMin > 99.0);
+        QVERIFY(differingPixels(before, after) > 0);
+    }
+
+    void minimumAboveMaximumIsFlaggedOnTheMaximum()
+    {
+        settledImage();
+        typeInto(spin("lonMin"), "102");
+        QVERIFY(spin("lonMax")->property("invalid").toBool());
+        QVERIFY(panel()->errorText().contains("greater than the minimum"));
+        QCOMPARE(view()->shownParams().lonMin, 99.0);
+    }
+
+    void meshTooLargeForTheDriverKeepsTheLastPicture()
+    {
+        const QImage before = settledImage();
+        QSignalSpy failed(view(), &ui::FieldView::computeFailed);
+        typeInto(spin("nx"), "16384");
+        typeInto(spin("ny"), "16384");
+        QVERIFY(QTest::qWaitFor([&] { return failed.count() > 0; }, 20000));
+        QVERIFY(failed.last().at(0).toString().contains("at most"));
+        QVERIFY(panel()->findChild<QLabel*>("computeError")->isVisible());
+        QCOMPARE(view()->shownParams().nx, 1000);
+        QTest::qWait(50);
+        QCOMPARE(differingPixels(before, view()->grabFramebuffer()), 0);
+        QVERIFY(m_window->isVisible());
+    }
+
+    void undoAndRedoRestoreParameters()
+    {
+        settledImage();
+        typeInto(spin("lonMax"), "100.5");
+        settledImage();
+        QCOMPARE(view()->shownParams().lonMax, 100.5);
+        QVERIFY(m_window->undoStack()->canUndo());
+        m_window->undoStack()->undo();
+        settledImage();
+        QCOMPARE(view()->shownParams().lonMax, 101.0);
+        QCOMPARE(spin("lonMax")->value(), 101.0);
+        m_window->undoStack()->redo();
+        settledImage();
+        QCOMPARE(view()->shownParams().lonMax, 100.5);
+    }
+
+    void ctrlClickAddsAReferenceAndClickMovesIt()
+    {
+        const QImage before = settledImage();
+        const QPoint centre = view()->rect().center();
+        QTest::mouseClick(view(), Qt::LeftButton, Qt::ControlModifier, centre);
+        settledImage();
+        QCOMPARE(int(view()->shownParams().references.size()), 2);
+        QCOMPARE(panel()->findChild<QTableWidget*>("references")->rowCount(), 2);
+        QTest::mouseClick(view(), Qt::LeftButton, Qt::NoModifier, centre + QPoint(-150, 100));
+        const QImage after = settledImage();
+        const gpu::GeoPoint moved = view()->shownParams().references[1];
+        QVERIFY(moved.lon < 100.0 && moved.lat < 30.0);
+        QVERIFY(differingPixels(before, after) > 1000);
+    }
+
+    void teachingKernelOverlaysChangeThePicture()
+    {
+        const QImage fast = settledImage();
+        ui::LaunchPanel* launch = m_window->launchPanel();
+        auto* kernel = launch->findChild<QComboBox*>("kernel");
+        kernel->setCurrentIndex(1); // teaching, grid fitted to the mesh: same field
+        QTRY_VERIFY(view()->lessonActive());
+        const QImage teaching = settledImage();
+        QVERIFY(differingPixels(fast, teaching) < fast.width() * fast.height() / 50);
+        auto* overlay = launch->findChild<QComboBox*>("overlay");
+        overlay->setCurrentIndex(int(render::Overlay::Block));
+        view()->update();
+        QTest::qWait(50);
+        const QImage blocks = settledImage();
+        QVERIFY2(differingPixels(teaching, blocks) > teaching.width() * teaching.height() / 4,
+                 "colouring by block must change the picture");
+        overlay->setCurrentIndex(int(render::Overlay::Sm));
+        view()->update();
+        QTest::qWait(50);
+        QVERIFY(differingPixels(blocks, settledImage()) > 1000);
+    }
+
+    void impossibleLaunchIsExplainedAtTheField()
+    {
+        ui::LaunchPanel* launch = m_window->launchPanel();
+        launch->findChild<QComboBox*>("kernel")->setCurrentIndex(1);
+        QTRY_VERIFY(view()->lessonActive());
+        const QImage before = settledImage();
+        const gpu::LaunchConfig shown = view()->lesson()->launch;
+        QLineEdit* bx = launch->field("blockx");
+        QLineEdit* by = launch->field("blocky");
+        bx->setText("64");
+        by->setText("32"); // 2048 threads per block
+        emit by->editingFinished();
+        QVERIFY(launch->errorText().contains("2048 threads per block"));
+        QVERIFY(launch->errorText().contains("1024"));
+        QVERIFY(!bx->styleSheet().isEmpty());
+        settledImage();
+        QVERIFY(view()->lesson()->launch == shown); // the last valid launch stays
+        launch->field("gridx")->setText("1125899906842624");
+        emit launch->field("gridx")->editingFinished();
+        QVERIFY(launch->errorText().contains("exceeds the limit of 2147483647"));
+        // A grid too small to cover the mesh is allowed: the rest shows as uncovered.
+        bx->setText("16");
+        by->setText("16");
+        launch->field("gridx")->setText("2");
+        launch->field("gridy")->setText("2");
+        emit by->editingFinished();
+        QVERIFY(launch->errorText().isEmpty());
+        const QImage partial = settledImage();
+        QCOMPARE(view()->lesson()->launch.grid.x, 2);
+        QVERIFY(differingPixels(before, partial) > before.width() * before.height() / 4);
+    }
+
+    // Auto picks the block with the most occupancy for the teaching kernel's registers on the
+    // simulated H100 (40 a thread: 768 threads, 75%), and the panel says what limits it.
+    void autoBlockUsesTheOccupancyCalculator()
+    {
+        settledImage();
+        m_window->showLaunchPanel();
+        QTest::mouseClick(m_window->launchPanel()->findChild<QPushButton*>("autoBlock"),
+                          Qt::LeftButton);
+        QCOMPARE(m_window->launchPanel()->field("blockx")->text(), QString("768"));
+        QCOMPARE(m_window->launchPanel()->field("blocky")->text(), QString("1"));
+        const QString occupancy = m_window->launchPanel()->occupancyText();
+        QVERIFY2(occupancy.contains("Theoretical occupancy 75%"), qPrintable(occupancy));
+        QVERIFY2(occupancy.contains("registers"), qPrintable(occupancy));
+        QVERIFY(m_window->launchPanel()->lesson().has_value());
+    }
+
+    void blockSizeSweepRunsAndCancels()
+    {
+        gpu::DistanceParams p = view()->params();
+        p.nx = 96;
+        p.ny = 64;
+        m_window->setParams(p);
+        ui::SweepDialog* sweep = m_window->startSweep();
+        QSignalSpy finished(sweep, &ui::SweepDialog::finished);
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.front().at(0).toBool(), true);
+        QCOMPARE(sweep->points().size(), 32u);
+        for (const auto& point : sweep->points())
+            QVERIFY(point.medianMs > 0.0 && point.occupancy > 0.0);
+        QVERIFY2(sweep->resultText().contains("Fastest at"), qPrintable(sweep->resultText()));
+        sweep->close();
+
+        p.nx = p.ny = 2000; // slow enough on the simulator to cancel midway
+        m_window->setParams(p);
+        sweep = m_window->startSweep();
+        QSignalSpy cancelled(sweep, &ui::SweepDialog::finished);
+        QTest::mouseClick(sweep->findChild<QPushButton*>("sweepCancel"), Qt::LeftButton);
+        QVERIFY(cancelled.wait(60000));
+        QCOMPARE(cancelled.front().at(0).toBool(), false);
+        QVERIFY2(sweep->resultText().contains("Cancelled"), qPrintable(sweep->resultText()));
+        sweep->close();
+    }
+
+    void switchingPrecisionShowsTheHintOnlyWhereItMatters()
+    {
+        settledImage();
+        auto* hint = panel()->findChild<QLabel*>("precisionHint");
+        QVERIFY(!hint->isVisible());
+        typeInto(spin("latMin"), "-90");
+        typeInto(spin("latMax"), "90");
+        typeInto(spin("lonMin"), "-180");
+        typeInto(spin("lonMax"), "180");
+        auto* refs = panel()->findChild<QTableWidget*>("references");
+        refs->item(0, 0)->setText("0");
+        refs->item(0, 1)->setText("0");
+        settledImage();
+        typeInto(spin("nx"), "4000");
+        typeInto(spin("ny"), "4000");
+        settledImage();
+        QVERIFY2(hint->isVisible(), "a global float32 mesh with the antipode on it should warn");
+    }
+};
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("WarpscopeTests"); // never the user's own settings
+    FieldWorkspaceTest test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "FieldWorkspaceTest.moc"
