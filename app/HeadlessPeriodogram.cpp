@@ -5,7 +5,7 @@
 #include "warpscope/gpu/Spectrum.h"
 #include "warpscope/gpu/TraceExport.h"
 #include "warpscope/scene/PeriodogramCost.h"
-#include "warpscope/scene/PeriodogramRequest.h"
+#include "warpscope/scene/PeriodogramSession.h"
 #include "warpscope/scene/PeriodogramUnits.h"
 #include "warpscope/scene/Prewhitening.h"
 
@@ -132,21 +132,20 @@ int runHeadlessPeriodogram(const AppOptions& options, scene::PeriodogramScene* f
         synthetic.seed = std::uint64_t(c.seed);
         series = gpu::syntheticSeries(synthetic);
     }
-    const gpu::TimeSeries loaded = std::move(series);
-    scene::PreparedSeries prepared;
-    if (const gpu::Status s = scene::prepareSeries(c, loaded, prepared); !s)
+    scene::PeriodogramSession session(c);
+    if (const gpu::Status s = session.prepare(std::move(series)); !s)
         return failure(s.message());
+    const scene::PreparedSeries& prepared = session.prepared();
     if (prepared.masked > 0)
         std::printf("Masked %zu points in %zu ranges; %zu remain\n", prepared.masked,
                     c.masks.size(), prepared.unmasked.t.size());
     if (c.detrend.method != gpu::DetrendMethod::None)
         std::printf("Periodogram of the residuals after %s\n",
                     qPrintable(scene::detrendText(c.detrend, unit)));
-    series = prepared.series;
 
-    scene::PeriodogramRequest request;
-    if (const gpu::Status s = scene::makePeriodogramRequest(c, series, request); !s)
+    if (const gpu::Status s = session.makeRequest(); !s)
         return failure(s.message());
+    const scene::PeriodogramRequest& request = session.request();
     const gpu::PeriodogramOptions& o = request.options;
     if (!request.capNote.empty())
         std::fprintf(stderr, "warpscope: warning: %s\n", request.capNote.c_str());
@@ -162,12 +161,12 @@ int runHeadlessPeriodogram(const AppOptions& options, scene::PeriodogramScene* f
     if (const auto errors = gpu::validatePeriodogramLaunch(o.launch, context->info());
         !errors.empty())
         return failure(errors.front().message);
-    std::vector<double> power(std::size_t(o.grid.count));
-    const auto compute = [&](const gpu::TimeSeries& data) {
+    const auto compute = [&] {
         // A long one is announced with its estimate before it starts, and its time shown.
+        const std::size_t points = session.prepared().series.t.size();
         const scene::PeriodogramCost cost =
-            scene::periodogramCost(data.t.size(), o.grid.count, o.nterms, context->isCuda(),
-                                   o.precision, std::thread::hardware_concurrency());
+            scene::periodogramCost(points, o.grid.count, o.nterms, context->isCuda(), o.precision,
+                                   std::thread::hardware_concurrency());
         std::optional<ProgressLine> progress;
         if (scene::isLong(cost)) {
             std::fprintf(stderr, "warpscope: this periodogram is long: %s on %s\n",
@@ -175,67 +174,58 @@ int runHeadlessPeriodogram(const AppOptions& options, scene::PeriodogramScene* f
             progress.emplace(cost);
         }
         double kernelMs = 0.0;
-        const gpu::Status s = gpu::computePeriodogram(*context, data, o, power, &kernelMs);
+        const gpu::Status s = session.computePower(*context, &kernelMs);
         progress.reset();
         if (s)
             std::printf("Computed %lld frequencies from %zu points on %s in %.1f ms\n",
-                        o.grid.count, data.t.size(), context->name().c_str(), kernelMs);
+                        o.grid.count, points, context->name().c_str(), kernelMs);
         return s;
     };
-    if (const gpu::Status s = compute(series); !s)
+    if (const gpu::Status s = compute(); !s)
         return failure(s.message());
     if (options.prewhiten > 0) {
         // Each round fits the highest reportable peak of what is left and takes it out; then
         // every sinusoid found is fitted together, and the periodogram is of what remains.
         for (int round = 0; round < options.prewhiten; ++round) {
-            const std::vector<gpu::Peak> top =
-                gpu::reportablePeaks(gpu::topPeaks(power, o.grid, gpu::kSpectrumMaxPeaks), o.grid,
-                                     gpu::timeBaseline(series), 1);
+            const std::vector<gpu::Peak> top = session.peaks(1).peaks;
             if (top.empty())
                 return failure("Prewhitening stopped after " + std::to_string(round) +
                                " sinusoids: the periodogram of the residuals has no peak to fit");
-            if (const gpu::Status s = scene::addPrewhitened(c, prepared, top.front().frequency); !s)
+            if (const gpu::Status s = session.prewhiten(top.front().frequency); !s)
                 return failure(s.message());
-            const gpu::FittedSinusoid& f = c.prewhitened.back();
+            const gpu::FittedSinusoid& f = session.scene().prewhitened.back();
             std::printf("Prewhitened %d: frequency %.10g +- %.2g, amplitude %.6g +- %.2g\n",
                         round + 1, f.frequency, f.frequencyError, f.amplitude, f.amplitudeError);
-            if (const gpu::Status s = scene::prepareSeries(c, loaded, prepared); !s)
-                return failure(s.message());
-            series = prepared.series;
-            if (const gpu::Status s = compute(series); !s)
+            if (const gpu::Status s = compute(); !s)
                 return failure(s.message());
         }
-        if (const gpu::Status s = scene::refitPrewhitened(c, prepared); !s)
-            return failure("Fitting the " + std::to_string(c.prewhitened.size()) +
+        if (const gpu::Status s = session.refit(); !s)
+            return failure("Fitting the " + std::to_string(session.scene().prewhitened.size()) +
                            " sinusoids together failed: " + s.message());
-        if (const gpu::Status s = scene::prepareSeries(c, loaded, prepared); !s)
+        if (const gpu::Status s = compute(); !s)
             return failure(s.message());
-        series = prepared.series;
-        if (const gpu::Status s = compute(series); !s)
-            return failure(s.message());
-        std::printf("Fitted together:\n%s", scene::prewhitenedCsv(c, unit).c_str());
+        std::printf("Fitted together:\n%s", scene::prewhitenedCsv(session.scene(), unit).c_str());
     }
+    c = session.scene();
     if (found) {
         *found = c;
         return 0;
     }
 
     if (!options.exportPeriodogram.isEmpty()) {
-        if (const gpu::Status s = gpu::writeTextFile(options.exportPeriodogram.toStdString(),
-                                                     scene::periodogramCsv(o.grid, power, unit));
+        if (const gpu::Status s =
+                gpu::writeTextFile(options.exportPeriodogram.toStdString(),
+                                   scene::periodogramCsv(o.grid, session.power(), unit));
             !s)
             return failure(s.message());
         std::printf("Saved %s\n", qPrintable(options.exportPeriodogram));
     }
     if (!options.exportPeaks.isEmpty()) {
-        const std::vector<gpu::Peak> peaks =
-            gpu::reportablePeaks(gpu::topPeaks(power, o.grid, gpu::kSpectrumMaxPeaks), o.grid,
-                                 gpu::timeBaseline(series), c.peaks);
-        const auto fap = scene::falseAlarmProbabilities(peaks, o.grid, series, o);
-        if (const gpu::Status s =
-                gpu::writeTextFile(options.exportPeaks.toStdString(),
-                                   scene::peaksJson(peaks, fap, o.normalization, unit, o.nterms,
-                                                    c.prewhitened, c.prewhitenEpoch));
+        const scene::ReportedPeaks peaks = session.peaks(c.peaks);
+        if (const gpu::Status s = gpu::writeTextFile(
+                options.exportPeaks.toStdString(),
+                scene::peaksJson(peaks.peaks, peaks.falseAlarm, o.normalization, unit, o.nterms,
+                                 c.prewhitened, c.prewhitenEpoch));
             !s)
             return failure(s.message());
         std::printf("Saved %s\n", qPrintable(options.exportPeaks));

@@ -6,7 +6,7 @@
 #include "warpscope/gpu/TraceExport.h"
 #include "warpscope/scene/BatchIds.h"
 #include "warpscope/scene/PeriodogramCost.h"
-#include "warpscope/scene/PeriodogramRequest.h"
+#include "warpscope/scene/PeriodogramSession.h"
 #include "warpscope/scene/PeriodogramUnits.h"
 
 #include <algorithm>
@@ -67,8 +67,9 @@ PreparedObject prepareObject(const BatchSettings& settings, BatchObject& object)
         row.warnings.push_back(skipped);
     const scene::PeriodogramScene& c = settings.scene;
     // The window's preparation: weights, masks, trend and any prewhitened sinusoids.
-    scene::PreparedSeries prepared;
-    const gpu::Status ready = scene::prepareSeries(c, object.series, prepared);
+    scene::PeriodogramSession session(c);
+    const gpu::Status ready = session.prepare(std::move(object.series));
+    const scene::PreparedSeries& prepared = session.prepared();
     row.points = (long long)prepared.unmasked.t.size();
     if (prepared.masked > 0)
         row.warnings.push_back(std::to_string(prepared.masked) + " points masked");
@@ -76,12 +77,12 @@ PreparedObject prepareObject(const BatchSettings& settings, BatchObject& object)
         return fail("every point is masked");
     if (!ready)
         return fail("detrending: " + ready.message());
-    p.series = std::move(prepared.series);
-    scene::PeriodogramRequest request;
-    if (const gpu::Status s = scene::makePeriodogramRequest(c, p.series, request); !s)
+    if (const gpu::Status s = session.makeRequest(); !s)
         return fail(s.message());
+    const scene::PeriodogramRequest& request = session.request();
     if (!request.capNote.empty())
         row.warnings.push_back(request.capNote);
+    p.series = prepared.series;
     p.options = request.options;
     p.timeUnit = object.report.timeUnit;
     return p;
@@ -115,9 +116,8 @@ void finishObject(const BatchSettings& settings, PreparedObject& p, const gpu::S
     if (!settings.periodogramFolder.empty())
         if (const gpu::Status s = writePeriodogram(settings, p, power); !s)
             row.warnings.push_back("periodogram not written: " + s.message());
-    const std::vector<gpu::Peak> peaks =
-        gpu::reportablePeaks(top, options.grid, gpu::timeBaseline(p.series), settings.peaks);
-    const auto faps = scene::falseAlarmProbabilities(peaks, options.grid, p.series, options);
+    const auto [peaks, faps] = scene::reportPeaks(scene::periodogramTraits(options), top, p.series,
+                                                  options, settings.peaks);
     for (std::size_t k = 0; k < peaks.size(); ++k) {
         BatchPeak peak;
         peak.frequency = peaks[k].frequency;
@@ -180,15 +180,16 @@ bool sameBatch(const gpu::PeriodogramOptions& a, const gpu::PeriodogramOptions& 
 // call spreads its frequencies over them.
 constexpr std::size_t kBatchMostPoints = 4096;
 
-// On CUDA every one-term object batches, whatever its size: the batch runs what the single
-// call would (Auto: the matrix products where the tensor cores suit the precision), and even
+// On CUDA every object of a batchable method batches, whatever its size: the batch runs what the
+// single call would (Auto: the matrix products where the tensor cores suit the precision), and even
 // large objects fill the GPU only together (one of 20 000 points and 10^5 frequencies is 49
 // blocks of the matrix products, on an H100's 132 SMs). The matrix products are batched on
 // CUDA only.
 bool batchable(const PreparedObject& p, bool cuda)
 {
     const gpu::PeriodogramOptions& o = p.options;
-    return o.nterms == 1 && (cuda || o.method != gpu::PeriodogramMethod::Matrix) &&
+    return scene::periodogramTraits(o).batchable &&
+           (cuda || o.method != gpu::PeriodogramMethod::Matrix) &&
            gpu::coveredFrequencies(o.launch, o.grid.count) == o.grid.count &&
            (cuda || o.method == gpu::PeriodogramMethod::Direct ||
             p.series.t.size() <= kBatchMostPoints);

@@ -47,6 +47,7 @@ gpu::Status makePeriodogramRequest(const PeriodogramScene& scene, const gpu::Tim
         o.grid = automatic.grid;
         request.sampling = automatic.sampling;
         request.stoppedAtNyquist = automatic.stopsAtNyquist;
+        request.cap = automatic.cap;
         if (automatic.cap.wanted > 0.0) {
             char text[200];
             std::snprintf(text, sizeof text,
@@ -62,9 +63,10 @@ gpu::Status makePeriodogramRequest(const PeriodogramScene& scene, const gpu::Tim
         o.grid = gpu::frequencyGrid(scene.fmin / scale, scene.fmax / scale, scene.count,
                                     scene.gridMode == GridMode::Logarithmic);
     }
-    if (const auto problems = gpu::validatePeriodogram(series, o); !problems.empty()) {
+    request.problems = gpu::validatePeriodogram(series, o);
+    if (!request.problems.empty()) {
         std::string message;
-        for (const gpu::PeriodogramProblem& p : problems)
+        for (const gpu::PeriodogramProblem& p : request.problems)
             message += (message.empty() ? "" : "; ") + p.message;
         return gpu::Status::failure(message);
     }

@@ -1,5 +1,7 @@
 #include "warpscope/scene/PeriodogramUnits.h"
 
+#include "warpscope/scene/methods/PeriodogramMethod.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -93,8 +95,10 @@ std::vector<std::optional<double>> falseAlarmProbabilities(const std::vector<gpu
                                                            const gpu::PeriodogramOptions& options)
 {
     std::vector<std::optional<double>> fap(peaks.size());
-    // Baluev's approximation assumes the model's offset is fitted or removed, and one term.
-    if (!(options.fitMean || options.centerData) || options.nterms != 1 || grid.count < 1)
+    // Baluev's approximation assumes the model's offset is fitted or removed, and a method
+    // it describes.
+    if (!(options.fitMean || options.centerData) || !periodogramTraits(options).falseAlarm ||
+        grid.count < 1)
         return fap;
     if (peaks.empty())
         return fap;

@@ -20,8 +20,11 @@ struct PeriodogramRequest
     std::optional<gpu::RegularSampling> sampling;
     bool stoppedAtNyquist = false;
     // Why the automatic grid ends below where it would, when it was capped at
-    // gpu::kMaxFrequencies; empty otherwise.
+    // gpu::kMaxFrequencies (cap: what it would have been); empty otherwise.
     std::string capNote;
+    gpu::AutoGridCap cap;
+    // Why the request cannot be computed, each naming its input (empty when it can).
+    std::vector<gpu::PeriodogramProblem> problems;
 };
 
 // A loaded series made ready for its periodogram as a scene asks: dy dropped when the weights

@@ -8,6 +8,7 @@
 #include "warpscope/gpu/TimeSeriesIO.h"
 #include "warpscope/scene/PeriodogramRequest.h"
 #include "warpscope/scene/PeriodogramScene.h"
+#include "warpscope/scene/PeriodogramSession.h"
 
 #include <QFutureWatcher>
 #include <QWidget>
@@ -21,6 +22,7 @@ class QComboBox;
 class QCustomPlot;
 class QDoubleSpinBox;
 class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QProgressDialog;
@@ -148,11 +150,10 @@ private:
     struct Request
     {
         gpu::TimeSeries series;
-        gpu::PeriodogramOptions options;
-        QString gridNote;     // what the automatic grid left out, or empty
-        QString samplingNote; // regular sampling and its Nyquist frequency, or empty
-        std::optional<gpu::RegularSampling> sampling;
-        bool window = false; // compute the spectral window too
+        scene::PeriodogramRequest request; // as the command line and the batch make it
+        QString gridNote;                  // what the automatic grid left out, or empty
+        QString samplingNote;              // regular sampling and its Nyquist frequency, or empty
+        bool window = false;               // compute the spectral window too
         gpu::TimeUnit unit = gpu::TimeUnit::Unknown;
         QString detrendNote; // what was taken out, for the status line
         // The loaded series and the controls: the worker prepares the series (trend,
@@ -163,19 +164,28 @@ private:
     struct Result
     {
         gpu::Status status;
-        std::shared_ptr<const gpu::Spectrum> spectrum;
+        // The series prepared and its periodogram computed (the spectrum in it).
+        std::shared_ptr<scene::PeriodogramSession> session;
         double ms = 0.0;
         std::string device;
         gpu::DeviceInfo deviceInfo;
         gpu::KernelOccupancy occupancy;
         gpu::Status timeline;
-        std::optional<gpu::RegularSampling> sampling;
         gpu::TimeUnit unit = gpu::TimeUnit::Unknown;
         std::shared_ptr<const gpu::Spectrum> window;
         gpu::Status windowStatus;
-        scene::PreparedSeries prepared;
         bool useErrors = true;
     };
+    // The constructor's parts: the controls, the panel that holds them (the Data group its
+    // first part), the plots and tables of the result, then their signals.
+    void createControls();
+    QGroupBox* makeDataGroup();
+    QWidget* makeControlsPanel();
+    QWidget* makeResultViews();
+    void connectControls();
+    void connectResults();
+    // A load has ended: its series is shown and computed, or its error said.
+    void onLoaded();
     std::optional<Request> makeRequest();
     // Shows the problems and marks their fields; true when there are none.
     bool explainProblems(const std::vector<gpu::PeriodogramProblem>& problems);
@@ -272,10 +282,13 @@ private:
     std::optional<gpu::RegularSampling> m_shownSampling;
     std::shared_ptr<const gpu::Spectrum> m_window; // the spectral window shown, or null
     std::vector<gpu::Peak> m_peaks;
+    std::vector<std::optional<double>> m_falseAlarm; // each peak's, where the method has one
     std::vector<gpu::TimeRange> m_masks;
-    gpu::TimeSeries m_analysed;       // the shown (or computing) periodogram's series
-    QString m_detrendNote;            // and what was taken out of it
-    scene::PreparedSeries m_prepared; // the shown one's preparation: fits start from it
+    gpu::TimeSeries m_analysed; // the shown (or computing) periodogram's series
+    QString m_detrendNote;      // and what was taken out of it
+    // The shown periodogram's session: its preparation, which fits start from, its peaks
+    // and the fold's model.
+    std::shared_ptr<const scene::PeriodogramSession> m_session;
     std::vector<gpu::FittedSinusoid> m_prewhitened;
     double m_prewhitenEpoch = 0.0;
     // The data a fit here added to the list: the file, or "" for the synthetic series. None
