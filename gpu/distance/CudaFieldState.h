@@ -5,6 +5,7 @@
 #include "distance/DistanceKernel.cuh"
 #include "distance/DistanceShared.h"
 #include "runtime/CudaContext.h"
+#include "runtime/CudaEvent.h"
 
 #include <optional>
 
@@ -39,15 +40,15 @@ public:
         m_pending = false;
     }
 
-    cudaEvent_t start = nullptr; // around the kernel
-    cudaEvent_t stop = nullptr;
+    CudaEvent start; // around the kernel
+    CudaEvent stop;
     DistanceStatsState* statsState = nullptr; // kept by the kernel between launches
     unsigned int* lessonKeys = nullptr;       // the teaching kernel's min/max scratch
     CudaBuffer scratch{"the kernel's tables", false};
     CudaBuffer field{"the field", false}; // for results that go to the host
 
 private:
-    cudaEvent_t m_arrived = nullptr; // the stats are in m_pinnedStats
+    CudaEvent m_arrived;             // the stats are in m_pinnedStats
     double* m_pinnedStats = nullptr; // DistanceStatsState::finalMin, finalMax
     bool m_copyQueued = false;
     bool m_pending = false;

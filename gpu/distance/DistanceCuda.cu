@@ -87,23 +87,20 @@ CudaFieldState::~CudaFieldState()
     cudaFree(statsState);
     cudaFree(lessonKeys);
     cudaFreeHost(m_pinnedStats);
-    for (cudaEvent_t e : {start, stop, m_arrived})
-        if (e)
-            cudaEventDestroy(e);
 }
 
 Status CudaFieldState::prepare()
 {
     if (m_arrived)
         return Status::success();
-    WS_CUDA_TRY(cudaEventCreate(&start));
-    WS_CUDA_TRY(cudaEventCreate(&stop));
+    WS_CUDA_TRY(start.create());
+    WS_CUDA_TRY(stop.create());
     WS_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&m_pinnedStats), 2 * sizeof(double)));
     WS_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&statsState), sizeof(DistanceStatsState)));
     WS_CUDA_TRY(cudaMemset(statsState, 0, sizeof(DistanceStatsState)));
     WS_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&lessonKeys), 2 * sizeof(unsigned int)));
     // Made last: it marks the state as prepared.
-    WS_CUDA_TRY(cudaEventCreateWithFlags(&m_arrived, cudaEventDisableTiming));
+    WS_CUDA_TRY(m_arrived.create(cudaEventDisableTiming));
     return Status::success();
 }
 

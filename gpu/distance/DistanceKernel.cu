@@ -1,4 +1,5 @@
 #include "distance/DistanceKernel.cuh"
+#include "runtime/WarpReduce.cuh"
 
 #include <cstdint>
 
@@ -192,10 +193,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<T>)
         }
     }
 
-    for (int offset = 16; offset > 0; offset /= 2) {
-        lo = math::wsMin(lo, __shfl_down_sync(0xffffffffu, lo, offset));
-        hi = math::wsMax(hi, __shfl_down_sync(0xffffffffu, hi, offset));
-    }
+    lo = warpReduce(lo, [](Out a, Out b) { return math::wsMin(a, b); });
+    hi = warpReduce(hi, [](Out a, Out b) { return math::wsMax(a, b); });
     if (tid % 32 == 0) {
         sLo[tid / 32] = lo;
         sHi[tid / 32] = hi;

@@ -475,6 +475,156 @@ int readFitsTable(fitsfile* file, const FitsRows& c, long long rows,
     return 0;
 }
 
+// Every header is checked before cfitsio parses one (FitsHeaders.h); the data between them
+// are skipped, not read.
+Status checkFitsCards(std::ifstream& in, const std::string& path)
+{
+    in.clear();
+    in.seekg(0, std::ios::end);
+    const std::uint64_t fileBytes = std::uint64_t(std::max<std::streamoff>(0, in.tellg()));
+    const FitsCardReader readCard = [&in](std::uint64_t offset, char* card) {
+        in.clear();
+        in.seekg(std::streamoff(offset));
+        return bool(in.read(card, 80));
+    };
+    if (const std::optional<std::uint64_t> at = overfullHeaderCard(readCard, fileBytes)) {
+        char card[80] = {};
+        readCard(*at, card);
+        return Status::failure(overfullCardMessage(path, std::string_view(card, 80), *at));
+    }
+    return Status::success();
+}
+
+// A FITS table's column names and the columns (from 0; -1: none) of the id, t, y and dy.
+struct FitsColumns
+{
+    std::vector<std::string> names;
+    int id = -1, t = -1, y = -1, dy = -1;
+};
+
+// The columns' names and the columns chosen by name or recognised. status: cfitsio's.
+FitsColumns findFitsColumns(fitsfile* file, int columnCount, const TableColumns& columns,
+                            int& status)
+{
+    FitsColumns found;
+    for (int c = 1; c <= columnCount && !status; ++c) {
+        char key[FLEN_KEYWORD], value[FLEN_VALUE] = {};
+        fits_make_keyn("TTYPE", c, key, &status);
+        fits_read_key_str(file, key, value, nullptr, &status);
+        found.names.push_back(trim(value));
+    }
+    found.id = findName(found.names, columns.id);
+    found.t = fitsColumn(found.names, columns.t, {"time", "t", "mjd", "bjd", "jd"});
+    found.y = fitsColumn(found.names, columns.y, {"flux", "mag", "y", "pdcsap_flux", "value"});
+    found.dy =
+        columns.dy == "-"
+            ? -1
+            : fitsColumn(found.names, columns.dy,
+                         {"flux_err", "mag_err", "dy", "err", "error", "pdcsap_flux_err", "sigma"});
+    return found;
+}
+
+// Why a column cannot be read: the time, value and error must be one number a row, and so
+// must a numeric id; a vector column would be read across rows, a text column not at all.
+Status checkFitsColumnType(fitsfile* file, const std::string& path, const std::string& name,
+                           int column, bool isId)
+{
+    int type = 0, status = 0;
+    long repeat = 0, width = 0;
+    fits_get_coltype(file, column + 1, &type, &repeat, &width, &status);
+    const bool text = type == TSTRING;
+    if (status)
+        return Status::failure("Cannot read the FITS table " + path + ": " + fitsError(status));
+    if ((text && !isId) || type == TLOGICAL || type == TBIT || type < 0 || type == TCOMPLEX ||
+        type == TDBLCOMPLEX)
+        return Status::failure(path + ": the column '" + name + "' does not hold numbers");
+    if (!text && repeat != 1)
+        return Status::failure(path + ": the column '" + name + "' holds " +
+                               std::to_string(repeat) +
+                               " values a row; choose a column of one number a row");
+    if (text && width > 0 && width < repeat)
+        return Status::failure(path + ": the id column '" + name + "' holds " +
+                               std::to_string(repeat / width) +
+                               " texts a row; choose a column of one id a row");
+    return Status::success();
+}
+
+// Why the table cannot give the objects' rows, if it cannot. status: cfitsio's so far.
+Status checkFitsColumns(fitsfile* file, const std::string& path, const TableColumns& columns,
+                        const FitsColumns& c, int status)
+{
+    if (status)
+        return Status::failure("Cannot read the FITS table " + path + ": " + fitsError(status));
+    if (c.id < 0)
+        return missingColumn(path, "id", columns.id, c.names);
+    if (c.t < 0)
+        return missingColumn(path, "time", columns.t.empty() ? "time" : columns.t, c.names);
+    if (c.y < 0)
+        return missingColumn(path, "value", columns.y.empty() ? "flux" : columns.y, c.names);
+    if (!columns.dy.empty() && columns.dy != "-" && c.dy < 0)
+        return missingColumn(path, "error", columns.dy, c.names);
+    for (const int column : {c.t, c.y, c.dy, c.id})
+        if (column >= 0)
+            if (Status s = checkFitsColumnType(file, path, c.names[std::size_t(column)], column,
+                                               column == c.id);
+                !s)
+                return s;
+    return Status::success();
+}
+
+// A FITS table's ids, as far as an open needs them before the rows: the text ids, the
+// numeric ones where an index or one object needs them alone, and the runs of one object's
+// rows. Whole-number ids stay numbers until an object starts: a survey table has millions of
+// rows.
+struct FitsIds
+{
+    bool numeric = false;
+    TextIds text;
+    std::vector<long long> numbers;
+    std::vector<RowRun> runs;
+};
+
+// The runs of the rows whose id is onlyId. A numeric id compares as a number, as it is
+// written (std::to_string).
+std::vector<RowRun> runsOf(const FitsIds& ids, long long rows, const std::string& onlyId)
+{
+    long long wanted = 0;
+    const auto [end, error] = std::from_chars(onlyId.data(), onlyId.data() + onlyId.size(), wanted);
+    const bool wantedNumber = error == std::errc() && end == onlyId.data() + onlyId.size() &&
+                              std::to_string(wanted) == onlyId;
+    std::vector<RowRun> runs;
+    for (long long r = 0; r < rows; ++r) {
+        const bool match = ids.text.empty() ? wantedNumber && ids.numbers[std::size_t(r)] == wanted
+                                            : ids.text.at(std::size_t(r)) == onlyId;
+        if (!match)
+            continue;
+        if (!runs.empty() && runs.back().first + runs.back().count == r)
+            ++runs.back().count;
+        else
+            runs.push_back({r, 1});
+    }
+    return runs;
+}
+
+// Reads the ids an open needs first (FitsIds). Returns cfitsio's status.
+int readFitsIds(fitsfile* file, const std::string& path, int idColumn, long long rows,
+                const std::string* onlyId, bool linesOnly, FitsIds& ids)
+{
+    int type = 0, status = 0;
+    long repeat = 0, width = 0;
+    fits_get_coltype(file, idColumn + 1, &type, &repeat, &width, &status);
+    if (type == TSTRING && !status)
+        status = readFitsText(file, path, idColumn, rows, repeat, ids.text);
+    ids.numeric = type != TSTRING;
+    // The whole table's numbers are read with its other columns, later, unless they are all
+    // an index needs or one object is looked for.
+    if (ids.numeric && (onlyId || linesOnly) && !status)
+        status = readFitsNumbers(file, path, idColumn, rows, ids.numbers);
+    if (onlyId && !status)
+        ids.runs = runsOf(ids, rows, *onlyId);
+    return status;
+}
+
 } // namespace
 
 struct Catalogue::FitsSource
@@ -570,6 +720,22 @@ Status Catalogue::indexTable(const std::string& path, const TableColumns& column
     return Status::success();
 }
 
+// How open reads a table into a catalogue's objects.
+struct Catalogue::TableReader
+{
+    static Status openFits(std::ifstream& in, const std::string& path, const TableColumns& columns,
+                           Catalogue& catalogue, const std::string* onlyId, bool linesOnly);
+    static Status readFits(fitsfile* file, const std::string& path, const FitsColumns& c,
+                           long long rows, Catalogue& catalogue, const std::string* onlyId,
+                           bool linesOnly);
+    static void indexFits(const FitsColumns& c, const FitsIds& ids, std::size_t rowCount,
+                          Catalogue& catalogue);
+    static Status openText(std::ifstream& in, const std::string& path, const TableColumns& columns,
+                           Catalogue& catalogue, const std::string* onlyId, bool linesOnly);
+    static Status textHeader(const std::string& line, const std::string& path,
+                             const TableColumns& columns, Catalogue& catalogue, char& delimiter);
+};
+
 Status Catalogue::open(const std::string& path, const TableColumns& columns, TimeFormat timeFormat,
                        Catalogue& catalogue, const std::string* onlyId, bool linesOnly)
 {
@@ -589,202 +755,125 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
                                       "first (gunzip)");
     in.clear();
     in.seekg(0);
+    if (isFits(path))
+        return TableReader::openFits(in, path, columns, catalogue, onlyId, linesOnly);
+    return TableReader::openText(in, path, columns, catalogue, onlyId, linesOnly);
+}
 
-    if (isFits(path)) {
-        // Every header is checked before cfitsio parses one (FitsHeaders.h); the data between
-        // them are skipped, not read.
-        in.clear();
-        in.seekg(0, std::ios::end);
-        const std::uint64_t fileBytes = std::uint64_t(std::max<std::streamoff>(0, in.tellg()));
-        const FitsCardReader readCard = [&in](std::uint64_t offset, char* card) {
-            in.clear();
-            in.seekg(std::streamoff(offset));
-            return bool(in.read(card, 80));
-        };
-        if (const std::optional<std::uint64_t> at = overfullHeaderCard(readCard, fileBytes)) {
-            char card[80] = {};
-            readCard(*at, card);
-            return Status::failure(overfullCardMessage(path, std::string_view(card, 80), *at));
-        }
-        in.close();
-        fitsfile* file = nullptr;
-        int status = 0;
-        if ((status = openFitsTable(&file, path)))
-            return Status::failure("Cannot read the FITS table " + path + ": " + fitsError(status));
-        if (isTileCompressedTable(file)) {
-            fits_close_file(file, &status);
-            return Status::failure(path + " is a table compressed in tiles (by fpack). A table of "
-                                          "many objects is read where each object's rows lie in "
-                                          "the file: decompress it first (funpack)");
-        }
-        int columnCount = 0;
-        long long rows = 0;
-        fits_get_num_cols(file, &columnCount, &status);
-        fits_get_num_rowsll(file, &rows, &status);
-        std::vector<std::string> names;
-        for (int c = 1; c <= columnCount && !status; ++c) {
-            char key[FLEN_KEYWORD], value[FLEN_VALUE] = {};
-            fits_make_keyn("TTYPE", c, key, &status);
-            fits_read_key_str(file, key, value, nullptr, &status);
-            names.push_back(trim(value));
-        }
-        const int idColumn = findName(names, columns.id);
-        const int tColumn = fitsColumn(names, columns.t, {"time", "t", "mjd", "bjd", "jd"});
-        const int yColumn =
-            fitsColumn(names, columns.y, {"flux", "mag", "y", "pdcsap_flux", "value"});
-        const int dyColumn = columns.dy == "-" ? -1
-                                               : fitsColumn(names, columns.dy,
-                                                            {"flux_err", "mag_err", "dy", "err",
-                                                             "error", "pdcsap_flux_err", "sigma"});
-        Status problem;
-        if (status)
-            problem =
-                Status::failure("Cannot read the FITS table " + path + ": " + fitsError(status));
-        else if (idColumn < 0)
-            problem = missingColumn(path, "id", columns.id, names);
-        else if (tColumn < 0)
-            problem = missingColumn(path, "time", columns.t.empty() ? "time" : columns.t, names);
-        else if (yColumn < 0)
-            problem = missingColumn(path, "value", columns.y.empty() ? "flux" : columns.y, names);
-        else if (!columns.dy.empty() && columns.dy != "-" && dyColumn < 0)
-            problem = missingColumn(path, "error", columns.dy, names);
-        // The time, value and error must be one number a row, and so must a numeric id: a
-        // vector column would be read across rows, a text column not at all.
-        for (const int c : {tColumn, yColumn, dyColumn, idColumn}) {
-            if (!problem || c < 0)
-                continue;
-            int type = 0;
-            long repeat = 0, width = 0;
-            fits_get_coltype(file, c + 1, &type, &repeat, &width, &status);
-            const bool text = type == TSTRING;
-            if (status)
-                problem = Status::failure("Cannot read the FITS table " + path + ": " +
-                                          fitsError(status));
-            else if ((text && c != idColumn) || type == TLOGICAL || type == TBIT || type < 0 ||
-                     type == TCOMPLEX || type == TDBLCOMPLEX)
-                problem = Status::failure(path + ": the column '" + names[std::size_t(c)] +
-                                          "' does not hold numbers");
-            else if (!text && repeat != 1)
-                problem = Status::failure(path + ": the column '" + names[std::size_t(c)] +
-                                          "' holds " + std::to_string(repeat) +
-                                          " values a row; choose a column of one number a row");
-            else if (text && width > 0 && width < repeat)
-                problem = Status::failure(path + ": the id column '" + names[std::size_t(c)] +
-                                          "' holds " + std::to_string(repeat / width) +
-                                          " texts a row; choose a column of one id a row");
-        }
-        const std::size_t rowCount = std::size_t(std::max(rows, 0LL));
-        // Whole-number ids stay numbers until an object starts: a survey table has millions
-        // of rows.
-        TextIds ids;
-        std::vector<long long> numbers;
-        // The rows whose t, y and dy are read: every row, or the runs of onlyId's rows.
-        std::vector<RowRun> runs;
-        if (problem && rows > 0) {
-            int type = 0;
-            long repeat = 0, width = 0;
-            fits_get_coltype(file, idColumn + 1, &type, &repeat, &width, &status);
-            if (type == TSTRING && !status)
-                status = readFitsText(file, path, idColumn, rows, repeat, ids);
-            const bool numeric = type != TSTRING;
-            // The whole table's numbers are read with its other columns, below, unless they
-            // are all an index needs or one object is looked for.
-            if (numeric && (onlyId || linesOnly) && !status)
-                status = readFitsNumbers(file, path, idColumn, rows, numbers);
-            if (onlyId) {
-                // A numeric id compares as a number, as it is written (std::to_string).
-                long long wanted = 0;
-                const auto [end, error] =
-                    std::from_chars(onlyId->data(), onlyId->data() + onlyId->size(), wanted);
-                const bool wantedNumber = error == std::errc() &&
-                                          end == onlyId->data() + onlyId->size() &&
-                                          std::to_string(wanted) == *onlyId;
-                for (long long r = 0; r < rows && !status; ++r) {
-                    const bool match = ids.empty()
-                                           ? wantedNumber && numbers[std::size_t(r)] == wanted
-                                           : ids.at(std::size_t(r)) == *onlyId;
-                    if (!match)
-                        continue;
-                    if (!runs.empty() && runs.back().first + runs.back().count == r)
-                        ++runs.back().count;
-                    else
-                        runs.push_back({r, 1});
-                }
-            }
-            if (linesOnly && !status) {
-                // Each object's runs of rows, in the order of its first row, from the ids alone.
-                std::unordered_map<std::string, std::size_t> index;
-                std::size_t current = 0;
-                for (std::size_t r = 0; r < rowCount; ++r) {
-                    const bool same = r > 0 && (numeric ? numbers[r] == numbers[r - 1]
-                                                        : ids.at(r) == ids.at(r - 1));
-                    if (!same) {
-                        std::string id =
-                            numeric ? std::to_string(numbers[r]) : std::string(ids.at(r));
-                        const auto [found, added] =
-                            index.try_emplace(id, catalogue.m_objects.size());
-                        current = found->second;
-                        if (added) {
-                            Object object;
-                            object.id = std::move(id);
-                            object.fromFits = true;
-                            catalogue.m_objects.push_back(std::move(object));
-                        }
-                    }
-                    std::vector<RowRange>& runs = catalogue.m_objects[current].rows;
-                    if (!runs.empty() && runs.back().first + runs.back().count == (long long)r)
-                        ++runs.back().count;
-                    else
-                        runs.push_back({(long long)r, 1});
-                }
-                auto source = std::make_shared<FitsSource>();
-                source->idColumn = idColumn;
-                source->tColumn = tColumn;
-                source->yColumn = yColumn;
-                source->dyColumn = dyColumn;
-                source->names = names;
-                catalogue.m_fits = std::move(source);
-            }
-            const FitsRows layout{
-                path, idColumn, tColumn, yColumn, dyColumn, numeric, ids.empty() ? nullptr : &ids};
-            std::vector<FitsObject> objects;
-            if (!status && !linesOnly)
-                status = onlyId ? readFitsRows(file, layout, runs, numbers.data(), objects)
-                                : readFitsTable(file, layout, rows, objects);
-            for (FitsObject& read : objects) {
+Status Catalogue::TableReader::openFits(std::ifstream& in, const std::string& path,
+                                        const TableColumns& columns, Catalogue& catalogue,
+                                        const std::string* onlyId, bool linesOnly)
+{
+    if (Status cards = checkFitsCards(in, path); !cards)
+        return cards;
+    in.close();
+    fitsfile* file = nullptr;
+    int status = 0;
+    if ((status = openFitsTable(&file, path)))
+        return Status::failure("Cannot read the FITS table " + path + ": " + fitsError(status));
+    if (isTileCompressedTable(file)) {
+        fits_close_file(file, &status);
+        return Status::failure(path + " is a table compressed in tiles (by fpack). A table of "
+                                      "many objects is read where each object's rows lie in "
+                                      "the file: decompress it first (funpack)");
+    }
+    int columnCount = 0;
+    long long rows = 0;
+    fits_get_num_cols(file, &columnCount, &status);
+    fits_get_num_rowsll(file, &rows, &status);
+    const FitsColumns c = findFitsColumns(file, columnCount, columns, status);
+    Status problem = checkFitsColumns(file, path, columns, c, status);
+    if (problem && rows > 0)
+        problem = readFits(file, path, c, rows, catalogue, onlyId, linesOnly);
+    int closing = 0;
+    fits_close_file(file, &closing);
+    if (!problem)
+        return problem;
+    if (onlyId && catalogue.m_objects.empty())
+        return noSuchObject(path, *onlyId);
+    if (catalogue.m_objects.empty())
+        return Status::failure(path + " has no rows");
+    return Status::success();
+}
+
+// The objects of a table whose columns were checked: read whole, or onlyId's, or indexed.
+Status Catalogue::TableReader::readFits(fitsfile* file, const std::string& path,
+                                        const FitsColumns& c, long long rows, Catalogue& catalogue,
+                                        const std::string* onlyId, bool linesOnly)
+{
+    FitsIds ids;
+    int status = readFitsIds(file, path, c.id, rows, onlyId, linesOnly, ids);
+    if (linesOnly && !status)
+        indexFits(c, ids, std::size_t(rows), catalogue);
+    const FitsRows layout{
+        path, c.id, c.t, c.y, c.dy, ids.numeric, ids.text.empty() ? nullptr : &ids.text};
+    std::vector<FitsObject> objects;
+    if (!status && !linesOnly)
+        status = onlyId ? readFitsRows(file, layout, ids.runs, ids.numbers.data(), objects)
+                        : readFitsTable(file, layout, rows, objects);
+    for (FitsObject& read : objects) {
+        Object object;
+        object.id = std::move(read.id);
+        object.fromFits = true;
+        object.series = std::move(read.series);
+        object.report = std::move(read.report);
+        object.report.columns = c.names;
+        object.report.tColumn = c.t;
+        object.report.yColumn = c.y;
+        object.report.dyColumn = c.dy;
+        catalogue.m_objects.push_back(std::move(object));
+    }
+    if (status) {
+        catalogue.m_objects.clear();
+        return Status::failure("Cannot read the FITS table " + path + ": " + fitsError(status));
+    }
+    return Status::success();
+}
+
+// Each object's runs of rows, in the order of its first row, from the ids alone, and the
+// columns its loads read.
+void Catalogue::TableReader::indexFits(const FitsColumns& c, const FitsIds& ids,
+                                       std::size_t rowCount, Catalogue& catalogue)
+{
+    std::unordered_map<std::string, std::size_t> index;
+    std::size_t current = 0;
+    for (std::size_t r = 0; r < rowCount; ++r) {
+        const bool same = r > 0 && (ids.numeric ? ids.numbers[r] == ids.numbers[r - 1]
+                                                : ids.text.at(r) == ids.text.at(r - 1));
+        if (!same) {
+            std::string id =
+                ids.numeric ? std::to_string(ids.numbers[r]) : std::string(ids.text.at(r));
+            const auto [found, added] = index.try_emplace(id, catalogue.m_objects.size());
+            current = found->second;
+            if (added) {
                 Object object;
-                object.id = std::move(read.id);
+                object.id = std::move(id);
                 object.fromFits = true;
-                object.series = std::move(read.series);
-                object.report = std::move(read.report);
-                object.report.columns = names;
-                object.report.tColumn = tColumn;
-                object.report.yColumn = yColumn;
-                object.report.dyColumn = dyColumn;
                 catalogue.m_objects.push_back(std::move(object));
             }
-            if (status) {
-                catalogue.m_objects.clear();
-                problem = Status::failure("Cannot read the FITS table " + path + ": " +
-                                          fitsError(status));
-            }
         }
-        int closing = 0;
-        fits_close_file(file, &closing);
-        if (!problem)
-            return problem;
-        if (onlyId && catalogue.m_objects.empty())
-            return noSuchObject(path, *onlyId);
-        if (catalogue.m_objects.empty())
-            return Status::failure(path + " has no rows");
-        return Status::success();
+        std::vector<RowRange>& runs = catalogue.m_objects[current].rows;
+        if (!runs.empty() && runs.back().first + runs.back().count == (long long)r)
+            ++runs.back().count;
+        else
+            runs.push_back({(long long)r, 1});
     }
+    auto source = std::make_shared<FitsSource>();
+    source->idColumn = c.id;
+    source->tColumn = c.t;
+    source->yColumn = c.y;
+    source->dyColumn = c.dy;
+    source->names = c.names;
+    catalogue.m_fits = std::move(source);
+}
 
-    // CSV or TSV: each object's rows go under the table's header, and are parsed as a file.
+// CSV or TSV: each object's rows go under the table's header, and are parsed as a file.
+Status Catalogue::TableReader::openText(std::ifstream& in, const std::string& path,
+                                        const TableColumns& columns, Catalogue& catalogue,
+                                        const std::string* onlyId, bool linesOnly)
+{
     std::string header;
     char delimiter = ',';
-    std::vector<std::string> names;
-    int idColumn = -1;
     std::unordered_map<std::string, std::size_t> index;
     std::uint64_t next = 0; // where the next line starts
     for (std::string line; std::getline(in, line);) {
@@ -796,43 +885,16 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
         if (content.empty() || content[0] == '#')
             continue;
         if (header.empty()) {
-            // Control characters: a binary file, whose "names" would only garble the message.
-            if (std::any_of(line.begin(), line.end(), [](char c) {
-                    const auto byte = static_cast<unsigned char>(c);
-                    return (byte < 0x20 && c != '\t') || byte == 0x7f;
-                }))
-                return Status::failure(path + " is neither a FITS table nor a text table (CSV or "
-                                              "TSV): its first line holds bytes that are not text");
+            if (Status s = textHeader(line, path, columns, catalogue, delimiter); !s)
+                return s;
             header = line;
-            delimiter = line.find('\t') != std::string::npos  ? '\t'
-                        : line.find(',') != std::string::npos ? ','
-                        : line.find(';') != std::string::npos ? ';'
-                                                              : ' ';
-            names = splitLine(line, delimiter);
-            idColumn = findName(names, columns.id);
-            catalogue.m_idColumn = idColumn;
-            if (idColumn < 0)
-                return missingColumn(path, "id", columns.id, names);
-            if (!columns.t.empty()) {
-                catalogue.m_choice.byName = false;
-                catalogue.m_choice.t = findName(names, columns.t);
-                catalogue.m_choice.y = findName(names, columns.y);
-                catalogue.m_choice.dy =
-                    columns.dy.empty() || columns.dy == "-" ? -1 : findName(names, columns.dy);
-                if (catalogue.m_choice.t < 0)
-                    return missingColumn(path, "time", columns.t, names);
-                if (catalogue.m_choice.y < 0)
-                    return missingColumn(path, "value", columns.y, names);
-                if (catalogue.m_choice.dy < 0 && !columns.dy.empty() && columns.dy != "-")
-                    return missingColumn(path, "error", columns.dy, names);
-            }
             continue;
         }
         const std::vector<std::string> cells = splitLine(line, delimiter);
         // An empty id stays empty, its rows an object apart (as a FITS table's blank ids are):
         // no name given to it could not also be a real object's.
-        const std::string id =
-            std::size_t(idColumn) < cells.size() ? cells[std::size_t(idColumn)] : std::string();
+        const std::size_t idColumn = std::size_t(catalogue.m_idColumn);
+        const std::string id = idColumn < cells.size() ? cells[idColumn] : std::string();
         if (onlyId && id != *onlyId)
             continue;
         auto [at, added] = index.try_emplace(id, catalogue.m_objects.size());
@@ -858,6 +920,42 @@ Status Catalogue::open(const std::string& path, const TableColumns& columns, Tim
         return Status::failure(path + " has a header but no rows");
     if (columns.dy == "-")
         catalogue.m_choice.dy = -1;
+    return Status::success();
+}
+
+// A text table's header line: its delimiter, its id column and the columns chosen by name.
+Status Catalogue::TableReader::textHeader(const std::string& line, const std::string& path,
+                                          const TableColumns& columns, Catalogue& catalogue,
+                                          char& delimiter)
+{
+    // Control characters: a binary file, whose "names" would only garble the message.
+    if (std::any_of(line.begin(), line.end(), [](char c) {
+            const auto byte = static_cast<unsigned char>(c);
+            return (byte < 0x20 && c != '\t') || byte == 0x7f;
+        }))
+        return Status::failure(path + " is neither a FITS table nor a text table (CSV or "
+                                      "TSV): its first line holds bytes that are not text");
+    delimiter = line.find('\t') != std::string::npos  ? '\t'
+                : line.find(',') != std::string::npos ? ','
+                : line.find(';') != std::string::npos ? ';'
+                                                      : ' ';
+    const std::vector<std::string> names = splitLine(line, delimiter);
+    catalogue.m_idColumn = findName(names, columns.id);
+    if (catalogue.m_idColumn < 0)
+        return missingColumn(path, "id", columns.id, names);
+    if (columns.t.empty())
+        return Status::success();
+    ColumnChoice& choice = catalogue.m_choice;
+    choice.byName = false;
+    choice.t = findName(names, columns.t);
+    choice.y = findName(names, columns.y);
+    choice.dy = columns.dy.empty() || columns.dy == "-" ? -1 : findName(names, columns.dy);
+    if (choice.t < 0)
+        return missingColumn(path, "time", columns.t, names);
+    if (choice.y < 0)
+        return missingColumn(path, "value", columns.y, names);
+    if (choice.dy < 0 && !columns.dy.empty() && columns.dy != "-")
+        return missingColumn(path, "error", columns.dy, names);
     return Status::success();
 }
 

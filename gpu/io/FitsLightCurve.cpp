@@ -191,41 +191,54 @@ void readTimeSystem(fitsfile* file, const std::string& timeUnit, LoadReport& rep
     }
 }
 
-// fileBytes: the file's size; rows past it would read as the zeros that its copy in memory
-// is padded with.
-Status readLightCurve(fitsfile* file, const std::string& source, const ColumnChoice& choice,
-                      TimeSeries& series, LoadReport& report, const LoadProgress& progress,
-                      std::size_t fileBytes)
+// A failure, named by the file it is about.
+Status failure(const std::string& source, const std::string& why)
 {
-    auto fail = [&](const std::string& why) { return Status::failure(source + ": " + why); };
-    int status = 0, hdus = 0;
+    return Status::failure(source + ": " + why);
+}
+
+// Moves to the light curve's table and names it: TESS and Kepler name theirs LIGHTCURVE;
+// other light curves are the first table. status: cfitsio's, which a failure that is not
+// reported here leaves set for the next call to report.
+Status findLightCurveTable(fitsfile* file, const std::string& source, std::string& table,
+                           int& status)
+{
+    int hdus = 0;
     if (fits_get_num_hdus(file, &hdus, &status))
-        return fail("cannot be read as FITS (" + fitsError(status) + ")");
+        return failure(source, "cannot be read as FITS (" + fitsError(status) + ")");
     if (hdus < 2)
-        return fail("holds no table; light curves are binary tables in an extension, and this "
-                    "file has only a primary HDU");
-    // TESS and Kepler name their table LIGHTCURVE; other light curves are the first table.
+        return failure(source, "holds no table; light curves are binary tables in an extension, "
+                               "and this file has only a primary HDU");
     if (fits_movnam_hdu(file, ANY_HDU, const_cast<char*>("LIGHTCURVE"), 0, &status)) {
         fits_clear_errmsg();
         status = 0;
         if (fits_movabs_hdu(file, 2, nullptr, &status))
-            return fail("the first extension cannot be read (" + fitsError(status) +
-                        "); the file may be truncated");
+            return failure(source, "the first extension cannot be read (" + fitsError(status) +
+                                       "); the file may be truncated");
     }
-    const std::string table = stringKey(file, "EXTNAME").value_or("the first extension");
+    table = stringKey(file, "EXTNAME").value_or("the first extension");
     int hduType = 0;
     fits_get_hdu_type(file, &hduType, &status);
     if (hduType == IMAGE_HDU)
-        return fail(table + " is an image, not a table; light curves are binary tables");
+        return failure(source, table + " is an image, not a table; light curves are binary tables");
     if (isTileCompressedTable(file))
-        return fail(table + " is a table compressed in tiles (by fpack): decompress the file "
-                            "first (funpack)");
+        return failure(source, table + " is a table compressed in tiles (by fpack): decompress "
+                                       "the file first (funpack)");
+    return Status::success();
+}
 
-    int columnCount = 0;
-    long long rowCount = 0;
-    if (fits_get_num_cols(file, &columnCount, &status) ||
-        fits_get_num_rowsll(file, &rowCount, &status))
-        return fail(table + " cannot be read (" + fitsError(status) + ")");
+// The columns a light curve is read from (from 0; -1: none).
+struct LightCurveColumns
+{
+    int t = -1, y = -1, dy = -1, quality = -1;
+};
+
+// The table's columns' names into report, and the columns of t, y, dy and QUALITY: by name,
+// or as chosen (QUALITY always by name: its flags mark the cadences not to be trusted).
+Status chooseColumns(fitsfile* file, const std::string& source, const std::string& table,
+                     const ColumnChoice& choice, int columnCount, LoadReport& report,
+                     LightCurveColumns& chosen)
+{
     for (int i = 1; i <= columnCount; ++i) {
         const std::string key = "TTYPE" + std::to_string(i);
         const std::optional<std::string> name = stringKey(file, key.c_str());
@@ -248,21 +261,23 @@ Status readLightCurve(fitsfile* file, const std::string& source, const ColumnCho
         for (const std::string& c : report.columns)
             names += (names.empty() ? "" : ", ") + c;
         if (tCol < 0)
-            return fail(table + " has no TIME column (its columns: " + names +
-                        "); choose the time column by position");
+            return failure(source, table + " has no TIME column (its columns: " + names +
+                                       "); choose the time column by position");
         if (yCol < 0)
-            return fail(table + " has no PDCSAP_FLUX, SAP_FLUX or FLUX column (its columns: " +
-                        names + "); choose the flux column by position");
+            return failure(source, table +
+                                       " has no PDCSAP_FLUX, SAP_FLUX or FLUX column (its "
+                                       "columns: " +
+                                       names + "); choose the flux column by position");
         dyCol = find((upper(report.columns[std::size_t(yCol)]) + "_ERR").c_str());
     } else if (choice.dy >= 0 && choice.dy < columnCount && choice.dy != tCol &&
                choice.dy != yCol) {
         dyCol = choice.dy;
     }
     if (tCol < 0 || yCol < 0 || tCol == yCol || tCol >= columnCount || yCol >= columnCount)
-        return fail(table + " has " + plural(std::size_t(columnCount), "column", "columns") +
-                    "; columns " + std::to_string(tCol + 1) + " (t) and " +
-                    std::to_string(yCol + 1) + " (y) cannot be used");
-    // QUALITY is always found by name: its flags mark the cadences not to be trusted.
+        return failure(source, table + " has " +
+                                   plural(std::size_t(columnCount), "column", "columns") +
+                                   "; columns " + std::to_string(tCol + 1) + " (t) and " +
+                                   std::to_string(yCol + 1) + " (y) cannot be used");
     int qualityCol = find("QUALITY");
     if (qualityCol < 0)
         qualityCol = find("SAP_QUALITY");
@@ -273,34 +288,52 @@ Status readLightCurve(fitsfile* file, const std::string& source, const ColumnCho
         if (c >= 0)
             if (std::string why = columnProblem(file, c + 1, report.columns[std::size_t(c)]);
                 !why.empty())
-                return fail(table + "'s " + why);
-    if (rowCount <= 0)
-        return fail("the table " + table + " has no rows");
-    {
-        long long headerStart = 0, dataStart = 0, dataEnd = 0, rowBytes = 0;
-        if (fits_get_hduaddrll(file, &headerStart, &dataStart, &dataEnd, &status) ||
-            fits_read_key(file, TLONGLONG, "NAXIS1", &rowBytes, nullptr, &status))
-            return fail(table + " cannot be read (" + fitsError(status) + ")");
-        const long long held = std::max(0LL, (long long)fileBytes - dataStart);
-        if (rowBytes > 0 && rowCount > held / rowBytes)
-            return fail("the table " + table + " has " + std::to_string(rowCount) +
-                        " rows but the data end after " + std::to_string(held / rowBytes) +
-                        "; the file is truncated");
-    }
+                return failure(source, table + "'s " + why);
+    chosen = {tCol, yCol, dyCol, qualityCol};
+    return Status::success();
+}
 
+// Whether the file holds the table's rows: rows past its end (fileBytes) would read as the
+// zeros that its copy in memory is padded with.
+Status checkRowsHeld(fitsfile* file, const std::string& source, const std::string& table,
+                     long long rowCount, std::size_t fileBytes)
+{
+    int status = 0;
+    long long headerStart = 0, dataStart = 0, dataEnd = 0, rowBytes = 0;
+    if (fits_get_hduaddrll(file, &headerStart, &dataStart, &dataEnd, &status) ||
+        fits_read_key(file, TLONGLONG, "NAXIS1", &rowBytes, nullptr, &status))
+        return failure(source, table + " cannot be read (" + fitsError(status) + ")");
+    const long long held = std::max(0LL, (long long)fileBytes - dataStart);
+    if (rowBytes > 0 && rowCount > held / rowBytes)
+        return failure(source, "the table " + table + " has " + std::to_string(rowCount) +
+                                   " rows but the data end after " +
+                                   std::to_string(held / rowBytes) + "; the file is truncated");
+    return Status::success();
+}
+
+// The time column's unit (TUNITn), or "" when it has none.
+std::string timeUnitOf(fitsfile* file, int tCol)
+{
     std::array<char, FLEN_VALUE> timeUnit{};
-    {
-        const std::string key = "TUNIT" + std::to_string(tCol + 1);
-        if (fits_read_key(file, TSTRING, key.c_str(), timeUnit.data(), nullptr, &status)) {
-            fits_clear_errmsg();
-            status = 0;
-        }
-    }
+    const std::string key = "TUNIT" + std::to_string(tCol + 1);
+    int status = 0;
+    if (fits_read_key(file, TSTRING, key.c_str(), timeUnit.data(), nullptr, &status))
+        fits_clear_errmsg();
+    return trimmed(timeUnit.data());
+}
 
+// The usable rows into series: a finite time, value and error, the error positive, no
+// QUALITY flag; the others counted in report, the first of them named.
+Status readRows(fitsfile* file, const std::string& source, const std::string& table,
+                const LightCurveColumns& columns, long long rowCount, TimeSeries& series,
+                LoadReport& report, const LoadProgress& progress)
+{
+    const auto [tCol, yCol, dyCol, qualityCol] = columns;
     // NaN for cfitsio's nulls too (integer columns with TNULL), so they are counted as NaN.
     double nan = std::numeric_limits<double>::quiet_NaN();
     const int chosen[4] = {tCol, yCol, dyCol, qualityCol};
     std::vector<double> buffers[4];
+    int status = 0;
     for (long long first = 1; first <= rowCount; first += kChunkRows) {
         if (progress && !progress(double(first - 1) / double(rowCount)))
             return Status::failure("Loading was cancelled");
@@ -312,8 +345,9 @@ Status readLightCurve(fitsfile* file, const std::string& source, const ColumnCho
             int anyNull = 0;
             if (fits_read_col(file, TDOUBLE, chosen[k] + 1, first, 1, n, &nan, buffers[k].data(),
                               &anyNull, &status))
-                return fail("row " + std::to_string(first) + " of " + table + " cannot be read (" +
-                            fitsError(status) + "); the file may be truncated");
+                return failure(source, "row " + std::to_string(first) + " of " + table +
+                                           " cannot be read (" + fitsError(status) +
+                                           "); the file may be truncated");
         }
         for (std::size_t i = 0; i < std::size_t(n); ++i) {
             const double t = buffers[0][i], y = buffers[1][i];
@@ -345,18 +379,53 @@ Status readLightCurve(fitsfile* file, const std::string& source, const ColumnCho
     }
     if (progress && !progress(1.0))
         return Status::failure("Loading was cancelled");
-    if (series.t.empty())
-        return fail("no row of " + table + " is usable: " + detail::skippedRows(report));
+    return Status::success();
+}
 
+// The series' time format and unit: read from the file's time system, or as chosen.
+void setTimeFormat(fitsfile* file, const std::string& timeUnit, const ColumnChoice& choice,
+                   LoadReport& report)
+{
     if (choice.timeFormat == TimeFormat::Auto) {
-        readTimeSystem(file, trimmed(timeUnit.data()), report);
-    } else {
-        report.timeFormat = choice.timeFormat;
-        report.timeUnit = choice.timeFormat == TimeFormat::DecimalYear ? TimeUnit::Year
-                          : choice.timeFormat == TimeFormat::Number    ? TimeUnit::Unknown
-                                                                       : TimeUnit::Day;
-        report.timeLabel = detail::timeLabel(report.timeFormat, report.timeUnit);
+        readTimeSystem(file, timeUnit, report);
+        return;
     }
+    report.timeFormat = choice.timeFormat;
+    report.timeUnit = choice.timeFormat == TimeFormat::DecimalYear ? TimeUnit::Year
+                      : choice.timeFormat == TimeFormat::Number    ? TimeUnit::Unknown
+                                                                   : TimeUnit::Day;
+    report.timeLabel = detail::timeLabel(report.timeFormat, report.timeUnit);
+}
+
+// fileBytes: the file's size.
+Status readLightCurve(fitsfile* file, const std::string& source, const ColumnChoice& choice,
+                      TimeSeries& series, LoadReport& report, const LoadProgress& progress,
+                      std::size_t fileBytes)
+{
+    int status = 0;
+    std::string table;
+    if (Status found = findLightCurveTable(file, source, table, status); !found)
+        return found;
+    int columnCount = 0;
+    long long rowCount = 0;
+    if (fits_get_num_cols(file, &columnCount, &status) ||
+        fits_get_num_rowsll(file, &rowCount, &status))
+        return failure(source, table + " cannot be read (" + fitsError(status) + ")");
+    LightCurveColumns columns;
+    if (Status chosen = chooseColumns(file, source, table, choice, columnCount, report, columns);
+        !chosen)
+        return chosen;
+    if (rowCount <= 0)
+        return failure(source, "the table " + table + " has no rows");
+    if (Status held = checkRowsHeld(file, source, table, rowCount, fileBytes); !held)
+        return held;
+    const std::string timeUnit = timeUnitOf(file, columns.t);
+    if (Status read = readRows(file, source, table, columns, rowCount, series, report, progress);
+        !read)
+        return read;
+    if (series.t.empty())
+        return failure(source, "no row of " + table + " is usable: " + detail::skippedRows(report));
+    setTimeFormat(file, timeUnit, choice, report);
     detail::orderByTime(series, report);
     return Status::success();
 }

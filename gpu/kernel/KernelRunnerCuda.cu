@@ -5,6 +5,8 @@
 #include "kernel/CudaDriver.h"
 #include "kernel/KernelRunner.h"
 #include "runtime/CudaCheck.h"
+#include "runtime/CudaEvent.h"
+#include "runtime/CudaStream.h"
 
 #include <algorithm>
 #include <cstring>
@@ -14,8 +16,8 @@ namespace {
 
 struct RunnerCuda
 {
-    cudaStream_t stream = nullptr;
-    cudaEvent_t base = nullptr, start = nullptr, stop = nullptr;
+    CudaStream stream;
+    CudaEvent base, start, stop;
     // [0, 8): out-of-bounds writes; [8, 16): min/max as ordered bits; [16, 24): the nodes
     // that are not finite
     unsigned long long* counters = nullptr;
@@ -33,7 +35,9 @@ struct RunnerCuda
 
 RunnerCuda& runner()
 {
-    static RunnerCuda state;
+    // Never destroyed: the process's end frees its stream and events, also after a fault has
+    // lost the context.
+    static RunnerCuda& state = *new RunnerCuda;
     return state;
 }
 
@@ -186,10 +190,10 @@ Status openRunnerCuda(const std::string& busId)
     WS_CUDA_TRY(cudaDeviceGetByPCIBusId(&ordinal, busId.c_str()));
     WS_CUDA_TRY(cudaSetDevice(ordinal));
     RunnerCuda& r = runner();
-    WS_CUDA_TRY(cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking));
-    WS_CUDA_TRY(cudaEventCreate(&r.base));
-    WS_CUDA_TRY(cudaEventCreate(&r.start));
-    WS_CUDA_TRY(cudaEventCreate(&r.stop));
+    WS_CUDA_TRY(r.stream.create());
+    WS_CUDA_TRY(r.base.create());
+    WS_CUDA_TRY(r.start.create());
+    WS_CUDA_TRY(r.stop.create());
     WS_CUDA_TRY(cudaMalloc(&r.counters, 3 * sizeof(unsigned long long)));
     return Status::success();
 }

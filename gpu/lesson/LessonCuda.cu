@@ -14,20 +14,13 @@ namespace {
 class CudaLessonState : public SliceState
 {
 public:
-    ~CudaLessonState() override
-    {
-        if (start)
-            cudaEventDestroy(start);
-        if (stop)
-            cudaEventDestroy(stop);
-    }
     // Makes room for params' field and owner record.
     Status prepare(const DistanceParams& params, cudaStream_t stream)
     {
         if (!start)
-            WS_CUDA_TRY(cudaEventCreate(&start));
+            WS_CUDA_TRY(start.create());
         if (!stop)
-            WS_CUDA_TRY(cudaEventCreate(&stop));
+            WS_CUDA_TRY(stop.create());
         if (Status s = field.grow(layoutFor(params).elementCount() * sizeof(float), stream); !s)
             return s;
         return owners.grow(2 * std::size_t(params.nx) * params.ny * sizeof(std::uint32_t), stream);
@@ -35,7 +28,7 @@ public:
 
     CudaBuffer field{"the field", false};
     CudaBuffer owners{"the thread owners", false};
-    cudaEvent_t start = nullptr, stop = nullptr;
+    CudaEvent start, stop;
 };
 
 cudaError_t launch(const DistanceParams& params, const LessonLaunch& lesson, float* field,

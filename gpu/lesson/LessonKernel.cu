@@ -1,4 +1,5 @@
 #include "lesson/LessonKernel.cuh"
+#include "runtime/WarpReduce.cuh"
 
 #include <algorithm>
 
@@ -81,10 +82,8 @@ __global__ void lessonStatsKernel(const float* field, int nx, int ny, int pitch,
             hi = max(hi, __float_as_uint(v));
         }
     }
-    for (int offset = 16; offset > 0; offset /= 2) {
-        lo = min(lo, __shfl_down_sync(0xffffffffu, lo, offset));
-        hi = max(hi, __shfl_down_sync(0xffffffffu, hi, offset));
-    }
+    lo = warpReduce(lo, [](unsigned a, unsigned b) { return min(a, b); });
+    hi = warpReduce(hi, [](unsigned a, unsigned b) { return max(a, b); });
     if (threadIdx.x % 32 == 0) {
         atomicMin(&keys[0], lo);
         atomicMax(&keys[1], hi);

@@ -27,16 +27,15 @@ Status SpectrumStream::create(int device, std::shared_ptr<SpectrumStream>& out)
     std::shared_ptr<SpectrumStream> s(new SpectrumStream);
     s->m_device = device;
     WS_CUDA_TRY(cudaSetDevice(device));
-    WS_CUDA_TRY(cudaStreamCreateWithFlags(&s->m_stream, cudaStreamNonBlocking));
+    WS_CUDA_TRY(s->m_stream.create());
     out = std::move(s);
     return Status::success();
 }
 
 SpectrumStream::~SpectrumStream()
 {
+    // The stream is destroyed on its device; that returns at once, and queued frees still run.
     cudaSetDevice(m_device);
-    if (m_stream)
-        cudaStreamDestroy(m_stream); // returns at once; queued frees still run
 }
 
 Status CudaSpectrum::create(int device, const FrequencyGrid& grid,
@@ -48,7 +47,7 @@ Status CudaSpectrum::create(int device, const FrequencyGrid& grid,
     s->m_grid = grid;
     s->m_stream = std::move(stream);
     WS_CUDA_TRY(cudaSetDevice(device));
-    WS_CUDA_TRY(cudaEventCreateWithFlags(&s->m_lastUse, cudaEventDisableTiming));
+    WS_CUDA_TRY(s->m_lastUse.create(cudaEventDisableTiming));
     int pools = 0;
     cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device);
     if (!pools)
@@ -76,8 +75,6 @@ CudaSpectrum::~CudaSpectrum()
         cudaStreamWaitEvent(m_stream->get(), m_lastUse, 0);
         cudaFreeAsync(m_power, m_stream->get());
     }
-    if (m_lastUse)
-        cudaEventDestroy(m_lastUse);
 }
 
 Status CudaSpectrum::markUse(cudaStream_t stream) const

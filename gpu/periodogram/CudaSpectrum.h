@@ -1,6 +1,8 @@
 #pragma once
 
 #include "periodogram/SpectrumKernels.cuh"
+#include "runtime/CudaEvent.h"
+#include "runtime/CudaStream.h"
 #include "warpscope/gpu/Spectrum.h"
 
 #include <cuda_runtime.h>
@@ -22,7 +24,7 @@ public:
 private:
     SpectrumStream() = default;
     int m_device = 0;
-    cudaStream_t m_stream = nullptr;
+    CudaStream m_stream;
 };
 
 // A periodogram in device memory. It copies on the shared spectrum stream and frees its
@@ -58,7 +60,7 @@ private:
     int m_device = 0;
     double* m_power = nullptr;
     std::shared_ptr<const SpectrumStream> m_stream;
-    cudaEvent_t m_lastUse = nullptr;
+    CudaEvent m_lastUse;
 };
 
 } // namespace warpscope::gpu

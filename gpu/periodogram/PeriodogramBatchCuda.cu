@@ -26,21 +26,13 @@ constexpr long long kTileSamples = 256;
 class CudaBatchState : public SliceState
 {
 public:
-    ~CudaBatchState() override
-    {
-        for (cudaEvent_t e : {start, stop})
-            if (e)
-                cudaEventDestroy(e);
-        if (copyStream)
-            cudaStreamDestroy(copyStream);
-    }
     Status prepare()
     {
-        for (cudaEvent_t* e : {&start, &stop})
+        for (CudaEvent* e : {&start, &stop})
             if (!*e)
-                WS_CUDA_TRY(cudaEventCreate(e));
+                WS_CUDA_TRY(e->create());
         if (!copyStream)
-            WS_CUDA_TRY(cudaStreamCreateWithFlags(&copyStream, cudaStreamNonBlocking));
+            WS_CUDA_TRY(copyStream.create());
         return Status::success();
     }
 
@@ -55,8 +47,8 @@ public:
     CudaBuffer hostPower{"the batch's periodograms' copy to the host", true};
     CudaBuffer summaries{"the batch's peaks", false};
     CudaBuffer hostSummaries{"the batch's peaks' copy to the host", true};
-    cudaEvent_t start = nullptr, stop = nullptr;
-    cudaStream_t copyStream = nullptr;
+    CudaEvent start, stop;
+    CudaStream copyStream;
 };
 
 // A buffer's size for bytes: an eighth to spare, since a run's batches differ in size and

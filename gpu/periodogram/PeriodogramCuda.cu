@@ -34,39 +34,25 @@ constexpr int kMaxPieces = 8;
 class CudaPeriodogramState : public SliceState
 {
 public:
-    ~CudaPeriodogramState() override
-    {
-        for (cudaEvent_t e : {start, stop, uploaded})
-            if (e)
-                cudaEventDestroy(e);
-        for (cudaEvent_t e : computed)
-            if (e)
-                cudaEventDestroy(e);
-        for (cudaEvent_t e : copied)
-            if (e)
-                cudaEventDestroy(e);
-        if (copyStream)
-            cudaStreamDestroy(copyStream);
-    }
     Status prepare()
     {
-        for (cudaEvent_t* e : {&start, &stop})
+        for (CudaEvent* e : {&start, &stop})
             if (!*e)
-                WS_CUDA_TRY(cudaEventCreate(e));
+                WS_CUDA_TRY(e->create());
         if (!uploaded)
-            WS_CUDA_TRY(cudaEventCreateWithFlags(&uploaded, cudaEventDisableTiming));
+            WS_CUDA_TRY(uploaded.create(cudaEventDisableTiming));
         return Status::success();
     }
     // What only a call with host output needs.
     Status prepareCopies()
     {
         if (!copyStream)
-            WS_CUDA_TRY(cudaStreamCreateWithFlags(&copyStream, cudaStreamNonBlocking));
+            WS_CUDA_TRY(copyStream.create());
         for (int k = 0; k < kMaxPieces; ++k) {
             if (!computed[k])
-                WS_CUDA_TRY(cudaEventCreateWithFlags(&computed[k], cudaEventDisableTiming));
+                WS_CUDA_TRY(computed[k].create(cudaEventDisableTiming));
             if (!copied[k])
-                WS_CUDA_TRY(cudaEventCreateWithFlags(&copied[k], cudaEventDisableTiming));
+                WS_CUDA_TRY(copied[k].create(cudaEventDisableTiming));
         }
         return Status::success();
     }
@@ -79,10 +65,10 @@ public:
     // The peak search's blocks' results, and its summary in pinned memory.
     CudaBuffer searchScratch{"the peak search's scratch", false};
     CudaBuffer hostSummary{"the peaks found", true};
-    cudaEvent_t start = nullptr, stop = nullptr;
-    cudaEvent_t uploaded = nullptr; // the staging was read: it may be written again
-    cudaStream_t copyStream = nullptr;
-    cudaEvent_t computed[kMaxPieces] = {}, copied[kMaxPieces] = {};
+    CudaEvent start, stop;
+    CudaEvent uploaded; // the staging was read: it may be written again
+    CudaStream copyStream;
+    CudaEvent computed[kMaxPieces], copied[kMaxPieces];
     PeriodogramMethod lastMethod = PeriodogramMethod::Direct;
 };
 

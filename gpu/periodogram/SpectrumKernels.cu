@@ -1,6 +1,7 @@
 #include "periodogram/KernelAttribute.cuh"
 #include "periodogram/SpectrumKernels.cuh"
 #include "periodogram/SpectrumPeaks.cuh"
+#include "runtime/WarpReduce.cuh"
 
 #include <algorithm>
 #include <climits>
@@ -13,16 +14,13 @@ constexpr int kSearchThreads = 256;
 constexpr int kSearchBlocks = 512;
 constexpr int kMergeThreads = 256; // registers enough for each thread's list
 constexpr int kPeaks = kPeakListLength;
-constexpr unsigned kFullMask = 0xffffffffu;
 
 // One block's minimum and maximum, reduced into thread 0's values.
 template <int Threads> __device__ void blockMinMax(double& low, double& high)
 {
     __shared__ double lows[Threads / 32], highs[Threads / 32];
-    for (int offset = 16; offset > 0; offset >>= 1) {
-        low = fmin(low, __shfl_down_sync(kFullMask, low, offset));
-        high = fmax(high, __shfl_down_sync(kFullMask, high, offset));
-    }
+    low = warpReduce(low, [](double a, double b) { return fmin(a, b); });
+    high = warpReduce(high, [](double a, double b) { return fmax(a, b); });
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     if (lane == 0) {
         lows[warp] = low;
@@ -39,8 +37,7 @@ template <int Threads> __device__ void blockMinMax(double& low, double& high)
 // The block's minimum, maximum and count of non-finite values, in thread 0's.
 template <int Threads> __device__ void blockRange(double& low, double& high, long long& nonFinite)
 {
-    for (int offset = 16; offset > 0; offset >>= 1)
-        nonFinite += __shfl_down_sync(kFullMask, nonFinite, offset);
+    nonFinite = warpSum(nonFinite);
     __shared__ long long counts[Threads / 32];
     if (threadIdx.x % 32 == 0)
         counts[threadIdx.x / 32] = nonFinite;
@@ -315,14 +312,14 @@ __device__ void blockThreshold(const BlockScan* scan, int blockCount, double& th
             }
         int rank = 0; // groups whose best comes first
         for (int other = 0; other < 32; ++other) {
-            const double op = __shfl_sync(kFullMask, p, other);
-            const long long ok = __shfl_sync(kFullMask, k, other);
+            const double op = __shfl_sync(kFullWarpMask, p, other);
+            const long long ok = __shfl_sync(kFullWarpMask, k, other);
             rank += math::spectrumPeakBefore(op, ok, p, k);
         }
-        const unsigned at = __ballot_sync(kFullMask, k != LLONG_MAX && rank == kPeaks - 1);
+        const unsigned at = __ballot_sync(kFullWarpMask, k != LLONG_MAX && rank == kPeaks - 1);
         const int from = at ? __ffs(int(at)) - 1 : 0;
-        const double fp = __shfl_sync(kFullMask, p, from);
-        const long long fk = __shfl_sync(kFullMask, k, from);
+        const double fp = __shfl_sync(kFullWarpMask, p, from);
+        const long long fk = __shfl_sync(kFullWarpMask, k, from);
         if (lane == 0) {
             chosenPower = at ? fp : -HUGE_VAL;
             chosenIndex = at ? fk : LLONG_MAX;
@@ -428,8 +425,7 @@ __global__ void __launch_bounds__(kSearchThreads)
             }
         },
         &batch);
-    for (int offset = 16; offset > 0; offset >>= 1)
-        nonFinite += __shfl_down_sync(kFullMask, nonFinite, offset);
+    nonFinite = warpSum(nonFinite);
     if (threadIdx.x % 32 == 0 && nonFinite)
         atomicAdd(&counts->nonFinite, nonFinite);
     if (lastBlock(&counts->ticket))

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "periodogram/SpectrumColumns.h"
+#include "runtime/WarpReduce.cuh"
 #include "warpscope/gpu/Spectrum.h"
 
 #include <climits>
@@ -13,7 +14,6 @@
 namespace warpscope::gpu {
 
 inline constexpr int kPeakListLength = kSpectrumMaxPeaks;
-inline constexpr unsigned kPeakWarpMask = 0xffffffffu;
 
 // A thread's best Length peaks so far, best first, in registers (every index is a constant).
 template <int Length> struct PeakListOf
@@ -67,14 +67,9 @@ __device__ void blockBest(const PeakListOf<Length>& list, double& p, long long& 
     __shared__ long long indices[Threads / 32];
     p = list.power[0];
     k = list.index[0];
-    for (int offset = 16; offset > 0; offset >>= 1) {
-        const double op = __shfl_down_sync(kPeakWarpMask, p, offset);
-        const long long ok = __shfl_down_sync(kPeakWarpMask, k, offset);
-        if (math::spectrumPeakBefore(op, ok, p, k)) {
-            p = op;
-            k = ok;
-        }
-    }
+    warpBest(p, k, [](double op, long long ok, double bp, long long bk) {
+        return math::spectrumPeakBefore(op, ok, bp, bk);
+    });
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     __syncthreads(); // the previous round has read the shared slots
     if (lane == 0) {

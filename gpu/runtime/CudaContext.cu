@@ -48,8 +48,7 @@ Status CudaBacking::initialize()
     // the least.
     int least = 0, greatest = 0;
     WS_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    WS_CUDA_TRY(cudaStreamCreateWithPriority(&m_stream, cudaStreamNonBlocking,
-                                             std::clamp(least - m_precedence, greatest, least)));
+    WS_CUDA_TRY(m_stream.create(std::clamp(least - m_precedence, greatest, least)));
     // Memory freed in stream order (a periodogram's powers, its scratch) stays in the
     // device's pool for the next call, up to an eighth of the device or 1 GiB. Without this
     // the pool hands it back to the driver at every synchronisation, and each call maps
@@ -68,10 +67,8 @@ Status CudaBacking::initialize()
 CudaBacking::~CudaBacking()
 {
     cudaSetDevice(m_ordinal);
-    if (m_stream) {
+    if (m_stream)
         cudaStreamSynchronize(m_stream);
-        cudaStreamDestroy(m_stream);
-    }
 }
 
 void CudaBacking::finish()
@@ -221,18 +218,12 @@ Status CudaBuffer::grow(std::size_t bytes, cudaStream_t stream)
     return Status::success();
 }
 
-ScopedEvents::~ScopedEvents()
-{
-    for (cudaEvent_t e : events)
-        cudaEventDestroy(e);
-}
-
 Status ScopedEvents::create(std::size_t count)
 {
     while (events.size() < count) {
-        cudaEvent_t e = nullptr;
-        WS_CUDA_TRY(cudaEventCreate(&e));
-        events.push_back(e);
+        CudaEvent e;
+        WS_CUDA_TRY(e.create());
+        events.push_back(std::move(e));
     }
     return Status::success();
 }

@@ -4,7 +4,9 @@
 // span recorder and device memory.
 #include "runtime/ContextBacking.h"
 #include "runtime/CudaCheck.h"
+#include "runtime/CudaEvent.h"
 #include "runtime/CudaSpanRecorder.h"
+#include "runtime/CudaStream.h"
 #include "runtime/ThreadPool.h"
 
 #include <algorithm>
@@ -56,7 +58,7 @@ public:
 private:
     int m_ordinal;
     DeviceInfo m_info;
-    cudaStream_t m_stream = nullptr;
+    CudaStream m_stream;
     CudaSpanRecorder m_recorder;
     int m_streamLane = -1;
     int m_hostLane = -1;
@@ -122,11 +124,10 @@ Status medianEventTime(cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop,
     return Status::success();
 }
 
-// Events that are destroyed with their owner, for code that can return early.
+// Timed events for one job, destroyed with it.
 struct ScopedEvents
 {
-    std::vector<cudaEvent_t> events;
-    ~ScopedEvents();
+    std::vector<CudaEvent> events;
     Status create(std::size_t count);
 };
 

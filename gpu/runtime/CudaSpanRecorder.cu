@@ -16,14 +16,6 @@ constexpr double kRecalibrateUs = 5e6;
 CudaSpanRecorder::~CudaSpanRecorder()
 {
     stopCupti();
-    for (Pending& p : m_pending)
-        release(p);
-    for (cudaEvent_t e : m_freeEvents)
-        cudaEventDestroy(e);
-    if (m_base)
-        cudaEventDestroy(m_base);
-    if (m_calibrationStream)
-        cudaStreamDestroy(m_calibrationStream);
 }
 
 void CudaSpanRecorder::setTimeline(std::shared_ptr<Timeline> timeline)
@@ -42,9 +34,9 @@ void CudaSpanRecorder::setTimeline(std::shared_ptr<Timeline> timeline)
 Status CudaSpanRecorder::calibrate()
 {
     if (!m_calibrationStream)
-        WS_CUDA_TRY(cudaStreamCreateWithFlags(&m_calibrationStream, cudaStreamNonBlocking));
+        WS_CUDA_TRY(m_calibrationStream.create());
     if (!m_base)
-        WS_CUDA_TRY(cudaEventCreate(&m_base));
+        WS_CUDA_TRY(m_base.create());
     const auto before = std::chrono::steady_clock::now();
     WS_CUDA_TRY(cudaEventRecord(m_base, m_calibrationStream));
     WS_CUDA_TRY(cudaEventSynchronize(m_base));
@@ -55,19 +47,18 @@ Status CudaSpanRecorder::calibrate()
     return Status::success();
 }
 
-cudaEvent_t CudaSpanRecorder::takeEvent()
+CudaEvent CudaSpanRecorder::takeEvent()
 {
     if (!m_freeEvents.empty()) {
-        cudaEvent_t e = m_freeEvents.back();
+        CudaEvent e = std::move(m_freeEvents.back());
         m_freeEvents.pop_back();
         return e;
     }
-    cudaEvent_t e = nullptr;
-    if (const cudaError_t error = cudaEventCreate(&e); error != cudaSuccess) {
+    CudaEvent e;
+    if (const cudaError_t error = e.create(); error != cudaSuccess) {
         cudaGetLastError();
         m_problem = std::string("CUDA events could not be created (") + cudaGetErrorString(error) +
                     "), so some GPU work is missing from the timeline";
-        return nullptr;
     }
     return e;
 }
@@ -75,10 +66,9 @@ cudaEvent_t CudaSpanRecorder::takeEvent()
 void CudaSpanRecorder::release(Pending& pending)
 {
     if (pending.start)
-        m_freeEvents.push_back(pending.start);
+        m_freeEvents.push_back(std::move(pending.start));
     if (pending.stop)
-        m_freeEvents.push_back(pending.stop);
-    pending.start = pending.stop = nullptr;
+        m_freeEvents.push_back(std::move(pending.stop));
 }
 
 int CudaSpanRecorder::begin(cudaStream_t stream, int lane, SpanKind kind, std::string name,
@@ -90,7 +80,8 @@ int CudaSpanRecorder::begin(cudaStream_t stream, int lane, SpanKind kind, std::s
         return -1;
     Pending p;
     p.start = takeEvent();
-    p.stop = p.start ? takeEvent() : nullptr;
+    if (p.start)
+        p.stop = takeEvent();
     if (!p.stop || cudaEventRecord(p.start, stream) != cudaSuccess) {
         cudaGetLastError();
         if (m_problem.empty())

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "runtime/CudaEvent.h"
+#include "runtime/CudaStream.h"
 #include "warpscope/gpu/Status.h"
 #include "warpscope/gpu/Timeline.h"
 
@@ -47,12 +49,12 @@ public:
 private:
     struct Pending
     {
-        cudaEvent_t start = nullptr;
-        cudaEvent_t stop = nullptr;
+        CudaEvent start;
+        CudaEvent stop;
         bool ended = false;
         Span span;
     };
-    cudaEvent_t takeEvent();
+    CudaEvent takeEvent();
     // Whether CUPTI times work on stream for lane, following the timeline's choice; routes
     // the stream on first use and notes on the timeline why it cannot.
     bool timedByCupti(cudaStream_t stream, int lane);
@@ -63,11 +65,11 @@ private:
     Status calibrate();
 
     std::shared_ptr<Timeline> m_timeline;
-    std::vector<cudaEvent_t> m_freeEvents;
+    std::vector<CudaEvent> m_freeEvents;
     std::deque<Pending> m_pending;
     int m_firstToken = 0; // the token of m_pending.front()
-    cudaStream_t m_calibrationStream = nullptr;
-    cudaEvent_t m_base = nullptr;
+    CudaStream m_calibrationStream;
+    CudaEvent m_base;
     double m_baseUs = 0.0;
     double m_calibratedAtUs = 0.0;
     std::string m_problem;

@@ -18,10 +18,8 @@ public:
     ~CudaLabState() override
     {
         cudaSetDevice(m_cuda.ordinal());
-        for (cudaStream_t stream : streams) {
+        for (const CudaStream& stream : streams)
             cudaStreamSynchronize(stream);
-            cudaStreamDestroy(stream);
-        }
         releaseHost();
     }
 
@@ -37,7 +35,7 @@ public:
     }
 
     CudaBacking& m_cuda;
-    std::vector<cudaStream_t> streams;
+    std::vector<CudaStream> streams;
     CudaBuffer device{"the streams lab's arrays", false};
     CudaBuffer sums{"the streams lab's sums", false};
     StreamsLabConfig config;
@@ -124,9 +122,9 @@ Status prepareLab(CudaBacking& cuda, CudaLabState& state, const StreamsLabConfig
     if (Status s = state.prepareHost(config); !s)
         return s;
     while (state.streams.size() < streamCount) {
-        cudaStream_t stream = nullptr;
-        WS_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-        state.streams.push_back(stream);
+        CudaStream stream;
+        WS_CUDA_TRY(stream.create());
+        state.streams.push_back(std::move(stream));
     }
     return Status::success();
 }
@@ -174,8 +172,8 @@ Status runStreamsLabCuda(Context& context, const StreamsLabConfig& config, Strea
     ScopedEvents events;
     if (Status s = events.create(2 + totalStreams + (engines ? 2 * arrays : 0)); !s)
         return s;
-    cudaEvent_t* arrived = engines ? events.events.data() + 2 + totalStreams : nullptr;
-    cudaEvent_t* divided = engines ? arrived + arrays : nullptr;
+    const CudaEvent* arrived = engines ? events.events.data() + 2 + totalStreams : nullptr;
+    const CudaEvent* divided = engines ? arrived + arrays : nullptr;
     cudaStream_t first = state.streams[0];
     WS_CUDA_TRY(cudaEventRecord(events.events[0], first));
     for (std::size_t k = 1; k < totalStreams; ++k)
@@ -280,7 +278,7 @@ Status measureStreamsLinkFloorCuda(Context& context, const StreamsLabConfig& con
     ScopedEvents events;
     if (Status s = events.create(4); !s)
         return s;
-    cudaEvent_t* e = events.events.data();
+    const CudaEvent* e = events.events.data();
     auto copyIn = [&](std::size_t a) {
         return cudaMemcpyAsync(device + a * layout.pitch, state.inputs[a], arrayBytes,
                                cudaMemcpyHostToDevice, in);

@@ -1,3 +1,4 @@
+#include "runtime/WarpReduce.cuh"
 #include "streamslab/StreamsLabKernels.cuh"
 
 namespace warpscope::gpu {
@@ -6,16 +7,14 @@ namespace {
 __device__ double blockSum(double value)
 {
     __shared__ double warpSums[kLabThreads / 32];
-    for (int offset = 16; offset > 0; offset /= 2)
-        value += __shfl_down_sync(0xffffffffu, value, offset);
+    value = warpSum(value);
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     if (lane == 0)
         warpSums[warp] = value;
     __syncthreads();
     value = threadIdx.x < kLabThreads / 32 ? warpSums[threadIdx.x] : 0.0;
     if (warp == 0)
-        for (int offset = 16; offset > 0; offset /= 2)
-            value += __shfl_down_sync(0xffffffffu, value, offset);
+        value = warpSum(value);
     return value; // valid in thread 0
 }
 

@@ -3,6 +3,7 @@
 #include "warpscope/gpu/Context.h"
 #include "warpscope/gpu/DistanceParams.h"
 #include "warpscope/gpu/LaunchConfig.h"
+#include "warpscope/gpu/TimeSeries.h"
 
 #include <atomic>
 #include <cmath>
@@ -29,15 +30,6 @@ enum class Normalization
 
 const char* normalizationName(Normalization normalization);
 std::optional<Normalization> parseNormalization(const std::string& text);
-
-// An unevenly sampled time series: times t, values y and optional uncertainties dy (empty:
-// every point weighs the same). Times need not be sorted.
-struct TimeSeries
-{
-    std::vector<double> t;
-    std::vector<double> y;
-    std::vector<double> dy;
-};
 
 // Ordinary frequencies (cycles per unit of t, not radians), k < count: evenly spaced,
 // f_k = fmin + k df, or logarithmically, f_k = fmin e^{k df} (df then the step of ln f).

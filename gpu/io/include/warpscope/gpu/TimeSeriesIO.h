@@ -1,7 +1,7 @@
 #pragma once
 
-#include "warpscope/gpu/Periodogram.h"
 #include "warpscope/gpu/Status.h"
+#include "warpscope/gpu/TimeSeries.h"
 
 #include <cstddef>
 #include <functional>

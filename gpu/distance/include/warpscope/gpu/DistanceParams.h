@@ -1,16 +1,12 @@
 #pragma once
 
+#include "warpscope/gpu/Precision.h"
+
 #include <cstddef>
 #include <string>
 #include <vector>
 
 namespace warpscope::gpu {
-
-enum class Precision
-{
-    Float32,
-    Float64
-};
 
 enum class DistanceUnit
 {

@@ -87,6 +87,8 @@ private:
 
     static Status open(const std::string& path, const TableColumns& columns, TimeFormat timeFormat,
                        Catalogue& catalogue, const std::string* onlyId, bool linesOnly);
+    // open's parts for FITS and text tables (Catalogue.cpp), which fill the objects.
+    struct TableReader;
     // Whether the indexed file is as it was when indexed.
     Status unchanged() const;
     // An indexed FITS object's rows, read from the file.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "warpscope/gpu/Periodogram.h"
 #include "warpscope/gpu/TimeSeriesIO.h"
 
 #include <optional>
