@@ -10,6 +10,7 @@ namespace warpscope::scene {
 namespace {
 
 using options::setChoice;
+using options::text;
 using T = OptionType;
 using G = OptionGroup;
 using Values = const QStringList&;
@@ -636,11 +637,6 @@ constexpr std::array kOptions{
     Option{
         .name = "version", .alias = "v", .help = "Show the version and exit", .group = G::General},
 };
-
-QString text(std::string_view s)
-{
-    return QString::fromLatin1(s.data(), qsizetype(s.size()));
-}
 
 } // namespace
 

@@ -1,5 +1,6 @@
 #include "warpscope/scene/SceneFile.h"
 
+#include "OptionValues.h"
 #include "SceneNames.h"
 #include "warpscope/scene/Options.h"
 
@@ -17,6 +18,8 @@
 
 namespace warpscope::scene {
 namespace {
+
+using options::text;
 
 // Whole numbers beyond 2^53 cannot be told apart in a JSON number (a double).
 constexpr double kMaxExactWhole = 9007199254740992.0;
@@ -554,15 +557,12 @@ std::optional<double> numberAt(const SceneField& at, Scene& scene)
 {
     return std::visit(
         [&scene](auto field) -> std::optional<double> {
-            if constexpr (std::is_same_v<decltype(field), std::monostate>)
-                return std::nullopt;
-            else if constexpr (std::is_arithmetic_v<
-                                   std::remove_reference_t<decltype(field(scene))>> &&
-                               !std::is_same_v<std::remove_reference_t<decltype(field(scene))>,
-                                               bool>)
-                return double(field(scene));
-            else
-                return std::nullopt;
+            if constexpr (!std::is_same_v<decltype(field), std::monostate>) {
+                using Value = std::remove_reference_t<decltype(field(scene))>;
+                if constexpr (std::is_arithmetic_v<Value> && !std::is_same_v<Value, bool>)
+                    return double(field(scene));
+            }
+            return std::nullopt;
         },
         at);
 }
@@ -579,11 +579,6 @@ const std::vector<const Option*>& sceneKeys()
         return all;
     }();
     return keys;
-}
-
-QString text(std::string_view s)
-{
-    return QString::fromLatin1(s.data(), qsizetype(s.size()));
 }
 
 // The part of a key below prefix ("field.lesson." of "field.lesson.grid" leaves "grid"), or
