@@ -7,7 +7,12 @@ namespace warpscope::scene::options {
 
 QString flag(const Option& option)
 {
-    return "--" + QString::fromLatin1(option.name.data(), qsizetype(option.name.size()));
+    return "--" + text(option.name);
+}
+
+QString text(std::string_view s)
+{
+    return QString::fromLatin1(s.data(), qsizetype(s.size()));
 }
 
 std::optional<double> parseNumber(const QString& text)

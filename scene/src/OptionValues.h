@@ -9,6 +9,7 @@
 namespace warpscope::scene::options {
 
 QString flag(const Option& option); // "--name"
+QString text(std::string_view s);   // a declaration's name or key
 std::optional<double> parseNumber(const QString& text);
 // "a, b or c".
 QString alternatives(const QStringList& names);

@@ -10,12 +10,13 @@ namespace warpscope::scene {
 namespace {
 
 using options::setChoice;
+using options::text;
 using T = OptionType;
 using G = OptionGroup;
 using Values = const QStringList&;
 
-// Every option, grouped as --help lists them. A new control is one record here (and, when it
-// is part of a scene, its scene key in SceneFile.cpp).
+// Every option, grouped as --help lists them. A new control is one record here, or in
+// SceneKeys.cpp when no command line sets it.
 constexpr std::array kOptions{
     // The distance field.
     Option{.name = "lat-min",
@@ -25,6 +26,7 @@ constexpr std::array kOptions{
            .group = G::Field,
            .programs = kApp,
            .sceneKey = "field.latMin",
+           .at = [](Scene& s) -> double& { return s.field.params.latMin; },
            .apply = [](const Option& o, Values v,
                        Scene& s) { return options::setNumber(o, v.back(), s.field.params.latMin); },
            .range = OptionRange{-90, 90},
@@ -37,6 +39,7 @@ constexpr std::array kOptions{
            .group = G::Field,
            .programs = kApp,
            .sceneKey = "field.latMax",
+           .at = [](Scene& s) -> double& { return s.field.params.latMax; },
            .apply = [](const Option& o, Values v,
                        Scene& s) { return options::setNumber(o, v.back(), s.field.params.latMax); },
            .range = OptionRange{-90, 90},
@@ -49,6 +52,7 @@ constexpr std::array kOptions{
            .group = G::Field,
            .programs = kApp,
            .sceneKey = "field.lonMin",
+           .at = [](Scene& s) -> double& { return s.field.params.lonMin; },
            .apply = [](const Option& o, Values v,
                        Scene& s) { return options::setNumber(o, v.back(), s.field.params.lonMin); },
            .range = OptionRange{-180, 360},
@@ -61,6 +65,7 @@ constexpr std::array kOptions{
            .group = G::Field,
            .programs = kApp,
            .sceneKey = "field.lonMax",
+           .at = [](Scene& s) -> double& { return s.field.params.lonMax; },
            .apply = [](const Option& o, Values v,
                        Scene& s) { return options::setNumber(o, v.back(), s.field.params.lonMax); },
            .range = OptionRange{-180, 360},
@@ -73,6 +78,7 @@ constexpr std::array kOptions{
            .group = G::Field,
            .programs = kApp,
            .sceneKey = "field.nx",
+           .at = [](Scene& s) -> int& { return s.field.params.nx; },
            .apply = [](const Option& o, Values v,
                        Scene& s) { return options::setWhole(o, v.back(), s.field.params.nx); },
            .range = OptionRange{gpu::kMinMeshAxis, gpu::kMaxMeshAxis},
@@ -85,6 +91,7 @@ constexpr std::array kOptions{
            .group = G::Field,
            .programs = kApp,
            .sceneKey = "field.ny",
+           .at = [](Scene& s) -> int& { return s.field.params.ny; },
            .apply = [](const Option& o, Values v,
                        Scene& s) { return options::setWhole(o, v.back(), s.field.params.ny); },
            .range = OptionRange{gpu::kMinMeshAxis, gpu::kMaxMeshAxis},
@@ -97,6 +104,7 @@ constexpr std::array kOptions{
            .group = G::Field,
            .programs = kApp,
            .sceneKey = "field.references",
+           .at = [](Scene& s) -> std::vector<gpu::GeoPoint>& { return s.field.params.references; },
            .apply = [](const Option&, Values v,
                        Scene& s) { return options::setReferences(v, s.field.params.references); },
            .defaultValue = "30,101",
@@ -108,6 +116,7 @@ constexpr std::array kOptions{
            .group = G::Field,
            .programs = kApp,
            .sceneKey = "field.precision",
+           .at = [](Scene& s) -> gpu::Precision& { return s.field.params.precision; },
            .apply =
                [](const Option& o, Values v, Scene& s) {
                    return setChoice(o, v.back(), kPrecisions, s.field.params.precision);
@@ -121,6 +130,7 @@ constexpr std::array kOptions{
            .group = G::Field,
            .programs = kApp,
            .sceneKey = "field.unit",
+           .at = [](Scene& s) -> gpu::DistanceUnit& { return s.field.params.unit; },
            .apply = [](const Option& o, Values v,
                        Scene& s) { return setChoice(o, v.back(), kUnits, s.field.params.unit); },
            .defaultValue = "km",
@@ -133,6 +143,7 @@ constexpr std::array kOptions{
         .group = G::Field,
         .programs = kApp,
         .sceneKey = "field.radiusKm",
+        .at = [](Scene& s) -> double& { return s.field.params.radiusKm; },
         .apply = [](const Option& o, Values v,
                     Scene& s) { return options::setNumber(o, v.back(), s.field.params.radiusKm); },
         .range = OptionRange{gpu::kMinRadiusKm, gpu::kMaxRadiusKm},
@@ -145,6 +156,7 @@ constexpr std::array kOptions{
            .group = G::Field,
            .programs = kApp,
            .sceneKey = "field.colormap",
+           .at = [](Scene& s) -> QString& { return s.field.colormap; },
            .apply =
                [](const Option&, Values v, Scene& s) {
                    s.field.colormap = v.back();
@@ -161,6 +173,7 @@ constexpr std::array kOptions{
         .group = G::Field,
         .programs = kApp,
         .sceneKey = "field.lesson.overlay",
+        .at = [](Scene& s) -> LessonOverlay& { return s.field.lesson.overlay; },
         .apply = [](const Option& o, Values v,
                     Scene& s) { return setChoice(o, v.back(), kOverlays, s.field.lesson.overlay); },
         .example = "warp"},
@@ -171,6 +184,7 @@ constexpr std::array kOptions{
            .group = G::Field,
            .programs = kApp,
            .sceneKey = "field.lesson.block",
+           .at = [](Scene& s) -> gpu::Dim3& { return s.field.lesson.launch.block; },
            .apply =
                [](const Option& o, Values v, Scene& s) {
                    return options::setDims(o, v.back(), s.field.lesson.launch.block);
@@ -194,6 +208,7 @@ constexpr std::array kOptions{
            .group = G::Field,
            .programs = kApp,
            .sceneKey = "field.lesson.gridStride",
+           .at = [](Scene& s) -> bool& { return s.field.lesson.gridStride; },
            .apply =
                [](const Option&, Values, Scene& s) {
                    s.field.lesson.gridStride = true;
@@ -242,6 +257,7 @@ constexpr std::array kOptions{
            .help = "How CUDA computes the periodogram",
            .group = G::Periodogram,
            .sceneKey = "periodogram.method",
+           .at = [](Scene& s) -> gpu::PeriodogramMethod& { return s.periodogram.method; },
            .apply = [](const Option& o, Values v,
                        Scene& s) { return setChoice(o, v.back(), kMethods, s.periodogram.method); },
            .defaultValue = "auto",
@@ -252,6 +268,7 @@ constexpr std::array kOptions{
            .help = "The periodogram's normalisation: standard, model, log or psd",
            .group = G::Periodogram,
            .sceneKey = "periodogram.normalization",
+           .at = [](Scene& s) -> gpu::Normalization& { return s.periodogram.normalization; },
            .apply =
                [](const Option& o, Values v, Scene& s) {
                    return setChoice(o, v.back(), kNormalizations, s.periodogram.normalization);
@@ -263,6 +280,7 @@ constexpr std::array kOptions{
                    "Lomb-Scargle; the default floats the mean)",
            .group = G::Periodogram,
            .sceneKey = "periodogram.fitMean",
+           .at = [](Scene& s) -> bool& { return s.periodogram.fitMean; },
            .apply =
                [](const Option&, Values, Scene& s) {
                    s.periodogram.fitMean = false;
@@ -272,6 +290,7 @@ constexpr std::array kOptions{
            .help = "Ignore the uncertainties (dy): every point weighs the same",
            .group = G::Periodogram,
            .sceneKey = "periodogram.weights",
+           .at = [](Scene& s) -> bool& { return s.periodogram.useErrors; },
            .apply =
                [](const Option&, Values, Scene& s) {
                    s.periodogram.useErrors = false;
@@ -284,6 +303,7 @@ constexpr std::array kOptions{
            .group = G::Periodogram,
            .programs = kBatch,
            .sceneKey = "periodogram.precision",
+           .at = [](Scene& s) -> gpu::Precision& { return s.periodogram.precision; },
            .apply =
                [](const Option& o, Values v, Scene& s) {
                    return setChoice(o, v.back(), kPrecisions, s.periodogram.precision);
@@ -309,6 +329,7 @@ constexpr std::array kOptions{
                    "periodogram; repeat for several ranges",
            .group = G::Periodogram,
            .sceneKey = "periodogram.masks",
+           .at = [](Scene& s) -> std::vector<gpu::TimeRange>& { return s.periodogram.masks; },
            .apply = [](const Option&, Values v,
                        Scene& s) { return options::setMasks(v, s.periodogram.masks); },
            .example = "58010:58012.5"},
@@ -320,6 +341,7 @@ constexpr std::array kOptions{
            .group = G::Periodogram,
            .programs = kApp,
            .sceneKey = "periodogram.nterms",
+           .at = [](Scene& s) -> int& { return s.periodogram.nterms; },
            .apply = [](const Option& o, Values v,
                        Scene& s) { return options::setTerms(o, v.back(), s.periodogram.nterms); },
            .range = OptionRange{1, gpu::kMaxPeriodogramTerms},
@@ -377,6 +399,7 @@ constexpr std::array kOptions{
            .group = G::StreamsLab,
            .programs = kApp,
            .sceneKey = "lab.arrays",
+           .at = [](Scene& s) -> int& { return s.lab.arrays; },
            .apply =
                [](const Option& o, Values v, Scene& s) {
                    bool ok = false;
@@ -396,6 +419,7 @@ constexpr std::array kOptions{
            .group = G::StreamsLab,
            .programs = kApp,
            .sceneKey = "lab.length",
+           .at = [](Scene& s) -> long long& { return s.lab.length; },
            .apply = [](const Option& o, Values v,
                        Scene& s) { return options::setLabLength(o, v.back(), s.lab.length); },
            .range = OptionRange{1, double(gpu::kStreamsLabMaxLength)},
@@ -408,6 +432,7 @@ constexpr std::array kOptions{
            .group = G::StreamsLab,
            .programs = kApp,
            .sceneKey = "lab.multiStream",
+           .at = [](Scene& s) -> bool& { return s.lab.multiStream; },
            .apply =
                [](const Option& o, Values v, Scene& s) {
                    return setChoice(o, v.back().toLower(), std::array{"1", "k"}, s.lab.multiStream);
@@ -419,6 +444,7 @@ constexpr std::array kOptions{
            .group = G::StreamsLab,
            .programs = kApp,
            .sceneKey = "lab.pinned",
+           .at = [](Scene& s) -> bool& { return s.lab.pinned; },
            .apply =
                [](const Option&, Values, Scene& s) {
                    s.lab.pinned = false;
@@ -430,6 +456,7 @@ constexpr std::array kOptions{
            .group = G::StreamsLab,
            .programs = kApp,
            .sceneKey = "lab.orderCopies",
+           .at = [](Scene& s) -> bool& { return s.lab.orderCopies; },
            .apply =
                [](const Option&, Values, Scene& s) {
                    if (!s.lab.multiStream)
@@ -610,11 +637,6 @@ constexpr std::array kOptions{
     Option{
         .name = "version", .alias = "v", .help = "Show the version and exit", .group = G::General},
 };
-
-QString text(std::string_view s)
-{
-    return QString::fromLatin1(s.data(), qsizetype(s.size()));
-}
 
 } // namespace
 

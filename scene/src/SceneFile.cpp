@@ -1,6 +1,8 @@
 #include "warpscope/scene/SceneFile.h"
 
+#include "OptionValues.h"
 #include "SceneNames.h"
+#include "warpscope/scene/Options.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -12,9 +14,12 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace warpscope::scene {
 namespace {
+
+using options::text;
 
 // Whole numbers beyond 2^53 cannot be told apart in a JSON number (a double).
 constexpr double kMaxExactWhole = 9007199254740992.0;
@@ -83,7 +88,7 @@ public:
         : m_reader(reader), m_object(std::move(object)), m_path(std::move(path))
     {}
 
-    void number(const char* key, double& out)
+    void number(const QString& key, double& out)
     {
         const QJsonValue v = take(key);
         if (v.isUndefined())
@@ -96,7 +101,7 @@ public:
         out = d;
     }
 
-    template <typename T> void whole(const char* key, T& out)
+    template <typename T> void whole(const QString& key, T& out)
     {
         const QJsonValue v = take(key);
         if (v.isUndefined())
@@ -112,7 +117,7 @@ public:
         out = static_cast<T>(d);
     }
 
-    void flag(const char* key, bool& out)
+    void flag(const QString& key, bool& out)
     {
         const QJsonValue v = take(key);
         if (v.isUndefined())
@@ -122,7 +127,7 @@ public:
         out = v.toBool();
     }
 
-    void text(const char* key, QString& out)
+    void text(const QString& key, QString& out)
     {
         const QJsonValue v = take(key);
         if (v.isUndefined())
@@ -133,7 +138,7 @@ public:
     }
 
     template <typename E, std::size_t N>
-    void choice(const char* key, E& out, const std::array<const char*, N>& names)
+    void choice(const QString& key, E& out, const std::array<const char*, N>& names)
     {
         const QJsonValue v = take(key);
         if (v.isUndefined())
@@ -149,7 +154,7 @@ public:
         fail(key, "expected one of " + allowed.join(", ") + ", found " + describe(v));
     }
 
-    void dims(const char* key, gpu::Dim3& out)
+    void dims(const QString& key, gpu::Dim3& out)
     {
         const QJsonValue v = take(key);
         if (v.isUndefined())
@@ -168,8 +173,34 @@ public:
             out = d;
     }
 
+    // [{"lat": ..., "lon": ...}, ...]: each point needs both.
+    void references(const QString& key, std::vector<gpu::GeoPoint>& out)
+    {
+        const auto list = array(key);
+        if (!list)
+            return;
+        out.clear();
+        for (qsizetype i = 0; i < list->size() && !m_reader.failed(); ++i) {
+            const QString at = path(key + QStringLiteral("[%1]").arg(i));
+            const QJsonValue v = list->at(i);
+            if (!v.isObject()) {
+                m_reader.fail(at, "expected an object {\"lat\": ..., \"lon\": ...}, found " +
+                                      describe(v));
+                break;
+            }
+            Section point(m_reader, v.toObject(), at);
+            gpu::GeoPoint r{NAN, NAN};
+            point.number("lat", r.lat);
+            point.number("lon", r.lon);
+            if (!m_reader.failed() && (std::isnan(r.lat) || std::isnan(r.lon)))
+                m_reader.fail(at, "needs both \"lat\" and \"lon\"");
+            point.finish();
+            out.push_back(r);
+        }
+    }
+
     // A nested object: empty (and, when present but not an object, the read failed) if absent.
-    std::optional<QJsonObject> object(const char* key)
+    std::optional<QJsonObject> object(const QString& key)
     {
         const QJsonValue v = take(key);
         if (v.isUndefined())
@@ -181,7 +212,7 @@ public:
         return v.toObject();
     }
 
-    std::optional<QJsonArray> array(const char* key)
+    std::optional<QJsonArray> array(const QString& key)
     {
         const QJsonValue v = take(key);
         if (v.isUndefined())
@@ -195,7 +226,7 @@ public:
 
     // An array of [t0, t1] pairs of finite numbers. Its length is checked before its items, so
     // that a file with millions of ranges is refused at once.
-    void masks(const char* key, std::vector<gpu::TimeRange>& out)
+    void masks(const QString& key, std::vector<gpu::TimeRange>& out)
     {
         const QJsonValue v = take(key);
         if (v.isUndefined())
@@ -221,7 +252,7 @@ public:
 
     // {"epoch": E, "sinusoids": [{"frequency": F, "amplitude": A, "phase": P, and their
     // errors}, ...]}; the length is checked before the items, as for masks.
-    void prewhitening(const char* key, std::vector<gpu::FittedSinusoid>& out, double& epoch)
+    void prewhitening(const QString& key, std::vector<gpu::FittedSinusoid>& out, double& epoch)
     {
         const auto object = this->object(key);
         if (!object)
@@ -266,7 +297,7 @@ public:
     }
 
     // Text of at most maxBytes in UTF-8, refused by its length before it is copied.
-    void longText(const char* key, std::string& out, std::size_t maxBytes)
+    void longText(const QString& key, std::string& out, std::size_t maxBytes)
     {
         const QJsonValue v = take(key);
         if (v.isUndefined())
@@ -288,7 +319,7 @@ public:
     }
 
     // [{"name": "k", "value": 1.5}, ...]; the length is checked before the items.
-    void kernelValues(const char* key, std::vector<KernelParamValue>& out)
+    void kernelValues(const QString& key, std::vector<KernelParamValue>& out)
     {
         const auto list = array(key);
         if (!list)
@@ -328,7 +359,7 @@ public:
     }
 
     // ["-use_fast_math", ...]; the length is checked before the items.
-    void flags(const char* key, std::vector<std::string>& out)
+    void flags(const QString& key, std::vector<std::string>& out)
     {
         const auto list = array(key);
         if (!list)
@@ -362,14 +393,14 @@ public:
     }
 
 private:
-    QJsonValue take(const char* key)
+    QJsonValue take(const QString& key)
     {
-        m_known.insert(QLatin1String(key));
+        m_known.insert(key);
         if (m_reader.failed())
             return QJsonValue(QJsonValue::Undefined);
-        return m_object.value(QLatin1String(key));
+        return m_object.value(key);
     }
-    void fail(const char* key, const QString& problem) { m_reader.fail(path(key), problem); }
+    void fail(const QString& key, const QString& problem) { m_reader.fail(path(key), problem); }
 
     Reader& m_reader;
     QJsonObject m_object;
@@ -377,178 +408,139 @@ private:
     QSet<QString> m_known;
 };
 
-QJsonArray toJson(const gpu::Dim3& d)
+// How each type of value a scene key holds is read (the key's Option gives its limits) ...
+void readValue(Section& s, const QString& key, const Option&, double& out)
 {
-    return {qint64(d.x), qint64(d.y), qint64(d.z)};
+    s.number(key, out);
 }
 
-QJsonObject toJson(const FieldScene& f)
+template <typename T>
+requires std::is_integral_v<T>
+void readValue(Section& s, const QString& key, const Option&, T& out)
 {
-    const gpu::DistanceParams& p = f.params;
-    QJsonArray references;
-    for (const gpu::GeoPoint& r : p.references)
-        references.append(QJsonObject{{"lat", r.lat}, {"lon", r.lon}});
-    const LessonScene& l = f.lesson;
-    const QJsonObject lesson{
-        {"teaching", l.teaching},        {"block", toJson(l.launch.block)},
-        {"grid", toJson(l.launch.grid)}, {"gridFitted", l.gridFitted},
-        {"gridStride", l.gridStride},    {"overlay", nameOf(l.overlay, kOverlays)}};
-    return {{"latMin", p.latMin},
-            {"latMax", p.latMax},
-            {"lonMin", p.lonMin},
-            {"lonMax", p.lonMax},
-            {"nx", p.nx},
-            {"ny", p.ny},
-            {"references", references},
-            {"precision", nameOf(p.precision, kPrecisions)},
-            {"unit", nameOf(p.unit, kUnits)},
-            {"radiusKm", p.radiusKm},
-            {"colormap", f.colormap},
-            {"lesson", lesson}};
+    if constexpr (std::is_same_v<T, bool>)
+        s.flag(key, out);
+    else
+        s.whole(key, out);
 }
 
-QJsonObject toJson(const LabScene& l)
+template <typename E>
+requires std::is_enum_v<E>
+void readValue(Section& s, const QString& key, const Option&, E& out)
 {
-    return {{"arrays", l.arrays}, {"length", qint64(l.length)},   {"multiStream", l.multiStream},
-            {"pinned", l.pinned}, {"orderCopies", l.orderCopies}, {"seed", qint64(l.seed)}};
+    s.choice(key, out, sceneNames(E{}));
 }
 
-QJsonObject toJson(const KernelScene& k)
+void readValue(Section& s, const QString& key, const Option&, QString& out)
 {
-    QJsonArray values;
-    for (const KernelParamValue& v : k.values)
-        values.append(QJsonObject{{"name", QString::fromStdString(v.name)}, {"value", v.value}});
-    QJsonArray flags;
-    for (const std::string& flag : k.flags)
-        flags.append(QString::fromStdString(flag));
-    return {{"template", nameOf(k.shape, kKernelTemplates)},
-            {"source", QString::fromStdString(k.source)},
-            {"params", values},
-            {"options", flags}};
+    s.text(key, out);
 }
 
-void readKernel(Section& s, KernelScene& k)
+void readValue(Section& s, const QString& key, const Option& option, std::string& out)
 {
-    s.choice("template", k.shape, kKernelTemplates);
-    s.longText("source", k.source, gpu::kMaxKernelSourceBytes);
-    s.kernelValues("params", k.values);
-    s.flags("options", k.flags);
+    s.longText(key, out, std::size_t(option.range.value_or(OptionRange{0, 64}).max));
 }
 
-void readField(Section& s, Reader& reader, FieldScene& f)
+void readValue(Section& s, const QString& key, const Option&, gpu::Dim3& out)
 {
-    gpu::DistanceParams& p = f.params;
-    s.number("latMin", p.latMin);
-    s.number("latMax", p.latMax);
-    s.number("lonMin", p.lonMin);
-    s.number("lonMax", p.lonMax);
-    s.whole("nx", p.nx);
-    s.whole("ny", p.ny);
-    if (const auto references = s.array("references")) {
-        p.references.clear();
-        for (qsizetype i = 0; i < references->size() && !reader.failed(); ++i) {
-            const QString path = s.path(QStringLiteral("references[%1]").arg(i));
-            const QJsonValue v = references->at(i);
-            if (!v.isObject()) {
-                reader.fail(path, "expected an object {\"lat\": ..., \"lon\": ...}, found " +
-                                      describe(v));
-                break;
-            }
-            Section point(reader, v.toObject(), path);
-            gpu::GeoPoint r{NAN, NAN};
-            point.number("lat", r.lat);
-            point.number("lon", r.lon);
-            if (!reader.failed() && (std::isnan(r.lat) || std::isnan(r.lon)))
-                reader.fail(path, "needs both \"lat\" and \"lon\"");
-            point.finish();
-            p.references.push_back(r);
-        }
-    }
-    s.choice("precision", p.precision, kPrecisions);
-    s.choice("unit", p.unit, kUnits);
-    s.number("radiusKm", p.radiusKm);
-    s.text("colormap", f.colormap);
-    if (const auto object = s.object("lesson")) {
-        Section lesson(reader, *object, s.path("lesson"));
-        LessonScene& l = f.lesson;
-        lesson.flag("teaching", l.teaching);
-        lesson.dims("block", l.launch.block);
-        lesson.dims("grid", l.launch.grid);
-        lesson.flag("gridFitted", l.gridFitted);
-        lesson.flag("gridStride", l.gridStride);
-        lesson.choice("overlay", l.overlay, kOverlays);
-        lesson.finish();
-    }
+    s.dims(key, out);
 }
 
-void readPeriodogram(Section& s, PeriodogramScene& p)
+void readValue(Section& s, const QString& key, const Option&, std::vector<gpu::GeoPoint>& out)
 {
-    s.whole("points", p.points);
-    s.number("baseline", p.baseline);
-    s.number("noise", p.noise);
-    s.number("period", p.period);
-    s.number("amplitude", p.amplitude);
-    s.whole("seed", p.seed);
-    s.choice("gridMode", p.gridMode, kGridModes);
-    s.number("samplesPerPeak", p.samplesPerPeak);
-    s.number("nyquistFactor", p.nyquistFactor);
-    s.number("fmin", p.fmin);
-    s.number("fmax", p.fmax);
-    s.whole("count", p.count);
-    s.choice("unit", p.unit, kFrequencyUnits);
-    s.choice("xAxis", p.xAxis, kAxes);
-    s.flag("logX", p.logX);
-    s.choice("normalization", p.normalization, kNormalizations);
-    s.flag("fitMean", p.fitMean);
-    s.flag("center", p.center);
-    s.flag("weights", p.useErrors);
-    s.choice("precision", p.precision, kPrecisions);
-    s.choice("method", p.method, kMethods);
-    s.whole("nterms", p.nterms);
-    s.whole("peaks", p.peaks);
-    s.whole("blockThreads", p.blockThreads);
-    s.whole("gridBlocks", p.gridBlocks);
-    s.flag("gridStride", p.gridStride);
-    s.choice("detrend", p.detrend.method, kDetrendMethods);
-    s.whole("detrendDegree", p.detrend.degree);
-    s.number("detrendWindow", p.detrend.window);
-    s.masks("masks", p.masks);
-    s.prewhitening("prewhitening", p.prewhitened, p.prewhitenEpoch);
+    s.references(key, out);
 }
 
-void readLab(Section& s, LabScene& l)
+void readValue(Section& s, const QString& key, const Option&, std::vector<gpu::TimeRange>& out)
 {
-    s.whole("arrays", l.arrays);
-    s.whole("length", l.length);
-    s.flag("multiStream", l.multiStream);
-    s.flag("pinned", l.pinned);
-    s.flag("orderCopies", l.orderCopies);
-    s.whole("seed", l.seed);
+    s.masks(key, out);
 }
 
-// Reads one section of a scene into part (left at its defaults when the section is absent)
-// and validates it.
-template <typename Part, typename Read>
-void readSection(Section& top, Reader& reader, const char* key, Part& part, Read read)
+void readValue(Section& s, const QString& key, const Option&, std::vector<KernelParamValue>& out)
 {
-    if (const auto object = top.object(key)) {
-        Section section(reader, *object, QLatin1String(key));
-        read(section, part);
-        section.finish();
-    }
-    if (reader.failed())
-        return;
-    if (const gpu::Status status = validate(part); !status)
-        reader.fail(QLatin1String(key), QString::fromStdString(status.message()));
+    s.kernelValues(key, out);
 }
 
-} // namespace
-
-QJsonObject toJson(const PeriodogramScene& p)
+void readValue(Section& s, const QString& key, const Option&, std::vector<std::string>& out)
 {
-    QJsonArray masks;
-    for (const gpu::TimeRange& m : p.masks)
-        masks.append(QJsonArray{m.t0, m.t1});
+    s.flags(key, out);
+}
+
+void readValue(Section& s, const QString& key, const Option&, PeriodogramScene& out)
+{
+    s.prewhitening(key, out.prewhitened, out.prewhitenEpoch);
+}
+
+// ... and written.
+QJsonValue jsonOf(double v)
+{
+    return v;
+}
+
+template <typename T>
+requires std::is_integral_v<T> QJsonValue jsonOf(T v)
+{
+    if constexpr (std::is_same_v<T, bool>)
+        return v;
+    else
+        return qint64(v);
+}
+
+template <typename E>
+requires std::is_enum_v<E> QJsonValue jsonOf(E v)
+{
+    return nameOf(v, sceneNames(E{}));
+}
+
+QJsonValue jsonOf(const QString& v)
+{
+    return v;
+}
+
+QJsonValue jsonOf(const std::string& v)
+{
+    return QString::fromStdString(v);
+}
+
+QJsonValue jsonOf(const gpu::Dim3& d)
+{
+    return QJsonArray{qint64(d.x), qint64(d.y), qint64(d.z)};
+}
+
+QJsonValue jsonOf(const std::vector<gpu::GeoPoint>& references)
+{
+    QJsonArray array;
+    for (const gpu::GeoPoint& r : references)
+        array.append(QJsonObject{{"lat", r.lat}, {"lon", r.lon}});
+    return array;
+}
+
+QJsonValue jsonOf(const std::vector<gpu::TimeRange>& masks)
+{
+    QJsonArray array;
+    for (const gpu::TimeRange& m : masks)
+        array.append(QJsonArray{m.t0, m.t1});
+    return array;
+}
+
+QJsonValue jsonOf(const std::vector<KernelParamValue>& values)
+{
+    QJsonArray array;
+    for (const KernelParamValue& v : values)
+        array.append(QJsonObject{{"name", QString::fromStdString(v.name)}, {"value", v.value}});
+    return array;
+}
+
+QJsonValue jsonOf(const std::vector<std::string>& flags)
+{
+    QJsonArray array;
+    for (const std::string& flag : flags)
+        array.append(QString::fromStdString(flag));
+    return array;
+}
+
+QJsonValue jsonOf(const PeriodogramScene& p)
+{
     QJsonArray sinusoids;
     for (const gpu::FittedSinusoid& f : p.prewhitened)
         sinusoids.append(QJsonObject{{"frequency", f.frequency},
@@ -557,50 +549,160 @@ QJsonObject toJson(const PeriodogramScene& p)
                                      {"frequencyError", f.frequencyError},
                                      {"amplitudeError", f.amplitudeError},
                                      {"phaseError", f.phaseError}});
-    return {{"points", p.points},
-            {"baseline", p.baseline},
-            {"noise", p.noise},
-            {"period", p.period},
-            {"amplitude", p.amplitude},
-            {"seed", p.seed},
-            {"gridMode", nameOf(p.gridMode, kGridModes)},
-            {"samplesPerPeak", p.samplesPerPeak},
-            {"nyquistFactor", p.nyquistFactor},
-            {"fmin", p.fmin},
-            {"fmax", p.fmax},
-            {"count", qint64(p.count)},
-            {"unit", nameOf(p.unit, kFrequencyUnits)},
-            {"xAxis", nameOf(p.xAxis, kAxes)},
-            {"logX", p.logX},
-            {"normalization", nameOf(p.normalization, kNormalizations)},
-            {"fitMean", p.fitMean},
-            {"center", p.center},
-            {"weights", p.useErrors},
-            {"precision", nameOf(p.precision, kPrecisions)},
-            {"method", nameOf(p.method, kMethods)},
-            {"nterms", p.nterms},
-            {"peaks", p.peaks},
-            {"blockThreads", qint64(p.blockThreads)},
-            {"gridBlocks", qint64(p.gridBlocks)},
-            {"gridStride", p.gridStride},
-            {"detrend", nameOf(p.detrend.method, kDetrendMethods)},
-            {"detrendDegree", p.detrend.degree},
-            {"detrendWindow", p.detrend.window},
-            {"masks", masks},
-            {"prewhitening", QJsonObject{{"epoch", p.prewhitenEpoch}, {"sinusoids", sinusoids}}}};
+    return QJsonObject{{"epoch", p.prewhitenEpoch}, {"sinusoids", sinusoids}};
+}
+
+// A number's value, for its range; none for a value of another kind.
+std::optional<double> numberAt(const SceneField& at, Scene& scene)
+{
+    return std::visit(
+        [&scene](auto field) -> std::optional<double> {
+            if constexpr (!std::is_same_v<decltype(field), std::monostate>) {
+                using Value = std::remove_reference_t<decltype(field(scene))>;
+                if constexpr (std::is_arithmetic_v<Value> && !std::is_same_v<Value, bool>)
+                    return double(field(scene));
+            }
+            return std::nullopt;
+        },
+        at);
+}
+
+// Every scene key, declared with an option or alone, in the scene file's order.
+const std::vector<const Option*>& sceneKeys()
+{
+    static const std::vector<const Option*> keys = [] {
+        std::vector<const Option*> all;
+        for (const auto list : {declaredOptions(), declaredSceneKeys()})
+            for (const Option& option : list)
+                if (!std::holds_alternative<std::monostate>(option.at))
+                    all.push_back(&option);
+        return all;
+    }();
+    return keys;
+}
+
+// The part of a key below prefix ("field.lesson." of "field.lesson.grid" leaves "grid"), or
+// none when the key is not below it.
+std::optional<std::string_view> below(const Option& option, std::string_view prefix)
+{
+    if (!option.sceneKey.starts_with(prefix))
+        return std::nullopt;
+    return option.sceneKey.substr(prefix.size());
+}
+
+// The validation of each part of a scene, which sees the part's values together.
+gpu::Status validatePart(std::string_view part, const Scene& scene)
+{
+    if (part == "field")
+        return validate(scene.field);
+    if (part == "periodogram")
+        return validate(scene.periodogram);
+    if (part == "lab")
+        return validate(scene.lab);
+    if (part == "kernel")
+        return validate(scene.kernel);
+    return gpu::Status::success();
+}
+
+void readKeys(Section& section, Reader& reader, std::string_view prefix, Scene& scene);
+
+// Reads the object prefix names ("field.", "field.lesson.") from its parent, then checks a
+// part of the scene as a whole and each key's declared range. Absent, it keeps the defaults.
+void readObject(Section& parent, Reader& reader, std::string_view prefix, Scene& scene)
+{
+    const std::string_view name = prefix.substr(0, prefix.size() - 1);
+    const QString key = text(name.substr(name.rfind('.') + 1));
+    if (const auto object = parent.object(key)) {
+        Section section(reader, *object, text(name));
+        readKeys(section, reader, prefix, scene);
+        section.finish();
+    }
+    if (reader.failed() || name.find('.') != std::string_view::npos)
+        return;
+    if (const gpu::Status status = validatePart(name, scene); !status)
+        return reader.fail(text(name), QString::fromStdString(status.message()));
+    for (const Option* option : sceneKeys()) {
+        const auto value = below(*option, prefix) ? numberAt(option->at, scene) : std::nullopt;
+        if (value && option->range && (*value < option->range->min || *value > option->range->max))
+            return reader.fail(text(option->sceneKey),
+                               QStringLiteral("must lie in [%1, %2], not %3")
+                                   .arg(option->range->min, 0, 'g', 17)
+                                   .arg(option->range->max, 0, 'g', 17)
+                                   .arg(*value, 0, 'g', 17));
+    }
+}
+
+// Reads the keys declared below prefix from section, in declaration order; a nested object
+// where the first of its keys is declared.
+void readKeys(Section& section, Reader& reader, std::string_view prefix, Scene& scene)
+{
+    QSet<QString> objects;
+    for (const Option* option : sceneKeys()) {
+        const auto key = below(*option, prefix);
+        if (!key)
+            continue;
+        if (const std::size_t dot = key->find('.'); dot != std::string_view::npos) {
+            const QString object = text(key->substr(0, dot));
+            if (!objects.contains(object)) {
+                objects.insert(object);
+                readObject(section, reader, option->sceneKey.substr(0, prefix.size() + dot + 1),
+                           scene);
+            }
+            continue;
+        }
+        std::visit(
+            [&](auto at) {
+                if constexpr (!std::is_same_v<decltype(at), std::monostate>)
+                    readValue(section, text(*key), *option, at(scene));
+            },
+            option->at);
+    }
+}
+
+// The keys declared below prefix, nested objects and all.
+QJsonObject writeKeys(std::string_view prefix, Scene& scene)
+{
+    QJsonObject object;
+    for (const Option* option : sceneKeys()) {
+        const auto key = below(*option, prefix);
+        if (!key)
+            continue;
+        if (const std::size_t dot = key->find('.'); dot != std::string_view::npos) {
+            const QString name = text(key->substr(0, dot));
+            if (!object.contains(name))
+                object[name] =
+                    writeKeys(option->sceneKey.substr(0, prefix.size() + dot + 1), scene);
+            continue;
+        }
+        std::visit(
+            [&](auto at) {
+                if constexpr (!std::is_same_v<decltype(at), std::monostate>)
+                    object[text(*key)] = jsonOf(at(scene));
+            },
+            option->at);
+    }
+    return object;
+}
+} // namespace
+
+QJsonObject toJson(const PeriodogramScene& p)
+{
+    Scene scene;
+    scene.periodogram = p;
+    return writeKeys("periodogram.", scene);
 }
 
 std::optional<PeriodogramScene> periodogramFromJson(const QJsonObject& object, QString* error)
 {
     Reader reader{QString()};
-    PeriodogramScene p;
+    Scene scene;
     Section top(reader, QJsonObject{{"periodogram", object}}, QString());
-    readSection(top, reader, "periodogram", p, readPeriodogram);
+    readObject(top, reader, "periodogram.", scene);
     if (error)
         *error = reader.error();
     if (reader.failed())
         return std::nullopt;
-    return p;
+    return scene.periodogram;
 }
 
 QStringList differingKeys(const PeriodogramScene& a, const PeriodogramScene& b)
@@ -615,13 +717,10 @@ QStringList differingKeys(const PeriodogramScene& a, const PeriodogramScene& b)
 
 QByteArray sceneToJson(const Scene& scene)
 {
-    const QJsonObject root{{"format", kSceneFormat},
-                           {"version", kSceneVersion},
-                           {"workspace", nameOf(scene.workspace, kWorkspaces)},
-                           {"field", toJson(scene.field)},
-                           {"periodogram", toJson(scene.periodogram)},
-                           {"lab", toJson(scene.lab)},
-                           {"kernel", toJson(scene.kernel)}};
+    Scene copy = scene; // the declarations find a value in a scene they may change
+    QJsonObject root = writeKeys("", copy);
+    root["format"] = kSceneFormat;
+    root["version"] = kSceneVersion;
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
@@ -680,12 +779,7 @@ SceneRead parseScene(const QByteArray& bytes, const QString& source)
                                          .arg(root.contains("version") ? QString::number(version)
                                                                        : "nothing"));
     Scene scene;
-    top.choice("workspace", scene.workspace, kWorkspaces);
-    readSection(top, reader, "field", scene.field,
-                [&reader](Section& s, FieldScene& f) { readField(s, reader, f); });
-    readSection(top, reader, "periodogram", scene.periodogram, readPeriodogram);
-    readSection(top, reader, "lab", scene.lab, readLab);
-    readSection(top, reader, "kernel", scene.kernel, readKernel);
+    readKeys(top, reader, "", scene);
     top.finish();
     return result(std::move(scene));
 }

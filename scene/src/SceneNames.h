@@ -1,5 +1,7 @@
 #pragma once
 
+#include "warpscope/scene/Scene.h"
+
 #include <array>
 
 namespace warpscope::scene {
@@ -17,5 +19,51 @@ inline constexpr std::array kAxes{"frequency", "period"};
 inline constexpr std::array kNormalizations{"standard", "model", "log", "psd"};
 inline constexpr std::array kMethods{"auto", "direct", "matrix"};
 inline constexpr std::array kDetrendMethods{"none", "polynomial", "median"};
+
+// Each enumeration's names, found by its type.
+constexpr const auto& sceneNames(Workspace)
+{
+    return kWorkspaces;
+}
+constexpr const auto& sceneNames(gpu::KernelShape)
+{
+    return kKernelTemplates;
+}
+constexpr const auto& sceneNames(gpu::Precision)
+{
+    return kPrecisions;
+}
+constexpr const auto& sceneNames(gpu::DistanceUnit)
+{
+    return kUnits;
+}
+constexpr const auto& sceneNames(LessonOverlay)
+{
+    return kOverlays;
+}
+constexpr const auto& sceneNames(GridMode)
+{
+    return kGridModes;
+}
+constexpr const auto& sceneNames(FrequencyUnit)
+{
+    return kFrequencyUnits;
+}
+constexpr const auto& sceneNames(FrequencyAxis)
+{
+    return kAxes;
+}
+constexpr const auto& sceneNames(gpu::Normalization)
+{
+    return kNormalizations;
+}
+constexpr const auto& sceneNames(gpu::PeriodogramMethod)
+{
+    return kMethods;
+}
+constexpr const auto& sceneNames(gpu::DetrendMethod)
+{
+    return kDetrendMethods;
+}
 
 } // namespace warpscope::scene

@@ -4,9 +4,13 @@
 
 #include <QString>
 #include <QStringList>
+#include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
+#include <variant>
+#include <vector>
 
 class QCommandLineParser;
 
@@ -21,6 +25,8 @@ enum class Program : unsigned
 inline constexpr unsigned kApp = unsigned(Program::App);
 inline constexpr unsigned kBatch = unsigned(Program::Batch);
 inline constexpr unsigned kBothPrograms = kApp | kBatch;
+// A scene key no command line sets.
+inline constexpr unsigned kSceneOnly = 0;
 
 // Where an option is listed in --help, in this order.
 enum class OptionGroup
@@ -49,16 +55,32 @@ struct OptionRange
     double max = 0.0;
 };
 
+// Where a scene holds a scene key's value. The value's C++ type says how the scene file reads
+// and writes it: a number, a whole number, true or false, text, one of an enumeration's names
+// (SceneNames.h), or a structure of its own (a launch's [x, y, z], the reference points...).
+template <typename T> using SceneAt = T& (*)(Scene&);
+using SceneField = std::variant<
+    std::monostate, SceneAt<double>, SceneAt<int>, SceneAt<long long>, SceneAt<std::uint32_t>,
+    SceneAt<bool>, SceneAt<QString>, SceneAt<std::string>, SceneAt<gpu::Dim3>,
+    SceneAt<std::vector<gpu::GeoPoint>>, SceneAt<std::vector<gpu::TimeRange>>,
+    SceneAt<std::vector<KernelParamValue>>, SceneAt<std::vector<std::string>>,
+    // The prewhitening: its sinusoids and their epoch, one object in the file.
+    SceneAt<PeriodogramScene>, SceneAt<Workspace>, SceneAt<gpu::Precision>,
+    SceneAt<gpu::DistanceUnit>, SceneAt<LessonOverlay>, SceneAt<GridMode>, SceneAt<FrequencyUnit>,
+    SceneAt<FrequencyAxis>, SceneAt<gpu::Normalization>, SceneAt<gpu::PeriodogramMethod>,
+    SceneAt<gpu::DetrendMethod>, SceneAt<gpu::KernelShape>>;
+
 struct Option;
 // Writes an option's values (one per time it was given; none for a switch) into a scene.
 // Returns why they are refused, naming the option, or an empty string.
 using ApplyOption = QString (*)(const Option& option, const QStringList& values, Scene& scene);
 
-// One command-line option, declared once: both programs' parsers, their --help and the
-// override of a scene come from this record.
+// One command-line option or scene key, declared once: both programs' parsers, their --help,
+// the override of a scene and the scene file's read, write and ranges come from this record.
+// A scene key no command line sets has no name and is accepted by no program.
 struct Option
 {
-    std::string_view name;  // --name
+    std::string_view name;  // --name; empty for a scene key alone
     std::string_view alias; // -a, or empty
     OptionType type = OptionType::Switch;
     std::string_view valueName; // the value's placeholder in --help; empty for a switch
@@ -68,16 +90,25 @@ struct Option
     // The scene file's key the option overrides ("field.latMin", or several in braces:
     // "periodogram.{fmin,fmax}"), and how; empty and null for an option no scene holds.
     std::string_view sceneKey = {};
+    // Where a scene holds sceneKey's value, when sceneKey names one key; the scene file reads
+    // and writes each key declared so, in declaration order.
+    SceneField at = {};
     ApplyOption apply = nullptr;
+    // The closed range a number's value must lie in; for text (SceneAt<std::string>), the
+    // range of its length in bytes.
     std::optional<OptionRange> range = {};
-    std::string_view defaultValue = {}; // as typed on the command line; empty: none
-    std::string_view example = {};      // a value other than the default, for tests and docs
+    // As typed on the command line (for a scene key alone, as the scene file writes it without
+    // quotes); empty: none.
+    std::string_view defaultValue = {};
+    std::string_view example = {}; // a value other than the default, for tests and docs
 
     bool acceptedBy(Program program) const { return (programs & unsigned(program)) != 0; }
 };
 
 // Every option of both programs, in --help's order within each group.
 std::span<const Option> declaredOptions();
+// The scene keys no option sets, in the scene file's order.
+std::span<const Option> declaredSceneKeys();
 // The option program accepts under name; null when it has none.
 const Option* findOption(std::string_view name, Program program);
 
