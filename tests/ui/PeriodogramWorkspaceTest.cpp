@@ -697,6 +697,34 @@ private slots:
         QVERIFY2(fap.contains("too few points"), qPrintable(fap));
     }
 
+    // The light curve and the fold name the file's value column, and draw magnitudes upright:
+    // the brightest point (the smallest magnitude) highest, where a flux keeps larger up.
+    void magnitudesAreDrawnBrighterUp()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        QTemporaryDir dir;
+        for (const QString column : {QString("kp_mag"), QString("flux")}) {
+            QByteArray rows = "t," + column.toUtf8() + "\n";
+            for (int i = 0; i < 200; ++i) // period 2.5, one point in five dips
+                rows += QByteArray::number(i * 0.37) + "," + (i % 5 == 0 ? "9" : "10") + "\n";
+            openRows(dir, column + ".csv", rows);
+            const bool upright = column == "kp_mag";
+            QCustomPlot* curve = periodogram()->lightCurveView();
+            curve->replot();
+            QCOMPARE(curve->yAxis->label(), column);
+            const double y9 = curve->yAxis->coordToPixel(9.0);
+            const double y10 = curve->yAxis->coordToPixel(10.0);
+            QVERIFY2(upright ? y9 < y10 : y9 > y10, qPrintable(QString("%1 %2").arg(y9).arg(y10)));
+            ui::FoldView* fold = periodogram()->foldPlot();
+            fold->replot();
+            QVERIFY2(fold->yAxis->label().startsWith(column), qPrintable(fold->yAxis->label()));
+            const double f9 = fold->yAxis->coordToPixel(9.0);
+            const double f10 = fold->yAxis->coordToPixel(10.0);
+            QVERIFY2(upright ? f9 < f10 : f9 > f10, qPrintable(QString("%1 %2").arg(f9).arg(f10)));
+        }
+    }
+
     // All times equal: one message, about the times, not about the grid made from them.
     void equalTimesAreExplainedOnce()
     {

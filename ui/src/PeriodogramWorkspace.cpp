@@ -335,6 +335,7 @@ std::optional<PeriodogramWorkspace::Request> PeriodogramWorkspace::makeRequest()
         m_source.isEmpty() || m_shownReport.timeLabel.empty()
             ? tr("t")
             : tr("t, %1").arg(QString::fromStdString(m_shownReport.timeLabel)));
+    m_lightCurve->setValueLabel(valueLabel());
     if (r.series.t.empty()) {
         showLightCurve(r.series, {}, r.controls.useErrors);
         setError(tr("Every point is masked: click a shaded range on the light curve to unmask "
@@ -703,6 +704,14 @@ void PeriodogramWorkspace::onFitted()
                      .arg(result.text)
                      .arg(valueWithError(last.frequency, last.frequencyError))
                      .arg(valueWithError(last.amplitude, last.amplitudeError)));
+}
+
+QString PeriodogramWorkspace::valueLabel() const
+{
+    const int yColumn = m_shownReport.yColumn;
+    return m_source.isEmpty() || yColumn < 0 || yColumn >= int(m_shownReport.columns.size())
+               ? tr("y")
+               : QString::fromStdString(m_shownReport.columns[std::size_t(yColumn)]);
 }
 
 void PeriodogramWorkspace::showLightCurve(const gpu::TimeSeries& kept,

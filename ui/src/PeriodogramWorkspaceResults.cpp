@@ -297,11 +297,7 @@ void PeriodogramWorkspace::showFold(int peak)
         }
     }
     model.parameters << tr("%1 points").arg(used.t.size());
-    const int yColumn = m_shownReport.yColumn;
-    QString yLabel =
-        m_source.isEmpty() || yColumn < 0 || yColumn >= int(m_shownReport.columns.size())
-            ? tr("y")
-            : QString::fromStdString(m_shownReport.columns[std::size_t(yColumn)]);
+    QString yLabel = valueLabel();
     // The fold is of what the periodogram saw: after the trend and the prewhitened sinusoids.
     if (!m_session->prepared().trend.empty() || !m_prewhitened.empty())
         yLabel = tr("%1, residuals").arg(yLabel);

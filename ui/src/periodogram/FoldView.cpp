@@ -1,5 +1,6 @@
 #include "warpscope/ui/FoldView.h"
 
+#include "ValueAxis.h"
 #include "common/PlotDecade.h"
 
 #include <algorithm>
@@ -203,7 +204,7 @@ void FoldView::redraw()
 
     xAxis->setLabel(m_periodText.isEmpty() ? tr("phase")
                                            : tr("phase at period %1").arg(m_periodText));
-    yAxis->setLabel(decadeLabel(m_yLabel, decade));
+    setValueAxis(yAxis, decadeLabel(m_yLabel, decade));
     // The y range of the points (with their error bars where drawn), the bins and the model.
     const bool bars = m_errors->dataCount() > 0;
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;

@@ -1,5 +1,6 @@
 #include "LightCurveView.h"
 
+#include "ValueAxis.h"
 #include "common/PlotDecade.h"
 
 #include <algorithm>
@@ -64,6 +65,12 @@ void LightCurveView::setTimeLabel(const QString& label)
     xAxis->setLabel(label);
 }
 
+void LightCurveView::setValueLabel(const QString& label)
+{
+    m_valueLabel = label;
+    setValueAxis(yAxis, label);
+}
+
 void LightCurveView::setData(const gpu::TimeSeries& series,
                              const std::vector<gpu::TimeRange>& masks, const gpu::TimeSeries& kept,
                              const std::vector<double>& trend)
@@ -109,7 +116,7 @@ void LightCurveView::setData(const gpu::TimeSeries& series,
     const int decade = plotDecade(largest);
     for (QVector<double>* values : {&y, &errors, &maskedY, &trendY})
         scaleToDecade(*values, decade);
-    yAxis->setLabel(decadeLabel(tr("y"), decade));
+    setValueAxis(yAxis, decadeLabel(m_valueLabel, decade));
     graph(0)->setData(t, y);
     graph(1)->setData(maskedT, maskedY);
     if (errors.size() == t.size() && std::size_t(t.size()) <= kMaxErrorBars)

@@ -27,6 +27,8 @@ public:
     void setData(const gpu::TimeSeries& series, const std::vector<gpu::TimeRange>& masks,
                  const gpu::TimeSeries& kept, const std::vector<double>& trend);
     void setTimeLabel(const QString& label);
+    // The values' column name: the y axis's label, reversed for magnitudes (ValueAxis.h).
+    void setValueLabel(const QString& label);
 
 signals:
     void maskAdded(const gpu::TimeRange& range);
@@ -46,6 +48,7 @@ private:
     QCPItemRect* m_rubberBand;
     std::optional<double> m_dragStart; // t where a Shift+drag began
     QPoint m_pressPos;
+    QString m_valueLabel = tr("y");
 };
 
 } // namespace warpscope::ui

@@ -194,6 +194,8 @@ private:
     void onComputed();
     void showPeaks();
     void showFold(int peak);
+    // The values' column name from the file, or "y" for the built-in series.
+    QString valueLabel() const;
     // Selects the peak drawn nearest to a click on the periodogram, if one is close.
     void clickPlot(const QPointF& pos);
     void replot();
