@@ -2,16 +2,15 @@
 
 #include "BatchTable.h"
 #include "BatchTrace.h"
+#include "BatchWorkers.h"
 #include "warpscope/scene/PeriodogramCost.h"
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <future>
-#include <mutex>
-#include <optional>
 #include <sched.h>
 #include <system_error>
 #include <thread>
@@ -232,6 +231,155 @@ void say(const Ranks& ranks, const std::string& message)
         std::fprintf(stderr, "warpscope-batch: %s\n", message.c_str());
 }
 
+// The objects the results table already holds, when it exists: a rerun resumes.
+struct Resume
+{
+    std::vector<bool> done; // by catalogue index
+    long long alreadyDone = 0;
+    bool resuming = false;
+};
+
+gpu::Status readResume(const gpu::Catalogue& catalogue, const RunOptions& options, Resume& resume)
+{
+    resume.done.assign(catalogue.size(), false);
+    std::error_code error;
+    resume.resuming = std::filesystem::exists(options.csvPath, error);
+    if (!resume.resuming)
+        return gpu::Status::success();
+    std::vector<BatchResult> rows;
+    const gpu::Status read = readResultsCsv(options.csvPath, options.settings.peaks, rows);
+    std::unordered_set<std::string> ids;
+    for (const BatchResult& r : rows)
+        ids.insert(r.id);
+    for (std::size_t i = 0; i < catalogue.size(); ++i)
+        if (ids.count(catalogue.id(i))) {
+            resume.done[i] = true;
+            ++resume.alreadyDone;
+        }
+    return read;
+}
+
+// The run's first lines: what is computed (rank 0), and where (every rank).
+void announce(const gpu::Catalogue& catalogue, const RunOptions& options, const Ranks& ranks,
+              const Resume& resume, std::size_t todo, std::size_t mine,
+              const std::vector<std::unique_ptr<gpu::Context>>& contexts)
+{
+    if (ranks.rank == 0) {
+        std::string line = "warpscope-batch: " + std::to_string(catalogue.size()) + " objects";
+        if (resume.resuming)
+            line += ", " + std::to_string(resume.alreadyDone) + " already in " + options.csvPath +
+                    " and skipped";
+        line += "; " + std::to_string(todo) + " to compute";
+        if (ranks.size > 1)
+            line += " on " + std::to_string(ranks.size) + " ranks";
+        std::fprintf(stderr, "%s\n", line.c_str());
+    }
+    std::string where;
+    for (const auto& c : contexts)
+        where += (where.empty() ? "" : ", ") + c->name();
+    if (ranks.size > 1)
+        std::fprintf(stderr, "warpscope-batch: rank %d: %zu objects on %s\n", ranks.rank, mine,
+                     where.c_str());
+    else
+        std::fprintf(stderr, "warpscope-batch: computing on %s\n", where.c_str());
+    // Ranks on one machine share its cores (--threads 0: every core, divided among them).
+    const unsigned cores = rankCores(ranks);
+    if (ranks.mpi && ranks.rank == 0 && options.cpuThreads == 0 &&
+        cores < std::max(1u, std::thread::hardware_concurrency() /
+                                 unsigned(std::max(1, ranks.localSize))))
+        std::fprintf(stderr,
+                     "warpscope-batch: warning: each rank may run on %u of this machine's %u "
+                     "cores (mpirun binds a rank to a core by default); mpirun --bind-to none "
+                     "lets the ranks share them all\n",
+                     cores, std::thread::hardware_concurrency());
+}
+
+// Until the workers have all left: the progress line now and then, and the rank's part
+// saved every checkpointSeconds; then the workers are joined and the final line said.
+// Returns the first failure to save (no checkpoint is tried after it).
+gpu::Status superviseRun(RankWorkers& workers, const RunOptions& options, const Ranks& ranks,
+                         const std::function<gpu::Status()>& savePart)
+{
+    const bool terminal = isatty(STDERR_FILENO);
+    const Clock::time_point start = Clock::now();
+    Clock::time_point lastLine = start, lastSave = start;
+    const auto progressLine = [&](bool final) {
+        const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+        const long long n = workers.computed();
+        const double rate = elapsed > 0 ? double(n) / elapsed : 0.0;
+        char rank[32] = "";
+        if (ranks.size > 1)
+            std::snprintf(rank, sizeof rank, "rank %d: ", ranks.rank);
+        std::fprintf(stderr,
+                     "%swarpscope-batch: %s%lld/%zu objects (%lld failed), %.1f objects/s, %s %s%s",
+                     terminal ? "\r" : "", rank, n, workers.objects(), workers.failed(), rate,
+                     final ? "in" : "ETA",
+                     (final ? scene::durationText(elapsed)
+                            : etaText(n, (long long)workers.objects(), elapsed))
+                         .c_str(),
+                     terminal && !final ? "   " : "\n");
+        std::fflush(stderr);
+    };
+    gpu::Status saved;
+    while (!workers.waitAllLeft(std::chrono::milliseconds(50))) {
+        const Clock::time_point now = Clock::now();
+        if (options.progress &&
+            now - lastLine > std::chrono::milliseconds(terminal ? 500 : 10000)) {
+            progressLine(false);
+            lastLine = now;
+        }
+        if (std::chrono::duration<double>(now - lastSave).count() > options.checkpointSeconds) {
+            if (saved = savePart(); !saved)
+                break;
+            lastSave = now;
+        }
+    }
+    workers.join();
+    if (options.progress)
+        progressLine(true);
+    return saved;
+}
+
+// Where the workers' time went, averaged over them.
+void sayTimes(const RankWorkers& workers, std::size_t contexts, const Ranks& ranks)
+{
+    const double n = double(std::max<std::size_t>(1, contexts));
+    char times[160];
+    std::snprintf(times, sizeof times,
+                  "time per worker (%zu of them): %.2f s waiting for objects, %.2f s in the "
+                  "periodograms, %.2f s finishing rows",
+                  contexts, workers.waited() / n, workers.spent().periodograms / n,
+                  workers.spent().finishing / n);
+    say(ranks, times);
+}
+
+// Rank 0's end: the table merged from its own rows and the parts, and what it holds said.
+// False when the merge failed (said).
+bool mergeAndReport(const gpu::Catalogue& catalogue, const RunOptions& options, const Ranks& ranks,
+                    std::vector<BatchResult> own, long long anyStopped)
+{
+    TableCounts counts;
+    const Clock::time_point writing = Clock::now();
+    if (const gpu::Status s = mergeTable(catalogue, options, counts, &own); !s) {
+        say(ranks, s.message());
+        return false;
+    }
+    const long long remaining = (long long)catalogue.size() - (counts.rows - counts.foreign);
+    std::fprintf(stderr,
+                 "warpscope-batch: %s and %s hold %lld objects: %lld ok (%lld with "
+                 "warnings), %lld failed (written in %.2f s)",
+                 options.csvPath.c_str(), options.fitsPath.c_str(), counts.rows, counts.ok,
+                 counts.warned, counts.failed,
+                 std::chrono::duration<double>(Clock::now() - writing).count());
+    if (counts.foreign > 0)
+        std::fprintf(stderr, ", %lld not in this input", counts.foreign);
+    if (remaining > 0)
+        std::fprintf(stderr, "; %lld objects remain, run again to resume%s", remaining,
+                     anyStopped ? " (stopped)" : "");
+    std::fprintf(stderr, "\n");
+    return true;
+}
+
 } // namespace
 
 std::string etaText(long long done, long long total, double elapsed)
@@ -263,25 +411,10 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
     if (sumOverRanks(ranks, failures) > 0)
         return 1;
 
-    std::vector<bool> done(catalogue.size(), false);
-    long long alreadyDone = 0;
-    std::error_code error;
-    const bool resuming = std::filesystem::exists(options.csvPath, error);
-    if (resuming) {
-        std::vector<BatchResult> rows;
-        if (const gpu::Status s = readResultsCsv(options.csvPath, options.settings.peaks, rows);
-            !s) {
-            say(ranks, s.message());
-            ++failures;
-        }
-        std::unordered_set<std::string> ids;
-        for (const BatchResult& r : rows)
-            ids.insert(r.id);
-        for (std::size_t i = 0; i < catalogue.size(); ++i)
-            if (ids.count(catalogue.id(i))) {
-                done[i] = true;
-                ++alreadyDone;
-            }
+    Resume resume;
+    if (const gpu::Status s = readResume(catalogue, options, resume); !s) {
+        say(ranks, s.message());
+        ++failures;
     }
     std::vector<std::unique_ptr<gpu::Context>>& contexts = devices.contexts;
     if (failures == 0 && !devices.status) {
@@ -293,213 +426,29 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
 
     std::vector<std::size_t> todo;
     for (std::size_t i = 0; i < catalogue.size(); ++i)
-        if (!done[i] && (options.limit < 0 || (long long)todo.size() < options.limit))
+        if (!resume.done[i] && (options.limit < 0 || (long long)todo.size() < options.limit))
             todo.push_back(i);
     std::vector<std::size_t> mine;
     for (std::size_t j = std::size_t(ranks.rank); j < todo.size(); j += std::size_t(ranks.size))
         mine.push_back(todo[j]);
-    if (ranks.rank == 0) {
-        std::string line = "warpscope-batch: " + std::to_string(catalogue.size()) + " objects";
-        if (resuming)
-            line += ", " + std::to_string(alreadyDone) + " already in " + options.csvPath +
-                    " and skipped";
-        line += "; " + std::to_string(todo.size()) + " to compute";
-        if (ranks.size > 1)
-            line += " on " + std::to_string(ranks.size) + " ranks";
-        std::fprintf(stderr, "%s\n", line.c_str());
-    }
-    std::string where;
-    for (const auto& c : contexts)
-        where += (where.empty() ? "" : ", ") + c->name();
-    if (ranks.size > 1)
-        std::fprintf(stderr, "warpscope-batch: rank %d: %zu objects on %s\n", ranks.rank,
-                     mine.size(), where.c_str());
-    else
-        std::fprintf(stderr, "warpscope-batch: computing on %s\n", where.c_str());
+    announce(catalogue, options, ranks, resume, todo.size(), mine.size(), contexts);
 
-    // The rows of this run, by object; the workers fill them, the checkpoints save them.
-    std::vector<std::optional<BatchResult>> rows(catalogue.size());
-    std::mutex rowsMutex;
-    std::atomic<std::size_t> next{0};
-    std::atomic<long long> computed{0}, failedObjects{0};
-    // The workers still computing; the last to leave wakes the progress loop at once, so that
-    // the run's time and rate end with the last object, not at the loop's next tick.
-    std::size_t active = contexts.size();
-    std::mutex activeMutex;
-    std::condition_variable allLeft;
-    // Objects go to the workers a chunk at a time, which their periodograms share as a batch:
-    // up to 256, and small enough that every worker gets several.
-    const std::size_t chunk = std::clamp<std::size_t>(
-        mine.size() / (4 * std::max<std::size_t>(1, contexts.size())), 1, 256);
     // The objects' host work, shared by the workers: while one worker's chunk is on its GPU,
     // the others' are loaded, prepared and finished on every core, so that the GPUs do not
     // wait for one thread's serial work between their batches.
-    // Ranks on one machine share its cores (--threads 0: every core, divided among them).
-    const unsigned cores = rankCores(ranks);
-    if (ranks.mpi && ranks.rank == 0 && options.cpuThreads == 0 &&
-        cores < std::max(1u, std::thread::hardware_concurrency() /
-                                 unsigned(std::max(1, ranks.localSize))))
-        std::fprintf(stderr,
-                     "warpscope-batch: warning: each rank may run on %u of this machine's %u "
-                     "cores (mpirun binds a rank to a core by default); mpirun --bind-to none "
-                     "lets the ranks share them all\n",
-                     cores, std::thread::hardware_concurrency());
-    HostPool pool(options.cpuThreads > 0 ? options.cpuThreads : cores);
+    HostPool pool(options.cpuThreads > 0 ? options.cpuThreads : rankCores(ranks));
     RunTrace trace(options.tracePath, ranks, contexts);
-    // A chunk's objects for worker, loaded and prepared on the pool.
-    const auto prepareChunk = [&](const gpu::Context* worker, std::size_t k) {
-        const std::size_t end = std::min(mine.size(), k + chunk);
-        const gpu::ScopedHostSpan span(trace.timeline(), trace.loadingLane(*worker),
-                                       "loading and preparing " + std::to_string(end - k) +
-                                           (end - k == 1 ? " object" : " objects"));
-        std::vector<BatchObject> objects(end - k);
-        pool.forEach(objects.size(), [&](std::size_t j) {
-            BatchObject& o = objects[j];
-            o.id = catalogue.id(mine[k + j]);
-            o.loaded = catalogue.load(mine[k + j], o.series, o.report);
-        });
-        return prepareObjects(options.settings, objects, pool, &stop);
-    };
-    // Where the workers' time went, summed over them as they leave: what says whether the
-    // devices or the host hold a run back.
-    struct WorkerTimes
-    {
-        std::mutex mutex;
-        double waited = 0.0;
-        AnalysisTimes spent;
-    } workerTimes;
-    std::vector<std::thread> workers;
-    for (auto& context : contexts)
-        workers.emplace_back([&, c = context.get()] {
-            struct Leaving
-            {
-                std::size_t& active;
-                std::mutex& activeMutex;
-                std::condition_variable& allLeft;
-                WorkerTimes& total;
-                double waited = 0.0;
-                AnalysisTimes spent;
-                ~Leaving()
-                {
-                    {
-                        std::lock_guard lock(total.mutex);
-                        total.waited += waited;
-                        total.spent.periodograms += spent.periodograms;
-                        total.spent.finishing += spent.finishing;
-                    }
-                    std::lock_guard lock(activeMutex);
-                    if (--active == 0)
-                        allLeft.notify_all();
-                }
-            } leaving{active, activeMutex, allLeft, workerTimes, 0.0, {}};
-            std::size_t k = next.fetch_add(chunk);
-            if (k >= mine.size() || stop.load())
-                return;
-            std::future<std::vector<PreparedObject>> pending =
-                std::async(std::launch::async, prepareChunk, c, k);
-            for (;;) {
-                const Clock::time_point asked = Clock::now();
-                std::vector<PreparedObject> prepared;
-                {
-                    const gpu::ScopedHostSpan span(trace.timeline(), c->hostLane(),
-                                                   "waiting for objects");
-                    prepared = pending.get();
-                }
-                leaving.waited += std::chrono::duration<double>(Clock::now() - asked).count();
-                if (stop.load())
-                    return; // the objects are left for the rerun
-                // The next chunk is loaded and prepared while this one is on the device, so
-                // that the device's next batch does not wait for it.
-                const std::size_t following = next.fetch_add(chunk);
-                const bool more = following < mine.size() && !stop.load();
-                if (more)
-                    pending = std::async(std::launch::async, prepareChunk, c, following);
-                bool cancelled = false;
-                std::vector<BatchResult> done = analyseObjects(*c, options.settings, prepared, pool,
-                                                               &stop, cancelled, &leaving.spent);
-                trace.collect(*c);
-                if (cancelled)
-                    return; // stopped during their periodograms: the objects are left for the rerun
-                {
-                    std::lock_guard lock(rowsMutex);
-                    for (std::size_t j = 0; j < done.size(); ++j) {
-                        failedObjects += done[j].failed;
-                        rows[mine[k + j]] = std::move(done[j]);
-                        ++computed;
-                    }
-                }
-                if (!more)
-                    return;
-                k = following;
-            }
-        });
-
-    const auto computedRows = [&] {
-        std::vector<BatchResult> part;
-        std::lock_guard lock(rowsMutex);
-        for (const auto& r : rows)
-            if (r)
-                part.push_back(*r);
-        return part;
-    };
+    RankWorkers workers(catalogue, options.settings, std::move(mine), contexts, pool, trace, stop);
+    workers.start();
     const auto savePart = [&]() -> gpu::Status {
-        const std::vector<BatchResult> part = computedRows();
+        const std::vector<BatchResult> part = workers.rows();
         if (part.empty())
             return gpu::Status::success();
         return writeResultsCsv(partPath(options.csvPath, ranks.rank), part, options.settings.peaks);
     };
-
-    const bool terminal = isatty(STDERR_FILENO);
-    const Clock::time_point start = Clock::now();
-    Clock::time_point lastLine = start, lastSave = start;
-    const auto progressLine = [&](bool final) {
-        const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-        const long long n = computed.load();
-        const double rate = elapsed > 0 ? double(n) / elapsed : 0.0;
-        char rank[32] = "";
-        if (ranks.size > 1)
-            std::snprintf(rank, sizeof rank, "rank %d: ", ranks.rank);
-        std::fprintf(
-            stderr, "%swarpscope-batch: %s%lld/%zu objects (%lld failed), %.1f objects/s, %s %s%s",
-            terminal ? "\r" : "", rank, n, mine.size(), failedObjects.load(), rate,
-            final ? "in" : "ETA",
-            (final ? scene::durationText(elapsed) : etaText(n, (long long)mine.size(), elapsed))
-                .c_str(),
-            terminal && !final ? "   " : "\n");
-        std::fflush(stderr);
-    };
-    gpu::Status saved;
-    for (;;) {
-        {
-            std::unique_lock lock(activeMutex);
-            if (allLeft.wait_for(lock, std::chrono::milliseconds(50), [&] { return active == 0; }))
-                break;
-        }
-        const Clock::time_point now = Clock::now();
-        if (options.progress &&
-            now - lastLine > std::chrono::milliseconds(terminal ? 500 : 10000)) {
-            progressLine(false);
-            lastLine = now;
-        }
-        if (std::chrono::duration<double>(now - lastSave).count() > options.checkpointSeconds) {
-            if (saved = savePart(); !saved)
-                break;
-            lastSave = now;
-        }
-    }
-    for (auto& w : workers)
-        w.join();
-    if (options.progress) {
-        progressLine(true);
-        const double n = double(std::max<std::size_t>(1, contexts.size()));
-        char times[160];
-        std::snprintf(times, sizeof times,
-                      "time per worker (%zu of them): %.2f s waiting for objects, %.2f s in the "
-                      "periodograms, %.2f s finishing rows",
-                      contexts.size(), workerTimes.waited / n, workerTimes.spent.periodograms / n,
-                      workerTimes.spent.finishing / n);
-        say(ranks, times);
-    }
+    gpu::Status saved = superviseRun(workers, options, ranks, savePart);
+    if (options.progress)
+        sayTimes(workers, contexts.size(), ranks);
     bool traceFailed = false;
     if (!options.tracePath.empty()) {
         std::string line;
@@ -519,36 +468,14 @@ int runBatch(const gpu::Catalogue& catalogue, const RunOptions& options, const R
         ++failures;
     }
 
-    const bool stopped = stop.load();
-    const long long anyStopped = sumOverRanks(ranks, stopped ? 1 : 0);
+    const long long anyStopped = sumOverRanks(ranks, stop.load() ? 1 : 0);
     if (sumOverRanks(ranks, failures) > 0)
         return 1;
     int exitCode = anyStopped > 0 ? 130 : 0;
-    if (ranks.rank == 0) {
-        TableCounts counts;
-        std::vector<BatchResult> own = computedRows();
-        const Clock::time_point writing = Clock::now();
-        if (const gpu::Status s = mergeTable(catalogue, options, counts, &own); !s) {
-            say(ranks, s.message());
-            if (const gpu::Status kept = savePart(); !kept)
-                say(ranks, kept.message());
-            exitCode = 1;
-        } else {
-            const long long remaining =
-                (long long)catalogue.size() - (counts.rows - counts.foreign);
-            std::fprintf(stderr,
-                         "warpscope-batch: %s and %s hold %lld objects: %lld ok (%lld with "
-                         "warnings), %lld failed (written in %.2f s)",
-                         options.csvPath.c_str(), options.fitsPath.c_str(), counts.rows, counts.ok,
-                         counts.warned, counts.failed,
-                         std::chrono::duration<double>(Clock::now() - writing).count());
-            if (counts.foreign > 0)
-                std::fprintf(stderr, ", %lld not in this input", counts.foreign);
-            if (remaining > 0)
-                std::fprintf(stderr, "; %lld objects remain, run again to resume%s", remaining,
-                             anyStopped ? " (stopped)" : "");
-            std::fprintf(stderr, "\n");
-        }
+    if (ranks.rank == 0 && !mergeAndReport(catalogue, options, ranks, workers.rows(), anyStopped)) {
+        if (const gpu::Status kept = savePart(); !kept)
+            say(ranks, kept.message());
+        exitCode = 1;
     }
     // Every rank leaves with rank 0's verdict on the merge.
     const long long mergeFailed = sumOverRanks(ranks, exitCode == 1 ? 1 : 0);

@@ -91,246 +91,291 @@ struct Bucket
     long long first = 0, count = 0;
 };
 
+// Where each section of a batch's upload lies on the device: the times (double), w and wy,
+// the rotation steps' cos and sin, the offsets, yy, the PSD scales and the matrix scales.
+struct BatchLayout
+{
+    std::size_t tBytes = 0, arrayBytes = 0, offsetBytes = 0, scaleBytes = 0;
+    std::size_t seriesBytes = 0, powerBytes = 0, summaryBytes = 0;
+
+    // The rotation steps' two arrays are the device's to fill: the staging leaves them out.
+    std::size_t stepsAt() const { return tBytes + 2 * arrayBytes; }
+    std::size_t stepsEnd() const { return tBytes + 4 * arrayBytes; }
+    std::size_t gap() const { return stepsEnd() - stepsAt(); }
+    std::size_t offsetsAt() const { return stepsEnd(); }
+    std::size_t yyAt() const { return offsetsAt() + offsetBytes; }
+    std::size_t psdAt() const { return yyAt() + scaleBytes; }
+    std::size_t matrixScaleAt() const { return psdAt() + scaleBytes; }
+};
+
+// A batch's objects planned, put in slots and buckets, and its memory laid out.
+template <typename T> struct BatchPlan
+{
+    std::vector<PeriodogramPlan<T>> plans;
+    // Slots: the objects, largest first, so that the longest blocks start first and the
+    // blocks of a launch do the same work.
+    std::vector<std::size_t> order;
+    std::vector<Bucket> buckets;
+    std::size_t samples = 0;
+    BatchLayout layout;
+
+    long long tiles(std::size_t slot) const
+    {
+        return ((long long)plans[order[slot]].t.size() + kTileSamples - 1) / kTileSamples;
+    }
+};
+
 template <typename T>
-Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
-                const std::string& role, BatchRequest& request, bool matrix, double& kernelMs)
+void planBatch(CudaBacking& cuda, Timeline* timeline, const BatchRequest& request, bool matrix,
+               BatchPlan<T>& batch)
 {
     const PeriodogramOptions& options = *request.options;
-    const cudaStream_t stream = cuda.stream();
     const std::size_t objects = request.valid.size();
-    const std::size_t count = std::size_t(options.grid.count);
-    std::vector<PeriodogramPlan<T>> plans(objects);
+    batch.plans.resize(objects);
     {
         const ScopedHostSpan span(timeline, cuda.hostLane(), "periodogram batch plans");
         std::atomic<std::size_t> next{0};
         cuda.hostPool().parallelFor(cuda.hostPool().size(), [&](std::size_t, std::size_t,
                                                                 unsigned) {
             for (std::size_t k; (k = next.fetch_add(1)) < objects;)
-                plans[k] =
+                batch.plans[k] =
                     makePeriodogramPlan<T>(request.series[request.valid[k]], options,
                                            request.moments[request.valid[k]], PlanSteps::Device);
         });
     }
-    // Slots: the objects, largest first, so that the longest blocks start first and the
-    // blocks of a launch do the same work.
-    std::vector<std::size_t> order(objects);
+    batch.order.resize(objects);
     for (std::size_t k = 0; k < objects; ++k)
-        order[k] = k;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return plans[a].t.size() > plans[b].t.size();
+        batch.order[k] = k;
+    std::stable_sort(batch.order.begin(), batch.order.end(), [&](std::size_t a, std::size_t b) {
+        return batch.plans[a].t.size() > batch.plans[b].t.size();
     });
-    const auto tiles = [&](std::size_t slot) {
-        return ((long long)plans[order[slot]].t.size() + kTileSamples - 1) / kTileSamples;
-    };
-    std::vector<Bucket> buckets;
     for (std::size_t s = 0; s < objects; ++s) {
-        if (buckets.empty() || tiles(s) != tiles(std::size_t(buckets.back().first)))
-            buckets.push_back({(long long)s, 0});
-        ++buckets.back().count;
+        if (batch.buckets.empty() ||
+            batch.tiles(s) != batch.tiles(std::size_t(batch.buckets.back().first)))
+            batch.buckets.push_back({(long long)s, 0});
+        ++batch.buckets.back().count;
     }
-    std::size_t samples = 0;
-    for (const auto& plan : plans)
-        samples += plan.t.size();
-    const std::size_t tBytes = aligned(samples * sizeof(double));
-    const std::size_t arrayBytes = aligned(samples * sizeof(T));
-    const std::size_t offsetBytes = aligned((objects + 1) * sizeof(long long));
-    const std::size_t scaleBytes = aligned(objects * sizeof(double));
+    for (const auto& plan : batch.plans)
+        batch.samples += plan.t.size();
+    BatchLayout& l = batch.layout;
+    l.tBytes = aligned(batch.samples * sizeof(double));
+    l.arrayBytes = aligned(batch.samples * sizeof(T));
+    l.offsetBytes = aligned((objects + 1) * sizeof(long long));
+    l.scaleBytes = aligned(objects * sizeof(double));
     // The matrix products' per-object scale of w and wy (float32's; 1 in float64).
     const std::size_t matrixScaleBytes = matrix ? aligned(objects * sizeof(T)) : 0;
-    const std::size_t seriesBytes =
-        tBytes + 4 * arrayBytes + offsetBytes + 2 * scaleBytes + matrixScaleBytes;
-    const std::size_t powerBytes = objects * count * sizeof(double);
+    l.seriesBytes = l.matrixScaleAt() + matrixScaleBytes;
+    l.powerBytes = objects * std::size_t(options.grid.count) * sizeof(double);
     // Peaks alone: the powers stay on the device, searched there; only the summaries travel.
-    const bool peaksOnly = request.peaks != nullptr;
-    const std::size_t summaryBytes = peaksOnly ? objects * sizeof(BatchPeakSummary) : 0;
-    if (state.series.bytes() < seriesBytes || state.power.bytes() < powerBytes ||
-        state.summaries.bytes() < summaryBytes) {
+    l.summaryBytes = request.peaks ? objects * sizeof(BatchPeakSummary) : 0;
+}
+
+// The state's buffers grown to hold the batch, or why the GPU's memory cannot.
+Status reserveBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
+                    const BatchLayout& l)
+{
+    const cudaStream_t stream = cuda.stream();
+    if (state.series.bytes() < l.seriesBytes || state.power.bytes() < l.powerBytes ||
+        state.summaries.bytes() < l.summaryBytes) {
         std::size_t freeBytes = 0, totalBytes = 0;
         WS_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
         freeBytes += state.series.bytes() + state.power.bytes() + state.summaries.bytes();
-        const std::size_t needed = seriesBytes + powerBytes + summaryBytes;
+        const std::size_t needed = l.seriesBytes + l.powerBytes + l.summaryBytes;
         if (needed > freeBytes)
             return Status::failure("The periodogram batch needs " + std::to_string(needed >> 20) +
                                    " MiB of GPU memory; " + std::to_string(freeBytes >> 20) +
                                    " MiB are free on " + cuda.name() +
                                    ". Give it fewer objects at a time.");
     }
-    if (Status s = fit(state.series, seriesBytes, stream, timeline, cuda.hostLane()); !s)
+    const int lane = cuda.hostLane();
+    if (Status s = fit(state.series, l.seriesBytes, stream, timeline, lane); !s)
         return s;
-    if (Status s = fit(state.power, powerBytes, stream, timeline, cuda.hostLane()); !s)
+    if (Status s = fit(state.power, l.powerBytes, stream, timeline, lane); !s)
         return s;
-    // The rotation steps' two arrays are the device's to fill: the staging leaves them out.
-    const std::size_t stepsAt = tBytes + 2 * arrayBytes, stepsEnd = tBytes + 4 * arrayBytes;
-    const std::size_t gap = stepsEnd - stepsAt;
-    if (state.stagingBytes < seriesBytes - gap) {
-        state.stagingBytes = withSpare(seriesBytes - gap);
+    if (state.stagingBytes < l.seriesBytes - l.gap()) {
+        state.stagingBytes = withSpare(l.seriesBytes - l.gap());
         state.staging.reset(new unsigned char[state.stagingBytes]);
     }
-    if (peaksOnly) {
-        if (Status s = fit(state.summaries, summaryBytes, stream, timeline, cuda.hostLane()); !s)
+    if (l.summaryBytes > 0) {
+        if (Status s = fit(state.summaries, l.summaryBytes, stream, timeline, lane); !s)
             return s;
-        if (Status s =
-                fit(state.hostSummaries, summaryBytes, state.copyStream, timeline, cuda.hostLane());
-            !s)
-            return s;
-    } else if (Status s =
-                   fit(state.hostPower, powerBytes, state.copyStream, timeline, cuda.hostLane());
-               !s) {
-        return s;
+        return fit(state.hostSummaries, l.summaryBytes, state.copyStream, timeline, lane);
     }
-    // The staging, section by section, in slot order; the previous call's upload has read it
-    // (a copy from pageable memory returns once the driver holds the data). Its sections are the
-    // device's, less the gap.
+    return fit(state.hostPower, l.powerBytes, state.copyStream, timeline, lane);
+}
+
+// The staging, section by section, in slot order; the previous call's upload has read it (a
+// copy from pageable memory returns once the driver holds the data). Its sections are the
+// device's, less the gap.
+template <typename T>
+void stageBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
+                const BatchPlan<T>& batch, bool matrix)
+{
+    const BatchLayout& l = batch.layout;
     unsigned char* host = state.staging.get();
     auto* tH = reinterpret_cast<double*>(host);
     T* arraysH[2];
     for (int a = 0; a < 2; ++a)
-        arraysH[a] = reinterpret_cast<T*>(host + tBytes + std::size_t(a) * arrayBytes);
-    auto* offsetsH = reinterpret_cast<long long*>(host + stepsAt);
-    auto* yyH = reinterpret_cast<double*>(host + stepsAt + offsetBytes);
-    auto* psdH = reinterpret_cast<double*>(host + stepsAt + offsetBytes + scaleBytes);
-    const std::size_t matrixScaleAt = stepsEnd + offsetBytes + 2 * scaleBytes;
-    auto* matrixScaleH = reinterpret_cast<T*>(host + matrixScaleAt - gap);
-    {
-        const ScopedHostSpan span(timeline, cuda.hostLane(), "periodogram batch staging");
-        long long at = 0;
-        for (std::size_t s = 0; s < objects; ++s) {
-            const PeriodogramPlan<T>& p = plans[order[s]];
-            const std::size_t n = p.t.size();
-            offsetsH[s] = at;
-            std::memcpy(tH + at, p.tDouble.data(), n * sizeof(double));
-            std::memcpy(arraysH[0] + at, p.w.data(), n * sizeof(T));
-            std::memcpy(arraysH[1] + at, p.wy.data(), n * sizeof(T));
-            yyH[s] = p.yy;
-            psdH[s] = p.psdScale;
-            if (matrix)
-                matrixScaleH[s] = matrixScale(p);
-            at += (long long)n;
-        }
-        offsetsH[objects] = at;
+        arraysH[a] = reinterpret_cast<T*>(host + l.tBytes + std::size_t(a) * l.arrayBytes);
+    auto* offsetsH = reinterpret_cast<long long*>(host + l.offsetsAt() - l.gap());
+    auto* yyH = reinterpret_cast<double*>(host + l.yyAt() - l.gap());
+    auto* psdH = reinterpret_cast<double*>(host + l.psdAt() - l.gap());
+    auto* matrixScaleH = reinterpret_cast<T*>(host + l.matrixScaleAt() - l.gap());
+    const ScopedHostSpan span(timeline, cuda.hostLane(), "periodogram batch staging");
+    long long at = 0;
+    const std::size_t objects = batch.order.size();
+    for (std::size_t s = 0; s < objects; ++s) {
+        const PeriodogramPlan<T>& p = batch.plans[batch.order[s]];
+        const std::size_t n = p.t.size();
+        offsetsH[s] = at;
+        std::memcpy(tH + at, p.tDouble.data(), n * sizeof(double));
+        std::memcpy(arraysH[0] + at, p.w.data(), n * sizeof(T));
+        std::memcpy(arraysH[1] + at, p.wy.data(), n * sizeof(T));
+        yyH[s] = p.yy;
+        psdH[s] = p.psdScale;
+        if (matrix)
+            matrixScaleH[s] = matrixScale(p);
+        at += (long long)n;
     }
+    offsetsH[objects] = at;
+}
+
+// The staging to the device, around the steps' gap, and the rotation steps computed there.
+template <typename T>
+Status uploadBatch(CudaBacking& cuda, CudaBatchState& state, const BatchPlan<T>& batch,
+                   const PeriodogramOptions& options)
+{
+    const BatchLayout& l = batch.layout;
+    const cudaStream_t stream = cuda.stream();
+    unsigned char* host = state.staging.get();
     unsigned char* device = state.series.as<unsigned char>();
-    if (Status s = cuda.recorded(stream, cuda.streamLane(), SpanKind::CopyHostToDevice,
-                                 "batch series in", seriesBytes - gap,
-                                 [&] {
-                                     cudaError_t e = cudaMemcpyAsync(
-                                         device, host, stepsAt, cudaMemcpyHostToDevice, stream);
-                                     if (e == cudaSuccess)
-                                         e = cudaMemcpyAsync(device + stepsEnd, host + stepsAt,
-                                                             seriesBytes - stepsEnd,
-                                                             cudaMemcpyHostToDevice, stream);
-                                     return cudaStatus(e, "Copying the batch's series to the GPU");
-                                 });
+    if (Status s =
+            cuda.recorded(stream, cuda.streamLane(), SpanKind::CopyHostToDevice, "batch series in",
+                          l.seriesBytes - l.gap(),
+                          [&] {
+                              cudaError_t e = cudaMemcpyAsync(device, host, l.stepsAt(),
+                                                              cudaMemcpyHostToDevice, stream);
+                              if (e == cudaSuccess)
+                                  e = cudaMemcpyAsync(device + l.stepsEnd(), host + l.stepsAt(),
+                                                      l.seriesBytes - l.stepsEnd(),
+                                                      cudaMemcpyHostToDevice, stream);
+                              return cudaStatus(e, "Copying the batch's series to the GPU");
+                          });
         !s)
         return s;
-    auto* stepCos = reinterpret_cast<T*>(device + stepsAt);
-    auto* stepSin = reinterpret_cast<T*>(device + stepsAt + arrayBytes);
-    if (Status s = cuda.recorded(stream, cuda.streamLane(), SpanKind::Kernel, "rotation steps", 0,
-                                 [&] {
-                                     return cudaStatus(launchPeriodogramSteps(
-                                                           reinterpret_cast<const double*>(device),
-                                                           (long long)samples, options.grid.df,
-                                                           stepCos, stepSin, stream),
-                                                       "Launching the rotation steps");
-                                 });
-        !s)
-        return s;
+    auto* stepCos = reinterpret_cast<T*>(device + l.stepsAt());
+    auto* stepSin = reinterpret_cast<T*>(device + l.stepsAt() + l.arrayBytes);
+    return cuda.recorded(stream, cuda.streamLane(), SpanKind::Kernel, "rotation steps", 0, [&] {
+        return cudaStatus(launchPeriodogramSteps(reinterpret_cast<const double*>(device),
+                                                 (long long)batch.samples, options.grid.df, stepCos,
+                                                 stepSin, stream),
+                          "Launching the rotation steps");
+    });
+}
+
+// The kernels' arguments over the uploaded sections.
+template <typename T>
+PeriodogramBatchArgs<T> batchArgs(CudaBatchState& state, const BatchLayout& l,
+                                  const PeriodogramOptions& options)
+{
+    unsigned char* device = state.series.as<unsigned char>();
     PeriodogramBatchArgs<T> args{};
     args.t = reinterpret_cast<const double*>(device);
-    args.w = reinterpret_cast<const T*>(device + tBytes);
-    args.wy = reinterpret_cast<const T*>(device + tBytes + arrayBytes);
-    args.stepCos = stepCos;
-    args.stepSin = stepSin;
-    args.offsets = reinterpret_cast<const long long*>(device + tBytes + 4 * arrayBytes);
-    args.yy = reinterpret_cast<const double*>(device + tBytes + 4 * arrayBytes + offsetBytes);
-    args.psdScale = reinterpret_cast<const double*>(device + tBytes + 4 * arrayBytes + offsetBytes +
-                                                    scaleBytes);
+    args.w = reinterpret_cast<const T*>(device + l.tBytes);
+    args.wy = reinterpret_cast<const T*>(device + l.tBytes + l.arrayBytes);
+    args.stepCos = reinterpret_cast<const T*>(device + l.stepsAt());
+    args.stepSin = reinterpret_cast<const T*>(device + l.stepsAt() + l.arrayBytes);
+    args.offsets = reinterpret_cast<const long long*>(device + l.offsetsAt());
+    args.yy = reinterpret_cast<const double*>(device + l.yyAt());
+    args.psdScale = reinterpret_cast<const double*>(device + l.psdAt());
     args.fmin = options.grid.fmin;
     args.df = options.grid.df;
     args.count = options.grid.count;
     args.logGrid = options.grid.logarithmic;
     args.normalization = int(options.normalization);
     args.fitMean = options.fitMean;
+    return args;
+}
+
+// One bucket's kernels (the periodograms, then their peaks when only peaks are asked for) on
+// the context's stream.
+template <typename T>
+Status launchBucket(CudaBacking& cuda, CudaBatchState& state, const BatchPlan<T>& batch,
+                    const BatchRequest& request, const PeriodogramBatchArgs<T>& args,
+                    const Bucket& bucket, bool matrix)
+{
+    const PeriodogramOptions& options = *request.options;
+    const cudaStream_t stream = cuda.stream();
     double* devicePower = state.power.as<double>();
-    double* landing = state.hostPower.as<double>();
-    auto* deviceSummaries = state.summaries.as<BatchPeakSummary>();
-    auto* summaryLanding = state.hostSummaries.as<BatchPeakSummary>();
-    ScopedEvents computed, copied;
-    if (Status s = computed.create(buckets.size()); !s)
-        return s;
-    if (Status s = copied.create(buckets.size()); !s)
-        return s;
-    WS_CUDA_TRY(cudaEventRecord(state.start, stream));
-    // Poison: any power the kernels do not write stays NaN and fails its object.
-    WS_CUDA_TRY(cudaMemsetAsync(devicePower, 0xff, powerBytes, stream));
-    const int copyLane = cuda.recorder().recording() && timeline
-                             ? timeline->lane("CUDA stream: " + role + " out")
-                             : -1;
-    for (std::size_t b = 0; b < buckets.size(); ++b) {
-        const Bucket& bucket = buckets[b];
-        {
-            const SpanScope span(
-                cuda.recorder(), stream, cuda.streamLane(), SpanKind::Kernel,
-                matrix ? "periodogram batch (tensor cores)" : "periodogram batch", 0,
-                std::to_string(bucket.count) + " objects of up to " +
-                    std::to_string(tiles(std::size_t(bucket.first)) * kTileSamples) +
-                    " samples x " + std::to_string(count) + " frequencies");
-            const cudaError_t launched =
-                matrix
-                    ? launchPeriodogramMatrixBatch(
-                          args, reinterpret_cast<const T*>(device + matrixScaleAt), bucket.first,
-                          bucket.count, devicePower, stream)
-                    : launchPeriodogramBatch(args, bucket.first, bucket.count,
-                                             int(options.launch.blockThreads), devicePower, stream);
-            if (Status s = cudaStatus(launched, "Launching the periodogram batch kernel"); !s)
-                return s;
-        }
-        if (peaksOnly) {
-            const SpanScope span(cuda.recorder(), stream, cuda.streamLane(), SpanKind::Kernel,
-                                 "periodogram batch peaks", 0,
-                                 std::to_string(bucket.count) + " objects x " +
-                                     std::to_string(request.maxPeaks) + " peaks");
-            if (Status s = cudaStatus(launchBatchPeaks(devicePower, options.grid.count,
-                                                       bucket.first, bucket.count, request.maxPeaks,
-                                                       deviceSummaries, stream),
-                                      "Launching the periodogram batch's peak search");
-                !s)
-                return s;
-        }
-        WS_CUDA_TRY(cudaEventRecord(computed.events[b], stream));
-        // Each bucket's powers (or peaks) travel while the next bucket is computed.
-        WS_CUDA_TRY(cudaStreamWaitEvent(state.copyStream, computed.events[b]));
-        const std::size_t from =
-            peaksOnly ? std::size_t(bucket.first) : std::size_t(bucket.first) * count;
-        const std::size_t bytes = peaksOnly ? std::size_t(bucket.count) * sizeof(BatchPeakSummary)
-                                            : std::size_t(bucket.count) * count * sizeof(double);
-        if (Status s = cuda.recorded(
-                state.copyStream, copyLane, SpanKind::CopyDeviceToHost,
-                peaksOnly ? "batch peaks out" : "batch power out", bytes,
-                [&] {
-                    return cudaStatus(
-                        peaksOnly ? cudaMemcpyAsync(summaryLanding + from, deviceSummaries + from,
-                                                    bytes, cudaMemcpyDeviceToHost, state.copyStream)
-                                  : cudaMemcpyAsync(landing + from, devicePower + from, bytes,
-                                                    cudaMemcpyDeviceToHost, state.copyStream),
-                        "Copying the batch's results to the host");
-                });
-            !s)
+    {
+        const SpanScope span(
+            cuda.recorder(), stream, cuda.streamLane(), SpanKind::Kernel,
+            matrix ? "periodogram batch (tensor cores)" : "periodogram batch", 0,
+            std::to_string(bucket.count) + " objects of up to " +
+                std::to_string(batch.tiles(std::size_t(bucket.first)) * kTileSamples) +
+                " samples x " + std::to_string(options.grid.count) + " frequencies");
+        const auto* matrixScales = reinterpret_cast<const T*>(state.series.as<unsigned char>() +
+                                                              batch.layout.matrixScaleAt());
+        const cudaError_t launched =
+            matrix ? launchPeriodogramMatrixBatch(args, matrixScales, bucket.first, bucket.count,
+                                                  devicePower, stream)
+                   : launchPeriodogramBatch(args, bucket.first, bucket.count,
+                                            int(options.launch.blockThreads), devicePower, stream);
+        if (Status s = cudaStatus(launched, "Launching the periodogram batch kernel"); !s)
             return s;
-        WS_CUDA_TRY(cudaEventRecord(copied.events[b], state.copyStream));
     }
-    WS_CUDA_TRY(cudaEventRecord(state.stop, stream));
-    for (std::size_t b = 0; b < buckets.size(); ++b) {
-        WS_CUDA_TRY(cudaEventSynchronize(copied.events[b]));
-        const ScopedHostSpan span(timeline, cuda.hostLane(), "periodogram batch to the caller");
-        const Bucket& bucket = buckets[b];
-        cuda.hostPool().parallelFor(std::size_t(bucket.count), [&](std::size_t first,
-                                                                   std::size_t last, unsigned) {
+    if (!request.peaks)
+        return Status::success();
+    const SpanScope span(
+        cuda.recorder(), stream, cuda.streamLane(), SpanKind::Kernel, "periodogram batch peaks", 0,
+        std::to_string(bucket.count) + " objects x " + std::to_string(request.maxPeaks) + " peaks");
+    return cudaStatus(launchBatchPeaks(devicePower, options.grid.count, bucket.first, bucket.count,
+                                       request.maxPeaks, state.summaries.as<BatchPeakSummary>(),
+                                       stream),
+                      "Launching the periodogram batch's peak search");
+}
+
+// One bucket's powers (or peaks) copied out on the copy stream once computed, while the next
+// bucket is computed.
+Status copyBucketOut(CudaBacking& cuda, CudaBatchState& state, const BatchRequest& request,
+                     const Bucket& bucket, int copyLane)
+{
+    const bool peaksOnly = request.peaks != nullptr;
+    const std::size_t count = std::size_t(request.options->grid.count);
+    const std::size_t from =
+        peaksOnly ? std::size_t(bucket.first) : std::size_t(bucket.first) * count;
+    const std::size_t bytes = peaksOnly ? std::size_t(bucket.count) * sizeof(BatchPeakSummary)
+                                        : std::size_t(bucket.count) * count * sizeof(double);
+    return cuda.recorded(
+        state.copyStream, copyLane, SpanKind::CopyDeviceToHost,
+        peaksOnly ? "batch peaks out" : "batch power out", bytes, [&] {
+            return cudaStatus(
+                peaksOnly ? cudaMemcpyAsync(state.hostSummaries.as<BatchPeakSummary>() + from,
+                                            state.summaries.as<BatchPeakSummary>() + from, bytes,
+                                            cudaMemcpyDeviceToHost, state.copyStream)
+                          : cudaMemcpyAsync(state.hostPower.as<double>() + from,
+                                            state.power.as<double>() + from, bytes,
+                                            cudaMemcpyDeviceToHost, state.copyStream),
+                "Copying the batch's results to the host");
+        });
+}
+
+// A copied bucket's rows (or peaks) into the request, by object, checked.
+template <typename T>
+void deliverBucket(CudaBacking& cuda, CudaBatchState& state, const BatchPlan<T>& batch,
+                   BatchRequest& request, const Bucket& bucket)
+{
+    const PeriodogramOptions& options = *request.options;
+    const std::size_t count = std::size_t(options.grid.count);
+    const double* landing = state.hostPower.as<double>();
+    const BatchPeakSummary* summaries = state.hostSummaries.as<BatchPeakSummary>();
+    cuda.hostPool().parallelFor(
+        std::size_t(bucket.count), [&](std::size_t first, std::size_t last, unsigned) {
             for (std::size_t s = std::size_t(bucket.first) + first;
                  s < std::size_t(bucket.first) + last; ++s) {
-                const std::size_t object = request.valid[order[s]];
-                if (peaksOnly) {
-                    const BatchPeakSummary& summary = summaryLanding[s];
+                const std::size_t object = request.valid[batch.order[s]];
+                if (request.peaks) {
+                    const BatchPeakSummary& summary = summaries[s];
                     std::vector<Peak>& peaks = (*request.peaks)[object];
                     for (int j = 0; j < summary.peaks; ++j)
                         peaks.push_back({summary.index[j], options.grid.frequency(summary.index[j]),
@@ -343,6 +388,48 @@ Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
                 checkBatchRow(request, object);
             }
         });
+}
+
+template <typename T>
+Status runBatch(CudaBacking& cuda, CudaBatchState& state, Timeline* timeline,
+                const std::string& role, BatchRequest& request, bool matrix, double& kernelMs)
+{
+    const PeriodogramOptions& options = *request.options;
+    const cudaStream_t stream = cuda.stream();
+    BatchPlan<T> batch;
+    planBatch(cuda, timeline, request, matrix, batch);
+    if (Status s = reserveBatch(cuda, state, timeline, batch.layout); !s)
+        return s;
+    stageBatch(cuda, state, timeline, batch, matrix);
+    if (Status s = uploadBatch(cuda, state, batch, options); !s)
+        return s;
+    const PeriodogramBatchArgs<T> args = batchArgs<T>(state, batch.layout, options);
+    ScopedEvents computed, copied;
+    if (Status s = computed.create(batch.buckets.size()); !s)
+        return s;
+    if (Status s = copied.create(batch.buckets.size()); !s)
+        return s;
+    WS_CUDA_TRY(cudaEventRecord(state.start, stream));
+    // Poison: any power the kernels do not write stays NaN and fails its object.
+    WS_CUDA_TRY(cudaMemsetAsync(state.power.as<double>(), 0xff, batch.layout.powerBytes, stream));
+    const int copyLane = cuda.recorder().recording() && timeline
+                             ? timeline->lane("CUDA stream: " + role + " out")
+                             : -1;
+    for (std::size_t b = 0; b < batch.buckets.size(); ++b) {
+        if (Status s = launchBucket(cuda, state, batch, request, args, batch.buckets[b], matrix);
+            !s)
+            return s;
+        WS_CUDA_TRY(cudaEventRecord(computed.events[b], stream));
+        WS_CUDA_TRY(cudaStreamWaitEvent(state.copyStream, computed.events[b]));
+        if (Status s = copyBucketOut(cuda, state, request, batch.buckets[b], copyLane); !s)
+            return s;
+        WS_CUDA_TRY(cudaEventRecord(copied.events[b], state.copyStream));
+    }
+    WS_CUDA_TRY(cudaEventRecord(state.stop, stream));
+    for (std::size_t b = 0; b < batch.buckets.size(); ++b) {
+        WS_CUDA_TRY(cudaEventSynchronize(copied.events[b]));
+        const ScopedHostSpan span(timeline, cuda.hostLane(), "periodogram batch to the caller");
+        deliverBucket(cuda, state, batch, request, batch.buckets[b]);
     }
     WS_CUDA_TRY(cudaEventSynchronize(state.stop));
     float ms = 0.0f;
