@@ -487,10 +487,10 @@ Status checkFitsCards(std::ifstream& in, const std::string& path)
         in.seekg(std::streamoff(offset));
         return bool(in.read(card, 80));
     };
-    if (const std::optional<std::uint64_t> at = overfullHeaderCard(readCard, fileBytes)) {
+    if (const std::optional<BadFitsCard> bad = badHeaderCard(readCard, fileBytes)) {
         char card[80] = {};
-        readCard(*at, card);
-        return Status::failure(overfullCardMessage(path, std::string_view(card, 80), *at));
+        readCard(bad->offset, card);
+        return Status::failure(badCardMessage(path, std::string_view(card, 80), *bad));
     }
     return Status::success();
 }

@@ -128,19 +128,97 @@ struct DataSize
     }
 };
 
+// The cards every header must start with, checked one after another: SIMPLE or XTENSION,
+// BITPIX, NAXIS, NAXIS1 to NAXISn, then PCOUNT and GCOUNT in an extension and TFIELDS in a
+// table, each with a plain integer where a number is due.
+class MandatoryCards
+{
+public:
+    explicit MandatoryCards(bool primary) : m_primary(primary) {}
+
+    // Why card, the next of the header, is not the one due; nothing once they have all come.
+    std::optional<std::string> check(std::string_view card)
+    {
+        const long long k = m_seen++;
+        const std::string due = dueKeyword(k);
+        if (due.empty())
+            return std::nullopt;
+        if (keywordOf(card) != due)
+            return "should be " + due + " (card " + std::to_string(k + 1) + " of its header)";
+        if (k == 0) {
+            if (!m_primary)
+                m_table = quotedValue(card) == "BINTABLE" || quotedValue(card) == "TABLE";
+            return std::nullopt;
+        }
+        const std::optional<long long> value = integerValue(card);
+        if (!value)
+            return "does not hold a whole number";
+        if (k == 2) {
+            if (*value < 0 || *value > 999)
+                return "gives NAXIS " + std::to_string(*value) + ", not 0 to 999";
+            m_axes = *value;
+        }
+        return std::nullopt;
+    }
+
+private:
+    // The keyword due as card k (from 0) of the header, or "" when none is.
+    std::string dueKeyword(long long k) const
+    {
+        if (k == 0)
+            return m_primary ? "SIMPLE" : "XTENSION";
+        if (k == 1)
+            return "BITPIX";
+        if (k == 2)
+            return "NAXIS";
+        if (k < 3 + m_axes)
+            return "NAXIS" + std::to_string(k - 2);
+        if (m_primary)
+            return {};
+        const long long after = k - 3 - m_axes;
+        return after == 0              ? "PCOUNT"
+               : after == 1            ? "GCOUNT"
+               : after == 2 && m_table ? "TFIELDS"
+                                       : "";
+    }
+
+    // A string value's text without its quotes and trailing blanks ("'BINTABLE'" gives
+    // BINTABLE).
+    static std::string_view quotedValue(std::string_view card)
+    {
+        std::string_view value = card.substr(std::min<std::size_t>(card.size(), 10));
+        value.remove_prefix(std::min(value.size(), value.find_first_not_of(' ')));
+        if (!value.starts_with('\''))
+            return {};
+        value.remove_prefix(1);
+        value = value.substr(0, value.find('\''));
+        return value.substr(0, value.find_last_not_of(' ') + 1);
+    }
+
+    bool m_primary;
+    bool m_table = false;
+    long long m_seen = 0;
+    long long m_axes = 0;
+};
+
 } // namespace
 
-std::optional<std::uint64_t> overfullHeaderCard(const FitsCardReader& read, std::uint64_t fileBytes)
+std::optional<BadFitsCard> badHeaderCard(const FitsCardReader& read, std::uint64_t fileBytes)
 {
     char buffer[kCardBytes];
     std::uint64_t at = 0;
-    while (at + kCardBytes <= fileBytes) {
+    for (int hdu = 0; at + kCardBytes <= fileBytes; ++hdu) {
         DataSize size;
+        MandatoryCards mandatory(hdu == 0);
         bool ended = false;
-        for (; read(at, buffer); at += kCardBytes) {
+        for (long long index = 0; read(at, buffer); at += kCardBytes, ++index) {
             const std::string_view card(buffer, kCardBytes);
             if (overfull(card))
-                return at;
+                return BadFitsCard{at, "has an unquoted value of more than 68 characters"};
+            if (index == 0 && hdu > 0 && keywordOf(card) != "XTENSION")
+                return std::nullopt; // not an extension: cfitsio reads no further
+            if (std::optional<std::string> why = mandatory.check(card))
+                return BadFitsCard{at, *why};
             if (keywordOf(card) == "END") {
                 ended = true;
                 break;
@@ -155,7 +233,7 @@ std::optional<std::uint64_t> overfullHeaderCard(const FitsCardReader& read, std:
             // looked at.
             for (at += kCardBytes; read(at, buffer); at += kCardBytes)
                 if (overfull(std::string_view(buffer, kCardBytes)))
-                    return at;
+                    return BadFitsCard{at, "has an unquoted value of more than 68 characters"};
             return std::nullopt;
         }
         at = wholeBlocks(at + kCardBytes);
@@ -164,9 +242,9 @@ std::optional<std::uint64_t> overfullHeaderCard(const FitsCardReader& read, std:
     return std::nullopt;
 }
 
-std::optional<std::uint64_t> overfullHeaderCard(std::string_view bytes)
+std::optional<BadFitsCard> badHeaderCard(std::string_view bytes)
 {
-    return overfullHeaderCard(
+    return badHeaderCard(
         [bytes](std::uint64_t offset, char* card) {
             if (offset + kCardBytes > bytes.size())
                 return false;
@@ -186,13 +264,16 @@ bool isTileCompressedTable(fitsfile* file)
     return compressed != 0;
 }
 
-std::string overfullCardMessage(const std::string& source, std::string_view card,
-                                std::uint64_t offset)
+std::string badCardMessage(const std::string& source, std::string_view card, const BadFitsCard& bad)
 {
-    return source + ": the header card " + std::string(keywordOf(card.substr(0, 8))) + " (card " +
-           std::to_string(offset / kCardBytes + 1) +
-           " of the file) has an unquoted value of more than 68 characters, which is not "
-           "valid FITS";
+    if (bad.offset == 0 && keywordOf(card) != "SIMPLE")
+        return source + " is not a FITS file (FITS files start with the card SIMPLE)";
+    std::string keyword;
+    for (const char c : keywordOf(card.substr(0, 8)))
+        keyword += c > ' ' && c <= '~' ? c : '?';
+    return source + ": the header card " + (keyword.empty() ? "(blank)" : keyword) + " (card " +
+           std::to_string(bad.offset / kCardBytes + 1) + " of the file) " + bad.why +
+           ", which is not valid FITS";
 }
 
 } // namespace warpscope::gpu

@@ -441,8 +441,8 @@ Status readBytes(std::string_view bytes, const std::string& source, const Column
         return Status::failure(source + ": FITS light curves hold times as numbers, not as " +
                                "dates, so the time format " + timeFormatName(choice.timeFormat) +
                                " cannot apply");
-    if (const std::optional<std::uint64_t> at = overfullHeaderCard(bytes))
-        return Status::failure(overfullCardMessage(source, bytes.substr(*at, 80), *at));
+    if (const std::optional<BadFitsCard> bad = badHeaderCard(bytes))
+        return Status::failure(badCardMessage(source, bytes.substr(bad->offset, 80), *bad));
     // cfitsio reads memory in whole FITS blocks, past the end of a buffer of any other
     // size, so the bytes are copied into whole blocks; zeros fill the last, as they would
     // in a file cut short. Opened read-only, cfitsio neither writes to it nor grows it.
