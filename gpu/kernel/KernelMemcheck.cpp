@@ -89,6 +89,45 @@ void readDetail(std::string_view line, MemcheckFinding& finding)
         finding.details.emplace_back(line);
 }
 
+// A file for memcheck's report, made empty in the temporary folder and removed with this.
+struct MemcheckLog
+{
+    // Reports are short (at most 20 errors are printed); more is not read.
+    static constexpr std::size_t kMaxBytes = std::size_t(4) << 20;
+
+    MemcheckLog()
+    {
+        std::error_code error;
+        std::string pattern =
+            (fs::temp_directory_path(error) / "warpscope-memcheck-XXXXXX").string();
+        const int fd = ::mkstemp(pattern.data());
+        if (fd >= 0) {
+            ::close(fd);
+            path = pattern;
+        }
+    }
+    ~MemcheckLog()
+    {
+        if (!path.empty())
+            ::unlink(path.c_str());
+    }
+    MemcheckLog(const MemcheckLog&) = delete;
+    MemcheckLog& operator=(const MemcheckLog&) = delete;
+
+    std::string read() const
+    {
+        std::string text;
+        if (FILE* file = std::fopen(path.c_str(), "rb")) {
+            text.resize(kMaxBytes);
+            text.resize(std::fread(text.data(), 1, kMaxBytes, file));
+            std::fclose(file);
+        }
+        return text;
+    }
+
+    std::string path;
+};
+
 } // namespace
 
 std::string computeSanitizerPath()
@@ -218,23 +257,22 @@ Status runUnderMemcheck(const MemcheckJob& job, MemcheckReport& report, std::str
     if (Status s = output.reserve(runnerOutputBytes(request)); !s)
         return s;
     request.output = output.descriptor();
+    // memcheck writes its report to a file of its own: in the runner's output, a kernel's
+    // printf could forge lines that read as memcheck's.
+    const MemcheckLog log;
+    if (log.path.empty())
+        return Status::failure("No temporary file could be made for memcheck's report");
     KernelRunner runner(job.busId);
-    runner.setTool(
-        {sanitizer, "--tool", "memcheck", "--print-limit", "20", "--show-backtrace", "device"});
+    runner.setTool({sanitizer, "--tool", "memcheck", "--print-limit", "20", "--show-backtrace",
+                    "device", "--log-file", log.path});
     Status ran = runner.send(request, output.fd(), memcheckTimeoutMs(job.args.timeoutMs));
     RunnerReply reply;
     if (ran)
         ran = runner.receive(reply);
     runner.cancel(); // the runner ends, and memcheck writes its summary
     bool capped = false;
-    const std::string text = runner.printed(capped);
-    report = parseMemcheckReport(text);
-    for (std::size_t at = 0; at < text.size();) {
-        const std::size_t end = std::min(text.find('\n', at), text.size());
-        if (text.compare(at, kPrefix.size(), kPrefix) != 0)
-            printed.append(text, at, end + 1 - at);
-        at = end + 1;
-    }
+    printed = runner.printed(capped);
+    report = parseMemcheckReport(log.read());
     if (report.errorCount < 0 && report.findings.empty())
         return Status::failure(ran ? "memcheck ran the kernel but wrote no report"
                                    : "memcheck did not run the kernel: " + ran.message());

@@ -68,8 +68,8 @@ double memcheckTimeoutMs(double timeoutMs);
 
 // Builds the kernel again with -lineinfo, runs it once under memcheck and reads the report.
 // The kernel's own fault is not a failure here (that is what the report is for); a failure is
-// memcheck or the build not running at all. printed: what the kernel printed, memcheck's lines
-// removed.
+// memcheck or the build not running at all. memcheck writes its report to a file of its own,
+// so that nothing the kernel prints can pass for it; printed: what the kernel printed.
 Status runUnderMemcheck(const MemcheckJob& job, MemcheckReport& report, std::string& printed);
 
 } // namespace warpscope::gpu
