@@ -31,6 +31,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 #include <QToolTip>
 #include <QUndoStack>
 #include <cmath>
@@ -157,6 +158,42 @@ private slots:
         QVERIFY2(view->readout().contains("power"), qPrintable(view->readout()));
         QVERIFY2(view->readout().contains(QString::number(top.power, 'g', 3).left(4)),
                  qPrintable(view->readout() + " vs " + QString::number(top.power)));
+    }
+
+    // An eclipsing binary's strongest peak is often half its period: the fold doubles or
+    // halves the selected peak's period on a press, and a newly selected peak starts at its own.
+    void foldPeriodDoublesAndHalves()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        auto* table = periodogram()->findChild<QTableWidget*>("peaks");
+        QVERIFY(table->rowCount() >= 2);
+        table->setCurrentCell(0, 0);
+        const double period = 1.0 / periodogram()->peaks()[0].frequency; // about 7.3 days
+        auto* twice = periodogram()->findChild<QToolButton*>("foldDouble");
+        auto* half = periodogram()->findChild<QToolButton*>("foldHalve");
+        QVERIFY(twice && half && twice->isVisible());
+        ui::FoldView* fold = periodogram()->foldPlot();
+        const auto shows = [&](double p) {
+            return fold->xAxis->label().contains(QString::number(p, 'g', 6).left(4));
+        };
+        QVERIFY2(shows(period), qPrintable(fold->xAxis->label()));
+        QTest::mouseClick(twice, Qt::LeftButton);
+        QVERIFY2(shows(2 * period), qPrintable(fold->xAxis->label()));
+        QVERIFY2(fold->caption().contains(QString::fromUtf8("2\u00d7 the peak's")),
+                 qPrintable(fold->caption()));
+        QTest::mouseClick(half, Qt::LeftButton);
+        QTest::mouseClick(half, Qt::LeftButton);
+        QVERIFY2(shows(0.5 * period), qPrintable(fold->xAxis->label()));
+        QVERIFY2(fold->caption().contains("1/2 the peak's"), qPrintable(fold->caption()));
+        // Halving stops at an eighth.
+        for (int i = 0; i < 5; ++i)
+            half->click();
+        QVERIFY(!half->isEnabled());
+        table->setCurrentCell(1, 0);
+        table->setCurrentCell(0, 0);
+        QVERIFY2(shows(period), qPrintable(fold->xAxis->label()));
+        QVERIFY(half->isEnabled());
     }
 
     void periodogramOptionsChangeThePicture()

@@ -24,6 +24,7 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 #include <tuple>
@@ -416,6 +417,22 @@ QWidget* PeriodogramWorkspace::makeResultViews()
     m_lowerTabs->setObjectName("foldTabs");
     m_lowerTabs->addTab(m_fold, tr("Fold"));
     m_lowerTabs->addTab(m_prewhitening, tr("Prewhitening"));
+    // The fold's period doubled or halved, beside the tabs.
+    auto* foldScale = new QWidget(this);
+    auto* foldScaleRow = new QHBoxLayout(foldScale);
+    foldScaleRow->setContentsMargins(0, 0, 0, 0);
+    m_foldDouble = new QToolButton(foldScale);
+    m_foldDouble->setObjectName("foldDouble");
+    m_foldDouble->setText(tr("Period \u00d72"));
+    m_foldDouble->setToolTip(tr("Fold at twice the period: an eclipsing binary's strongest peak "
+                                "is often at half its period"));
+    m_foldHalve = new QToolButton(foldScale);
+    m_foldHalve->setObjectName("foldHalve");
+    m_foldHalve->setText(tr("Period \u00f72"));
+    m_foldHalve->setToolTip(tr("Fold at half the period"));
+    foldScaleRow->addWidget(m_foldDouble);
+    foldScaleRow->addWidget(m_foldHalve);
+    m_lowerTabs->setCornerWidget(foldScale, Qt::TopRightCorner);
     auto* lower = new QSplitter(Qt::Horizontal, this);
     lower->setObjectName("lowerSplitter");
     lower->setChildrenCollapsible(false);
@@ -520,8 +537,12 @@ void PeriodogramWorkspace::connectResults()
     connect(m_view, &SpectrumView::clicked, this, &PeriodogramWorkspace::clickPlot);
     connect(m_view, &SpectrumView::message, this, &PeriodogramWorkspace::message);
     connect(m_peakCount, &QSpinBox::valueChanged, this, &PeriodogramWorkspace::showPeaks);
-    connect(m_peakTable, &QTableWidget::currentCellChanged, this,
-            [this](int row) { showFold(row); });
+    connect(m_peakTable, &QTableWidget::currentCellChanged, this, [this](int row) {
+        m_foldDoublings = 0;
+        showFold(row);
+    });
+    connect(m_foldDouble, &QToolButton::clicked, this, [this] { scaleFoldPeriod(1); });
+    connect(m_foldHalve, &QToolButton::clicked, this, [this] { scaleFoldPeriod(-1); });
     // A peak picked by hand is looked at folded.
     connect(m_peakTable, &QTableWidget::cellClicked, this,
             [this] { m_lowerTabs->setCurrentWidget(m_fold); });

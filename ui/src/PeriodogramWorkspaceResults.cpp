@@ -11,12 +11,16 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QToolButton>
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <qcustomplot.h>
 
 namespace warpscope::ui {
+
+// The fold's period goes from an eighth to eight times the selected peak's.
+constexpr int kMaxFoldDoublings = 3;
 
 void PeriodogramWorkspace::replot()
 {
@@ -264,7 +268,9 @@ void PeriodogramWorkspace::showFold(int peak)
                                             : tr("The fold shows once a periodogram has peaks"));
     // The model the periodogram fits at the peak: as many harmonics as its terms, with the
     // epoch in the middle of the data so that large times keep the phase exact.
-    const double f = m_peaks[std::size_t(peak)].frequency;
+    const double f = std::ldexp(m_peaks[std::size_t(peak)].frequency, -m_foldDoublings);
+    m_foldDouble->setEnabled(m_foldDoublings < kMaxFoldDoublings);
+    m_foldHalve->setEnabled(m_foldDoublings > -kMaxFoldDoublings);
     const gpu::TimeSeries& used = m_session->prepared().series;
     const int nterms = m_session->traits().foldHarmonics;
     const gpu::HarmonicFit fit = m_session->fold(f);
@@ -273,7 +279,12 @@ void PeriodogramWorkspace::showFold(int peak)
     model.offset = fit.offset;
     model.harmonics = fit.harmonics;
     const QString period = scene::periodText(1.0 / f, m_shownUnit);
-    model.parameters << tr("period %1").arg(period);
+    model.parameters << (m_foldDoublings == 0
+                             ? tr("period %1").arg(period)
+                             : tr("period %1 (%2 the peak's)")
+                                   .arg(period, m_foldDoublings > 0
+                                                    ? QString("%1\u00d7").arg(1 << m_foldDoublings)
+                                                    : QString("1/%1").arg(1 << -m_foldDoublings)));
     if (fit.harmonics.empty()) {
         model.parameters << tr("no model: the data's phases cannot be told apart");
     } else {
@@ -302,6 +313,12 @@ void PeriodogramWorkspace::showFold(int peak)
     if (!m_session->prepared().trend.empty() || !m_prewhitened.empty())
         yLabel = tr("%1, residuals").arg(yLabel);
     m_fold->setFold(used, f, model, period, yLabel);
+}
+
+void PeriodogramWorkspace::scaleFoldPeriod(int step)
+{
+    m_foldDoublings = std::clamp(m_foldDoublings + step, -kMaxFoldDoublings, kMaxFoldDoublings);
+    showFold(m_peakTable->currentRow());
 }
 
 void PeriodogramWorkspace::clickPlot(const QPointF& pos)

@@ -29,6 +29,7 @@ class QProgressDialog;
 class QSettings;
 class QSpinBox;
 class QTabWidget;
+class QToolButton;
 class QTableWidget;
 class QUndoStack;
 
@@ -194,6 +195,9 @@ private:
     void onComputed();
     void showPeaks();
     void showFold(int peak);
+    // Folds the selected peak at its period times 2^step more (step 1: x2, -1: /2): an
+    // eclipsing binary's strongest peak is often half its period.
+    void scaleFoldPeriod(int step);
     // The values' column name from the file, or "y" for the built-in series.
     QString valueLabel() const;
     // Selects the peak drawn nearest to a click on the periodogram, if one is close.
@@ -365,6 +369,11 @@ private:
     PeriodogramMarks* m_marks;
     PrewhiteningPanel* m_prewhitening;
     QTabWidget* m_lowerTabs;
+    QToolButton* m_foldDouble;
+    QToolButton* m_foldHalve;
+    // The fold's period is the selected peak's times 2^m_foldDoublings (0 when a peak is
+    // selected).
+    int m_foldDoublings = 0;
 };
 
 } // namespace warpscope::ui
