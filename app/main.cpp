@@ -330,6 +330,10 @@ int main(int argc, char** argv)
         window.kernelWorkspace()->setSource(QString::fromStdString(options.kernelFile->code),
                                             options.kernelFile->shape);
     window.show();
+    // A person who opened the app with nothing asked for is offered the ways in.
+    if (!unattended && !options.scene && !options.periodogram && !options.kernel &&
+        !options.kernelFile && !options.streamsLab && !options.sweep)
+        window.offerGettingStarted();
     BatchOutcome outcome;
     bool labDone = !options.streamsLab;
     std::function<void()> checkBatch;

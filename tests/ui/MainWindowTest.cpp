@@ -2,6 +2,7 @@
 #include "warpscope/scene/FieldScene.h"
 #include "warpscope/ui/DevicePanel.h"
 #include "warpscope/ui/FoldView.h"
+#include "warpscope/ui/KernelWorkspace.h"
 #include "warpscope/ui/LaunchPanel.h"
 #include "warpscope/ui/SpectrumView.h"
 #include "warpscope/ui/StreamsLabPanel.h"
@@ -12,6 +13,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCommandLinkButton>
 #include <QDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
@@ -498,6 +500,56 @@ private slots:
     // A scene saved through the window comes back whole after everything has changed: the
     // field's mesh, colormap and launch, the periodogram's controls, the lab and the workspace
     // shown, as one undo step on each workspace's stack. A bad file changes nothing.
+    // Help > Getting started offers three ways in, each a ready scene; turned off, it is not
+    // offered at start again.
+    void gettingStartedOpensReadyScenes()
+    {
+        QSettings().remove("gettingStarted/showAtStart");
+        const auto open = [&]() -> QDialog* {
+            // The last one closed is deleted once the events run.
+            QTest::qWaitFor([&] { return !m_window->findChild<QDialog*>("gettingStarted"); });
+            for (QAction* menu : m_window->menuBar()->actions())
+                if (menu->text() == "&Help")
+                    for (QAction* item : menu->menu()->actions())
+                        if (item->text().startsWith("&Getting Started"))
+                            item->trigger();
+            return m_window->findChild<QDialog*>("gettingStarted");
+        };
+        QDialog* dialog = open();
+        QVERIFY(dialog && dialog->isVisible());
+        QTest::mouseClick(dialog->findChild<QAbstractButton*>("startBlocks"), Qt::LeftButton);
+        QTRY_VERIFY(!m_window->findChild<QDialog*>("gettingStarted"));
+        QVERIFY(!m_window->periodogramShown() && !m_window->kernelShown());
+        const ui::LaunchPanel* launch = m_window->launchPanel();
+        QVERIFY(launch->teachingChosen());
+        QCOMPARE(launch->overlay(), render::Overlay::Block);
+        QCOMPARE(panel()->params().nx, 120);
+
+        dialog = open();
+        QTest::mouseClick(dialog->findChild<QAbstractButton*>("startLightCurve"), Qt::LeftButton);
+        QVERIFY(m_window->periodogramShown());
+        QVERIFY(periodogram()->findChild<QCheckBox*>("logX")->isChecked());
+        QVERIFY(waitForPeriodogram());
+        QVERIFY(!periodogram()->peaks().empty());
+
+        dialog = open();
+        QTest::mouseClick(dialog->findChild<QAbstractButton*>("startKernel"), Qt::LeftButton);
+        QVERIFY(m_window->kernelShown());
+        QVERIFY(m_window->kernelWorkspace()->source().contains("Ripples spreading"));
+
+        // Turned off, the welcome is not offered at start.
+        dialog = open();
+        QVERIFY(dialog->findChild<QCheckBox*>("showAtStart")->isChecked());
+        dialog->findChild<QCheckBox*>("showAtStart")->setChecked(false);
+        dialog->reject();
+        QTRY_VERIFY(!m_window->findChild<QDialog*>("gettingStarted"));
+        m_window->offerGettingStarted();
+        QVERIFY(!m_window->findChild<QDialog*>("gettingStarted"));
+        QSettings().remove("gettingStarted/showAtStart");
+        m_window->offerGettingStarted();
+        QVERIFY(m_window->findChild<QDialog*>("gettingStarted"));
+    }
+
     void sceneFilesRestoreEveryWorkspace()
     {
         settledImage();

@@ -1,6 +1,7 @@
 #include "warpscope/ui/MainWindow.h"
 
 #include "batch/BatchResultsWorkspace.h"
+#include "common/GettingStartedDialog.h"
 #include "lab/StreamsLabWorkspace.h"
 #include "periodogram/PeriodogramWorkspaceAdapter.h"
 #include "warpscope/render/Colormap.h"
@@ -182,6 +183,7 @@ void MainWindow::createMenus()
     m_menus.viewEnd = m_menus.view->addSeparator(); // the docks' toggles follow
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Getting Started…"), this, &MainWindow::showGettingStarted);
     help->addAction(tr("&About Warpscope"), this, [this] {
         QMessageBox::about(
             this, tr("About Warpscope"),
@@ -433,6 +435,22 @@ QString MainWindow::saveScene(const QString& path)
     if (!s)
         return tr("%1: not saved. %2").arg(path, problem);
     return scene::saveScene(*s, path);
+}
+
+void MainWindow::showGettingStarted()
+{
+    auto* dialog = new GettingStartedDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &GettingStartedDialog::chosen, this, [this](scene::StartingPath path) {
+        applyScene(scene::startingScene(path), QString());
+    });
+    dialog->open();
+}
+
+void MainWindow::offerGettingStarted()
+{
+    if (GettingStartedDialog::showAtStart())
+        showGettingStarted();
 }
 
 QString MainWindow::openBatchResults(const QString& path)

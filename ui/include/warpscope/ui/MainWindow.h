@@ -103,6 +103,10 @@ public:
     // an error message naming the file, or an empty string.
     QString saveScene(const QString& path);
     QString openScene(const QString& path);
+    // Help > Getting started: three ways into the app, each opening a ready scene. offer shows
+    // it only when the settings have not turned it off (the welcome at start).
+    void showGettingStarted();
+    void offerGettingStarted();
     // Shows a warpscope-batch results table (File > Open Batch Results); choosing an object
     // there opens its light curve on the periodogram, where its file is known. Returns an
     // error message, or an empty string.
