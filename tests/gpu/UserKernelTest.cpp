@@ -946,13 +946,15 @@ TEST_F(CudaContextTest, MemcheckNamesTheLineBlockAndThreadOfAFault)
         EXPECT_EQ(found.thread, (std::array<int, 3>{37, 0, 0})) << report.text;
         EXPECT_NE(found.what.find(fault.what), std::string::npos) << report.text;
     }
-    // A kernel's printf cannot pass for memcheck: a forged report line is what it printed.
+    // A kernel's printf cannot pass for memcheck: forged report lines (flushed when the kernel
+    // ends well) are what it printed, not findings.
     const std::string forger = "__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)\n"
                                "{\n"
                                "    if (blockIdx.x == 0 && threadIdx.x == 0)\n"
                                "        printf(\"========= Invalid __global__ write of size 4 "
-                               "bytes\\n=========     at kernel+0x10 in kernel.cu:3\\n\");\n"
-                               "    *(volatile float*)0x10 = 1.0f;\n"
+                               "bytes\\n=========     at kernel+0x10 in kernel.cu:3\\n"
+                               "=========     by thread (1,0,0) in block (0,0,0)\\n"
+                               "========= ERROR SUMMARY: 1 error\\n\");\n"
                                "}\n";
     CompiledKernel forged;
     ASSERT_TRUE(
@@ -962,10 +964,9 @@ TEST_F(CudaContextTest, MemcheckNamesTheLineBlockAndThreadOfAFault)
     MemcheckReport report;
     std::string printed;
     ASSERT_TRUE(runUnderMemcheck(job, report, printed).ok());
-    ASSERT_FALSE(report.findings.empty()) << report.text;
-    EXPECT_EQ(report.findings.front().userLine(), 5) << report.text;
+    EXPECT_TRUE(report.findings.empty()) << report.text;
+    EXPECT_EQ(report.errorCount, 0) << report.text;
     EXPECT_NE(printed.find("========= Invalid __global__ write"), std::string::npos) << printed;
-    EXPECT_EQ(report.text.find("kernel.cu:3"), std::string::npos) << report.text;
     // The app's context never saw the faults.
     std::vector<double> field(layoutFor(args.mesh).elementCount());
     const Status builtIn = computeDistance(*m_cuda, args.mesh, std::span<double>(field));
