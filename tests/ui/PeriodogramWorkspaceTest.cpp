@@ -196,6 +196,45 @@ private slots:
         QVERIFY(half->isEnabled());
     }
 
+    // A spotted star's light curve at a 2-minute cadence over 13.5 days: the automatic grid
+    // runs to 360 cycles a day and the power lies below one. The view opens on where the power is,
+    // says so, and Home shows the whole grid.
+    void aFastCadenceOpensWhereThePowerIs()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        QTemporaryDir dir;
+        QByteArray rows = "t,y\n";
+        for (int i = 0; i < 27 * 360; ++i) {
+            const double t = i / 720.0;
+            rows += QString("%1,%2\n")
+                        .arg(t, 0, 'g', 10)
+                        .arg(std::sin(2.0 * std::numbers::pi * t / 4.217) + 0.1 * std::sin(7.0 * i),
+                             0, 'g', 10)
+                        .toUtf8();
+        }
+        openRows(dir, "spotted.csv", rows);
+        const auto spectrum = periodogram()->spectrum();
+        QVERIFY(spectrum);
+        ui::SpectrumView* view = periodogram()->spectrumView();
+        const gpu::FrequencyGrid& g = spectrum->grid();
+        QVERIFY2(g.fmax() > 300.0, qPrintable(QString::number(g.fmax())));
+        const double peak = periodogram()->peaks()[0].frequency;
+        // 13.5 days hold three cycles: the peak is a fifth of a day wide.
+        QVERIFY2(std::abs(1.0 / peak - 4.217) < 0.3, qPrintable(QString::number(1.0 / peak)));
+        QVERIFY(view->openedZoomed());
+        QVERIFY2(view->xTitle().contains("Home shows all, to 360"), qPrintable(view->xTitle()));
+        const auto [lo, hi] = view->xRange();
+        QCOMPARE(lo, g.fmin);
+        QVERIFY2(hi < 10.0 && hi > peak, qPrintable(QString::number(hi)));
+        QVERIFY(view->xPixel(peak) > view->xPixel(lo) + 20);
+        view->setFocus();
+        QTest::keyClick(view, Qt::Key_Home);
+        QVERIFY(!view->openedZoomed());
+        QCOMPARE(view->xRange().second, g.fmax());
+        QCOMPARE(view->xTitle(), view->xLabel());
+    }
+
     void periodogramOptionsChangeThePicture()
     {
         m_window->showPeriodogram();
@@ -276,9 +315,11 @@ private slots:
         QCOMPARE(view->xRange().first, zlo + 0.1 * (zhi - zlo));
         QTest::keyClick(view, Qt::Key_Minus);
         QVERIFY(view->xRange().second - view->xRange().first > 1.2 * (zhi - zlo));
+        // Home shows the whole grid (the view may have opened on its peaks' part).
         QTest::keyClick(view, Qt::Key_Home);
-        QCOMPARE(view->xRange().first, lo);
-        QCOMPARE(view->xRange().second, hi);
+        const gpu::FrequencyGrid& g = periodogram()->spectrum()->grid();
+        QCOMPARE(view->xRange().first, std::min(lo, g.fmin));
+        QCOMPARE(view->xRange().second, std::max(hi, g.fmax()));
     }
 
     void badGridIsExplainedAtTheField()

@@ -193,9 +193,28 @@ void SpectrumView::setSpectrum(std::shared_ptr<const gpu::Spectrum> spectrum)
     const bool sameGrid = m_spectrum && spectrum && m_spectrum->grid() == spectrum->grid();
     m_spectrum = std::move(spectrum);
     m_filledAxis.reset(); // the vertex buffer holds the old spectrum's line
-    if (!sameGrid)
-        fit();
+    if (!sameGrid) {
+        const auto [lo, hi] = openingRange();
+        setXRange(lo, hi);
+        m_openedZoomed = std::pair(lo, hi) != dataRange();
+    }
     update();
+}
+
+std::pair<double, double> SpectrumView::openingRange() const
+{
+    const auto whole = dataRange();
+    if (!m_spectrum || m_period || m_logX || m_spectrum->peaks().empty())
+        return whole;
+    const gpu::FrequencyGrid& g = m_spectrum->grid();
+    const double top = m_spectrum->peaks().front().power;
+    double highest = 0.0;
+    for (const gpu::Peak& p : m_spectrum->peaks())
+        if (p.power >= 0.2 * top)
+            highest = std::max(highest, p.frequency);
+    if (!(highest > 0.0) || highest > g.fmin + (g.fmax() - g.fmin) / 3.0)
+        return whole;
+    return {whole.first, std::min(whole.second, axisValue(3.0 * highest))};
 }
 
 void SpectrumView::setAxis(bool period, bool logX, double frequencyScale, const QString& xLabel)
@@ -230,6 +249,7 @@ void SpectrumView::setPeaks(const std::vector<gpu::Peak>& peaks, int selected)
 
 void SpectrumView::fit()
 {
+    m_openedZoomed = false;
     auto [lo, hi] = dataRange();
     // With no spectrum yet, a logarithmic axis still needs a positive range.
     if (m_logX && !(lo > 0.0))
@@ -239,6 +259,7 @@ void SpectrumView::fit()
 
 void SpectrumView::setXRange(double lo, double hi)
 {
+    m_openedZoomed = false;
     if (!(lo < hi) || !std::isfinite(lo) || !std::isfinite(hi) || (m_logX && !(lo > 0.0)))
         return;
     // Below a millionth of its value the float32 columns cannot resolve the range.
@@ -353,7 +374,7 @@ void SpectrumView::paintAxes(QPainter& painter, const QRectF& plot)
     painter.drawRect(plot);
     painter.drawText(
         QRectF(plot.left(), height() - metrics.height() - 2, plot.width(), metrics.height()),
-        Qt::AlignHCenter, m_xLabel);
+        Qt::AlignHCenter, xTitle());
     painter.save();
     painter.translate(metrics.height() / 2 + 2, plot.center().y());
     painter.rotate(-90);
@@ -416,6 +437,16 @@ void SpectrumView::paintAxes(QPainter& painter, const QRectF& plot)
         painter.setPen(kSelected);
         painter.drawText(plot.adjusted(8, 8, -8, -8), Qt::AlignCenter | Qt::TextWordWrap, why);
     }
+}
+
+QString SpectrumView::xTitle() const
+{
+    if (!m_openedZoomed || !m_spectrum)
+        return m_xLabel;
+    const auto [lo, hi] = dataRange();
+    return tr("%1 · opened where the power is: Home shows all, to %2")
+        .arg(m_xLabel)
+        .arg(hi, 0, 'g', 4);
 }
 
 QString SpectrumView::undrawable() const

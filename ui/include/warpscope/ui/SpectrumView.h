@@ -25,7 +25,8 @@ public:
     explicit SpectrumView(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent = nullptr);
     ~SpectrumView() override;
 
-    // Shows a spectrum; the x range is kept when the grid is the same, else fitted.
+    // Shows a spectrum; the x range is kept when the grid is the same. A new grid opens on
+    // where the power is (openingRange), else on the whole grid.
     void setSpectrum(std::shared_ptr<const gpu::Spectrum> spectrum);
     const std::shared_ptr<const gpu::Spectrum>& spectrum() const { return m_spectrum; }
     // What x shows: the period, or the frequency times scale (2 pi for angular frequency).
@@ -37,6 +38,16 @@ public:
     // Peaks to mark (highest first) and the one selected, -1 for none.
     void setPeaks(const std::vector<gpu::Peak>& peaks, int selected);
     void fit();
+    // The range a new grid opens on, in axis units: on a linear frequency axis whose peaks
+    // of note (at least a fifth of the highest) all lie in the lowest third, up to three times
+    // the highest of them, so that a 2-minute cadence's grid to 360 cycles a day does not
+    // squeeze the power against the left edge; otherwise the whole grid.
+    std::pair<double, double> openingRange() const;
+    // Whether the view shows less than the whole grid since it opened (a note says so).
+    bool openedZoomed() const { return m_openedZoomed; }
+    // The x axis' title: the label, and while the view shows where the power is, that Home
+    // shows the whole grid.
+    QString xTitle() const;
 
     // Widget coordinates of a frequency and a power on the current axes.
     double xPixel(double frequency) const;
@@ -103,6 +114,7 @@ private:
     bool m_logX = false;
     double m_scale = 1.0;
     double m_xMin = 0.0, m_xMax = 1.0;
+    bool m_openedZoomed = false; // until the person zooms, pans or fits
     QString m_xLabel, m_yLabel, m_periodUnit;
     QString m_pathText, m_error, m_readout;
     std::optional<QPointF> m_hover;
