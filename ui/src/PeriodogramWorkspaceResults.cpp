@@ -259,6 +259,11 @@ QStringList PeriodogramWorkspace::markLabels() const
     return labels;
 }
 
+QStringList PeriodogramWorkspace::paintedLevelLabels() const
+{
+    return m_marks->paintedLevelLabels();
+}
+
 void PeriodogramWorkspace::showFold(int peak)
 {
     m_view->setPeaks(m_peaks, peak);

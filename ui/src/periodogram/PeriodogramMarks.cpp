@@ -89,19 +89,37 @@ void PeriodogramMarks::paintEvent(QPaintEvent*)
     font.setPointSizeF(font.pointSizeF() * 0.85);
     painter.setFont(font);
     const QFontMetricsF metrics(font);
-    // Levels come lowest first and often lie close: the first label goes under its line,
-    // the next above its own, so that they never overlap.
-    bool under = true;
+    // Levels come lowest first and often lie close: lines within a label's height of each
+    // other share one label, above the highest of them ("FAP 1 %, 0.1 %"); the others
+    // alternate under and above their lines, and none goes below the plot.
+    struct LevelLabel
+    {
+        double y;
+        QString text;
+    };
+    std::vector<LevelLabel> labels;
     for (const Level& level : m_levels) {
         const double y = m_view->yPixel(level.power);
-        const double labelY = under ? y + metrics.ascent() + 1.0 : y - 3.0;
-        under = !under;
         if (!(y >= top && y <= bottom))
             continue;
         painter.setPen(QPen(QColor(0xc0, 0x39, 0x2b, 200), 1.0, Qt::DashLine));
         painter.drawLine(QPointF(left, y), QPointF(right, y));
-        const double width = metrics.horizontalAdvance(level.label);
-        painter.drawText(QPointF(right - width - 4.0, labelY), level.label);
+        if (!labels.empty() && std::abs(labels.back().y - y) < metrics.height()) {
+            labels.back().y = std::min(labels.back().y, y);
+            labels.back().text += ", " + QString(level.label).remove("FAP ");
+        } else {
+            labels.push_back({y, level.label});
+        }
+    }
+    bool under = labels.size() > 1;
+    m_paintedLevels.clear();
+    for (const LevelLabel& label : labels) {
+        m_paintedLevels << label.text;
+        const double below = label.y + metrics.ascent() + 1.0;
+        const double labelY = under && below <= bottom - 1.0 ? below : label.y - 3.0;
+        under = !under;
+        const double width = metrics.horizontalAdvance(label.text);
+        painter.drawText(QPointF(right - width - 4.0, labelY), label.text);
     }
     // Lines closer than a few pixels (f - 1/yr and f + 1/yr on a wide grid) share one label.
     struct Placed

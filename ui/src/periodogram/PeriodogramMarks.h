@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 #include <optional>
 #include <vector>
@@ -44,6 +45,8 @@ public:
     void setLines(std::vector<Line> lines, std::optional<Peak> peak = std::nullopt);
     const std::vector<Level>& levels() const { return m_levels; }
     const std::vector<Line>& lines() const { return m_lines; }
+    // The false-alarm levels' labels as last painted, those of close lines joined.
+    const QStringList& paintedLevelLabels() const { return m_paintedLevels; }
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -59,6 +62,7 @@ private:
     std::vector<Level> m_levels;
     std::vector<Line> m_lines;
     std::optional<Peak> m_peak;
+    QStringList m_paintedLevels;
 };
 
 } // namespace warpscope::ui

@@ -108,6 +108,9 @@ public:
     QCustomPlot* windowPlot() const { return m_windowPlot; }
     // The labels of the marks drawn over the periodogram: false-alarm levels, then aliases.
     QStringList markLabels() const;
+    // The false-alarm levels' labels as last painted: lines closer than a label's height share
+    // one ("FAP 1 %, 0.1 %").
+    QStringList paintedLevelLabels() const;
     // Writes frequency, period and power, the header naming the time unit; returns an error
     // message or an empty string.
     QString exportCsv(const QString& path) const;
