@@ -191,7 +191,7 @@ void applyFieldOptions(ui::MainWindow& window, const app::AppOptions& options, b
                                              render::Overlay(options.overlay));
         window.showLaunchPanel();
     }
-    if (unattended)
+    if (unattended && options.size.isValid())
         window.resize(options.size);
     if (!notice.isEmpty())
         window.statusBar()->showMessage(notice, 10000);
@@ -320,7 +320,8 @@ int main(int argc, char** argv)
     windowOptions.device = options.device;
     windowOptions.useSettings = !unattended;
     ui::MainWindow window(windowOptions);
-    window.resize(options.size);
+    if (options.size.isValid())
+        window.resize(options.size);
     applyFieldOptions(window, options, unattended, windowOptions);
     if (options.periodogram)
         openPeriodogram(window, options, prewhitened);

@@ -17,6 +17,7 @@
 #include <QFileDialog>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -31,6 +32,28 @@ namespace {
 // Each step keeps its parameters or controls twice; without a limit, hours of changes grow
 // memory by kilobytes a step.
 constexpr int kUndoLimit = 1000;
+
+// The first window is as large as a desktop monitor allows, but never larger than the screen it
+// opens on, less room for the desktop's panels and the window's frame: at 1280x720 a fixed size
+// would put the colour bar, the export buttons and the status bar off screen.
+constexpr QSize kPreferredSize(1400, 900);
+constexpr int kScreenMargin = 48;
+
+QSize firstWindowSize(const QScreen* screen)
+{
+    if (!screen)
+        return kPreferredSize;
+    const QSize available = screen->availableGeometry().size();
+    return kPreferredSize.boundedTo(available - QSize(kScreenMargin, kScreenMargin));
+}
+
+// On a laptop's short screen the timeline starts as a strip, so the workspace keeps most of the
+// height; it is dragged taller when wanted.
+int firstTimelineHeight(int windowHeight)
+{
+    constexpr int kShortWindow = 800;
+    return windowHeight < kShortWindow ? windowHeight / 6 : 300;
+}
 
 QString docksKey(const Workspace& workspace, const QString& dock)
 {
@@ -70,7 +93,8 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     timelineDock->setObjectName("timelineDock");
     timelineDock->setWidget(m_timelinePanel);
     addDock({timelineDock, true});
-    resizeDocks({timelineDock}, {300}, Qt::Vertical);
+    resize(firstWindowSize(screen()));
+    resizeDocks({timelineDock}, {firstTimelineHeight(height())}, Qt::Vertical);
     timelineDock->toggleViewAction()->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
     if (m_firstLeftDock)
         m_firstLeftDock->raise();
@@ -85,7 +109,6 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     m_trimTimer.setInterval(30000);
     connect(&m_trimTimer, &QTimer::timeout, this, [] { malloc_trim(0); });
     m_trimTimer.start();
-    resize(1400, 900);
 }
 
 MainWindow::~MainWindow()
