@@ -118,6 +118,8 @@ private:
     QHBoxLayout* makeRunBar();
     // Puts code in the editor as no typing does: it is not the person's word.
     void showSource(const QString& code, gpu::KernelShape shape);
+    void showOrigin(const QString& origin);
+    void giveReferences(const std::vector<gpu::GeoPoint>& across);
     // The editor's text changed: compiled after a pause, unless a scene put it there.
     void sourceEdited();
     // Compiles unless a scene's kernel waits for the person's word.
@@ -171,7 +173,8 @@ private:
     QElapsedTimer m_compileClock;
     bool m_awaitingPicture = false;
     bool m_contextKnown = false;
-    WorkspaceHost* m_host = nullptr; // in the main window
+    WorkspaceHost* m_host = nullptr;   // in the main window
+    FieldWorkspace* m_field = nullptr; // whose mesh and references the kernels draw on
 };
 
 } // namespace warpscope::ui
