@@ -7,6 +7,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
+#include <cmath>
 #include <qcustomplot.h>
 
 namespace warpscope::ui {
@@ -138,12 +139,15 @@ QString SweepDialog::summary(const Outcome& outcome) const
                               .arg(m_params.ny);
     // The CPU's threads share cores and caches, not SMs: its fastest block size is noise as far
     // as a GPU is concerned, so naming one would teach the wrong lesson.
-    if (!outcome.cuda)
+    if (!outcome.cuda) {
+        const Point& peak = mostOccupied();
         return tr("Measured %1. CPU timings do not predict a GPU's: the time curve shows the "
                   "CPU backend, not a GPU; the occupancy curve is the simulated GPU's model, "
-                  "highest at %2 threads per block.")
+                  "highest (%2%) from %3 threads per block.")
             .arg(where)
-            .arg(mostOccupied());
+            .arg(std::lround(peak.occupancy * 100.0))
+            .arg(peak.threads);
+    }
     const auto best =
         std::min_element(m_points.begin(), m_points.end(),
                          [](const Point& a, const Point& b) { return a.medianMs < b.medianMs; });
@@ -154,13 +158,13 @@ QString SweepDialog::summary(const Outcome& outcome) const
         .arg(where);
 }
 
-long long SweepDialog::mostOccupied() const
+const SweepDialog::Point& SweepDialog::mostOccupied() const
 {
     // The first of equals: the smallest block that reaches the highest occupancy.
     const auto best =
         std::max_element(m_points.begin(), m_points.end(),
                          [](const Point& a, const Point& b) { return a.occupancy < b.occupancy; });
-    return best->threads;
+    return *best;
 }
 
 void SweepDialog::showPoints()

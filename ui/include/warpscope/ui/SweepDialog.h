@@ -53,7 +53,8 @@ private:
     void onFinished();
     void showPoints();
     QString summary(const Outcome& outcome) const;
-    long long mostOccupied() const;
+    // The smallest block of the highest occupancy.
+    const Point& mostOccupied() const;
 
     gpu::DistanceParams m_params;
     std::shared_ptr<gpu::DevicePool> m_devices;
