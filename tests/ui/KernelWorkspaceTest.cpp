@@ -21,6 +21,7 @@
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QTest>
+#include <QThreadPool>
 #include <Qsci/qsciscintilla.h>
 #include <algorithm>
 #include <cmath>
@@ -45,7 +46,8 @@ private:
         const bool ok = QTest::qWaitFor(
             [&] {
                 workspace()->view()->update();
-                return !workspace()->busy() && workspace()->view()->framesDrawn() > frames;
+                return !workspace()->busy() && workspace()->view()->framesDrawn() > frames &&
+                       workspace()->view()->frameSettled();
             },
             60000);
         if (!ok)
@@ -183,6 +185,21 @@ private slots:
     }
 
     void cleanup() { m_window.reset(); }
+
+    // A build is busy until its result reaches the workspace, not only until its thread ends:
+    // in between, the messages and the picture are still the last build's, and a frame drawn
+    // then is the old kernel's.
+    void aBuildIsBusyUntilItsResultIsShown()
+    {
+        frameAfter(0);
+        typeKernel("return float(lat) * 0.5f + 1.0f;");
+        QVERIFY(workspace()->busy());
+        // The compile ends on its thread while this one handles no event.
+        QVERIFY(QThreadPool::globalInstance()->waitForDone(60000));
+        QVERIFY(workspace()->busy());
+        QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
+        QVERIFY2(problems().isEmpty(), qPrintable(problems().join('\n')));
+    }
 
     void typingAKernelChangesThePicture()
     {

@@ -608,6 +608,7 @@ void KernelWorkspace::startBuild()
     m_status->setText(tr("Compiling…"));
     m_view->prepareRuns(); // while the kernel compiles
     m_compileClock.start();
+    m_building = true;
     m_job.setFuture(QtConcurrent::run([source, options, cacheDir, cuda] {
         auto build = std::make_shared<KernelBuild>();
         // NVRTC's build explains the kernel (resources, PTX) on every device; the CPU runs
@@ -621,6 +622,7 @@ void KernelWorkspace::startBuild()
 
 void KernelWorkspace::buildFinished()
 {
+    m_building = false;
     if (m_awaitingConsent) {
         // Built from a source a scene's kernel has replaced: neither its messages nor its
         // sliders belong to the text shown.

@@ -69,6 +69,8 @@ public:
     }
     // How many frames ran a kernel successfully (for tests and the screenshot's wait).
     int framesDrawn() const { return m_framesDrawn; }
+    // Nothing waits to be run or drawn: the picture is the latest build's on the latest mesh.
+    bool frameSettled() const { return !m_dirty && !m_running; }
     // The longest a run may take before it is stopped (Options, default 2000 ms).
     void setTimeoutMs(double timeoutMs);
     double timeoutMs() const { return m_args.timeoutMs; }
