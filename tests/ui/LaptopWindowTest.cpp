@@ -1,9 +1,13 @@
 #include "WindowTest.h"
+#include "warpscope/ui/TimelinePanel.h"
 
 #include <QDockWidget>
 #include <QGuiApplication>
+#include <QPushButton>
 #include <QScreen>
 #include <QStatusBar>
+#include <QToolButton>
+#include <qcustomplot.h>
 
 namespace ui = warpscope::ui;
 namespace test = warpscope::test;
@@ -13,6 +17,13 @@ namespace test = warpscope::test;
 class LaptopWindowTest : public QObject
 {
     Q_OBJECT
+
+    static bool onScreen(const QWidget* widget)
+    {
+        const QRect screen = widget->screen()->availableGeometry();
+        return widget->isVisible() &&
+               screen.contains(QRect(widget->mapToGlobal(QPoint(0, 0)), widget->size()));
+    }
 
 private slots:
     void firstWindowFitsTheScreen()
@@ -28,21 +39,73 @@ private slots:
                                 .arg(window.height())
                                 .arg(screen.width())
                                 .arg(screen.height())));
-        const QStatusBar* status = window.statusBar();
-        QVERIFY(status->isVisible());
-        QVERIFY(screen.contains(QRect(status->mapToGlobal(QPoint(0, 0)), status->size())));
+        QVERIFY(onScreen(window.statusBar()));
     }
 
-    void timelineStartsAsAStrip()
+    // A strip of lanes a sixth of the window high had its legend cut and its lanes' names
+    // written over each other: the timeline starts as its row of buttons, all on the screen.
+    void timelineStartsAsAOneLineHeader()
     {
         ui::MainWindow window(test::cpuWindowOptions());
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         const auto* dock = window.findChild<QDockWidget*>("timelineDock");
         QVERIFY(dock && dock->isVisible());
-        QVERIFY2(
-            dock->height() * 4 <= window.height(),
-            qPrintable(QString("timeline %1 of %2 px").arg(dock->height()).arg(window.height())));
+        ui::TimelinePanel* panel = window.timelinePanel();
+        QVERIFY(!panel->lanesShown());
+        QVERIFY(!panel->plot()->isVisible());
+        const auto* lanes = panel->findChild<QToolButton*>("showLanes");
+        QVERIFY(onScreen(lanes));
+        QVERIFY(onScreen(panel->findChild<QPushButton*>("exportCsv")));
+        // One line: the buttons' row and the panel's margins, nothing more.
+        QVERIFY2(panel->height() <= 2 * lanes->height(),
+                 qPrintable(QString("timeline %1 px, its buttons %2 px")
+                                .arg(panel->height())
+                                .arg(lanes->height())));
+    }
+
+    // Opened, every lane has a row its name fits in, and the legend is drawn whole.
+    void openedLanesAreReadable()
+    {
+        ui::MainWindow window(test::cpuWindowOptions());
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        ui::TimelinePanel* panel = window.timelinePanel();
+        // The field's first frames put spans on their lanes.
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                panel->refresh();
+                return panel->shown().lanes.size() >= 2;
+            },
+            30000));
+        QTest::mouseClick(panel->findChild<QToolButton*>("showLanes"), Qt::LeftButton);
+        QVERIFY(panel->lanesShown());
+        QCustomPlot* plot = panel->plot();
+        QTRY_VERIFY(plot->isVisible());
+        QTest::qWait(300); // the dock resized and the plot laid out
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        QVERIFY(onScreen(plot));
+        QVERIFY2(panel->height() * 2 <= window.height(), "the workspace keeps half the window");
+
+        // Each kind's entry whole, its name's full height, inside the plot.
+        const int legendText = QFontMetrics(plot->legend->font()).height();
+        QVERIFY(plot->legend->itemCount() > 0);
+        for (int i = 0; i < plot->legend->itemCount(); ++i) {
+            const QRect item = plot->legend->item(i)->rect();
+            QVERIFY2(plot->rect().contains(item) && item.height() >= legendText,
+                     qPrintable(QString("legend entry %1 px high, its name %2 px")
+                                    .arg(item.height())
+                                    .arg(legendText)));
+        }
+        const int nameHeight = QFontMetrics(plot->yAxis->tickLabelFont()).height();
+        const double rowPixels =
+            std::abs(plot->yAxis->coordToPixel(1.0) - plot->yAxis->coordToPixel(0.0));
+        QVERIFY2(rowPixels >= nameHeight,
+                 qPrintable(
+                     QString("rows %1 px apart, names %2 px high").arg(rowPixels).arg(nameHeight)));
+        // Closed again, it is one line again.
+        panel->setLanesShown(false);
+        QTRY_VERIFY(panel->height() <= 2 * panel->findChild<QToolButton*>("showLanes")->height());
     }
 };
 

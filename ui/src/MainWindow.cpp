@@ -47,13 +47,10 @@ QSize firstWindowSize(const QScreen* screen)
     return kPreferredSize.boundedTo(available - QSize(kScreenMargin, kScreenMargin));
 }
 
-// On a laptop's short screen the timeline starts as a strip, so the workspace keeps most of the
-// height; it is dragged taller when wanted.
-int firstTimelineHeight(int windowHeight)
-{
-    constexpr int kShortWindow = 800;
-    return windowHeight < kShortWindow ? windowHeight / 6 : 300;
-}
+// Under this height (a laptop's screen) the timeline starts as its one-line header: a strip of
+// lanes there had its legend cut and its lanes' names written over each other.
+constexpr int kShortWindow = 800;
+constexpr int kTimelineHeight = 300;
 
 QString docksKey(const Workspace& workspace, const QString& dock)
 {
@@ -94,7 +91,20 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     timelineDock->setWidget(m_timelinePanel);
     addDock({timelineDock, true});
     resize(firstWindowSize(screen()));
-    resizeDocks({timelineDock}, {firstTimelineHeight(height())}, Qt::Vertical);
+    // Opened, the lanes get the rows their names need, at most half the window.
+    connect(m_timelinePanel, &TimelinePanel::lanesShownChanged, this,
+            [this, timelineDock](bool on) {
+                if (on) // once the layout has taken the panel's new limits
+                    QTimer::singleShot(0, this, [this, timelineDock] {
+                        resizeDocks({timelineDock},
+                                    {std::min(m_timelinePanel->lanesHeight(), height() / 2)},
+                                    Qt::Vertical);
+                    });
+            });
+    if (height() < kShortWindow)
+        m_timelinePanel->setLanesShown(false);
+    else
+        resizeDocks({timelineDock}, {kTimelineHeight}, Qt::Vertical);
     timelineDock->toggleViewAction()->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
     if (m_firstLeftDock)
         m_firstLeftDock->raise();
