@@ -14,6 +14,6 @@ inline const QString kInvalidInput =
 inline const QColor kErrorColour(0xa8, 0x1b, 0x1b);
 inline const QColor kWarningColour(0x8a, 0x55, 0x00);
 // A message about something that failed.
-inline const QString kErrorText = QStringLiteral("color: #a81b1b;");
+inline const QString kErrorText = QStringLiteral("color: %1;").arg(kErrorColour.name());
 
 } // namespace warpscope::ui
