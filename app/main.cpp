@@ -81,7 +81,7 @@ std::function<void()> scheduleBatch(ui::MainWindow& window, const QString& path,
         window.timelinePanel()->redrawNow();
         QApplication::processEvents();
         if (!path.isEmpty()) {
-            if (!window.grab().save(path, "PNG")) {
+            if (!window.picture().save(path, "PNG")) {
                 outcome->fail("could not write " + path);
                 return;
             }

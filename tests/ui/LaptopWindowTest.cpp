@@ -1,8 +1,10 @@
 #include "WindowTest.h"
 #include "warpscope/ui/TimelinePanel.h"
 
+#include <QApplication>
 #include <QDockWidget>
 #include <QGuiApplication>
+#include <QLabel>
 #include <QPushButton>
 #include <QScreen>
 #include <QStatusBar>
@@ -40,6 +42,25 @@ private slots:
                                 .arg(screen.width())
                                 .arg(screen.height())));
         QVERIFY(onScreen(window.statusBar()));
+    }
+
+    // The picture taken as soon as the window is ready (as --screenshot does) shows the
+    // status bar's labels whole, not the few pixels they had before their texts came.
+    void thePictureShowsTheStatusBarWhole()
+    {
+        ui::MainWindow window(test::cpuWindowOptions());
+        window.show();
+        QVERIFY(QTest::qWaitFor([&] { return window.readyForPicture(); }, 30000));
+        QApplication::processEvents();
+        const QPixmap picture = window.picture();
+        QCOMPARE(picture.size(), window.size());
+        for (const QLabel* label : window.statusBar()->findChildren<QLabel*>())
+            if (label->isVisible() && !label->text().isEmpty())
+                QVERIFY2(label->width() >= label->sizeHint().width(),
+                         qPrintable(QString("'%1' %2 px of %3")
+                                        .arg(label->text())
+                                        .arg(label->width())
+                                        .arg(label->sizeHint().width())));
     }
 
     // A strip of lanes a sixth of the window high had its legend cut and its lanes' names

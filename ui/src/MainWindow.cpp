@@ -327,6 +327,14 @@ bool MainWindow::readyForPicture() const
                        [shown](const Workspace* w) { return w->ready(w == shown); });
 }
 
+QPixmap MainWindow::picture()
+{
+    // A label given a new text asks for a new layout through a posted event; a picture taken
+    // before it is handled showed the status bar's labels a few pixels wide.
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    return grab();
+}
+
 QString MainWindow::failureAfterPicture() const
 {
     const Workspace* shown = shownWorkspace();
@@ -497,7 +505,7 @@ void MainWindow::saveScreenshot()
         tr("PNG images (*.png)"));
     if (path.isEmpty())
         return;
-    if (!grab().save(path, "PNG")) {
+    if (!picture().save(path, "PNG")) {
         QMessageBox::warning(this, tr("Save Screenshot"), tr("Could not write %1").arg(path));
         return;
     }
