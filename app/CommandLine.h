@@ -29,7 +29,7 @@ struct AppOptions
     bool forceHostCopy = false;
     int device = -1; // --device
     QString screenshot;
-    QSize size{1400, 900};
+    QSize size; // --size; without it, the window fits the screen it opens on
     bool resetSettings = false;
     // The teaching kernel, when any of its options is given.
     bool teaching = false;

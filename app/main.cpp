@@ -81,7 +81,7 @@ std::function<void()> scheduleBatch(ui::MainWindow& window, const QString& path,
         window.timelinePanel()->redrawNow();
         QApplication::processEvents();
         if (!path.isEmpty()) {
-            if (!window.grab().save(path, "PNG")) {
+            if (!window.picture().save(path, "PNG")) {
                 outcome->fail("could not write " + path);
                 return;
             }
@@ -191,7 +191,7 @@ void applyFieldOptions(ui::MainWindow& window, const app::AppOptions& options, b
                                              render::Overlay(options.overlay));
         window.showLaunchPanel();
     }
-    if (unattended)
+    if (unattended && options.size.isValid())
         window.resize(options.size);
     if (!notice.isEmpty())
         window.statusBar()->showMessage(notice, 10000);
@@ -320,7 +320,8 @@ int main(int argc, char** argv)
     windowOptions.device = options.device;
     windowOptions.useSettings = !unattended;
     ui::MainWindow window(windowOptions);
-    window.resize(options.size);
+    if (options.size.isValid())
+        window.resize(options.size);
     applyFieldOptions(window, options, unattended, windowOptions);
     if (options.periodogram)
         openPeriodogram(window, options, prewhitened);

@@ -119,7 +119,9 @@ const std::vector<KernelExample>& kernelExamples()
         {"Ripples", "Waves spreading from the references", {KernelShape::PerNode, kRipples}},
         {"Voronoi (Manhattan)",
          "The nearest reference by |dLat| + |dLon|",
-         {KernelShape::PerNode, kVoronoi}},
+         {KernelShape::PerNode, kVoronoi},
+         // One reference has one cell: five show the cells and their edges.
+         {{0.2, 0.25}, {0.75, 0.2}, {0.5, 0.55}, {0.25, 0.8}, {0.8, 0.75}}},
         {"Bearing to nearest",
          "The great-circle bearing to the nearest reference",
          {KernelShape::PerNode, kBearing}},

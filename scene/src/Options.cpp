@@ -563,10 +563,10 @@ constexpr std::array kOptions{
     Option{.name = "size",
            .type = T::Text,
            .valueName = "WxH",
-           .help = "Window size in pixels, from 320x240 to 16384x16384",
+           .help = "Window size in pixels, from 320x240 to 16384x16384 (default: up to "
+                   "1400x900, within the screen)",
            .group = G::Output,
-           .programs = kApp,
-           .defaultValue = "1400x900"},
+           .programs = kApp},
     Option{.name = "export-periodogram",
            .type = T::Text,
            .valueName = "FILE",

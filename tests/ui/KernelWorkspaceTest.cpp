@@ -7,6 +7,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
@@ -20,7 +21,10 @@
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QTest>
+#include <QThreadPool>
 #include <Qsci/qsciscintilla.h>
+#include <algorithm>
+#include <cmath>
 
 using namespace warpscope;
 
@@ -42,7 +46,8 @@ private:
         const bool ok = QTest::qWaitFor(
             [&] {
                 workspace()->view()->update();
-                return !workspace()->busy() && workspace()->view()->framesDrawn() > frames;
+                return !workspace()->busy() && workspace()->view()->framesDrawn() > frames &&
+                       workspace()->view()->frameSettled();
             },
             60000);
         if (!ok)
@@ -56,6 +61,20 @@ private:
         QStringList lines = workspace()->messages();
         lines.removeIf([](const QString& m) { return m.startsWith("NVRTC is not available"); });
         return lines;
+    }
+
+    // WCAG 2's contrast ratio of two colours, from 1 (alike) to 21 (black on white).
+    static double contrast(const QColor& a, const QColor& b)
+    {
+        const auto luminance = [](const QColor& c) {
+            const auto linear = [](double v) {
+                return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+            };
+            return 0.2126 * linear(c.redF()) + 0.7152 * linear(c.greenF()) +
+                   0.0722 * linear(c.blueF());
+        };
+        const double la = luminance(a), lb = luminance(b);
+        return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
     }
 
     static int differingPixels(const QImage& a, const QImage& b)
@@ -167,6 +186,21 @@ private slots:
 
     void cleanup() { m_window.reset(); }
 
+    // A build is busy until its result reaches the workspace, not only until its thread ends:
+    // in between, the messages and the picture are still the last build's, and a frame drawn
+    // then is the old kernel's.
+    void aBuildIsBusyUntilItsResultIsShown()
+    {
+        frameAfter(0);
+        typeKernel("return float(lat) * 0.5f + 1.0f;");
+        QVERIFY(workspace()->busy());
+        // The compile ends on its thread while this one handles no event.
+        QVERIFY(QThreadPool::globalInstance()->waitForDone(60000));
+        QVERIFY(workspace()->busy());
+        QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
+        QVERIFY2(problems().isEmpty(), qPrintable(problems().join('\n')));
+    }
+
     void typingAKernelChangesThePicture()
     {
         const QImage first = frameAfter(0);
@@ -185,6 +219,8 @@ private slots:
         QTRY_VERIFY(!workspace()->busy());
         QVERIFY2(problems().first().startsWith("Line 2: "), qPrintable(problems().join('\n')));
         QVERIFY(problems().first().contains("notDeclared"));
+        // One compiler's account of the error: NVRTC's and the simulator's are not both listed.
+        QCOMPARE(problems().filter(QRegularExpression("^Line 2: ")).size(), 1);
         QCOMPARE(editor()->markersAtLine(1) != 0, true);
         QCOMPARE(editor()->markersAtLine(0), 0u);
         workspace()->view()->update();
@@ -272,6 +308,13 @@ private slots:
         QVERIFY2(problems().first().startsWith("Run failed: ") &&
                      problems().first().contains("segmentation fault"),
                  qPrintable(problems().join('\n')));
+        // Readable: at least WCAG AA's 4.5:1 against the list and the window's grey.
+        auto* list = workspace()->findChild<QListWidget*>("kernelMessages");
+        const QColor failure = list->item(0)->foreground().color();
+        QVERIFY2(contrast(failure, list->palette().color(QPalette::Base)) >= 4.5,
+                 qPrintable(failure.name()));
+        QVERIFY2(contrast(failure, list->palette().color(QPalette::Window)) >= 4.5,
+                 qPrintable(failure.name()));
         workspace()->view()->update();
         QTest::qWait(200);
         QCOMPARE(differingPixels(good, workspace()->view()->grabFramebuffer()), 0);
@@ -346,12 +389,66 @@ private slots:
         QVERIFY(workspace()->source() != saved);
         QCOMPARE(workspace()->openFile(path), QString());
         QCOMPARE(workspace()->source(), saved);
+        // The list names the file, not the example chosen before it.
+        auto* examples = workspace()->findChild<QComboBox*>("kernelExamples");
+        QCOMPARE(examples->currentIndex(), -1);
+        QCOMPARE(examples->placeholderText(), QString("Opened: warpscope-kernel-test.cu"));
         QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
         QVERIFY2(problems().isEmpty(), qPrintable(problems().join('\n')));
         QFile::remove(path);
         QCOMPARE(workspace()->openFile("/nonexistent/k.cu"),
                  QString("/nonexistent/k.cu: no such file"));
         QVERIFY(workspace()->saveFile("/nonexistent/dir/k.cu").startsWith("Could not save"));
+    }
+
+    // The Voronoi example on the default scene of one reference would be one cell, a flat
+    // picture: it brings references of its own, inside the mesh, and draws several cells.
+    void theVoronoiExampleBringsItsReferences()
+    {
+        frameAfter(0);
+        const int frames = workspace()->view()->framesDrawn();
+        QCOMPARE(workspace()->view()->mesh().references.size(), 1u);
+        workspace()->chooseExample(4);
+        QCOMPARE(workspace()->findChild<QComboBox*>("kernelExamples")->currentText(),
+                 QString("Voronoi (Manhattan)"));
+        frameAfter(frames);
+        const gpu::DistanceParams& mesh = workspace()->view()->mesh();
+        QVERIFY(mesh.references.size() > 1);
+        for (const gpu::GeoPoint& ref : mesh.references)
+            QVERIFY(ref.lat > mesh.latMin && ref.lat < mesh.latMax && ref.lon > mesh.lonMin &&
+                    ref.lon < mesh.lonMax);
+        QTRY_VERIFY_WITH_TIMEOUT(workspace()->view()->shownStats().max >= 1.0, 60000);
+        QVERIFY2(problems().isEmpty(), qPrintable(problems().join('\n')));
+    }
+
+    // A kernel NVRTC compiles but the simulator cannot run says so, in the status and over
+    // the picture, instead of "Not compiled" beside a black picture.
+    void aKernelOnlyTheGpuCanRunSaysWhy()
+    {
+        if (!gpu::nvrtcAvailable())
+            QSKIP("NVRTC is not in this build: nothing compiles for the GPU");
+        workspace()->chooseExample(1); // the whole-kernel template
+        typeKernel("__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)\n{\n"
+                   "__shared__ float tile[32];\ntile[threadIdx.x % 32] = 1.0f;\n"
+                   "out.write(blockIdx.y, threadIdx.x, tile[0]);\n}");
+        QTRY_VERIFY_WITH_TIMEOUT(!problems().isEmpty(), 60000);
+        QTRY_VERIFY(!workspace()->busy());
+        const QString status = workspace()->findChild<QLabel*>("kernelStatus")->text();
+        QVERIFY2(status.startsWith("Compiled for the GPU; cannot run on the CPU simulator: "),
+                 qPrintable(status));
+        QVERIFY2(status.contains("shared memory"), qPrintable(status));
+        QCOMPARE(workspace()->view()->notice(), status);
+        // Drawn over the picture: light text on a dark box, where there was only background.
+        workspace()->view()->update();
+        QTest::qWait(200);
+        const QImage shown = workspace()->view()->grab().toImage();
+        int light = 0;
+        for (int y = 0; y < shown.height(); ++y)
+            for (int x = 0; x < shown.width(); ++x)
+                light += qGray(shown.pixel(x, y)) > 200;
+        QVERIFY2(light > 50, "the notice should be written over the picture");
+        workspace()->chooseExample(0); // a kernel the simulator runs takes the notice away
+        QTRY_VERIFY_WITH_TIMEOUT(workspace()->view()->notice().isEmpty(), 60000);
     }
 
     // A scene's kernel is shown, not compiled nor run, until the person presses Run: undo,

@@ -18,6 +18,7 @@
 #include <QFileDialog>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -32,6 +33,25 @@ namespace {
 // Each step keeps its parameters or controls twice; without a limit, hours of changes grow
 // memory by kilobytes a step.
 constexpr int kUndoLimit = 1000;
+
+// The first window is as large as a desktop monitor allows, but never larger than the screen it
+// opens on, less room for the desktop's panels and the window's frame: at 1280x720 a fixed size
+// would put the colour bar, the export buttons and the status bar off screen.
+constexpr QSize kPreferredSize(1400, 900);
+constexpr int kScreenMargin = 48;
+
+QSize firstWindowSize(const QScreen* screen)
+{
+    if (!screen)
+        return kPreferredSize;
+    const QSize available = screen->availableGeometry().size();
+    return kPreferredSize.boundedTo(available - QSize(kScreenMargin, kScreenMargin));
+}
+
+// Under this height (a laptop's screen) the timeline starts as its one-line header: a strip of
+// lanes there had its legend cut and its lanes' names written over each other.
+constexpr int kShortWindow = 800;
+constexpr int kTimelineHeight = 300;
 
 QString docksKey(const Workspace& workspace, const QString& dock)
 {
@@ -71,7 +91,21 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     timelineDock->setObjectName("timelineDock");
     timelineDock->setWidget(m_timelinePanel);
     addDock({timelineDock, true});
-    resizeDocks({timelineDock}, {300}, Qt::Vertical);
+    resize(firstWindowSize(screen()));
+    // Opened, the lanes get the rows their names need, at most half the window.
+    connect(m_timelinePanel, &TimelinePanel::lanesShownChanged, this,
+            [this, timelineDock](bool on) {
+                if (on) // once the layout has taken the panel's new limits
+                    QTimer::singleShot(0, this, [this, timelineDock] {
+                        resizeDocks({timelineDock},
+                                    {std::min(m_timelinePanel->lanesHeight(), height() / 2)},
+                                    Qt::Vertical);
+                    });
+            });
+    if (height() < kShortWindow)
+        m_timelinePanel->setLanesShown(false);
+    else
+        resizeDocks({timelineDock}, {kTimelineHeight}, Qt::Vertical);
     timelineDock->toggleViewAction()->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
     if (m_firstLeftDock)
         m_firstLeftDock->raise();
@@ -86,7 +120,6 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
     m_trimTimer.setInterval(30000);
     connect(&m_trimTimer, &QTimer::timeout, this, [] { malloc_trim(0); });
     m_trimTimer.start();
-    resize(1400, 900);
 }
 
 MainWindow::~MainWindow()
@@ -296,6 +329,14 @@ bool MainWindow::readyForPicture() const
                        [shown](const Workspace* w) { return w->ready(w == shown); });
 }
 
+QPixmap MainWindow::picture()
+{
+    // A label given a new text asks for a new layout through a posted event; a picture taken
+    // before it is handled showed the status bar's labels a few pixels wide.
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    return grab();
+}
+
 QString MainWindow::failureAfterPicture() const
 {
     const Workspace* shown = shownWorkspace();
@@ -482,7 +523,7 @@ void MainWindow::saveScreenshot()
         tr("PNG images (*.png)"));
     if (path.isEmpty())
         return;
-    if (!grab().save(path, "PNG")) {
+    if (!picture().save(path, "PNG")) {
         QMessageBox::warning(this, tr("Save Screenshot"), tr("Could not write %1").arg(path));
         return;
     }

@@ -11,6 +11,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -25,6 +26,8 @@ constexpr gpu::SpanKind kKinds[] = {gpu::SpanKind::CopyHostToDevice, gpu::SpanKi
                                     gpu::SpanKind::CopyDeviceToHost, gpu::SpanKind::Interop,
                                     gpu::SpanKind::GlDraw,           gpu::SpanKind::Host};
 constexpr double kDefaultWindowMs = 20.0;
+// The lanes the plot keeps room for however small its dock is dragged: their names stay apart.
+constexpr int kLanesAlwaysRoomFor = 6;
 
 QString formatDuration(double us)
 {
@@ -70,8 +73,16 @@ TimelinePanel::TimelinePanel(std::shared_ptr<gpu::Timeline> timeline, QWidget* p
     : QWidget(parent), m_timeline(std::move(timeline)), m_plot(new QCustomPlot(this)),
       m_freeze(new QPushButton(tr("&Freeze"), this)),
       m_follow(new QCheckBox(tr("Follow newest"), this)), m_frames(new QSpinBox(this)),
-      m_summary(new QLabel(this)), m_problem(new QLabel(this))
+      m_summary(new QLabel(this)), m_problem(new QLabel(this)), m_lanes(new QToolButton(this))
 {
+    m_lanes->setObjectName("showLanes");
+    m_lanes->setCheckable(true);
+    m_lanes->setChecked(true);
+    m_lanes->setText(tr("Lanes"));
+    m_lanes->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_lanes->setArrowType(Qt::DownArrow);
+    m_lanes->setToolTip(tr("Show or hide the lanes; hidden, the timeline is one line and "
+                           "keeps recording"));
     m_plot->setObjectName("timelinePlot");
     m_plot->setMinimumSize(160, 80); // QCustomPlot warns when laid out at zero size
     m_freeze->setObjectName("freeze");
@@ -108,6 +119,7 @@ TimelinePanel::TimelinePanel(std::shared_ptr<gpu::Timeline> timeline, QWidget* p
     exportCsv->setObjectName("exportCsv");
 
     auto* bar = new QHBoxLayout;
+    bar->addWidget(m_lanes);
     bar->addWidget(m_freeze);
     bar->addWidget(clear);
     bar->addWidget(fit);
@@ -156,6 +168,7 @@ TimelinePanel::TimelinePanel(std::shared_ptr<gpu::Timeline> timeline, QWidget* p
     m_plot->xAxis->setRange(0, kDefaultWindowMs);
     m_plot->setMouseTracking(true);
 
+    connect(m_lanes, &QToolButton::toggled, this, &TimelinePanel::setLanesShown);
     connect(m_freeze, &QPushButton::toggled, this, &TimelinePanel::setFrozen);
     connect(clear, &QPushButton::clicked, this, [this] {
         m_timeline->clear();
@@ -193,6 +206,52 @@ void TimelinePanel::setCupti(bool on)
 bool TimelinePanel::cupti() const
 {
     return m_cupti->isChecked();
+}
+
+void TimelinePanel::setLanesShown(bool shown)
+{
+    if (m_lanes->isChecked() != shown) {
+        m_lanes->setChecked(shown); // comes back here through toggled
+        return;
+    }
+    m_lanes->setArrowType(shown ? Qt::DownArrow : Qt::RightArrow);
+    m_plot->setVisible(shown);
+    fitHeader();
+    emit lanesShownChanged(shown);
+}
+
+void TimelinePanel::fitHeader()
+{
+    // Without its lanes the panel is its row of buttons (and a problem, when there is one):
+    // the dock holding it shrinks to that.
+    setMaximumHeight(lanesShown() ? QWIDGETSIZE_MAX : layout()->sizeHint().height());
+}
+
+bool TimelinePanel::lanesShown() const
+{
+    return m_lanes->isChecked();
+}
+
+int TimelinePanel::heightForLanes(int lanes) const
+{
+    // A lane's row is its name's height and a gap. Above the rows, the legend's row at the
+    // height it needs; around them, the axis rect's margins (the time axis's labels and
+    // title), known once the plot is laid out and estimated as three lines before.
+    const int row = QFontMetrics(m_plot->yAxis->tickLabelFont()).height() + 4;
+    const QMargins margins = m_plot->axisRect()->margins();
+    const int axes = std::max(margins.top() + margins.bottom(), 3 * fontMetrics().height());
+    constexpr int kRounding = 2; // the plot's grid rounds its rows' shares, a pixel each
+    return m_plot->legend->minimumOuterSizeHint().height() + m_plot->plotLayout()->rowSpacing() +
+           axes + std::max(1, lanes) * row + kRounding;
+}
+
+int TimelinePanel::lanesHeight() const
+{
+    const int rows = int(
+        std::count_if(m_rowOfLane.begin(), m_rowOfLane.end(), [](int row) { return row >= 0; }));
+    const QMargins margins = layout()->contentsMargins();
+    return margins.top() + margins.bottom() + layout()->spacing() + m_lanes->sizeHint().height() +
+           heightForLanes(rows);
 }
 
 void TimelinePanel::refresh()
@@ -236,6 +295,7 @@ void TimelinePanel::showSnapshot(gpu::TimelineSnapshot snapshot)
     for (SpanPlottable* p : m_kinds)
         p->setSpans(m_shown, m_rowOfLane);
     m_plot->yAxis->setRange(-0.5, std::max(1, rows) - 0.5);
+    m_plot->setMinimumHeight(heightForLanes(std::min(rows, kLanesAlwaysRoomFor)));
 
     double endMs = 0.0;
     for (const gpu::Span& s : m_shown.spans)
@@ -325,6 +385,7 @@ void TimelinePanel::setProblem(const QString& text)
 {
     m_problem->setText(text);
     m_problem->setVisible(!text.isEmpty());
+    fitHeader();
 }
 
 QString TimelinePanel::describeAt(const QPoint& pos) const

@@ -6,6 +6,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <cmath>
 #include <qcustomplot.h>
 
 namespace warpscope::ui {
@@ -93,6 +95,7 @@ void SweepDialog::start()
             if (!outcome.status)
                 return outcome;
             outcome.device = m_context->name();
+            outcome.cuda = m_context->isCuda();
             for (long long threads = kWarp; threads <= kLargest && !*cancel; threads += kWarp) {
                 gpu::LessonLaunch lesson;
                 lesson.launch.block = {threads, 1, 1};
@@ -122,21 +125,46 @@ void SweepDialog::onFinished()
     } else if (!completed) {
         m_result->setText(tr("Cancelled after %n block size(s).", nullptr, int(m_points.size())));
     } else {
-        const auto best =
-            std::min_element(m_points.begin(), m_points.end(), [](const Point& a, const Point& b) {
-                return a.medianMs < b.medianMs;
-            });
-        m_result->setText(tr("Fastest at %1 threads per block: %2 ms (median of %3 launches) "
-                             "on %4, %5 x %6 mesh")
-                              .arg(best->threads)
-                              .arg(best->medianMs, 0, 'f', 4)
-                              .arg(kRepetitions)
-                              .arg(QString::fromStdString(outcome.device))
-                              .arg(m_params.nx)
-                              .arg(m_params.ny));
+        m_result->setText(summary(outcome));
     }
     m_progress->setValue(int(m_points.size()));
     emit finished(completed);
+}
+
+QString SweepDialog::summary(const Outcome& outcome) const
+{
+    const QString where = tr("on %1, %2 x %3 mesh")
+                              .arg(QString::fromStdString(outcome.device))
+                              .arg(m_params.nx)
+                              .arg(m_params.ny);
+    // The CPU's threads share cores and caches, not SMs: its fastest block size is noise as far
+    // as a GPU is concerned, so naming one would teach the wrong lesson.
+    if (!outcome.cuda) {
+        const Point& peak = mostOccupied();
+        return tr("Measured %1. CPU timings do not predict a GPU's: the time curve shows the "
+                  "CPU backend, not a GPU; the occupancy curve is the simulated GPU's model, "
+                  "highest (%2%) from %3 threads per block.")
+            .arg(where)
+            .arg(std::lround(peak.occupancy * 100.0))
+            .arg(peak.threads);
+    }
+    const auto best =
+        std::min_element(m_points.begin(), m_points.end(),
+                         [](const Point& a, const Point& b) { return a.medianMs < b.medianMs; });
+    return tr("Fastest at %1 threads per block: %2 ms (median of %3 launches) %4")
+        .arg(best->threads)
+        .arg(best->medianMs, 0, 'f', 4)
+        .arg(kRepetitions)
+        .arg(where);
+}
+
+const SweepDialog::Point& SweepDialog::mostOccupied() const
+{
+    // The first of equals: the smallest block that reaches the highest occupancy.
+    const auto best =
+        std::max_element(m_points.begin(), m_points.end(),
+                         [](const Point& a, const Point& b) { return a.occupancy < b.occupancy; });
+    return *best;
 }
 
 void SweepDialog::showPoints()

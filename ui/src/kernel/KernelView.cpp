@@ -35,6 +35,7 @@ protected:
     {
         QPainter painter(this);
         m_view->drawLegend(painter);
+        m_view->drawNotice(painter);
     }
 
 private:
@@ -420,6 +421,27 @@ void KernelView::drawLegend(QPainter& painter)
     const QRect bar(box.left() + 8, box.top() + 6, 14, barHeight);
     paintColourBar(painter, bar, m_colourBar, &m_stats,
                    [](double v) { return QString::number(v, 'g', 4); });
+}
+
+void KernelView::setNotice(const QString& notice)
+{
+    m_notice = notice;
+    m_legend->update();
+}
+
+void KernelView::drawNotice(QPainter& painter)
+{
+    if (m_notice.isEmpty())
+        return;
+    // Light text on a near-opaque dark box: readable over any picture, or none.
+    const QRect area = rect().adjusted(16, 16, -16, -16);
+    const int flags = Qt::AlignCenter | Qt::TextWordWrap;
+    const QRect text = painter.fontMetrics().boundingRect(area, flags, m_notice);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(QColor(0, 0, 0, 220));
+    painter.drawRoundedRect(text.adjusted(-10, -8, 10, 8), 4, 4);
+    painter.setPen(QColor(245, 245, 245));
+    painter.drawText(area, flags, m_notice);
 }
 
 void KernelView::paintGL()

@@ -1,6 +1,7 @@
 #include "warpscope/ui/KernelWorkspace.h"
 
 #include "MemcheckRerun.h"
+#include "common/Style.h"
 #include "common/ValueText.h"
 #include "warpscope/scene/KernelFile.h"
 #include "warpscope/ui/FieldWorkspace.h"
@@ -11,6 +12,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QFrame>
@@ -270,6 +272,7 @@ KernelWorkspace::KernelWorkspace(const WorkspaceServices& services, FieldWorkspa
     : KernelWorkspace(services.devices, services.window)
 {
     m_host = services.host;
+    m_field = &field;
     connect(this, &KernelWorkspace::message, this,
             [this](const QString& text) { m_host->showMessage(text, 10000); });
     setMesh(field.params());
@@ -355,7 +358,20 @@ void KernelWorkspace::chooseExample(int index)
     if (index < 0 || index >= int(examples.size()))
         return;
     m_examples->setCurrentIndex(index);
+    giveReferences(examples[index].referencesAcross);
     setSource(QString::fromStdString(examples[index].source.code), examples[index].source.shape);
+}
+
+void KernelWorkspace::giveReferences(const std::vector<gpu::GeoPoint>& across)
+{
+    if (!m_field || m_field->params().references.size() >= across.size())
+        return; // the person's own references are kept where they are enough
+    gpu::DistanceParams params = m_field->params();
+    params.references.clear();
+    for (const gpu::GeoPoint& at : across)
+        params.references.push_back({params.latMin + at.lat * (params.latMax - params.latMin),
+                                     params.lonMin + at.lon * (params.lonMax - params.lonMin)});
+    m_field->setParams(params);
 }
 
 QString KernelWorkspace::source() const
@@ -450,7 +466,16 @@ QString KernelWorkspace::openFile(const QString& path)
     if (!read.kernel)
         return read.error;
     setSource(QString::fromStdString(read.kernel->code), read.kernel->shape);
+    showOrigin(tr("Opened: %1").arg(QFileInfo(path).fileName()));
     return {};
+}
+
+void KernelWorkspace::showOrigin(const QString& origin)
+{
+    // The list names where the text came from, so a file is not taken for the example that
+    // happened to be chosen before it.
+    m_examples->setPlaceholderText(origin);
+    m_examples->setCurrentIndex(-1);
 }
 
 scene::KernelScene KernelWorkspace::currentScene() const
@@ -487,6 +512,7 @@ void KernelWorkspace::applyScene(const scene::KernelScene& kernel, const QString
     m_consentText->setText(
         tr("This scene contains a kernel from %1. Run it?").arg(QDir::toNativeSeparators(file)));
     m_consentBar->show();
+    showOrigin(tr("From the scene: %1").arg(QFileInfo(file).fileName()));
     m_status->setText(tr("Not compiled: the scene's kernel waits for Run"));
 }
 
@@ -582,6 +608,7 @@ void KernelWorkspace::startBuild()
     m_status->setText(tr("Compiling…"));
     m_view->prepareRuns(); // while the kernel compiles
     m_compileClock.start();
+    m_building = true;
     m_job.setFuture(QtConcurrent::run([source, options, cacheDir, cuda] {
         auto build = std::make_shared<KernelBuild>();
         // NVRTC's build explains the kernel (resources, PTX) on every device; the CPU runs
@@ -595,6 +622,7 @@ void KernelWorkspace::startBuild()
 
 void KernelWorkspace::buildFinished()
 {
+    m_building = false;
     if (m_awaitingConsent) {
         // Built from a source a scene's kernel has replaced: neither its messages nor its
         // sliders belong to the text shown.
@@ -605,7 +633,12 @@ void KernelWorkspace::buildFinished()
     const std::shared_ptr<KernelBuild> build = m_job.result();
     const bool cuda = m_view->cuda();
     std::vector<gpu::KernelMessage> messages = build->gpu.messages;
-    if (!cuda) {
+    // Where NVRTC found errors, the simulator's compiler finds the same ones in its own words:
+    // one compiler's account is listed, not both.
+    const bool gpuErrors = std::any_of(messages.begin(), messages.end(), [](const auto& m) {
+        return m.severity == gpu::Severity::Error;
+    });
+    if (!cuda && !gpuErrors) {
         for (const gpu::KernelMessage& m : build->cpu.messages) {
             const bool seen = std::any_of(messages.begin(), messages.end(), [&](const auto& o) {
                 return o.line == m.line && o.text == m.text;
@@ -615,7 +648,7 @@ void KernelWorkspace::buildFinished()
         }
         if (!build->cpu.ok && build->cpu.messages.empty())
             messages.push_back({gpu::Severity::Error, 0, 0, build->cpuStatus.message()});
-    } else if (!build->gpu.ok && build->gpu.messages.empty()) {
+    } else if (cuda && !build->gpu.ok && build->gpu.messages.empty()) {
         messages.push_back({gpu::Severity::Error, 0, 0, build->gpuStatus.message()});
     }
     if (!gpu::nvrtcAvailable())
@@ -636,6 +669,7 @@ void KernelWorkspace::buildFinished()
     }
     const double ms = cuda ? build->gpu.compileMs : build->cpu.compileMs;
     const bool cached = cuda ? build->gpu.fromCache : build->cpu.fromCache;
+    m_view->setNotice({});
     if (ok) {
         const QString text = tr("Compiled in %1 ms (%2)")
                                  .arg(ms, 0, 'f', 0)
@@ -649,6 +683,12 @@ void KernelWorkspace::buildFinished()
             rebuildSliders(cuda ? build->gpu.params : build->cpu.params);
         m_view->setValues(m_values);
         m_view->setBuild(build);
+    } else if (!cuda && build->gpu.ok) {
+        // NVRTC took it, so the kernel is right; the simulator lacks what it uses.
+        const QString text =
+            tr("Compiled for the GPU; cannot run on the CPU simulator: %1").arg(m_buildProblem);
+        m_status->setText(text);
+        m_view->setNotice(text);
     } else {
         m_status->setText(tr("Not compiled: the last good kernel keeps drawing"));
     }
@@ -667,7 +707,7 @@ void KernelWorkspace::showMessages(const std::vector<gpu::KernelMessage>& messag
         const bool error = m.severity == gpu::Severity::Error;
         const QString where = m.line > 0 ? tr("Line %1: ").arg(m.line) : QString();
         auto* item = new QListWidgetItem(where + QString::fromStdString(m.text), m_messages);
-        item->setForeground(error ? QColor(220, 50, 47) : QColor(200, 130, 0));
+        item->setForeground(error ? kErrorColour : kWarningColour);
         if (m.line > 0)
             m_editor->markerAdd(m.line - 1, error ? kErrorMarker : kWarningMarker);
     }
@@ -683,7 +723,7 @@ void KernelWorkspace::showRunProblem(const QString& problem)
         return;
     auto* item = new QListWidgetItem(tr("Run failed: %1").arg(problem));
     item->setData(Qt::UserRole, true);
-    item->setForeground(QColor(220, 50, 47));
+    item->setForeground(kErrorColour);
     item->setToolTip(problem);
     m_messages->insertItem(0, item);
     m_status->setText(tr("Run failed; the picture keeps the last good run"));
@@ -755,7 +795,7 @@ void KernelWorkspace::showMemcheck(const gpu::MemcheckReport& report, const QStr
         item->setToolTip(text);
         m_messages->insertItem(row++, item);
     };
-    const QColor red(220, 50, 47), plain = palette().color(QPalette::Text);
+    const QColor red = kErrorColour, plain = palette().color(QPalette::Text);
     for (const gpu::MemcheckFinding& finding : report.findings) {
         add(tr("memcheck: %1").arg(QString::fromStdString(finding.summary())), red);
         if (finding.userLine() > 0)
@@ -789,7 +829,7 @@ void KernelWorkspace::showNonFinite(const gpu::KernelRun& run)
     const QString text = nonFiniteText(run.stats.nonFinite);
     auto* item = new QListWidgetItem(text);
     item->setData(Qt::UserRole, true); // a run's note: the next run replaces it
-    item->setForeground(QColor(200, 130, 0));
+    item->setForeground(kWarningColour);
     m_messages->insertItem(0, item);
     emit message(tr("Kernel: %1").arg(text));
 }

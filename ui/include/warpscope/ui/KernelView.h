@@ -69,6 +69,8 @@ public:
     }
     // How many frames ran a kernel successfully (for tests and the screenshot's wait).
     int framesDrawn() const { return m_framesDrawn; }
+    // Nothing waits to be run or drawn: the picture is the latest build's on the latest mesh.
+    bool frameSettled() const { return !m_dirty && !m_running; }
     // The longest a run may take before it is stopped (Options, default 2000 ms).
     void setTimeoutMs(double timeoutMs);
     double timeoutMs() const { return m_args.timeoutMs; }
@@ -76,6 +78,10 @@ public:
     bool running() const { return m_running; }
     // Why the last run failed (empty when it succeeded).
     QString lastProblem() const { return m_lastProblem; }
+    // A sentence written over the picture, such as why the CPU cannot run a kernel that
+    // compiled for the GPU; empty removes it.
+    void setNotice(const QString& notice);
+    QString notice() const { return m_notice; }
     // Ends the run in flight, and the process running it; the picture keeps the last good run.
     void stopRun();
     // The last run's kernel, launch and values, to run again under memcheck.
@@ -105,6 +111,7 @@ private:
     // The mesh node under a point of the view, when there is a picture there.
     bool nodeAt(QPointF pos, int& row, int& col) const;
     void drawLegend(QPainter& painter);
+    void drawNotice(QPainter& painter);
     void runKernel();
     // Copies a run's answer into the GL buffers and says how it went (GL current).
     void finishRun();
@@ -130,6 +137,7 @@ private:
     std::unique_ptr<QSocketNotifier> m_answer; // the runner's socket, while a run is waited for
     QTimer m_deadline;                         // the run's timeout, single shot
     QString m_lastProblem;
+    QString m_notice;
     gpu::FieldStats m_stats;
     QImage m_colourBar;
     Legend* m_legend;

@@ -82,7 +82,7 @@ public:
     // Compiles now (Ctrl+Enter, Compile, the bar's Run, --trust-kernel): the person's word
     // for a scene's kernel.
     void compileNow();
-    bool busy() const { return m_job.isRunning() || m_again; }
+    bool busy() const { return m_building || m_again; }
     // Why the latest build failed (its first error), empty when it compiled.
     QString buildProblem() const { return m_buildProblem; }
     KernelView* view() const { return m_view; }
@@ -118,6 +118,8 @@ private:
     QHBoxLayout* makeRunBar();
     // Puts code in the editor as no typing does: it is not the person's word.
     void showSource(const QString& code, gpu::KernelShape shape);
+    void showOrigin(const QString& origin);
+    void giveReferences(const std::vector<gpu::GeoPoint>& across);
     // The editor's text changed: compiled after a pause, unless a scene put it there.
     void sourceEdited();
     // Compiles unless a scene's kernel waits for the person's word.
@@ -170,8 +172,12 @@ private:
     // Edit to pixels: from the compile's start to the first frame of its build.
     QElapsedTimer m_compileClock;
     bool m_awaitingPicture = false;
+    // From a build's start until its result is shown: the job's own state turns false before
+    // its result reaches buildFinished.
+    bool m_building = false;
     bool m_contextKnown = false;
-    WorkspaceHost* m_host = nullptr; // in the main window
+    WorkspaceHost* m_host = nullptr;   // in the main window
+    FieldWorkspace* m_field = nullptr; // whose mesh and references the kernels draw on
 };
 
 } // namespace warpscope::ui

@@ -7,6 +7,7 @@
 
 #include <QMainWindow>
 #include <QMap>
+#include <QPixmap>
 #include <QTimer>
 #include <optional>
 #include <vector>
@@ -117,6 +118,9 @@ public:
     // failed once taken.
     QString failureText() const;
     bool readyForPicture() const;
+    // The window as it is drawn now, its widgets laid out for the texts they were last given
+    // (the status bar's labels among them), for --screenshot and Save Screenshot.
+    QPixmap picture();
     QString failureAfterPicture() const;
 
     void showWorkspace(Workspace& workspace) override;

@@ -48,9 +48,13 @@ private:
     {
         gpu::Status status;
         std::string device;
+        bool cuda = false;
     };
     void onFinished();
     void showPoints();
+    QString summary(const Outcome& outcome) const;
+    // The smallest block of the highest occupancy.
+    const Point& mostOccupied() const;
 
     gpu::DistanceParams m_params;
     std::shared_ptr<gpu::DevicePool> m_devices;

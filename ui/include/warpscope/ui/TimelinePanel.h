@@ -12,6 +12,7 @@ class QCustomPlot;
 class QLabel;
 class QPushButton;
 class QSpinBox;
+class QToolButton;
 
 namespace warpscope::ui {
 
@@ -37,6 +38,12 @@ public:
     void setCupti(bool on);
     bool cupti() const;
     bool frozen() const;
+    // Hidden, the timeline is a one-line header (its buttons) that keeps recording; a
+    // laptop's short window starts that way.
+    void setLanesShown(bool shown);
+    bool lanesShown() const;
+    // The panel's height that gives every lane shown a row its name fits in.
+    int lanesHeight() const;
     // Shows every span kept, or keeps following the newest ones.
     void fitAll();
     // Fits the view to the spans that lie within this stretch of the timeline's clock
@@ -56,6 +63,7 @@ public:
 signals:
     // A message for the status bar: an export, or a problem recording spans.
     void message(const QString& text);
+    void lanesShownChanged(bool shown);
 
 public slots:
     // Problems the devices report while recording, shown under the plot.
@@ -65,6 +73,9 @@ private:
     void showSnapshot(gpu::TimelineSnapshot snapshot);
     void exportWithDialog(bool json);
     void onMouseMove(QMouseEvent* event);
+    void fitHeader();
+    // The plot's height that gives this many lanes rows their names fit in.
+    int heightForLanes(int lanes) const;
 
     std::shared_ptr<gpu::Timeline> m_timeline;
     QCustomPlot* m_plot;
@@ -76,6 +87,7 @@ private:
     QLabel* m_cuptiNote;
     QLabel* m_summary;
     QLabel* m_problem;
+    QToolButton* m_lanes;
     QTimer m_poll;
     gpu::TimelineSnapshot m_shown;
     std::vector<int> m_rowOfLane; // -1 for lanes without spans

@@ -64,6 +64,10 @@ struct KernelExample
     std::string name;
     std::string description;
     KernelSource source;
+    // The reference points the example needs to show anything, as fractions (0 to 1) of the
+    // mesh's latitude and longitude spans; empty when any scene will do. A scene with fewer
+    // references takes these.
+    std::vector<GeoPoint> referencesAcross = {};
 };
 
 // The three templates first (per node, whole kernel, the built-in haversine as editable
