@@ -52,6 +52,7 @@ struct RunnerRequest
     std::vector<float> params;
     std::uint32_t grid[3] = {1, 1, 1};
     std::uint32_t block[3] = {1, 1, 1};
+    std::uint64_t sharedBytes = 0; // dynamic shared memory per block
     std::int32_t pitch = 0, nx = 0, ny = 0;
     std::uint32_t smCount = 1; // the SM count the teaching record's SM ids use on the CPU
     std::uint64_t elementCount = 0;

@@ -237,6 +237,7 @@ bool sendRequest(int socket, const RunnerRequest& r, int fd)
     w.putFloats(r.params);
     w.put(r.grid);
     w.put(r.block);
+    w.put(r.sharedBytes);
     w.put(r.pitch);
     w.put(r.nx);
     w.put(r.ny);
@@ -261,11 +262,11 @@ bool receiveRequest(int socket, RunnerRequest& r, int& fd)
     Reader in(payload);
     const bool ok = in.get(r.target) && in.getString(r.program) && in.getString(r.entry) &&
                     in.get(r.mesh) && in.get(r.refs) && in.getFloats(r.params) && in.get(r.grid) &&
-                    in.get(r.block) && in.get(r.pitch) && in.get(r.nx) && in.get(r.ny) &&
-                    in.get(r.smCount) && in.get(r.elementCount) && in.get(r.statsOffset) &&
-                    in.get(r.withOwners) && in.get(r.threads) && in.get(r.output.kind) &&
-                    in.get(r.output.generation) && in.get(r.output.bytes) &&
-                    in.get(r.output.ipcHandle) && in.done();
+                    in.get(r.block) && in.get(r.sharedBytes) && in.get(r.pitch) && in.get(r.nx) &&
+                    in.get(r.ny) && in.get(r.smCount) && in.get(r.elementCount) &&
+                    in.get(r.statsOffset) && in.get(r.withOwners) && in.get(r.threads) &&
+                    in.get(r.output.kind) && in.get(r.output.generation) &&
+                    in.get(r.output.bytes) && in.get(r.output.ipcHandle) && in.done();
     if (!ok && fd >= 0) {
         ::close(fd);
         fd = -1;
