@@ -390,6 +390,12 @@ unsigned long long abiWarpOp(int op, unsigned mask, unsigned long long value, in
     return simulatedWarpOp(WarpOp(op), mask, value, arg, width, line);
 }
 
+void abiPrint(void* run, const unsigned block[3], const unsigned thread[3], const char* text,
+              unsigned long long length)
+{
+    static_cast<SimulatedRun*>(run)->print(block, thread, std::string(text, length));
+}
+
 } // namespace
 
 SimulatedRun::SimulatedRun()
@@ -398,6 +404,28 @@ SimulatedRun::SimulatedRun()
     m_runtime.runBlock = &abiRunBlock;
     m_runtime.syncThreads = &abiSyncThreads;
     m_runtime.warpOp = &abiWarpOp;
+    m_runtime.print = &abiPrint;
+}
+
+void SimulatedRun::print(const unsigned block[3], const unsigned thread[3], std::string text)
+{
+    std::lock_guard lock(m_mutex);
+    if (m_lines.size() >= kMaxPrintLines || m_printBytes + text.size() > kMaxPrintedBytes) {
+        ++m_dropped;
+        return;
+    }
+    m_printBytes += text.size();
+    KernelPrintLine& line = m_lines.emplace_back();
+    std::copy(block, block + 3, line.block);
+    std::copy(thread, thread + 3, line.thread);
+    line.text = std::move(text);
+}
+
+std::vector<KernelPrintLine> SimulatedRun::takePrintLines(std::uint64_t& dropped)
+{
+    std::lock_guard lock(m_mutex);
+    dropped = m_dropped;
+    return std::move(m_lines);
 }
 
 std::string SimulatedRun::message() const

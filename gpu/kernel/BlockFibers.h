@@ -13,6 +13,7 @@
 #include <atomic>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace warpscope::gpu {
 
@@ -30,12 +31,20 @@ public:
     std::string message() const;
     // Keeps the first message.
     void fail(std::string message);
+    // Keeps a thread's printf while there is room (kMaxPrintLines, kMaxPrintedBytes); counts it
+    // otherwise.
+    void print(const unsigned block[3], const unsigned thread[3], std::string text);
+    // The lines kept, and how many were not.
+    std::vector<KernelPrintLine> takePrintLines(std::uint64_t& dropped);
 
 private:
     KernelAbiRuntime m_runtime{};
     std::atomic<bool> m_failed{false};
     mutable std::mutex m_mutex;
     std::string m_message;
+    std::vector<KernelPrintLine> m_lines;
+    std::uint64_t m_printBytes = 0;
+    std::uint64_t m_dropped = 0;
 };
 
 // Runs the block's blockDim threads, thread(arg, linear index), as fibers on the calling

@@ -22,6 +22,7 @@ struct WsRuntime {
     bool (*runBlock)(void*, const unsigned*, const unsigned*, void (*)(void*, unsigned), void*);
     int (*syncThreads)(int, int, unsigned);
     unsigned long long (*warpOp)(int, unsigned, unsigned long long, int, int, unsigned);
+    void (*print)(void*, const unsigned*, const unsigned*, const char*, unsigned long long);
 };
 static thread_local const WsRuntime* ws_runtime;
 inline int ws_sync(int op, int predicate, unsigned line)
@@ -177,6 +178,34 @@ inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(unsigned(x)); }
 #define __align__(n) __attribute__((aligned(n)))
 static thread_local unsigned char ws_dynamic_shared[WS_MAX_DYNAMIC_SHARED] __attribute__((aligned(16)));
 #define __shared__ static thread_local
+
+// --- printf: each call one line of the run's list, with its block and thread, and the
+// runner's standard output as before (what the kernel printed, in order)
+inline int ws_printf(const char* format, ...) __attribute__((format(printf, 1, 2)));
+inline int ws_printf(const char* format, ...)
+{
+    char text[1024];
+    va_list args;
+    va_start(args, format);
+    const int length = std::vsnprintf(text, sizeof text, format, args);
+    va_end(args);
+    if (length < 0)
+        return length;
+    std::string whole(text, std::min<std::size_t>(std::size_t(length), sizeof text - 1));
+    if (std::size_t(length) >= sizeof text) {
+        whole.resize(std::size_t(length) + 1);
+        va_start(args, format);
+        std::vsnprintf(&whole[0], whole.size(), format, args);
+        va_end(args);
+        whole.resize(std::size_t(length));
+    }
+    const unsigned block[3] = {blockIdx.x, blockIdx.y, blockIdx.z};
+    const unsigned thread[3] = {threadIdx.x, threadIdx.y, threadIdx.z};
+    ws_runtime->print(ws_runtime->run, block, thread, whole.data(), whole.size());
+    std::fwrite(whole.data(), 1, whole.size(), stdout);
+    return length;
+}
+#define printf(...) ws_printf(__VA_ARGS__)
 
 // --- Cooperative groups (the block and its tiles of up to a warp)
 namespace cooperative_groups {

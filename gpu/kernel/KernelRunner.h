@@ -72,8 +72,10 @@ struct RunnerReply
     double kernelMs = 0.0;
     double startMs = 0.0, stopMs = 0.0; // the kernel's span, from the request's arrival
     std::uint64_t outOfBounds = 0;
-    float lo = 0.0f, hi = 0.0f;  // the finite values' range
-    std::uint64_t nonFinite = 0; // the nodes written NaN or infinite
+    float lo = 0.0f, hi = 0.0f;              // the finite values' range
+    std::uint64_t nonFinite = 0;             // the nodes written NaN or infinite
+    std::vector<KernelPrintLine> printLines; // the simulator's printf calls
+    std::uint64_t printLinesDropped = 0;
 };
 
 // Offset of the owners' words in a RunnerOutput.

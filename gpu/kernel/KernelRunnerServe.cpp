@@ -119,9 +119,12 @@ public:
         });
         // A line without its newline is still the run's (the app reads them after the reply).
         std::fflush(stdout);
-        if (simulated.failed())
-            return failed(simulated.message());
         RunnerReply reply;
+        reply.printLines = simulated.takePrintLines(reply.printLinesDropped);
+        if (simulated.failed()) {
+            reply.message = simulated.message();
+            return reply;
+        }
         reply.ok = true;
         reply.kernelMs =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)

@@ -52,6 +52,8 @@ struct KernelAbiRuntime
     int (*syncThreads)(int op, int predicate, unsigned line);
     unsigned long long (*warpOp)(int op, unsigned mask, unsigned long long value, int arg,
                                  int width, unsigned line);
+    void (*print)(void* run, const unsigned block[3], const unsigned thread[3], const char* text,
+                  unsigned long long length);
 };
 // What the simulator's library takes for a range of blocks (KernelWrap.cpp's ws_run_blocks).
 struct KernelAbiLaunch

@@ -17,8 +17,10 @@ const char* kCpuPrelude = R"(#include <math.h>
 #include <regex>
 #include <cstddef>
 #include <algorithm>
+#include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <ctime>
 #define __global__
 #define __device__

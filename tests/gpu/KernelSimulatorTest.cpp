@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <iterator>
@@ -51,7 +52,7 @@ protected:
     // Runs the fixture on an nx x ny field (every node -1 before) with the launch; a failed
     // build or run is the returned Status.
     Status run(const std::string& name, int nx, int ny, Dim3 grid, Dim3 block, Field& field,
-               long long sharedBytes = 0)
+               long long sharedBytes = 0, KernelRun* kernelRun = nullptr)
     {
         SimulatorBuild build;
         if (Status s =
@@ -71,7 +72,8 @@ protected:
         args.timeoutMs = 60000.0;
         field.mesh = args.mesh;
         field.values.assign(layoutFor(args.mesh).elementCount(), -1.0f);
-        return runUserKernel(*m_context, {}, build, args, BufferView<float>::host(field.values));
+        return runUserKernel(*m_context, {}, build, args, BufferView<float>::host(field.values),
+                             kernelRun);
     }
 
     TempDir m_dir;
@@ -303,6 +305,30 @@ TEST_F(SimulatorKernels, CooperativeGroupsBlockAndTiles)
         EXPECT_EQ(field.at(b, 24), float(total)) << b;
         EXPECT_EQ(field.at(b, 25), float(voteInput(128ll * b + 3))) << b;
     }
+}
+
+// Each printf is a line with its block and thread; past 1000 lines the rest are counted.
+TEST_F(SimulatorKernels, PrintfIsCollectedPerThread)
+{
+    Field field;
+    KernelRun printed;
+    ASSERT_TRUE(run("printf_threads.cu", 8, 8, {2, 1, 1}, {4, 2, 1}, field, 0, &printed).ok());
+    ASSERT_EQ(printed.printLines.size(), 16u);
+    EXPECT_EQ(printed.printLinesDropped, 0);
+    std::vector<std::string> seen;
+    for (const KernelPrintLine& line : printed.printLines) {
+        const unsigned t = line.thread[1] * 4 + line.thread[0];
+        char expected[80];
+        std::snprintf(expected, sizeof expected, "block %u thread %u value %.2f\n", line.block[0],
+                      t, 0.25 * t);
+        EXPECT_EQ(line.text, expected);
+        seen.push_back(line.text);
+    }
+    std::sort(seen.begin(), seen.end());
+    EXPECT_EQ(std::unique(seen.begin(), seen.end()), seen.end()) << "a thread printed twice";
+    ASSERT_TRUE(run("printf_threads.cu", 8, 8, {300, 1, 1}, {4, 2, 1}, field, 0, &printed).ok());
+    EXPECT_EQ(printed.printLines.size(), 1000u);
+    EXPECT_EQ(printed.printLinesDropped, 300 * 8 - 1000);
 }
 
 // --- Kernels that cannot finish ----------------------------------------------------------
