@@ -111,7 +111,8 @@ public:
 
 private:
     static void entry();
-    void yield() { ::swapcontext(&m_fibers[m_current].context, &m_main); }
+    void yield() { switchFrom(&m_fibers[m_current].context); }
+    void switchFrom(ucontext_t* from);
     void release(unsigned thread, unsigned long long result);
     void threadEnded();
     void checkBarrierSkipped();
@@ -148,7 +149,24 @@ void Block::entry()
     Block& block = *t_block;
     block.m_thread(block.m_arg, block.m_current);
     block.threadEnded();
-    ::setcontext(&block.m_main);
+    block.switchFrom(nullptr);
+}
+
+// To the next ready thread directly (half the switches of going through the block's loop),
+// or back to the loop when none is ready or the run has failed. from: where the current
+// thread goes on, or null when it has ended.
+void Block::switchFrom(ucontext_t* from)
+{
+    const ucontext_t* to = &m_main;
+    if (!m_failed && !m_ready.empty() && !m_run.failed()) {
+        m_current = m_ready.front();
+        m_ready.pop_front();
+        to = &m_fibers[m_current].context;
+    }
+    if (from)
+        ::swapcontext(from, to);
+    else
+        ::setcontext(to);
 }
 
 bool Block::run(StackPool& stacks)
@@ -168,18 +186,15 @@ bool Block::run(StackPool& stacks)
         m_ready.push_back(i);
     }
     m_live = m_threads;
-    while (m_live > 0) {
-        if (m_run.failed())
-            return false;
-        if (m_ready.empty()) {
-            fail("its threads wait for each other for ever: " + describeWaits());
-            return false;
-        }
-        m_current = m_ready.front();
-        m_ready.pop_front();
-        ::swapcontext(&m_main, &m_fibers[m_current].context);
-        if (m_failed)
-            return false;
+    m_current = m_ready.front();
+    m_ready.pop_front();
+    // Back here when no thread is ready: all ended, the run failed, or the rest wait for ever.
+    ::swapcontext(&m_main, &m_fibers[m_current].context);
+    if (m_failed || m_run.failed())
+        return false;
+    if (m_live > 0) {
+        fail("its threads wait for each other for ever: " + describeWaits());
+        return false;
     }
     return true;
 }

@@ -201,9 +201,14 @@ inline int ws_printf(const char* format, ...)
     }
     const unsigned block[3] = {blockIdx.x, blockIdx.y, blockIdx.z};
     const unsigned thread[3] = {threadIdx.x, threadIdx.y, threadIdx.z};
-    ws_runtime->print(ws_runtime->run, block, thread, whole.data(), whole.size());
+    if (ws_runtime) // null in code run at the library's load, outside any kernel's thread
+        ws_runtime->print(ws_runtime->run, block, thread, whole.data(), whole.size());
     std::fwrite(whole.data(), 1, whole.size(), stdout);
     return length;
+}
+// std::printf( becomes std::ws_printf( too.
+namespace std {
+using ::ws_printf;
 }
 #define printf(...) ws_printf(__VA_ARGS__)
 
