@@ -15,6 +15,12 @@
 // --variants FILE.csv: the Kernel workspace's variants table for the per-node template (or
 // --source FILE.cu, its first line naming its shape as the workspace saves it), written as CSV.
 //   warpscope-kernel-bench --variants FILE.csv [--source FILE.cu] [--size N] [--runs R] [--cpu]
+//
+// --launch: a whole kernel's file (--source) with the given grid and block (and dynamic shared
+// bytes), at N x N: the median of its own times (bench/sim-kernels.sh runs the simulator's
+// classic kernels so).
+//   warpscope-kernel-bench --launch X,Y,Z/X,Y,Z[/BYTES] --source FILE.cu [--size N] [--runs R]
+//   [--cpu]
 #include "Help.h"
 #include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/Distance.h"
@@ -287,14 +293,17 @@ const char* const kUsage =
     "usage: warpscope-kernel-bench [--size N] [--refs K] [--runs R] [--cpu]\n"
     "       warpscope-kernel-bench --slider [--size N] [--runs R] [--view WxH]\n"
     "       warpscope-kernel-bench --variants FILE.csv [--source FILE.cu] [--size N] [--runs R] "
-    "[--cpu]\n";
+    "[--cpu]\n"
+    "       warpscope-kernel-bench --launch X,Y,Z/X,Y,Z[/BYTES] --source FILE.cu [--size N] "
+    "[--runs R] [--cpu]\n";
 
 int main(int argc, char** argv)
 {
     if (warpscope::bench::asksForHelp(argc, argv))
         return warpscope::bench::printUsage(kUsage, true);
     int size = 4096, refs = 1, runs = 20, viewWidth = 1600, viewHeight = 1000;
-    bool cpu = false, slider = false;
+    bool cpu = false, slider = false, launch = false;
+    LaunchConfig config;
     std::string variantsCsv, sourcePath;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -317,9 +326,16 @@ int main(int argc, char** argv)
             variantsCsv = argv[++i];
         else if (arg == "--source" && value)
             sourcePath = argv[++i];
+        else if (arg == "--launch" && value &&
+                 std::sscanf(argv[++i], "%lld,%lld,%lld/%lld,%lld,%lld/%lld", &config.grid.x,
+                             &config.grid.y, &config.grid.z, &config.block.x, &config.block.y,
+                             &config.block.z, &config.sharedBytes) >= 6)
+            launch = true;
         else
             return warpscope::bench::printUsage(kUsage, false);
     }
+    if (launch && sourcePath.empty())
+        return warpscope::bench::printUsage(kUsage, false);
     if (size < 2 || size > kMaxMeshAxis || refs < 1 || refs > kMaxReferencePoints || runs < 1) {
         std::fprintf(stderr, "warpscope-kernel-bench: size 2..%d, refs 1..%d, runs >= 1\n",
                      kMaxMeshAxis, kMaxReferencePoints);
@@ -351,6 +367,16 @@ int main(int argc, char** argv)
             {29.0 + 2.0 * i / refs, 99.0 + 2.0 * ((i * 7) % refs) / refs});
     if (!variantsCsv.empty())
         return cleanUp(runVariants(*context, variantsSource, args, runs, variantsCsv, cacheDir));
+    if (launch) {
+        args.launch = config;
+        args.timeoutMs = 600000.0;
+        double ms = 0.0;
+        if (!timeUser(*context, variantsSource, args, runs, ms, cacheDir))
+            return cleanUp(1);
+        std::printf("%s, %dx%d, median of %d: %10.3f ms\n", sourcePath.c_str(), size, size, runs,
+                    ms);
+        return cleanUp(0);
+    }
     std::printf("%s, %dx%d, %d reference(s), median of %d\n", context->name().c_str(), size, size,
                 refs, runs);
     double builtIn = 0.0;

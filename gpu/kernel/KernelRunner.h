@@ -52,6 +52,7 @@ struct RunnerRequest
     std::vector<float> params;
     std::uint32_t grid[3] = {1, 1, 1};
     std::uint32_t block[3] = {1, 1, 1};
+    std::uint64_t sharedBytes = 0; // dynamic shared memory per block
     std::int32_t pitch = 0, nx = 0, ny = 0;
     std::uint32_t smCount = 1; // the SM count the teaching record's SM ids use on the CPU
     std::uint64_t elementCount = 0;
@@ -71,8 +72,10 @@ struct RunnerReply
     double kernelMs = 0.0;
     double startMs = 0.0, stopMs = 0.0; // the kernel's span, from the request's arrival
     std::uint64_t outOfBounds = 0;
-    float lo = 0.0f, hi = 0.0f;  // the finite values' range
-    std::uint64_t nonFinite = 0; // the nodes written NaN or infinite
+    float lo = 0.0f, hi = 0.0f;              // the finite values' range
+    std::uint64_t nonFinite = 0;             // the nodes written NaN or infinite
+    std::vector<KernelPrintLine> printLines; // the simulator's printf calls
+    std::uint64_t printLinesDropped = 0;
 };
 
 // Offset of the owners' words in a RunnerOutput.

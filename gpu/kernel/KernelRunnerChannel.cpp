@@ -90,6 +90,19 @@ private:
     std::size_t m_at = 0;
 };
 
+// At most kMaxPrintLines, each as the runner wrote it.
+bool getPrintLines(Reader& in, std::vector<KernelPrintLine>& lines)
+{
+    std::uint64_t count = 0;
+    if (!in.get(count) || count > kMaxPrintLines)
+        return false;
+    lines.resize(count);
+    for (KernelPrintLine& line : lines)
+        if (!in.get(line.block) || !in.get(line.thread) || !in.getString(line.text))
+            return false;
+    return true;
+}
+
 bool writeAll(int socket, const char* data, std::size_t size)
 {
     while (size > 0) {
@@ -237,6 +250,7 @@ bool sendRequest(int socket, const RunnerRequest& r, int fd)
     w.putFloats(r.params);
     w.put(r.grid);
     w.put(r.block);
+    w.put(r.sharedBytes);
     w.put(r.pitch);
     w.put(r.nx);
     w.put(r.ny);
@@ -261,11 +275,11 @@ bool receiveRequest(int socket, RunnerRequest& r, int& fd)
     Reader in(payload);
     const bool ok = in.get(r.target) && in.getString(r.program) && in.getString(r.entry) &&
                     in.get(r.mesh) && in.get(r.refs) && in.getFloats(r.params) && in.get(r.grid) &&
-                    in.get(r.block) && in.get(r.pitch) && in.get(r.nx) && in.get(r.ny) &&
-                    in.get(r.smCount) && in.get(r.elementCount) && in.get(r.statsOffset) &&
-                    in.get(r.withOwners) && in.get(r.threads) && in.get(r.output.kind) &&
-                    in.get(r.output.generation) && in.get(r.output.bytes) &&
-                    in.get(r.output.ipcHandle) && in.done();
+                    in.get(r.block) && in.get(r.sharedBytes) && in.get(r.pitch) && in.get(r.nx) &&
+                    in.get(r.ny) && in.get(r.smCount) && in.get(r.elementCount) &&
+                    in.get(r.statsOffset) && in.get(r.withOwners) && in.get(r.threads) &&
+                    in.get(r.output.kind) && in.get(r.output.generation) &&
+                    in.get(r.output.bytes) && in.get(r.output.ipcHandle) && in.done();
     if (!ok && fd >= 0) {
         ::close(fd);
         fd = -1;
@@ -286,6 +300,13 @@ bool sendReply(int socket, const RunnerReply& r)
     w.put(r.lo);
     w.put(r.hi);
     w.put(r.nonFinite);
+    w.put(std::uint64_t(r.printLines.size()));
+    for (const KernelPrintLine& line : r.printLines) {
+        w.put(line.block);
+        w.put(line.thread);
+        w.putString(line.text);
+    }
+    w.put(r.printLinesDropped);
     return sendFrame(socket, kReply, w.bytes(), -1);
 }
 
@@ -301,7 +322,8 @@ bool receiveReply(int socket, double deadlineMs, RunnerReply& r, bool& timedOut)
     std::uint8_t ok = 0, lost = 0;
     const bool read = in.get(ok) && in.getString(r.message) && in.get(lost) && in.get(r.kernelMs) &&
                       in.get(r.startMs) && in.get(r.stopMs) && in.get(r.outOfBounds) &&
-                      in.get(r.lo) && in.get(r.hi) && in.get(r.nonFinite) && in.done();
+                      in.get(r.lo) && in.get(r.hi) && in.get(r.nonFinite) &&
+                      getPrintLines(in, r.printLines) && in.get(r.printLinesDropped) && in.done();
     r.ok = ok != 0;
     r.runnerEnds = lost != 0;
     return read;

@@ -406,6 +406,7 @@ RunnerRequest runnerRequest(const KernelArgs& args, const LaunchConfig& launch)
     r.grid[2] = std::uint32_t(launch.grid.z);
     r.block[0] = std::uint32_t(launch.block.x), r.block[1] = std::uint32_t(launch.block.y),
     r.block[2] = std::uint32_t(launch.block.z);
+    r.sharedBytes = std::uint64_t(std::max(0ll, launch.sharedBytes));
     r.pitch = layout.pitch;
     r.nx = args.mesh.nx;
     r.ny = args.mesh.ny;

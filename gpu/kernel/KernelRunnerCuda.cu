@@ -129,7 +129,8 @@ Status queue(RunnerCuda& r, const RunnerRequest& request, char* output)
     WS_CUDA_TRY(cudaMemsetAsync(r.counters, 0, sizeof(unsigned long long), r.stream));
     WS_CUDA_TRY(cudaEventRecord(r.start, r.stream));
     WS_CU_TRY(d.launchKernel(r.entry, request.grid[0], request.grid[1], request.grid[2],
-                             request.block[0], request.block[1], request.block[2], 0, r.stream,
+                             request.block[0], request.block[1], request.block[2],
+                             unsigned(request.sharedBytes), r.stream,
                              kernelArgs, nullptr));
     WS_CUDA_TRY(cudaEventRecord(r.stop, r.stream));
     void* initArgs[] = {&minmax, &nonFinite};

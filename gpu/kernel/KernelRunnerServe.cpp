@@ -1,6 +1,7 @@
 // The runner's side: reads requests, runs users' kernels, answers. What the kernel does to this
 // process (a crash, a poisoned CUDA context, a loop that never ends) costs this process only;
 // the app sees the socket close or the deadline pass and says why.
+#include "kernel/BlockFibers.h"
 #include "kernel/KernelRunner.h"
 #include "kernel/RunnerSandbox.h"
 #include "runtime/ThreadPool.h"
@@ -70,6 +71,10 @@ class CpuRunner
 public:
     RunnerReply run(const RunnerRequest& request, void* output)
     {
+        if (request.sharedBytes > kSimulatorMaxDynamicShared)
+            return failed("The launch asks for " + std::to_string(request.sharedBytes) +
+                          " bytes of dynamic shared memory; a block has at most " +
+                          std::to_string(kSimulatorMaxDynamicShared) + " (227 KiB)");
         RunBlocks runBlocks = load(request.program);
         if (!runBlocks)
             return failed(m_loadError);
@@ -104,6 +109,9 @@ public:
         abi.params = request.params.data();
         std::copy(std::begin(request.grid), std::end(request.grid), abi.grid);
         std::copy(std::begin(request.block), std::end(request.block), abi.block);
+        SimulatedRun simulated;
+        abi.runtime = simulated.runtime();
+        abi.dynamicSharedBytes = request.sharedBytes;
         const auto start = std::chrono::steady_clock::now();
         const std::size_t blocks = std::size_t(request.grid[0]) * request.grid[1] * request.grid[2];
         m_pool->parallelFor(blocks, [&](std::size_t first, std::size_t last, unsigned) {
@@ -112,6 +120,11 @@ public:
         // A line without its newline is still the run's (the app reads them after the reply).
         std::fflush(stdout);
         RunnerReply reply;
+        reply.printLines = simulated.takePrintLines(reply.printLinesDropped);
+        if (simulated.failed()) {
+            reply.message = simulated.message();
+            return reply;
+        }
         reply.ok = true;
         reply.kernelMs =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)

@@ -39,6 +39,22 @@ struct KernelAbiOut
     int pitch, nx, ny;
     unsigned smCount; // the simulator's SM ids are block % smCount
 };
+// The CUDA execution model the simulator's library calls back into (BlockFibers.h), as plain
+// function pointers: the library is built from a string and links nothing of the runner's.
+// runBlock runs a block's threads (thread(arg, linear index)) as fibers that meet at barriers;
+// it returns false when the run has failed (this block or another). syncThreads and warpOp are
+// called from inside those threads.
+struct KernelAbiRuntime
+{
+    void* run;
+    bool (*runBlock)(void* run, const unsigned block[3], const unsigned blockDim[3],
+                     void (*thread)(void* arg, unsigned linear), void* arg);
+    int (*syncThreads)(int op, int predicate, unsigned line);
+    unsigned long long (*warpOp)(int op, unsigned mask, unsigned long long value, int arg,
+                                 int width, unsigned line);
+    void (*print)(void* run, const unsigned block[3], const unsigned thread[3], const char* text,
+                  unsigned long long length);
+};
 // What the simulator's library takes for a range of blocks (KernelWrap.cpp's ws_run_blocks).
 struct KernelAbiLaunch
 {
@@ -48,7 +64,22 @@ struct KernelAbiLaunch
     const float* params;
     unsigned grid[3];
     unsigned block[3];
+    const KernelAbiRuntime* runtime;
+    unsigned long long dynamicSharedBytes;
 };
+// The dynamic shared memory a simulated block may ask for: Hopper's 227 KiB.
+inline constexpr unsigned long long kSimulatorMaxDynamicShared = 227ull << 10;
+
+// The simulator's prelude of CUDA's execution model (KernelCpuModel.cpp), and the user's code
+// as the simulator compiles it: `extern __shared__` arrays pointed at the runner thread's
+// dynamic shared memory, and the cooperative groups header left to the prelude, on the same
+// lines.
+std::string cpuExecutionModel();
+std::string cpuUserCode(const std::string& code);
+
+// Whether code uses what needs a block's threads to run as fibers (barriers, warp operations,
+// cooperative groups); a kernel without them runs its threads straight through.
+bool usesBlockCollectives(std::string_view code);
 
 // The arguments of a run, in the wrapped source's layout.
 KernelAbiMesh abiMesh(const DistanceParams& mesh);

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 extern char** environ;
@@ -59,39 +60,64 @@ char nextAfterBlanks(std::string_view after)
 }
 
 const Limitation kLimitations[] = {
-    {[](std::string_view n, std::string_view) { return startsWith(n, "__syncthreads"); },
-     "block barriers"},
-    {[](std::string_view n, std::string_view) { return n == "__syncwarp"; }, "warp barriers"},
-    {[](std::string_view n, std::string_view) { return startsWith(n, "__shfl"); }, "warp shuffles"},
-    {[](std::string_view n, std::string_view) {
-         return n == "__ballot_sync" || n == "__any_sync" || n == "__all_sync" ||
-                n == "__activemask" || startsWith(n, "__match_", 9) ||
-                (startsWith(n, "__reduce_", 15) && n.substr(n.size() - 5) == "_sync");
-     },
-     "warp votes and reductions"},
-    {[](std::string_view n, std::string_view) { return startsWith(n, "atomic", 7); }, "atomics"},
-    {[](std::string_view n, std::string_view) { return n == "__shared__"; }, "shared memory"},
     {[](std::string_view n, std::string_view) { return n == "asm" || n == "__asm__"; },
      "inline PTX"},
-    {[](std::string_view n, std::string_view) { return n == "cooperative_groups"; },
-     "cooperative groups"},
-    {[](std::string_view n, std::string_view after) {
-         return (startsWith(n, "__threadfence") || n == "__nanosleep" || n == "clock64" ||
-                 n == "clock") &&
-                nextAfterBlanks(after) == '(';
-     },
-     "device clocks and fences"},
     {[](std::string_view n, std::string_view after) {
          const char next = nextAfterBlanks(after);
          return startsWith(n, "tex") && n.find('D', 3) != std::string_view::npos &&
                 (next == '<' || next == '(');
      },
      "textures"},
+    {[](std::string_view n, std::string_view) {
+         return n == "this_grid" || n == "grid_group" || n == "this_multi_grid" ||
+                n == "this_cluster" || n == "cluster_group";
+     },
+     "grid-wide and cluster groups"},
 };
+
+// What needs a block's threads as fibers (BlockFibers.h).
+bool isCollective(std::string_view n)
+{
+    return startsWith(n, "__syncthreads") || n == "__syncwarp" || startsWith(n, "__shfl") ||
+           n == "__ballot_sync" || n == "__any_sync" || n == "__all_sync" || n == "__activemask" ||
+           startsWith(n, "__match_") || startsWith(n, "__reduce_") || n == "cooperative_groups" ||
+           n == "this_thread_block" || n == "tiled_partition";
+}
 
 bool identifierChar(char c)
 {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+// Calls visit(line, column, name, rest of the line) for each identifier of code outside
+// comments and literals; stops when visit returns false.
+template <typename Visit> void forEachIdentifier(std::string_view code, Visit visit)
+{
+    const std::string stripped = codeWithoutComments(code);
+    int line = 0;
+    std::size_t start = 0;
+    while (start <= stripped.size()) {
+        ++line;
+        std::size_t end = stripped.find('\n', start);
+        if (end == std::string::npos)
+            end = stripped.size();
+        const std::string_view text = std::string_view(stripped).substr(start, end - start);
+        start = end + 1;
+        for (std::size_t at = 0; at < text.size();) {
+            if (!identifierChar(text[at])) {
+                ++at;
+                continue;
+            }
+            std::size_t stop = at;
+            while (stop < text.size() && identifierChar(text[stop]))
+                ++stop;
+            const std::string_view name = text.substr(at, stop - at);
+            if (!std::isdigit(static_cast<unsigned char>(name[0])) &&
+                !visit(line, int(at) + 1, name, text.substr(stop)))
+                return;
+            at = stop;
+        }
+    }
 }
 
 std::string findOnPath(const std::string& name)
@@ -207,47 +233,44 @@ std::string compilerStamp(const std::string& compiler)
 
 std::vector<KernelMessage> simulatorLimitations(std::string_view code)
 {
-    const std::string stripped = codeWithoutComments(code);
     std::vector<KernelMessage> messages;
-    int line = 0;
-    std::size_t start = 0;
-    while (start <= stripped.size()) {
-        ++line;
-        std::size_t end = stripped.find('\n', start);
-        if (end == std::string::npos)
-            end = stripped.size();
-        const std::string_view text = std::string_view(stripped).substr(start, end - start);
-        start = end + 1;
-        // The first identifier on the line that each limitation names, listed in the
-        // limitations' order.
-        std::optional<KernelMessage> named[std::size(kLimitations)];
-        for (std::size_t at = 0; at < text.size();) {
-            if (!identifierChar(text[at])) {
-                ++at;
-                continue;
-            }
-            std::size_t stop = at;
-            while (stop < text.size() && identifierChar(text[stop]))
-                ++stop;
-            const std::string_view name = text.substr(at, stop - at);
-            for (std::size_t k = 0; k < std::size(kLimitations); ++k)
-                if (!named[k] && !std::isdigit(static_cast<unsigned char>(name[0])) &&
-                    kLimitations[k].matches(name, text.substr(stop))) {
-                    const std::string shown = name.size() > 64
-                                                  ? std::string(name.substr(0, 64)) + "..."
-                                                  : std::string(name);
-                    named[k] = KernelMessage{Severity::Error, line, int(at) + 1,
-                                             "The CPU simulator cannot run " + shown + " (" +
-                                                 kLimitations[k].why +
-                                                 "): it runs a block's threads one after another"};
-                }
-            at = stop;
-        }
+    // The first identifier on each line that each limitation names, listed in the
+    // limitations' order.
+    int lastLine = 0;
+    std::optional<KernelMessage> named[std::size(kLimitations)];
+    const auto flush = [&] {
         for (std::optional<KernelMessage>& message : named)
             if (message)
-                messages.push_back(std::move(*message));
-    }
+                messages.push_back(std::move(*std::exchange(message, std::nullopt)));
+    };
+    forEachIdentifier(code, [&](int line, int column, std::string_view name,
+                                std::string_view after) {
+        if (line != lastLine)
+            flush();
+        lastLine = line;
+        for (std::size_t k = 0; k < std::size(kLimitations); ++k)
+            if (!named[k] && kLimitations[k].matches(name, after)) {
+                const std::string shown =
+                    name.size() > 64 ? std::string(name.substr(0, 64)) + "..." : std::string(name);
+                named[k] = KernelMessage{Severity::Error, line, column,
+                                         "The CPU simulator cannot run " + shown + " (" +
+                                             kLimitations[k].why +
+                                             "): they need a GPU, so run the kernel on one"};
+            }
+        return true;
+    });
+    flush();
     return messages;
+}
+
+bool usesBlockCollectives(std::string_view code)
+{
+    bool found = false;
+    forEachIdentifier(code, [&](int, int, std::string_view name, std::string_view) {
+        found = isCollective(name);
+        return !found;
+    });
+    return found;
 }
 
 std::string hostCompiler()

@@ -17,6 +17,11 @@ const char* kCpuPrelude = R"(#include <math.h>
 #include <regex>
 #include <cstddef>
 #include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <ctime>
 #define __global__
 #define __device__
 #define __host__
@@ -162,8 +167,8 @@ extern "C" __global__ void ws_stats_final(float* field, long long statsOffset, c
 }
 )";
 
-// Runs blocks [first, last) of the grid one thread after another: a simulator that cannot
-// run block barriers or warp intrinsics (simulatorLimitations says so before compiling).
+// Runs blocks [first, last) of the grid: as fibers that meet at barriers (BlockFibers.h) when
+// the kernel uses any, else one thread after another, which costs no switches.
 const char* kCpuEntry = R"(
 struct WsLaunch {
     Out out;
@@ -172,26 +177,44 @@ struct WsLaunch {
     const float* params;
     unsigned grid[3];
     unsigned block[3];
+    const WsRuntime* runtime;
+    unsigned long long dynamicSharedBytes;
 };
+struct WsBlock {
+    const WsLaunch* launch;
+    const Params* params;
+};
+static void ws_thread(void* arg, unsigned linear)
+{
+    const WsBlock* b = static_cast<const WsBlock*>(arg);
+    threadIdx = uint3{linear % blockDim.x, linear / blockDim.x % blockDim.y,
+                      linear / (blockDim.x * blockDim.y)};
+    WS_ENTRY(b->launch->out, b->launch->mesh, b->launch->refs, *b->params);
+}
 extern "C" __attribute__((visibility("default"))) void ws_run_blocks(const WsLaunch* a,
                                                                     long long first, long long last)
 {
     gridDim = dim3{a->grid[0], a->grid[1], a->grid[2]};
     blockDim = dim3{a->block[0], a->block[1], a->block[2]};
+    ws_runtime = a->runtime;
     Params p;
     static_assert(sizeof(Params) % sizeof(float) == 0 || sizeof(Params) == 1, "Params are floats");
     if (sizeof(Params) > 1)
         std::copy(a->params, a->params + sizeof(Params) / sizeof(float), reinterpret_cast<float*>(&p));
+    const WsBlock block{a, &p};
+    const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
     for (long long b = first; b < last; ++b) {
         blockIdx.x = unsigned(b % gridDim.x);
         blockIdx.y = unsigned((b / gridDim.x) % gridDim.y);
         blockIdx.z = unsigned(b / ((long long)gridDim.x * gridDim.y));
-        for (unsigned z = 0; z < blockDim.z; ++z)
-            for (unsigned y = 0; y < blockDim.y; ++y)
-                for (unsigned x = 0; x < blockDim.x; ++x) {
-                    threadIdx = uint3{x, y, z};
-                    WS_ENTRY(a->out, a->mesh, a->refs, p);
-                }
+        if (WS_FIBERS) {
+            const unsigned at[3] = {blockIdx.x, blockIdx.y, blockIdx.z};
+            if (!a->runtime->runBlock(a->runtime->run, at, a->block, &ws_thread, (void*)&block))
+                return;
+        } else {
+            for (unsigned t = 0; t < threads; ++t)
+                ws_thread((void*)&block, t);
+        }
     }
 }
 )";
@@ -290,7 +313,7 @@ std::string wrapKernelSource(const KernelSource& source, const std::vector<Kerne
                              KernelTarget target)
 {
     const bool cuda = target == KernelTarget::Cuda;
-    std::string text = cuda ? kCudaPrelude : kCpuPrelude;
+    std::string text = cuda ? kCudaPrelude : kCpuPrelude + cpuExecutionModel();
     text += kStructs;
     text += paramsStruct(params);
     text += source.realIsDouble ? "typedef double real;\n" : "typedef float real;\n";
@@ -299,7 +322,8 @@ std::string wrapKernelSource(const KernelSource& source, const std::vector<Kerne
         text += "__device__ real value(double lat, double lon, const Refs& refs, const Params& "
                 "p)\n{\n";
     text += "#line 1 \"" + std::string(kUserSourceName) + "\"\n";
-    text += perNode ? source.code : withLaunchBounds(source.code, source.launchBounds);
+    const std::string code = cuda ? source.code : cpuUserCode(source.code);
+    text += perNode ? code : withLaunchBounds(code, source.launchBounds);
     if (!source.code.empty() && source.code.back() != '\n')
         text += '\n';
     // The wrapper's own lines are named "wrapper": a message there is not at a user's line.
@@ -325,6 +349,8 @@ std::string wrapKernelSource(const KernelSource& source, const std::vector<Kerne
     } else {
         text +=
             std::string("#define WS_ENTRY ") + (perNode ? kPerNodeEntry : kWholeKernelEntry) + "\n";
+        text += std::string("#define WS_FIBERS ") +
+                (usesBlockCollectives(source.code) ? "1" : "0") + "\n";
         text += kCpuEntry;
     }
     return text;

@@ -219,6 +219,8 @@ Status finishUserKernel(Context& context, BufferView<float> out, BufferView<std:
     run.gpuFault = context.isCuda() && (!received || (!reply.ok && reply.runnerEnds));
     if (!received)
         return received;
+    run.printLines = std::move(reply.printLines);
+    run.printLinesDropped = (long long)reply.printLinesDropped;
     if (!reply.ok)
         return Status::failure(reply.message);
     if (Status s = context.isCuda() ? finishUserKernelCuda(context, pending, out, owners)

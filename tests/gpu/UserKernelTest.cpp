@@ -315,7 +315,7 @@ TEST(KernelSimulator, LimitationsOfTheLargestSourceAreCheckedInSeconds)
     std::string code;
     while (code.size() + 4 <= kMaxKernelSourceBytes)
         code += "a;\n\n";
-    code += "atomicAdd(p, 1);";
+    code += "asm(\"nop;\");";
     const auto start = std::chrono::steady_clock::now();
     const auto messages = simulatorLimitations(code);
     const double seconds =
@@ -329,19 +329,19 @@ TEST(KernelSimulator, LimitationsAreNamedWithTheirLinesOutsideComments)
 {
     const auto messages =
         simulatorLimitations("float a = 0;\n"
-                             "// __syncthreads() in a comment is fine\n"
-                             "const char* s = \"__shfl_sync\";\n"
-                             "  __syncthreads();\n"
-                             "a = __shfl_down_sync(0xffffffff, a, 1);\n"
-                             "/* atomicAdd\n atomicAdd */ __shared__ float t[4];\n");
+                             "// asm(\"trap;\") in a comment is fine\n"
+                             "const char* s = \"asm\";\n"
+                             "  asm volatile(\"trap;\"); __syncthreads();\n"
+                             "a = tex2D<float>(t, 0.5f, 0.5f) + __shfl_down_sync(~0u, a, 1);\n"
+                             "/* this_grid\n this_grid */ auto g = cg::this_grid();\n");
     ASSERT_EQ(messages.size(), 3u);
     EXPECT_EQ(messages[0].line, 4);
-    EXPECT_NE(messages[0].text.find("__syncthreads"), std::string::npos) << messages[0].text;
+    EXPECT_NE(messages[0].text.find("asm (inline PTX)"), std::string::npos) << messages[0].text;
     EXPECT_EQ(messages[0].column, 3);
     EXPECT_EQ(messages[1].line, 5);
-    EXPECT_NE(messages[1].text.find("warp shuffles"), std::string::npos);
+    EXPECT_NE(messages[1].text.find("textures"), std::string::npos);
     EXPECT_EQ(messages[2].line, 7);
-    EXPECT_NE(messages[2].text.find("shared memory"), std::string::npos);
+    EXPECT_NE(messages[2].text.find("grid-wide"), std::string::npos);
 }
 
 TEST(KernelSimulator, RefusesWhatItCannotRunBeforeCompiling)
@@ -349,7 +349,7 @@ TEST(KernelSimulator, RefusesWhatItCannotRunBeforeCompiling)
     SimulatorBuild build;
     const Status s = buildSimulatedKernel(
         {KernelShape::WholeKernel, "__global__ void kernel(Out out, Mesh m, Refs r, Params p)\n"
-                                   "{\n    __syncthreads();\n}\n"},
+                                   "{\n    asm volatile(\"trap;\");\n}\n"},
         {}, build);
     ASSERT_FALSE(s.ok());
     EXPECT_NE(s.message().find("Line 3"), std::string::npos) << s.message();
@@ -374,14 +374,13 @@ TEST(KernelSimulator, CompileErrorsAreAtTheUsersLine)
 // stack (libstdc++'s regular expressions recurse once a character; these checks do not use them).
 TEST(KernelSimulator, HugeIdentifiersAndBlanksAreCheckedWithoutExhaustingTheStack)
 {
-    const std::string atomic = "float x = atomic" + std::string(1 << 20, 'A') + ";\n";
-    const std::vector<KernelMessage> found = simulatorLimitations(atomic);
+    const std::string texture = "float x = tex" + std::string(1 << 20, 'D') + "(t, 1);\n";
+    const std::vector<KernelMessage> found = simulatorLimitations(texture);
     ASSERT_EQ(found.size(), 1u);
     EXPECT_EQ(found[0].column, 11);
-    EXPECT_NE(found[0].text.find("atomicAAAA"), std::string::npos);
+    EXPECT_NE(found[0].text.find("texDDDD"), std::string::npos);
     EXPECT_LT(found[0].text.size(), 200u);
-    EXPECT_EQ(simulatorLimitations("float y = __shfl" + std::string(1 << 20, 'x') + ";\n").size(),
-              1u);
+    EXPECT_TRUE(usesBlockCollectives("float y = __shfl" + std::string(1 << 20, 'x') + ";\n"));
     const std::string blanks = "__global__" + std::string(1 << 20, ' ') +
                                "void kernel(Out out, Mesh mesh, Refs refs, Params p) {}\n";
     KernelSource source{KernelShape::WholeKernel, blanks};

@@ -230,6 +230,17 @@ struct KernelArgs
 // dropped.
 inline constexpr std::uint64_t kMaxPrintedBytes = 4ull << 20;
 
+// One printf of a simulated kernel's thread, as the runner collected it.
+struct KernelPrintLine
+{
+    std::uint32_t block[3] = {0, 0, 0};
+    std::uint32_t thread[3] = {0, 0, 0};
+    std::string text;
+};
+// What a simulated run keeps of its printf calls: the first lines, up to 4 MiB; the rest are
+// counted.
+inline constexpr std::size_t kMaxPrintLines = 1000;
+
 struct KernelRun
 {
     double kernelMs = 0.0;
@@ -240,6 +251,10 @@ struct KernelRun
     // crashed; at most 4 MiB, and printedCapped when it printed more (the rest was dropped).
     std::string printed;
     bool printedCapped = false;
+    // The CPU simulator's printf calls, each with its block and thread: the first
+    // kMaxPrintLines (at most kMaxPrintedBytes of text), and how many more there were.
+    std::vector<KernelPrintLine> printLines;
+    long long printLinesDropped = 0;
     // The GPU run ended its process: a fault, or no answer in time (the driver reports a trap
     // only after seconds). Running it again under memcheck can name where (KernelMemcheck.h).
     bool gpuFault = false;

@@ -1,0 +1,397 @@
+// CUDA's execution model as the simulator's library sees it: shared memory, barriers, warp
+// collectives, atomics, fences, clocks and cooperative groups, written in C++ over the
+// runner's scheduler (BlockFibers.h), which the library reaches through the launch's table of
+// function pointers. Placed after the CPU prelude's includes and before the user's code.
+#include "kernel/KernelShared.h"
+#include "kernel/WarpOps.h"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace warpscope::gpu {
+namespace {
+
+// Every thread's place in the block is saved across a call that may switch fibers: the
+// library's threadIdx is one per runner thread, shared by the block's fibers.
+const char* kModel = R"(
+struct WsRuntime {
+    void* run;
+    bool (*runBlock)(void*, const unsigned*, const unsigned*, void (*)(void*, unsigned), void*);
+    int (*syncThreads)(int, int, unsigned);
+    unsigned long long (*warpOp)(int, unsigned, unsigned long long, int, int, unsigned);
+    void (*print)(void*, const unsigned*, const unsigned*, const char*, unsigned long long);
+};
+static thread_local const WsRuntime* ws_runtime;
+inline int ws_sync(int op, int predicate, unsigned line)
+{
+    const uint3 me = threadIdx;
+    const int result = ws_runtime->syncThreads(op, predicate, line);
+    threadIdx = me;
+    return result;
+}
+inline unsigned long long ws_warp(int op, unsigned mask, unsigned long long value, int arg,
+                                  int width, unsigned line)
+{
+    const uint3 me = threadIdx;
+    const unsigned long long result = ws_runtime->warpOp(op, mask, value, arg, width, line);
+    threadIdx = me;
+    return result;
+}
+template <typename T> inline unsigned long long ws_bits(T value)
+{
+    static_assert(sizeof(T) <= 8, "warp operations take values of up to 64 bits");
+    unsigned long long bits = 0;
+    std::memcpy(&bits, &value, sizeof(T));
+    return bits;
+}
+template <typename T> inline T ws_value(unsigned long long bits)
+{
+    T value;
+    std::memcpy(&value, &bits, sizeof(T));
+    return value;
+}
+
+// --- Block barriers
+inline void __syncthreads(unsigned line = __builtin_LINE()) { ws_sync(WS_SYNC_PLAIN, 0, line); }
+inline int __syncthreads_count(int p, unsigned line = __builtin_LINE())
+{ return ws_sync(WS_SYNC_COUNT, p, line); }
+inline int __syncthreads_and(int p, unsigned line = __builtin_LINE())
+{ return ws_sync(WS_SYNC_AND, p, line); }
+inline int __syncthreads_or(int p, unsigned line = __builtin_LINE())
+{ return ws_sync(WS_SYNC_OR, p, line); }
+
+// --- Warps
+inline void __syncwarp(unsigned mask = 0xffffffffu, unsigned line = __builtin_LINE())
+{ ws_warp(WS_WARP_SYNC, mask, 0, 0, 32, line); }
+inline unsigned __activemask(unsigned line = __builtin_LINE())
+{ return unsigned(ws_warp(WS_WARP_ACTIVE, 0xffffffffu, 0, 0, 32, line)); }
+template <typename T>
+inline T __shfl_sync(unsigned mask, T v, int lane, int width = 32, unsigned line = __builtin_LINE())
+{ return ws_value<T>(ws_warp(WS_WARP_SHFL_IDX, mask, ws_bits(v), lane, width, line)); }
+template <typename T>
+inline T __shfl_up_sync(unsigned mask, T v, unsigned delta, int width = 32,
+                        unsigned line = __builtin_LINE())
+{ return ws_value<T>(ws_warp(WS_WARP_SHFL_UP, mask, ws_bits(v), int(delta), width, line)); }
+template <typename T>
+inline T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32,
+                          unsigned line = __builtin_LINE())
+{ return ws_value<T>(ws_warp(WS_WARP_SHFL_DOWN, mask, ws_bits(v), int(delta), width, line)); }
+template <typename T>
+inline T __shfl_xor_sync(unsigned mask, T v, int laneMask, int width = 32,
+                         unsigned line = __builtin_LINE())
+{ return ws_value<T>(ws_warp(WS_WARP_SHFL_XOR, mask, ws_bits(v), laneMask, width, line)); }
+inline unsigned __ballot_sync(unsigned mask, int p, unsigned line = __builtin_LINE())
+{ return unsigned(ws_warp(WS_WARP_BALLOT, mask, p != 0, 0, 32, line)); }
+inline int __any_sync(unsigned mask, int p, unsigned line = __builtin_LINE())
+{ return int(ws_warp(WS_WARP_ANY, mask, p != 0, 0, 32, line)); }
+inline int __all_sync(unsigned mask, int p, unsigned line = __builtin_LINE())
+{ return int(ws_warp(WS_WARP_ALL, mask, p != 0, 0, 32, line)); }
+template <typename T>
+inline unsigned __match_any_sync(unsigned mask, T v, unsigned line = __builtin_LINE())
+{ return unsigned(ws_warp(WS_WARP_MATCH_ANY, mask, ws_bits(v), 0, 32, line)); }
+template <typename T>
+inline unsigned __match_all_sync(unsigned mask, T v, int* pred, unsigned line = __builtin_LINE())
+{
+    const unsigned long long r = ws_warp(WS_WARP_MATCH_ALL, mask, ws_bits(v), 0, 32, line);
+    *pred = int(r >> 32);
+    return unsigned(r);
+}
+#define WS_REDUCE(name, T, op)                                                                 \
+    inline T name(unsigned mask, T v, unsigned line = __builtin_LINE())                         \
+    { return T(ws_warp(op, mask, ws_bits(v), 0, 32, line)); }
+WS_REDUCE(__reduce_add_sync, unsigned, WS_WARP_REDUCE_ADD)
+WS_REDUCE(__reduce_add_sync, int, WS_WARP_REDUCE_ADD)
+WS_REDUCE(__reduce_min_sync, unsigned, WS_WARP_REDUCE_MIN_UNSIGNED)
+WS_REDUCE(__reduce_min_sync, int, WS_WARP_REDUCE_MIN_SIGNED)
+WS_REDUCE(__reduce_max_sync, unsigned, WS_WARP_REDUCE_MAX_UNSIGNED)
+WS_REDUCE(__reduce_max_sync, int, WS_WARP_REDUCE_MAX_SIGNED)
+WS_REDUCE(__reduce_and_sync, unsigned, WS_WARP_REDUCE_AND)
+WS_REDUCE(__reduce_or_sync, unsigned, WS_WARP_REDUCE_OR)
+WS_REDUCE(__reduce_xor_sync, unsigned, WS_WARP_REDUCE_XOR)
+#undef WS_REDUCE
+
+// --- Atomics: the block's threads share one runner thread, other blocks run on others
+template <typename T, typename F> inline T ws_atomic_update(T* address, F f)
+{
+    T old;
+    __atomic_load(address, &old, __ATOMIC_RELAXED);
+    T desired = f(old);
+    while (!__atomic_compare_exchange(address, &old, &desired, true, __ATOMIC_SEQ_CST,
+                                      __ATOMIC_RELAXED))
+        desired = f(old);
+    return old;
+}
+#define WS_ATOMIC(name, T, expr)                                                               \
+    inline T name(T* address, T v)                                                             \
+    { return ws_atomic_update(address, [v](T old) { (void)old; return static_cast<T>(expr); }); }
+#define WS_ATOMIC_INTEGERS(name, expr)                                                         \
+    WS_ATOMIC(name, int, expr)                                                                 \
+    WS_ATOMIC(name, unsigned, expr)                                                            \
+    WS_ATOMIC(name, unsigned long long, expr)
+WS_ATOMIC_INTEGERS(atomicAdd, old + v)
+WS_ATOMIC(atomicAdd, float, old + v)
+WS_ATOMIC(atomicAdd, double, old + v)
+WS_ATOMIC(atomicSub, int, old - v)
+WS_ATOMIC(atomicSub, unsigned, old - v)
+WS_ATOMIC_INTEGERS(atomicExch, v)
+WS_ATOMIC(atomicExch, float, v)
+WS_ATOMIC_INTEGERS(atomicMin, old < v ? old : v)
+WS_ATOMIC(atomicMin, long long, old < v ? old : v)
+WS_ATOMIC_INTEGERS(atomicMax, old > v ? old : v)
+WS_ATOMIC(atomicMax, long long, old > v ? old : v)
+WS_ATOMIC_INTEGERS(atomicAnd, old & v)
+WS_ATOMIC_INTEGERS(atomicOr, old | v)
+WS_ATOMIC_INTEGERS(atomicXor, old ^ v)
+WS_ATOMIC(atomicInc, unsigned, old >= v ? 0u : old + 1u)
+WS_ATOMIC(atomicDec, unsigned, (old == 0u || old > v) ? v : old - 1u)
+#undef WS_ATOMIC_INTEGERS
+#undef WS_ATOMIC
+template <typename T> inline T atomicCAS(T* address, T compare, T v)
+{
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomicCAS takes 32- or 64-bit words");
+    __atomic_compare_exchange(address, &compare, &v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    return compare;
+}
+
+// --- Fences, clocks and sleep
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+// A simulated cycle counter: it counts its own readings, so that it only ever goes up.
+inline long long ws_clock64()
+{
+    static thread_local long long cycles = 0;
+    return cycles += 16;
+}
+#define clock64() ws_clock64()
+#define clock() ((clock_t)ws_clock64())
+inline void __nanosleep(unsigned) {}
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(unsigned(x)); }
+
+// --- Shared memory: one copy per runner thread, which runs one block at a time
+#define __align__(n) __attribute__((aligned(n)))
+static thread_local unsigned char ws_dynamic_shared[WS_MAX_DYNAMIC_SHARED] __attribute__((aligned(16)));
+#define __shared__ static thread_local
+
+// --- printf: each call one line of the run's list, with its block and thread, and the
+// runner's standard output as before (what the kernel printed, in order)
+inline int ws_printf(const char* format, ...) __attribute__((format(printf, 1, 2)));
+inline int ws_printf(const char* format, ...)
+{
+    char text[1024];
+    va_list args;
+    va_start(args, format);
+    const int length = std::vsnprintf(text, sizeof text, format, args);
+    va_end(args);
+    if (length < 0)
+        return length;
+    std::string whole(text, std::min<std::size_t>(std::size_t(length), sizeof text - 1));
+    if (std::size_t(length) >= sizeof text) {
+        whole.resize(std::size_t(length) + 1);
+        va_start(args, format);
+        std::vsnprintf(&whole[0], whole.size(), format, args);
+        va_end(args);
+        whole.resize(std::size_t(length));
+    }
+    const unsigned block[3] = {blockIdx.x, blockIdx.y, blockIdx.z};
+    const unsigned thread[3] = {threadIdx.x, threadIdx.y, threadIdx.z};
+    if (ws_runtime) // null in code run at the library's load, outside any kernel's thread
+        ws_runtime->print(ws_runtime->run, block, thread, whole.data(), whole.size());
+    std::fwrite(whole.data(), 1, whole.size(), stdout);
+    return length;
+}
+// std::printf( becomes std::ws_printf( too.
+namespace std {
+using ::ws_printf;
+}
+#define printf(...) ws_printf(__VA_ARGS__)
+
+// --- Cooperative groups (the block and its tiles of up to a warp)
+namespace cooperative_groups {
+inline unsigned ws_rank()
+{ return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x; }
+struct thread_block {
+    void sync(unsigned line = __builtin_LINE()) const { __syncthreads(line); }
+    unsigned thread_rank() const { return ws_rank(); }
+    unsigned size() const { return blockDim.x * blockDim.y * blockDim.z; }
+    unsigned num_threads() const { return size(); }
+    dim3 group_index() const { return dim3{blockIdx.x, blockIdx.y, blockIdx.z}; }
+    dim3 thread_index() const { return dim3{threadIdx.x, threadIdx.y, threadIdx.z}; }
+    dim3 group_dim() const { return blockDim; }
+    dim3 dim_threads() const { return blockDim; }
+};
+inline thread_block this_thread_block() { return thread_block(); }
+inline void sync(const thread_block& g, unsigned line = __builtin_LINE()) { g.sync(line); }
+template <unsigned N> struct thread_block_tile {
+    static_assert(N >= 1 && N <= 32 && (N & (N - 1)) == 0, "tiles are powers of two up to 32");
+    unsigned ws_base() const { return ws_rank() % 32u / N * N; }
+    unsigned ws_mask() const { return N == 32 ? 0xffffffffu : ((1u << N) - 1u) << ws_base(); }
+    void sync(unsigned line = __builtin_LINE()) const { __syncwarp(ws_mask(), line); }
+    unsigned thread_rank() const { return ws_rank() % N; }
+    unsigned size() const { return N; }
+    unsigned num_threads() const { return N; }
+    unsigned meta_group_rank() const { return ws_rank() / N; }
+    unsigned meta_group_size() const { return (thread_block().size() + N - 1) / N; }
+    template <typename T> T shfl(T v, int lane, unsigned line = __builtin_LINE()) const
+    { return __shfl_sync(ws_mask(), v, lane, int(N), line); }
+    template <typename T> T shfl_up(T v, unsigned d, unsigned line = __builtin_LINE()) const
+    { return __shfl_up_sync(ws_mask(), v, d, int(N), line); }
+    template <typename T> T shfl_down(T v, unsigned d, unsigned line = __builtin_LINE()) const
+    { return __shfl_down_sync(ws_mask(), v, d, int(N), line); }
+    template <typename T> T shfl_xor(T v, int m, unsigned line = __builtin_LINE()) const
+    { return __shfl_xor_sync(ws_mask(), v, m, int(N), line); }
+    unsigned ballot(int p, unsigned line = __builtin_LINE()) const
+    { return __ballot_sync(ws_mask(), p, line) >> ws_base(); }
+    int any(int p, unsigned line = __builtin_LINE()) const
+    { return __any_sync(ws_mask(), p, line); }
+    int all(int p, unsigned line = __builtin_LINE()) const
+    { return __all_sync(ws_mask(), p, line); }
+};
+template <unsigned N> inline thread_block_tile<N> tiled_partition(const thread_block&)
+{ return thread_block_tile<N>(); }
+template <unsigned N> inline void sync(const thread_block_tile<N>& g,
+                                       unsigned line = __builtin_LINE()) { g.sync(line); }
+} // namespace cooperative_groups
+)";
+
+bool identifierChar(char c)
+{
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+// Whether stripped holds the word at at, not as part of a longer identifier.
+bool wordAt(std::string_view stripped, std::size_t at, std::string_view word)
+{
+    return stripped.substr(at, word.size()) == word &&
+           (at == 0 || !identifierChar(stripped[at - 1])) &&
+           (at + word.size() >= stripped.size() || !identifierChar(stripped[at + word.size()]));
+}
+
+std::size_t skipBlanks(std::string_view text, std::size_t at)
+{
+    while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at])))
+        ++at;
+    return at;
+}
+
+// `extern __shared__ T name[];` as a pointer into the runner thread's dynamic shared memory,
+// on the same lines; nullopt when the declaration is not of that form (the compiler then says
+// why).
+std::optional<std::string> dynamicSharedPointer(std::string_view declaration)
+{
+    const std::size_t open = declaration.rfind('[');
+    if (open == std::string_view::npos)
+        return std::nullopt;
+    std::size_t end = open;
+    while (end > 0 && std::isspace(static_cast<unsigned char>(declaration[end - 1])))
+        --end;
+    std::size_t start = end;
+    while (start > 0 && identifierChar(declaration[start - 1]))
+        --start;
+    if (start == end)
+        return std::nullopt;
+    const std::string type(declaration.substr(0, start));
+    const std::string name(declaration.substr(start, end - start));
+    std::string text = "static thread_local " + type + "* const " + name + " = reinterpret_cast<" +
+                       type + "*>(ws_dynamic_shared);";
+    for (const char c : declaration)
+        if (c == '\n')
+            text += '\n';
+    return text;
+}
+
+std::string define(const char* name, long long value)
+{
+    return std::string("#define ") + name + " " + std::to_string(value) + "\n";
+}
+
+} // namespace
+
+std::string cpuUserCode(const std::string& code)
+{
+    const std::string stripped = codeWithoutComments(code);
+    std::string out;
+    std::size_t copied = 0;
+    for (std::size_t at = 0; at < stripped.size(); ++at) {
+        // The simulator's prelude is the header: its include would not be found.
+        if (stripped[at] == '#') {
+            const std::size_t directive = skipBlanks(stripped, at + 1);
+            if (wordAt(stripped, directive, "include")) {
+                const std::size_t header = skipBlanks(stripped, directive + 7);
+                const std::size_t lineEnd = std::min(stripped.find('\n', at), stripped.size());
+                if (code.compare(header, 20, "<cooperative_groups.") == 0) {
+                    out += code.substr(copied, at - copied);
+                    copied = lineEnd;
+                }
+            }
+            continue;
+        }
+        if (!wordAt(stripped, at, "extern"))
+            continue;
+        const std::size_t shared = skipBlanks(stripped, at + 6);
+        if (!wordAt(stripped, shared, "__shared__"))
+            continue;
+        const std::size_t semicolon = stripped.find(';', shared);
+        if (semicolon == std::string::npos)
+            break;
+        const std::size_t type = shared + 10;
+        const std::optional<std::string> pointer =
+            dynamicSharedPointer(std::string_view(code).substr(type, semicolon - type));
+        if (!pointer)
+            continue;
+        out += code.substr(copied, at - copied) + *pointer;
+        copied = semicolon + 1;
+        at = semicolon;
+    }
+    return out + code.substr(copied);
+}
+
+std::string cpuExecutionModel()
+{
+    std::string text;
+    const std::pair<const char*, WarpOp> ops[] = {
+        {"WS_WARP_SYNC", WarpOp::Sync},
+        {"WS_WARP_ACTIVE", WarpOp::Active},
+        {"WS_WARP_SHFL_IDX", WarpOp::ShflIdx},
+        {"WS_WARP_SHFL_UP", WarpOp::ShflUp},
+        {"WS_WARP_SHFL_DOWN", WarpOp::ShflDown},
+        {"WS_WARP_SHFL_XOR", WarpOp::ShflXor},
+        {"WS_WARP_BALLOT", WarpOp::Ballot},
+        {"WS_WARP_ANY", WarpOp::Any},
+        {"WS_WARP_ALL", WarpOp::All},
+        {"WS_WARP_MATCH_ANY", WarpOp::MatchAny},
+        {"WS_WARP_MATCH_ALL", WarpOp::MatchAll},
+        {"WS_WARP_REDUCE_ADD", WarpOp::ReduceAdd},
+        {"WS_WARP_REDUCE_MIN_SIGNED", WarpOp::ReduceMinSigned},
+        {"WS_WARP_REDUCE_MAX_SIGNED", WarpOp::ReduceMaxSigned},
+        {"WS_WARP_REDUCE_MIN_UNSIGNED", WarpOp::ReduceMinUnsigned},
+        {"WS_WARP_REDUCE_MAX_UNSIGNED", WarpOp::ReduceMaxUnsigned},
+        {"WS_WARP_REDUCE_AND", WarpOp::ReduceAnd},
+        {"WS_WARP_REDUCE_OR", WarpOp::ReduceOr},
+        {"WS_WARP_REDUCE_XOR", WarpOp::ReduceXor}};
+    for (const auto& [name, op] : ops)
+        text += define(name, int(op));
+    const std::pair<const char*, BlockSync> syncs[] = {{"WS_SYNC_PLAIN", BlockSync::Plain},
+                                                       {"WS_SYNC_COUNT", BlockSync::Count},
+                                                       {"WS_SYNC_AND", BlockSync::And},
+                                                       {"WS_SYNC_OR", BlockSync::Or}};
+    for (const auto& [name, op] : syncs)
+        text += define(name, int(op));
+    text += define("WS_MAX_DYNAMIC_SHARED", (long long)kSimulatorMaxDynamicShared);
+    text += kModel;
+    // The block- and system-scoped atomics are the device-scoped ones on one CPU.
+    for (const char* name :
+         {"atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicInc",
+          "atomicDec", "atomicCAS", "atomicAnd", "atomicOr", "atomicXor"})
+        for (const char* scope : {"_block", "_system"})
+            text += std::string("#define ") + name + scope + " " + name + "\n";
+    return text;
+}
+
+} // namespace warpscope::gpu
