@@ -1,18 +1,23 @@
-// A block's threads as ucontext fibers (BlockFibers.h). The scheduler is round-robin in thread
-// order: a thread runs until it waits at a barrier or ends, and the last thread to reach a
-// barrier releases the others. Stacks are mapped once per runner thread and reused.
+// A block's threads as fibers (BlockFibers.h), switched by Boost.Context's fcontext: a switch
+// saves and restores a few registers, with no system call (ucontext's swapcontext makes one to
+// save the signal mask, which made barrier-heavy kernels several times slower). The scheduler is
+// round-robin in thread order: a thread runs until it waits at a barrier or ends, and the last
+// thread to reach a barrier releases the others. Stacks are mapped once per runner thread and
+// reused.
 #include "kernel/BlockFibers.h"
 
 #include <algorithm>
+#include <boost/context/detail/fcontext.hpp>
 #include <deque>
 #include <memory>
 #include <sys/mman.h>
-#include <ucontext.h>
 #include <unistd.h>
 #include <vector>
 
 namespace warpscope::gpu {
 namespace {
+
+namespace fcontext = boost::context::detail;
 
 // A fiber's stack: a kernel's locals live there (CUDA's local memory). The whole of it is
 // reserved, not committed, so a block of 1024 threads costs its touched pages only.
@@ -60,7 +65,7 @@ enum class Wait
 
 struct Fiber
 {
-    ucontext_t context{};
+    fcontext::fcontext_t context = nullptr; // where the suspended thread goes on
     Wait wait = Wait::None;
     unsigned line = 0;
     int predicate = 0;
@@ -110,9 +115,15 @@ public:
                             unsigned line);
 
 private:
-    static void entry();
+    static void entry(fcontext::transfer_t from);
+    // Keeps where the fiber that switched here goes on, in the slot it named.
+    static void keep(fcontext::transfer_t from)
+    {
+        if (from.data)
+            *static_cast<fcontext::fcontext_t*>(from.data) = from.fctx;
+    }
     void yield() { switchFrom(&m_fibers[m_current].context); }
-    void switchFrom(ucontext_t* from);
+    void switchFrom(fcontext::fcontext_t* from);
     void release(unsigned thread, unsigned long long result);
     void threadEnded();
     void checkBarrierSkipped();
@@ -131,7 +142,7 @@ private:
     std::vector<Fiber> m_fibers;
     std::vector<WarpState> m_warps;
     std::deque<unsigned> m_ready;
-    ucontext_t m_main{};
+    fcontext::fcontext_t m_main = nullptr; // the block's loop
     unsigned m_current = 0;
     unsigned m_live = 0;
     unsigned m_atBarrier = 0;
@@ -144,8 +155,9 @@ private:
 thread_local Block* t_block = nullptr;
 thread_local std::unique_ptr<StackPool> t_stacks;
 
-void Block::entry()
+void Block::entry(fcontext::transfer_t from)
 {
+    keep(from);
     Block& block = *t_block;
     block.m_thread(block.m_arg, block.m_current);
     block.threadEnded();
@@ -154,19 +166,16 @@ void Block::entry()
 
 // To the next ready thread directly (half the switches of going through the block's loop),
 // or back to the loop when none is ready or the run has failed. from: where the current
-// thread goes on, or null when it has ended.
-void Block::switchFrom(ucontext_t* from)
+// thread goes on, or null when it has ended (the switch then never returns).
+void Block::switchFrom(fcontext::fcontext_t* from)
 {
-    const ucontext_t* to = &m_main;
+    fcontext::fcontext_t to = m_main;
     if (!m_failed && !m_ready.empty() && !m_run.failed()) {
         m_current = m_ready.front();
         m_ready.pop_front();
-        to = &m_fibers[m_current].context;
+        to = m_fibers[m_current].context;
     }
-    if (from)
-        ::swapcontext(from, to);
-    else
-        ::setcontext(to);
+    keep(fcontext::jump_fcontext(to, from));
 }
 
 bool Block::run(StackPool& stacks)
@@ -177,19 +186,16 @@ bool Block::run(StackPool& stacks)
             fail("the simulator could not map a stack for each of the block's threads");
             return false;
         }
-        Fiber& fiber = m_fibers[i];
-        ::getcontext(&fiber.context);
-        fiber.context.uc_stack.ss_sp = stack;
-        fiber.context.uc_stack.ss_size = kStackBytes;
-        fiber.context.uc_link = nullptr;
-        ::makecontext(&fiber.context, &Block::entry, 0);
+        // The stack grows down from its top.
+        m_fibers[i].context = fcontext::make_fcontext(static_cast<char*>(stack) + kStackBytes,
+                                                      kStackBytes, &Block::entry);
         m_ready.push_back(i);
     }
     m_live = m_threads;
     m_current = m_ready.front();
     m_ready.pop_front();
     // Back here when no thread is ready: all ended, the run failed, or the rest wait for ever.
-    ::swapcontext(&m_main, &m_fibers[m_current].context);
+    keep(fcontext::jump_fcontext(m_fibers[m_current].context, &m_main));
     if (m_failed || m_run.failed())
         return false;
     if (m_live > 0) {

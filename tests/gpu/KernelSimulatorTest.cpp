@@ -1,6 +1,8 @@
 // CUDA's execution model on the CPU simulator: classic kernels (tests/fixtures/sim-kernels/)
 // built and run as the app runs them (buildSimulatedKernel, runUserKernel, the kernel runner's
-// sandboxed process), checked against plain loops written here.
+// sandboxed process), checked against plain loops written here. The same sources and checks
+// run through NVRTC on a GPU where there is one (the Gpu instances), so that the simulator and
+// the hardware are held to the same answers.
 #include "TestSupport.h"
 #include "warpscope/gpu/UserKernel.h"
 
@@ -17,7 +19,7 @@ namespace {
 
 std::string fixture(const std::string& name)
 {
-    std::ifstream file(std::string(WARPSCOPE_FIXTURE_DIR) + "/sim-kernels/" + name);
+    std::ifstream file(fixtureDir() + "/sim-kernels/" + name);
     EXPECT_TRUE(file) << name;
     return std::string((std::istreambuf_iterator<char>(file)), {});
 }
@@ -39,11 +41,26 @@ struct Field
     float at(int row, int col) const { return values[layoutFor(mesh).index(row, col)]; }
 };
 
-class SimulatorKernels : public ::testing::Test
+// Where a kernel runs: the CPU simulator, or a GPU through NVRTC.
+enum class Target
+{
+    Simulator,
+    Gpu
+};
+
+class KernelTargets : public ::testing::Test
 {
 protected:
-    void SetUp() override
+    // Opens the target's context, or skips the test where the machine has none.
+    void open(Target target)
     {
+        m_target = target;
+        if (target == Target::Gpu) {
+            m_context = cudaContext();
+            if (!m_context)
+                GTEST_SKIP() << "no CUDA device";
+            return;
+        }
         if (hostCompiler().empty())
             GTEST_SKIP() << "no C++ compiler on PATH for the CPU simulator";
         m_context = cpuContext(2);
@@ -54,11 +71,18 @@ protected:
     Status run(const std::string& name, int nx, int ny, Dim3 grid, Dim3 block, Field& field,
                long long sharedBytes = 0, KernelRun* kernelRun = nullptr)
     {
-        SimulatorBuild build;
-        if (Status s =
-                buildSimulatedKernel({KernelShape::WholeKernel, fixture(name)}, m_dir.str(), build);
-            !s)
+        const KernelSource source{KernelShape::WholeKernel, fixture(name)};
+        SimulatorBuild cpu;
+        CompiledKernel gpu;
+        if (m_target == Target::Gpu) {
+            KernelOptions options;
+            options.smMajor = m_context->info().ccMajor;
+            options.smMinor = m_context->info().ccMinor;
+            if (Status s = compileKernel(source, options, {}, gpu); !s)
+                return s;
+        } else if (Status s = buildSimulatedKernel(source, m_dir.str(), cpu); !s) {
             return s;
+        }
         KernelArgs args;
         args.mesh.nx = nx;
         args.mesh.ny = ny;
@@ -72,12 +96,27 @@ protected:
         args.timeoutMs = 60000.0;
         field.mesh = args.mesh;
         field.values.assign(layoutFor(args.mesh).elementCount(), -1.0f);
-        return runUserKernel(*m_context, {}, build, args, BufferView<float>::host(field.values),
+        return runUserKernel(*m_context, gpu, cpu, args, BufferView<float>::host(field.values),
                              kernelRun);
     }
 
+    Target m_target = Target::Simulator;
     TempDir m_dir;
     std::unique_ptr<Context> m_context;
+};
+
+// The classic kernels, on each target.
+class SimulatorKernels : public KernelTargets, public ::testing::WithParamInterface<Target>
+{
+protected:
+    void SetUp() override { open(GetParam()); }
+};
+
+// What only the simulator does: printf lines per thread, the bugs it names, its limits.
+class SimulatorOnly : public KernelTargets
+{
+protected:
+    void SetUp() override { open(Target::Simulator); }
 };
 
 // The sum of each block's 256 inputs, as both reductions write it.
@@ -92,7 +131,7 @@ void expectBlockSums(const Field& field, int blocks)
     }
 }
 
-TEST_F(SimulatorKernels, SharedMemoryTreeReductionWithDynamicSharedMemory)
+TEST_P(SimulatorKernels, SharedMemoryTreeReductionWithDynamicSharedMemory)
 {
     Field field;
     const int nx = 100, ny = 90, blocks = (nx * ny + 255) / 256;
@@ -101,7 +140,7 @@ TEST_F(SimulatorKernels, SharedMemoryTreeReductionWithDynamicSharedMemory)
     expectBlockSums(field, blocks);
 }
 
-TEST_F(SimulatorKernels, WarpShuffleReduction)
+TEST_P(SimulatorKernels, WarpShuffleReduction)
 {
     Field field;
     const int nx = 100, ny = 90, blocks = (nx * ny + 255) / 256;
@@ -110,7 +149,7 @@ TEST_F(SimulatorKernels, WarpShuffleReduction)
     expectBlockSums(field, blocks);
 }
 
-TEST_F(SimulatorKernels, BlockScan)
+TEST_P(SimulatorKernels, BlockScan)
 {
     Field field;
     const int nx = 200, ny = 12; // rows shorter than the block: the tail adds zeros
@@ -125,7 +164,7 @@ TEST_F(SimulatorKernels, BlockScan)
     }
 }
 
-TEST_F(SimulatorKernels, TiledTransposeWithAndWithoutPadding)
+TEST_P(SimulatorKernels, TiledTransposeWithAndWithoutPadding)
 {
     for (const char* name : {"transpose_tiled.cu", "transpose_padded.cu"}) {
         Field field;
@@ -140,7 +179,7 @@ TEST_F(SimulatorKernels, TiledTransposeWithAndWithoutPadding)
 
 // The average of each node's 3 x 3 neighbours, the edge repeated: float sums of nine small
 // integers are exact, and the division by 9 rounds alike, so 1e-6 covers the order of adds.
-TEST_F(SimulatorKernels, TiledBlurWithAHaloInSharedMemory)
+TEST_P(SimulatorKernels, TiledBlurWithAHaloInSharedMemory)
 {
     Field field;
     const int nx = 45, ny = 37;
@@ -162,7 +201,7 @@ TEST_F(SimulatorKernels, TiledBlurWithAHaloInSharedMemory)
         }
 }
 
-TEST_F(SimulatorKernels, SharedMemoryHistogramWithAtomics)
+TEST_P(SimulatorKernels, SharedMemoryHistogramWithAtomics)
 {
     const int nx = 300, ny = 211;
     std::vector<long long> expected(64, 0);
@@ -178,7 +217,7 @@ TEST_F(SimulatorKernels, SharedMemoryHistogramWithAtomics)
     }
 }
 
-TEST_F(SimulatorKernels, EveryGlobalAtomic)
+TEST_P(SimulatorKernels, EveryGlobalAtomic)
 {
     const int blocks = 37;
     const long long n = 256ll * blocks;
@@ -233,7 +272,7 @@ TEST_F(SimulatorKernels, EveryGlobalAtomic)
 }
 
 // Warps of 32 lanes in CUDA's order: x, then y, then z across a 16 x 4 x 2 block.
-TEST_F(SimulatorKernels, WarpVotesMatchesReductionsAndShuffles)
+TEST_P(SimulatorKernels, WarpVotesMatchesReductionsAndShuffles)
 {
     Field field;
     const int blocks = 3, threads = 128;
@@ -282,7 +321,7 @@ TEST_F(SimulatorKernels, WarpVotesMatchesReductionsAndShuffles)
     }
 }
 
-TEST_F(SimulatorKernels, CooperativeGroupsBlockAndTiles)
+TEST_P(SimulatorKernels, CooperativeGroupsBlockAndTiles)
 {
     Field field;
     const int blocks = 5;
@@ -308,7 +347,7 @@ TEST_F(SimulatorKernels, CooperativeGroupsBlockAndTiles)
 }
 
 // Each printf is a line with its block and thread; past 1000 lines the rest are counted.
-TEST_F(SimulatorKernels, PrintfIsCollectedPerThread)
+TEST_F(SimulatorOnly, PrintfIsCollectedPerThread)
 {
     Field field;
     KernelRun printed;
@@ -333,7 +372,7 @@ TEST_F(SimulatorKernels, PrintfIsCollectedPerThread)
 
 // --- Kernels that cannot finish ----------------------------------------------------------
 
-TEST_F(SimulatorKernels, ThreadsThatSkipABarrierAreNamedWithTheBlockAndLine)
+TEST_F(SimulatorOnly, ThreadsThatSkipABarrierAreNamedWithTheBlockAndLine)
 {
     Field field;
     const Status s = run("barrier_skipped.cu", 300, 2, {2, 1, 1}, {256, 1, 1}, field);
@@ -349,7 +388,7 @@ TEST_F(SimulatorKernels, ThreadsThatSkipABarrierAreNamedWithTheBlockAndLine)
         std::all_of(field.values.begin(), field.values.end(), [](float v) { return v == -1.0f; }));
 }
 
-TEST_F(SimulatorKernels, LanesWaitingAtDifferentBarriersEndTheRunWithBothLines)
+TEST_F(SimulatorOnly, LanesWaitingAtDifferentBarriersEndTheRunWithBothLines)
 {
     Field field;
     const Status s = run("warp_divergent.cu", 64, 2, {1, 1, 1}, {64, 1, 1}, field);
@@ -360,7 +399,7 @@ TEST_F(SimulatorKernels, LanesWaitingAtDifferentBarriersEndTheRunWithBothLines)
 }
 
 // Hopper's 227 KiB a block, as on the GPU.
-TEST_F(SimulatorKernels, DynamicSharedMemoryUpToHoppersLimit)
+TEST_F(SimulatorOnly, DynamicSharedMemoryUpToHoppersLimit)
 {
     Field field;
     const int blocks = 16 * 16 / 256;
@@ -372,6 +411,11 @@ TEST_F(SimulatorKernels, DynamicSharedMemoryUpToHoppersLimit)
     ASSERT_FALSE(s.ok());
     EXPECT_NE(s.message().find("shared memory per block exceed"), std::string::npos) << s.message();
 }
+
+INSTANTIATE_TEST_SUITE_P(, SimulatorKernels, ::testing::Values(Target::Simulator, Target::Gpu),
+                         [](const ::testing::TestParamInfo<Target>& info) {
+                             return info.param == Target::Gpu ? "Gpu" : "Simulator";
+                         });
 
 } // namespace
 } // namespace warpscope::gpu::test

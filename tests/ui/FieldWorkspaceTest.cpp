@@ -61,6 +61,25 @@ private slots:
         QVERIFY(view()->backendDescription().startsWith("CPU"));
     }
 
+    // The colour bar's labels are in the text's pale grey, whatever the markers drew before
+    // them (the selected reference's red ring left them red).
+    void colourBarLabelsAreNotRed()
+    {
+        const QImage image = test::screenPixels(view(), [&] {
+            view()->update();
+            return view()->frameSettled() && view()->shownParams() == view()->params();
+        });
+        int red = 0, pale = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = image.width() - 60; x < image.width(); ++x) {
+                const QColor c = image.pixelColor(x, y);
+                red += c.red() > 170 && c.green() < 110 && c.blue() < 110;
+                pale += c.red() > 180 && c.green() > 180 && c.blue() > 180;
+            }
+        QCOMPARE(red, 0);
+        QVERIFY2(pale > 20, qPrintable(QString::number(pale))); // the labels are there
+    }
+
     // A mesh beyond the OpenGL driver's buffer limit fails as the window is first shown,
     // before anything has been drawn; the map says why instead of "Computing…" for ever, and
     // after a good field, the old picture is marked as not updated.

@@ -649,7 +649,8 @@ void FieldView::drawOverlay(QPainter& painter)
     }
     painter.setClipping(false);
 
-    // Colour bar with five labels.
+    // Colour bar with five labels, in the text's colour (the markers leave the pen red).
+    painter.setPen(text);
     const QRect bar(width() - kColorbarWidth + 12, area.top(), 16, area.height());
     paintColourBar(painter, bar, m_colorbar, m_result ? &m_result->stats : nullptr,
                    [this](double v) { return formatDistance(v, m_shown); });
