@@ -3,6 +3,7 @@
 #include "kernel/KernelShared.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 
 namespace warpscope::gpu {
@@ -28,6 +29,23 @@ void readLog(CompiledKernel& out, bool compiled)
         out.usage = driverUsage(out);
 }
 
+// The toolkit's headers (cooperative_groups.h, cuda_fp16.h, ...), which NVRTC does not find on
+// its own: where $CUDA_HOME or $CUDA_PATH points, or the usual place. Empty when none has them.
+std::string toolkitIncludeDir()
+{
+    for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
+        if (const char* home = std::getenv(variable); home && *home) {
+            const std::filesystem::path dir = std::filesystem::path(home) / "include";
+            std::error_code error;
+            if (std::filesystem::exists(dir / "cooperative_groups.h", error))
+                return dir.string();
+        }
+    std::error_code error;
+    return std::filesystem::exists("/usr/local/cuda/include/cooperative_groups.h", error)
+               ? "/usr/local/cuda/include"
+               : std::string();
+}
+
 } // namespace
 
 Status compileKernel(const KernelSource& source, const KernelOptions& options,
@@ -51,6 +69,13 @@ Status compileKernel(const KernelSource& source, const KernelOptions& options,
     std::vector<std::string> flags = {"-arch=sm_" + std::to_string(options.smMajor) +
                                           std::to_string(options.smMinor),
                                       "-std=c++17", "--ptxas-options=-v"};
+    if (const std::string include = toolkitIncludeDir(); !include.empty()) {
+        flags.push_back("--include-path=" + include);
+        // CUDA 13 keeps libcu++ (cuda/std/...), which cooperative groups include, under cccl/.
+        std::error_code error;
+        if (std::filesystem::is_directory(include + "/cccl", error))
+            flags.push_back("--include-path=" + include + "/cccl");
+    }
     for (const std::string& flag : options.flags) {
         if (const std::string problem = kernelFlagProblem(flag); !problem.empty())
             return Status::failure(problem);

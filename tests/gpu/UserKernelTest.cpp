@@ -141,6 +141,25 @@ TEST(KernelCompile, EveryTemplateAndExampleCompilesWithNvrtc)
     }
 }
 
+// The toolkit's headers are found: a kernel written with cooperative groups, as for nvcc,
+// builds (the CPU simulator's classic kernels run it on a GPU).
+TEST(KernelCompile, ToolkitHeadersAreFound)
+{
+    SKIP_WITHOUT_NVRTC();
+    const KernelSource source{KernelShape::WholeKernel,
+                              "#include <cooperative_groups.h>\n"
+                              "namespace cg = cooperative_groups;\n"
+                              "__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)\n"
+                              "{\n"
+                              "    cg::thread_block block = cg::this_thread_block();\n"
+                              "    block.sync();\n"
+                              "}\n"};
+    CompiledKernel built;
+    const Status s = compileKernel(source, {}, {}, built);
+    ASSERT_TRUE(s.ok()) << s.message() << "\n" << built.log;
+    EXPECT_FALSE(built.entry.empty());
+}
+
 TEST(KernelCompile, AnErrorIsReportedAtTheUsersLine)
 {
     SKIP_WITHOUT_NVRTC();
