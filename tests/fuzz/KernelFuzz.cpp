@@ -1,7 +1,8 @@
 // libFuzzer target for what reads a user's kernel text before a compiler sees it: a .cu
 // file's shape line (scene::parseKernelFile), the @param declarations (parseKernelParams),
 // the comment blanking and brace check, the CPU simulator's limitations and the wrapping into
-// a translation unit, for both shapes and targets. The first byte chooses the shape and the
+// a translation unit (the simulator's rewrite of the code included), for both shapes and
+// targets. The first byte chooses the shape and the
 // wrapping's options; the rest is the source. None may crash or hang, and each keeps its word.
 #include "kernel/KernelShared.h"
 #include "warpscope/gpu/UserKernel.h"
@@ -79,8 +80,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const std::string unit = gpu::wrapKernelSource(source, parsed.params, target);
         const std::string marker = "#line 1 \"kernel.cu\"\n";
         check(unit.find(marker) != std::string::npos);
+        // The simulator's unit holds the code as cpuUserCode rewrites it (extern __shared__
+        // arrays as pointers), on the same lines, so that messages keep the user's lines.
+        const std::string user =
+            target == gpu::KernelTarget::Cpu ? gpu::cpuUserCode(source.code) : source.code;
+        check(std::count(user.begin(), user.end(), '\n') ==
+              std::count(source.code.begin(), source.code.end(), '\n'));
         if (source.launchBounds == 0 || source.shape == gpu::KernelShape::PerNode)
-            check(unit.find(marker + source.code) != std::string::npos);
+            check(unit.find(marker + user) != std::string::npos);
     }
     return 0;
 }
