@@ -10,6 +10,7 @@
 #include <boost/context/detail/fcontext.hpp>
 #include <deque>
 #include <memory>
+#include <sanitizer/asan_interface.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
@@ -186,6 +187,10 @@ bool Block::run(StackPool& stacks)
             fail("the simulator could not map a stack for each of the block's threads");
             return false;
         }
+        // A fiber of an earlier block may have left frames that never returned (a failed run):
+        // under AddressSanitizer their marks would poison this block's frames. A no-op
+        // otherwise.
+        ASAN_UNPOISON_MEMORY_REGION(stack, kStackBytes);
         // The stack grows down from its top.
         m_fibers[i].context = fcontext::make_fcontext(static_cast<char*>(stack) + kStackBytes,
                                                       kStackBytes, &Block::entry);
