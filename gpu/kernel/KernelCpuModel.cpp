@@ -285,8 +285,13 @@ std::size_t skipBlanks(std::string_view text, std::size_t at)
 // why).
 std::optional<std::string> dynamicSharedPointer(std::string_view declaration)
 {
+    // Only the unsized form `name[]`, with nothing after it.
     const std::size_t open = declaration.rfind('[');
     if (open == std::string_view::npos)
+        return std::nullopt;
+    const std::size_t close = skipBlanks(declaration, open + 1);
+    if (close >= declaration.size() || declaration[close] != ']' ||
+        skipBlanks(declaration, close + 1) != declaration.size())
         return std::nullopt;
     std::size_t end = open;
     while (end > 0 && std::isspace(static_cast<unsigned char>(declaration[end - 1])))
@@ -296,7 +301,9 @@ std::optional<std::string> dynamicSharedPointer(std::string_view declaration)
         --start;
     if (start == end)
         return std::nullopt;
-    const std::string type(declaration.substr(0, start));
+    // The type may span lines; its newlines are kept once, after the pointer.
+    std::string type(declaration.substr(0, start));
+    std::replace(type.begin(), type.end(), '\n', ' ');
     const std::string name(declaration.substr(start, end - start));
     std::string text = "static thread_local " + type + "* const " + name + " = reinterpret_cast<" +
                        type + "*>(ws_dynamic_shared);";
@@ -342,7 +349,7 @@ std::string cpuUserCode(const std::string& code)
             break;
         const std::size_t type = shared + 10;
         const std::optional<std::string> pointer =
-            dynamicSharedPointer(std::string_view(code).substr(type, semicolon - type));
+            dynamicSharedPointer(std::string_view(stripped).substr(type, semicolon - type));
         if (!pointer)
             continue;
         out += code.substr(copied, at - copied) + *pointer;

@@ -375,6 +375,24 @@ TEST(KernelSimulator, RefusesWhatItCannotRunBeforeCompiling)
     EXPECT_FALSE(build.ok);
 }
 
+TEST(KernelSimulator, DynamicSharedArraysAreRewrittenOnTheirLines)
+{
+    // A declaration over three lines becomes one pointer followed by the same two newlines.
+    const std::string code = "extern __shared__\nfloat\n  tile[ ];\nint x;\n";
+    const std::string cpu = cpuUserCode(code);
+    EXPECT_EQ(std::count(cpu.begin(), cpu.end(), '\n'), 4);
+    EXPECT_EQ(cpu.rfind("static thread_local  float   * const tile = reinterpret_cast< float   "
+                        "*>(ws_dynamic_shared);\n\n\nint x;\n",
+                        0),
+              0u)
+        << cpu;
+    // Sized arrays, unclosed strings and comments holding brackets are left to the compiler.
+    for (const std::string other :
+         {"extern __shared__ float tile[4];\n", "extern __shared__ floa\"t tile[];\nx[1] = 1;\n",
+          "extern __shared__ float tile /* [] */;\n"})
+        EXPECT_EQ(cpuUserCode(other), other);
+}
+
 TEST(KernelSimulator, CompileErrorsAreAtTheUsersLine)
 {
     SKIP_WITHOUT_COMPILER();
