@@ -6,9 +6,13 @@
 // reused.
 #include "kernel/BlockFibers.h"
 
+#include "kernel/KernelPcLines.h"
+#include "kernel/SharedMemoryCheck.h"
+
 #include <algorithm>
 #include <boost/context/detail/fcontext.hpp>
 #include <deque>
+#include <map>
 #include <memory>
 #include <sanitizer/asan_interface.h>
 #include <sys/mman.h>
@@ -175,6 +179,7 @@ void Block::switchFrom(fcontext::fcontext_t* from)
         m_current = m_ready.front();
         m_ready.pop_front();
         to = m_fibers[m_current].context;
+        SharedMemoryCheck::beginThread(m_current);
     }
     keep(fcontext::jump_fcontext(to, from));
 }
@@ -199,6 +204,7 @@ bool Block::run(StackPool& stacks)
     m_live = m_threads;
     m_current = m_ready.front();
     m_ready.pop_front();
+    SharedMemoryCheck::beginThread(m_current);
     // Back here when no thread is ready: all ended, the run failed, or the rest wait for ever.
     keep(fcontext::jump_fcontext(m_fibers[m_current].context, &m_main));
     if (m_failed || m_run.failed())
@@ -238,6 +244,7 @@ int Block::sync(BlockSync op, int predicate, unsigned line)
                            : m_barrierOp == BlockSync::Or  ? int(count > 0)
                                                            : 0;
         m_atBarrier = 0;
+        SharedMemoryCheck::barrier();
         for (unsigned t = 0; t < m_threads; ++t)
             release(t, (unsigned long long)result);
         return result;
@@ -261,7 +268,11 @@ unsigned long long Block::warp(WarpOp op, unsigned mask, unsigned long long valu
     WarpState& w = m_warps[m_current / kWarpLanes];
     if (op == WarpOp::Active)
         return existingLanes(first) & ~w.ended;
-    // Lanes past the block's last thread do not exist; CUDA requires the caller in its mask.
+    // Lanes past the block's last thread do not exist: named, they are a finding, and the
+    // lanes that exist meet. CUDA requires the caller in its mask.
+    if (mask & ~existingLanes(first))
+        SharedMemoryCheck::absentLanes(warpOpName(op), line, first / kWarpLanes, mask,
+                                       existingLanes(first));
     mask = (mask & existingLanes(first)) | (1u << lane);
     std::size_t g = 0;
     while (g < w.waiting.size() && w.waiting[g].mask != mask)
@@ -306,6 +317,7 @@ void Block::completeWarp(WarpState& w, std::size_t g, unsigned first)
         if (arrived >> l & 1u)
             results[l] = warpResult(group.op, l, arrived, group.lanes);
     w.waiting.erase(w.waiting.begin() + std::ptrdiff_t(g));
+    SharedMemoryCheck::warpSynced(first / kWarpLanes);
     for (unsigned l = 0; l < kWarpLanes; ++l)
         if (arrived >> l & 1u)
             release(first + l, results[l]);
@@ -422,6 +434,42 @@ void abiPrint(void* run, const unsigned block[3], const unsigned thread[3], cons
     static_cast<SimulatedRun*>(run)->print(block, thread, std::string(text, length));
 }
 
+void* abiSharedStatic(void* run, unsigned site, unsigned long long size, unsigned long long align,
+                      const char* name, unsigned line)
+{
+    std::string why;
+    if (void* at = SharedMemoryCheck::staticVariable(site, size, align, name, line, why))
+        return at;
+    // The run has failed; the thread gets memory that is there until its block stops.
+    static_cast<SimulatedRun*>(run)->fail(why);
+    return SharedMemoryCheck::dynamicMemory();
+}
+
+unsigned char* abiSharedDynamic(void*)
+{
+    return SharedMemoryCheck::dynamicMemory();
+}
+
+void abiBeginBlock(void* run, const unsigned block[3], const unsigned blockDim[3])
+{
+    const auto* simulated = static_cast<const SimulatedRun*>(run);
+    SharedMemoryCheck::beginBlock(simulated->serial(), simulated->dynamicSharedBytes(), block,
+                                  blockDim);
+}
+
+void abiBeginThread(unsigned thread)
+{
+    SharedMemoryCheck::beginThread(thread);
+}
+
+void abiSharedAccess(const void* address, unsigned size, int kind, const void* pc, unsigned line)
+{
+    if (kind >= 0 && kind <= int(SharedAccess::Atomic))
+        SharedMemoryCheck::access(address, size, SharedAccess(kind), pc, line);
+}
+
+std::atomic<std::uint64_t> g_runSerial{0};
+
 } // namespace
 
 SimulatedRun::SimulatedRun()
@@ -431,6 +479,50 @@ SimulatedRun::SimulatedRun()
     m_runtime.syncThreads = &abiSyncThreads;
     m_runtime.warpOp = &abiWarpOp;
     m_runtime.print = &abiPrint;
+    m_runtime.sharedStatic = &abiSharedStatic;
+    m_runtime.sharedDynamic = &abiSharedDynamic;
+    m_runtime.beginBlock = &abiBeginBlock;
+    m_runtime.beginThread = &abiBeginThread;
+    m_runtime.sharedAccess = &abiSharedAccess;
+    const SharedRegion region = sharedRegion();
+    m_runtime.sharedLo = region.lo;
+    m_runtime.sharedSpan = region.span;
+    m_serial = ++g_runSerial;
+}
+
+std::vector<KernelMessage> SimulatedRun::takeFindings()
+{
+    // A finding's instructions may be many at one line (an unrolled loop, say): one message a
+    // line and kind, counting them all.
+    struct Merged
+    {
+        KernelMessage message;
+        std::uint64_t count = 0;
+    };
+    std::map<std::pair<int, int>, Merged> merged;
+    KernelPcLines lines;
+    for (SharedFinding& finding : SharedMemoryCheck::takeFindings(m_serial)) {
+        const int line = int(finding.pc ? lines.userLine(finding.pc) : finding.line);
+        Merged& m = merged[{line, int(finding.kind)}];
+        m.count += finding.count;
+        if (!m.message.text.empty())
+            continue;
+        const unsigned other =
+            finding.otherPc ? lines.userLine(finding.otherPc) : finding.otherLine;
+        std::string text = std::move(finding.text);
+        if (const std::size_t at = text.find("{other}"); at != std::string::npos)
+            text.replace(at, 7, other > 0 ? " at line " + std::to_string(other) : std::string());
+        m.message = {Severity::Warning, line, 0, std::move(text)};
+    }
+    std::vector<KernelMessage> messages;
+    for (auto& [key, m] : merged) {
+        if (messages.size() == kMaxKernelFindings)
+            break;
+        if (m.count > 1)
+            m.message.text += " (" + std::to_string(m.count) + " times)";
+        messages.push_back(std::move(m.message));
+    }
+    return messages;
 }
 
 void SimulatedRun::print(const unsigned block[3], const unsigned thread[3], std::string text)

@@ -36,6 +36,14 @@ public:
     void print(const unsigned block[3], const unsigned thread[3], std::string text);
     // The lines kept, and how many were not.
     std::vector<KernelPrintLine> takePrintLines(std::uint64_t& dropped);
+    // The dynamic shared memory the launch gives each block.
+    void setDynamicSharedBytes(std::uint64_t bytes) { m_dynamicSharedBytes = bytes; }
+    std::uint64_t dynamicSharedBytes() const { return m_dynamicSharedBytes; }
+    // This run among the process's runs.
+    std::uint64_t serial() const { return m_serial; }
+    // What shared memory's checks and the warps found (SharedMemoryCheck.h), as warnings at the
+    // user's lines, once each; called once the blocks are done.
+    std::vector<KernelMessage> takeFindings();
 
 private:
     KernelAbiRuntime m_runtime{};
@@ -45,6 +53,8 @@ private:
     std::vector<KernelPrintLine> m_lines;
     std::uint64_t m_printBytes = 0;
     std::uint64_t m_dropped = 0;
+    std::uint64_t m_dynamicSharedBytes = 0;
+    std::uint64_t m_serial = 0;
 };
 
 // Runs the block's blockDim threads, thread(arg, linear index), as fibers on the calling

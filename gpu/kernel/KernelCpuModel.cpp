@@ -23,8 +23,53 @@ struct WsRuntime {
     int (*syncThreads)(int, int, unsigned);
     unsigned long long (*warpOp)(int, unsigned, unsigned long long, int, int, unsigned);
     void (*print)(void*, const unsigned*, const unsigned*, const char*, unsigned long long);
+    void* (*sharedStatic)(void*, unsigned, unsigned long long, unsigned long long, const char*,
+                          unsigned);
+    unsigned char* (*sharedDynamic)(void*);
+    void (*beginBlock)(void*, const unsigned*, const unsigned*);
+    void (*beginThread)(unsigned);
+    void (*sharedAccess)(const void*, unsigned, int, const void*, unsigned);
+    const void* sharedLo;
+    unsigned long long sharedSpan;
 };
 static thread_local const WsRuntime* ws_runtime;
+
+// --- Shared memory's accesses: clang calls these before each load and store of the user's
+// code (-fsanitize-coverage=trace-loads,trace-stores); those in the runner's shared memory
+// go to its checks. The region is the same for every thread of the run.
+static unsigned long long ws_shared_lo, ws_shared_span;
+static void (*ws_shared_access)(const void*, unsigned, int, const void*, unsigned);
+__attribute__((always_inline)) inline void ws_trace(const void* p, unsigned size, int kind,
+                                                    const void* pc, unsigned line)
+{
+    if ((unsigned long long)p - __atomic_load_n(&ws_shared_lo, __ATOMIC_RELAXED) <
+        __atomic_load_n(&ws_shared_span, __ATOMIC_RELAXED))
+        ws_shared_access(p, size, kind, pc, line);
+}
+#define WS_TRACE(size)                                                                         \
+    extern "C" void __sanitizer_cov_load##size(void* p)                                        \
+    { ws_trace(p, size, 0, __builtin_return_address(0), 0); }                                  \
+    extern "C" void __sanitizer_cov_store##size(void* p)                                       \
+    { ws_trace(p, size, 1, __builtin_return_address(0), 0); }
+WS_TRACE(1)
+WS_TRACE(2)
+WS_TRACE(4)
+WS_TRACE(8)
+WS_TRACE(16)
+#undef WS_TRACE
+inline void ws_shared_begin(const WsRuntime* runtime)
+{
+    __atomic_store_n(&ws_shared_lo, (unsigned long long)runtime->sharedLo, __ATOMIC_RELAXED);
+    __atomic_store_n(&ws_shared_span, runtime->sharedSpan, __ATOMIC_RELAXED);
+    __atomic_store_n(&ws_shared_access, runtime->sharedAccess, __ATOMIC_RELAXED);
+}
+// A static __shared__ variable, as the rewritten declaration asks for it.
+template <typename T> inline T& ws_static_shared(unsigned site, const char* name, unsigned line)
+{
+    return *static_cast<T*>(
+        ws_runtime->sharedStatic(ws_runtime->run, site, sizeof(T), alignof(T), name, line));
+}
+inline unsigned char* ws_dynamic_shared() { return ws_runtime->sharedDynamic(ws_runtime->run); }
 inline int ws_sync(int op, int predicate, unsigned line)
 {
     const uint3 me = threadIdx;
@@ -113,11 +158,13 @@ WS_REDUCE(__reduce_or_sync, unsigned, WS_WARP_REDUCE_OR)
 WS_REDUCE(__reduce_xor_sync, unsigned, WS_WARP_REDUCE_XOR)
 #undef WS_REDUCE
 
-// --- Atomics: the block's threads share one runner thread, other blocks run on others
-template <typename T, typename F> inline T ws_atomic_update(T* address, F f)
+// --- Atomics: the block's threads share one runner thread, other blocks run on others. The
+// value is read by the compare-and-swap itself: a plain load would count as a read in shared
+// memory's checks.
+template <typename T, typename F> inline T ws_atomic_update(T* address, F f, unsigned line)
 {
-    T old;
-    __atomic_load(address, &old, __ATOMIC_RELAXED);
+    ws_trace(address, sizeof(T), 2, nullptr, line);
+    T old = T();
     T desired = f(old);
     while (!__atomic_compare_exchange(address, &old, &desired, true, __ATOMIC_SEQ_CST,
                                       __ATOMIC_RELAXED))
@@ -125,8 +172,11 @@ template <typename T, typename F> inline T ws_atomic_update(T* address, F f)
     return old;
 }
 #define WS_ATOMIC(name, T, expr)                                                               \
-    inline T name(T* address, T v)                                                             \
-    { return ws_atomic_update(address, [v](T old) { (void)old; return static_cast<T>(expr); }); }
+    inline T name(T* address, T v, unsigned line = __builtin_LINE())                           \
+    {                                                                                          \
+        return ws_atomic_update(                                                               \
+            address, [v](T old) { (void)old; return static_cast<T>(expr); }, line);            \
+    }
 #define WS_ATOMIC_INTEGERS(name, expr)                                                         \
     WS_ATOMIC(name, int, expr)                                                                 \
     WS_ATOMIC(name, unsigned, expr)                                                            \
@@ -149,9 +199,10 @@ WS_ATOMIC(atomicInc, unsigned, old >= v ? 0u : old + 1u)
 WS_ATOMIC(atomicDec, unsigned, (old == 0u || old > v) ? v : old - 1u)
 #undef WS_ATOMIC_INTEGERS
 #undef WS_ATOMIC
-template <typename T> inline T atomicCAS(T* address, T compare, T v)
+template <typename T> inline T atomicCAS(T* address, T compare, T v, unsigned line = __builtin_LINE())
 {
     static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomicCAS takes 32- or 64-bit words");
+    ws_trace(address, sizeof(T), 2, nullptr, line);
     __atomic_compare_exchange(address, &compare, &v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
     return compare;
 }
@@ -174,9 +225,9 @@ inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 inline int __ffs(int x) { return __builtin_ffs(x); }
 inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(unsigned(x)); }
 
-// --- Shared memory: one copy per runner thread, which runs one block at a time
+// --- Shared memory: declarations in functions become ws_static_shared (cpuUserCode); the
+// others are one copy per runner thread, which runs one block at a time, unchecked
 #define __align__(n) __attribute__((aligned(n)))
-static thread_local unsigned char ws_dynamic_shared[WS_MAX_DYNAMIC_SHARED] __attribute__((aligned(16)));
 #define __shared__ static thread_local
 
 // --- printf: each call one line of the run's list, with its block and thread, and the
@@ -260,104 +311,12 @@ template <unsigned N> inline void sync(const thread_block_tile<N>& g,
 } // namespace cooperative_groups
 )";
 
-bool identifierChar(char c)
-{
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-
-// Whether stripped holds the word at at, not as part of a longer identifier.
-bool wordAt(std::string_view stripped, std::size_t at, std::string_view word)
-{
-    return stripped.substr(at, word.size()) == word &&
-           (at == 0 || !identifierChar(stripped[at - 1])) &&
-           (at + word.size() >= stripped.size() || !identifierChar(stripped[at + word.size()]));
-}
-
-std::size_t skipBlanks(std::string_view text, std::size_t at)
-{
-    while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at])))
-        ++at;
-    return at;
-}
-
-// `extern __shared__ T name[];` as a pointer into the runner thread's dynamic shared memory,
-// on the same lines; nullopt when the declaration is not of that form (the compiler then says
-// why).
-std::optional<std::string> dynamicSharedPointer(std::string_view declaration)
-{
-    // Only the unsized form `name[]`, with nothing after it.
-    const std::size_t open = declaration.rfind('[');
-    if (open == std::string_view::npos)
-        return std::nullopt;
-    const std::size_t close = skipBlanks(declaration, open + 1);
-    if (close >= declaration.size() || declaration[close] != ']' ||
-        skipBlanks(declaration, close + 1) != declaration.size())
-        return std::nullopt;
-    std::size_t end = open;
-    while (end > 0 && std::isspace(static_cast<unsigned char>(declaration[end - 1])))
-        --end;
-    std::size_t start = end;
-    while (start > 0 && identifierChar(declaration[start - 1]))
-        --start;
-    if (start == end)
-        return std::nullopt;
-    // The type may span lines; its newlines are kept once, after the pointer.
-    std::string type(declaration.substr(0, start));
-    std::replace(type.begin(), type.end(), '\n', ' ');
-    const std::string name(declaration.substr(start, end - start));
-    std::string text = "static thread_local " + type + "* const " + name + " = reinterpret_cast<" +
-                       type + "*>(ws_dynamic_shared);";
-    for (const char c : declaration)
-        if (c == '\n')
-            text += '\n';
-    return text;
-}
-
 std::string define(const char* name, long long value)
 {
     return std::string("#define ") + name + " " + std::to_string(value) + "\n";
 }
 
 } // namespace
-
-std::string cpuUserCode(const std::string& code)
-{
-    const std::string stripped = codeWithoutComments(code);
-    std::string out;
-    std::size_t copied = 0;
-    for (std::size_t at = 0; at < stripped.size(); ++at) {
-        // The simulator's prelude is the header: its include would not be found.
-        if (stripped[at] == '#') {
-            const std::size_t directive = skipBlanks(stripped, at + 1);
-            if (wordAt(stripped, directive, "include")) {
-                const std::size_t header = skipBlanks(stripped, directive + 7);
-                const std::size_t lineEnd = std::min(stripped.find('\n', at), stripped.size());
-                if (code.compare(header, 20, "<cooperative_groups.") == 0) {
-                    out += code.substr(copied, at - copied);
-                    copied = lineEnd;
-                }
-            }
-            continue;
-        }
-        if (!wordAt(stripped, at, "extern"))
-            continue;
-        const std::size_t shared = skipBlanks(stripped, at + 6);
-        if (!wordAt(stripped, shared, "__shared__"))
-            continue;
-        const std::size_t semicolon = stripped.find(';', shared);
-        if (semicolon == std::string::npos)
-            break;
-        const std::size_t type = shared + 10;
-        const std::optional<std::string> pointer =
-            dynamicSharedPointer(std::string_view(stripped).substr(type, semicolon - type));
-        if (!pointer)
-            continue;
-        out += code.substr(copied, at - copied) + *pointer;
-        copied = semicolon + 1;
-        at = semicolon;
-    }
-    return out + code.substr(copied);
-}
 
 std::string cpuExecutionModel()
 {
@@ -390,7 +349,6 @@ std::string cpuExecutionModel()
                                                        {"WS_SYNC_OR", BlockSync::Or}};
     for (const auto& [name, op] : syncs)
         text += define(name, int(op));
-    text += define("WS_MAX_DYNAMIC_SHARED", (long long)kSimulatorMaxDynamicShared);
     text += kModel;
     // The block- and system-scoped atomics are the device-scoped ones on one CPU.
     for (const char* name :

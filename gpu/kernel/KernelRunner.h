@@ -76,6 +76,7 @@ struct RunnerReply
     std::uint64_t nonFinite = 0;             // the nodes written NaN or infinite
     std::vector<KernelPrintLine> printLines; // the simulator's printf calls
     std::uint64_t printLinesDropped = 0;
+    std::vector<KernelMessage> findings; // the simulator's checks (SharedMemoryCheck.h)
 };
 
 // Offset of the owners' words in a RunnerOutput.

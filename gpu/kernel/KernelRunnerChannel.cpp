@@ -103,6 +103,25 @@ bool getPrintLines(Reader& in, std::vector<KernelPrintLine>& lines)
     return true;
 }
 
+// A runner's findings: at most kMaxKernelFindings warnings or errors, each at a line or none.
+bool getFindings(Reader& in, std::vector<KernelMessage>& findings)
+{
+    std::uint64_t count = 0;
+    if (!in.get(count) || count > kMaxKernelFindings)
+        return false;
+    findings.resize(count);
+    for (KernelMessage& m : findings) {
+        std::int32_t severity = 0, line = 0;
+        if (!in.get(severity) || !in.get(line) || !in.getString(m.text) || line < 0 ||
+            (severity != std::int32_t(Severity::Warning) &&
+             severity != std::int32_t(Severity::Error)))
+            return false;
+        m.severity = Severity(severity);
+        m.line = line;
+    }
+    return true;
+}
+
 bool writeAll(int socket, const char* data, std::size_t size)
 {
     while (size > 0) {
@@ -307,6 +326,12 @@ bool sendReply(int socket, const RunnerReply& r)
         w.putString(line.text);
     }
     w.put(r.printLinesDropped);
+    w.put(std::uint64_t(r.findings.size()));
+    for (const KernelMessage& m : r.findings) {
+        w.put(std::int32_t(m.severity));
+        w.put(std::int32_t(m.line));
+        w.putString(m.text);
+    }
     return sendFrame(socket, kReply, w.bytes(), -1);
 }
 
@@ -323,7 +348,8 @@ bool receiveReply(int socket, double deadlineMs, RunnerReply& r, bool& timedOut)
     const bool read = in.get(ok) && in.getString(r.message) && in.get(lost) && in.get(r.kernelMs) &&
                       in.get(r.startMs) && in.get(r.stopMs) && in.get(r.outOfBounds) &&
                       in.get(r.lo) && in.get(r.hi) && in.get(r.nonFinite) &&
-                      getPrintLines(in, r.printLines) && in.get(r.printLinesDropped) && in.done();
+                      getPrintLines(in, r.printLines) && in.get(r.printLinesDropped) &&
+                      getFindings(in, r.findings) && in.done();
     r.ok = ok != 0;
     r.runnerEnds = lost != 0;
     return read;

@@ -112,6 +112,7 @@ public:
         SimulatedRun simulated;
         abi.runtime = simulated.runtime();
         abi.dynamicSharedBytes = request.sharedBytes;
+        simulated.setDynamicSharedBytes(request.sharedBytes);
         const auto start = std::chrono::steady_clock::now();
         const std::size_t blocks = std::size_t(request.grid[0]) * request.grid[1] * request.grid[2];
         m_pool->parallelFor(blocks, [&](std::size_t first, std::size_t last, unsigned) {
@@ -121,6 +122,7 @@ public:
         std::fflush(stdout);
         RunnerReply reply;
         reply.printLines = simulated.takePrintLines(reply.printLinesDropped);
+        reply.findings = simulated.takeFindings();
         if (simulated.failed()) {
             reply.message = simulated.message();
             return reply;

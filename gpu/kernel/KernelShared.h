@@ -54,6 +54,21 @@ struct KernelAbiRuntime
                                  int width, unsigned line);
     void (*print)(void* run, const unsigned block[3], const unsigned thread[3], const char* text,
                   unsigned long long length);
+    // Shared memory (SharedMemoryCheck.h): where a static __shared__ variable lies (the same
+    // place for the whole run), the dynamic shared memory, the start of each block and thread,
+    // and an access (kind: SharedAccess) the library's load and store callbacks saw in
+    // [sharedLo, sharedLo + sharedSpan), at pc or, for atomics, line.
+    void* (*sharedStatic)(void* run, unsigned site, unsigned long long size,
+                          unsigned long long align, const char* name, unsigned line);
+    unsigned char* (*sharedDynamic)(void* run);
+    void (*beginBlock)(void* run, const unsigned block[3], const unsigned blockDim[3]);
+    // The thread that runs now, where its block's threads run straight through (runBlock's
+    // fibers say so themselves): the library's own threadIdx may not be in memory yet.
+    void (*beginThread)(unsigned linear);
+    void (*sharedAccess)(const void* address, unsigned size, int kind, const void* pc,
+                         unsigned line);
+    const void* sharedLo;
+    unsigned long long sharedSpan;
 };
 // What the simulator's library takes for a range of blocks (KernelWrap.cpp's ws_run_blocks).
 struct KernelAbiLaunch

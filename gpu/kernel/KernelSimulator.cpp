@@ -281,7 +281,8 @@ std::string hostCompiler()
         if (std::string found = findOnPath(first); !found.empty())
             return found;
     }
-    for (const char* name : {"c++", "g++", "clang++"})
+    // clang first: its instrumentation of loads and stores feeds shared memory's checks.
+    for (const char* name : {"clang++", "c++", "g++"})
         if (std::string found = findOnPath(name); !found.empty())
             return found;
     return {};
@@ -306,8 +307,19 @@ Status buildSimulatedKernel(const KernelSource& source, const std::string& cache
     if (compiler.empty())
         return Status::failure("No C++ compiler was found (c++, g++ or clang++ on PATH, or $CXX), "
                                "so the CPU simulator cannot build kernels");
-    const std::vector<std::string> flags = {"-std=gnu++17",        "-O2", "-fPIC", "-shared",
-                                            "-fvisibility=hidden", "-w",  "-x",    "c++"};
+    std::vector<std::string> flags = {"-std=gnu++17",        "-O2", "-fPIC", "-shared",
+                                      "-fvisibility=hidden", "-w",  "-x",    "c++"};
+    // Each load and store calls the library's callbacks (SharedMemoryCheck.h), whose findings
+    // are named at their lines from the line table (libdw finds an address's unit by the
+    // address ranges table, which clang writes only when asked).
+    if (fs::path(fs::weakly_canonical(compiler)).filename().string().find("clang") !=
+        std::string::npos)
+        flags.insert(flags.end(), {"-fsanitize-coverage=func,trace-loads,trace-stores",
+                                   "-gline-tables-only", "-gdwarf-aranges"});
+    else
+        out.messages.push_back({Severity::Warning, 0, 0,
+                                "The simulator's compiler is not clang++: shared memory's checks "
+                                "(races, reads of memory never written, out of bounds) are off"});
     const std::string text = wrapKernelSource(source, out.params, KernelTarget::Cpu);
     std::string key = "simulator " + compilerStamp(compiler) + "\n";
     for (const std::string& flag : flags)
@@ -348,7 +360,8 @@ Status buildSimulatedKernel(const KernelSource& source, const std::string& cache
     fs::remove(unique + ".log", error);
     if (!ran)
         return Status::failure(why);
-    out.messages = gccMessages(out.log);
+    for (KernelMessage& m : gccMessages(out.log))
+        out.messages.push_back(std::move(m));
     if (exitCode != 0) {
         fs::remove(unique + ".so", error);
         return firstError(out.messages, "The C++ compiler failed:\n" + out.log);

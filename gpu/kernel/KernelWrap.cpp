@@ -197,6 +197,7 @@ extern "C" __attribute__((visibility("default"))) void ws_run_blocks(const WsLau
     gridDim = dim3{a->grid[0], a->grid[1], a->grid[2]};
     blockDim = dim3{a->block[0], a->block[1], a->block[2]};
     ws_runtime = a->runtime;
+    ws_shared_begin(a->runtime);
     Params p;
     static_assert(sizeof(Params) % sizeof(float) == 0 || sizeof(Params) == 1, "Params are floats");
     if (sizeof(Params) > 1)
@@ -207,13 +208,16 @@ extern "C" __attribute__((visibility("default"))) void ws_run_blocks(const WsLau
         blockIdx.x = unsigned(b % gridDim.x);
         blockIdx.y = unsigned((b / gridDim.x) % gridDim.y);
         blockIdx.z = unsigned(b / ((long long)gridDim.x * gridDim.y));
+        const unsigned at[3] = {blockIdx.x, blockIdx.y, blockIdx.z};
+        a->runtime->beginBlock(a->runtime->run, at, a->block);
         if (WS_FIBERS) {
-            const unsigned at[3] = {blockIdx.x, blockIdx.y, blockIdx.z};
             if (!a->runtime->runBlock(a->runtime->run, at, a->block, &ws_thread, (void*)&block))
                 return;
         } else {
-            for (unsigned t = 0; t < threads; ++t)
+            for (unsigned t = 0; t < threads; ++t) {
+                a->runtime->beginThread(t);
                 ws_thread((void*)&block, t);
+            }
         }
     }
 }

@@ -221,6 +221,7 @@ Status finishUserKernel(Context& context, BufferView<float> out, BufferView<std:
         return received;
     run.printLines = std::move(reply.printLines);
     run.printLinesDropped = (long long)reply.printLinesDropped;
+    run.findings = std::move(reply.findings);
     if (!reply.ok)
         return Status::failure(reply.message);
     if (Status s = context.isCuda() ? finishUserKernelCuda(context, pending, out, owners)

@@ -67,11 +67,23 @@ protected:
     }
 
     // Runs the fixture on an nx x ny field (every node -1 before) with the launch; a failed
-    // build or run is the returned Status.
+    // build or run is the returned Status. The classic kernels are right: the simulator's
+    // checks find nothing in them.
     Status run(const std::string& name, int nx, int ny, Dim3 grid, Dim3 block, Field& field,
                long long sharedBytes = 0, KernelRun* kernelRun = nullptr)
     {
-        const KernelSource source{KernelShape::WholeKernel, fixture(name)};
+        KernelRun own;
+        KernelRun& done = kernelRun ? *kernelRun : own;
+        const Status s = runCode(fixture(name), nx, ny, grid, block, field, sharedBytes, done);
+        for (const KernelMessage& m : done.findings)
+            ADD_FAILURE() << name << ":" << m.line << ": " << m.text;
+        return s;
+    }
+
+    Status runCode(const std::string& code, int nx, int ny, Dim3 grid, Dim3 block, Field& field,
+                   long long sharedBytes, KernelRun& kernelRun)
+    {
+        const KernelSource source{KernelShape::WholeKernel, code};
         SimulatorBuild cpu;
         CompiledKernel gpu;
         if (m_target == Target::Gpu) {
@@ -97,7 +109,7 @@ protected:
         field.mesh = args.mesh;
         field.values.assign(layoutFor(args.mesh).elementCount(), -1.0f);
         return runUserKernel(*m_context, gpu, cpu, args, BufferView<float>::host(field.values),
-                             kernelRun);
+                             &kernelRun);
     }
 
     Target m_target = Target::Simulator;
@@ -396,6 +408,131 @@ TEST_F(SimulatorOnly, LanesWaitingAtDifferentBarriersEndTheRunWithBothLines)
     EXPECT_NE(s.message().find("wait for each other for ever"), std::string::npos) << s.message();
     EXPECT_NE(s.message().find("__syncthreads at line 8"), std::string::npos) << s.message();
     EXPECT_NE(s.message().find("__syncwarp at line 6"), std::string::npos) << s.message();
+}
+
+// --- Bugs a GPU hides, found at their lines ------------------------------------------------
+
+// The one finding of a run, of the given kind (its first words).
+class SimulatorFindings : public SimulatorOnly
+{
+protected:
+    KernelMessage only(const std::string& code, Dim3 block, const std::string& kind,
+                       long long sharedBytes = 0)
+    {
+        Field field;
+        KernelRun done;
+        const Status s = runCode(code, 64, 4, {2, 1, 1}, block, field, sharedBytes, done);
+        EXPECT_TRUE(s.ok()) << s.message();
+        EXPECT_EQ(done.findings.size(), 1u);
+        for (const KernelMessage& m : done.findings)
+            std::printf("finding at line %d: %s\n", m.line, m.text.c_str());
+        if (done.findings.empty())
+            return {};
+        EXPECT_EQ(done.findings[0].severity, Severity::Warning);
+        EXPECT_EQ(done.findings[0].text.rfind(kind, 0), 0u) << done.findings[0].text;
+        return done.findings[0];
+    }
+};
+
+const char* kHeader = "__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)\n{\n";
+
+TEST_F(SimulatorFindings, ASharedRaceNamesBothThreadsAndLines)
+{
+    // The last thread sums the block's slots with no barrier after the other threads' writes.
+    const KernelMessage m = only(std::string(kHeader) + "    __shared__ float s[64];\n"
+                                                        "    s[threadIdx.x] = threadIdx.x;\n"
+                                                        "    if (threadIdx.x == 63) {\n"
+                                                        "        float sum = 0.0f;\n"
+                                                        "        for (int i = 0; i < 64; ++i)\n"
+                                                        "            sum += s[i];\n"
+                                                        "        out.write(blockIdx.x, 0, sum);\n"
+                                                        "    }\n"
+                                                        "}\n",
+                                 {64, 1, 1}, "shared-memory race in block (0,0,0)");
+    EXPECT_EQ(m.line, 8);
+    EXPECT_NE(m.text.find("thread (63,0,0) reads byte 0 of `s`, which thread (0,0,0) wrote at "
+                          "line 4 with no __syncthreads() between them"),
+              std::string::npos)
+        << m.text;
+    // Threads 0..62 in each block: the finding is kept once, with how often it happened.
+    EXPECT_NE(m.text.find("(126 times)"), std::string::npos) << m.text;
+}
+
+TEST_F(SimulatorFindings, ABarrierOrAWarpSyncOrdersTheSameAccesses)
+{
+    for (const char* sync : {"__syncthreads();", "__syncwarp();"}) {
+        Field field;
+        KernelRun done;
+        const Status s = runCode(std::string(kHeader) +
+                                     "    __shared__ float s[32];\n"
+                                     "    s[threadIdx.x] = threadIdx.x;\n    " +
+                                     sync +
+                                     "\n"
+                                     "    out.write(blockIdx.x, threadIdx.x, s[(threadIdx.x + 1) "
+                                     "% 32]);\n"
+                                     "}\n",
+                                 64, 4, {2, 1, 1}, {32, 1, 1}, field, 0, done);
+        ASSERT_TRUE(s.ok()) << s.message();
+        EXPECT_TRUE(done.findings.empty()) << sync << ": " << done.findings[0].text;
+        EXPECT_EQ(field.at(1, 31), 0.0f);
+        EXPECT_EQ(field.at(0, 4), 5.0f);
+    }
+}
+
+TEST_F(SimulatorFindings, ASharedWritePastAnArrayIsOutOfBounds)
+{
+    const KernelMessage m = only(std::string(kHeader) + "    __shared__ int counts[32];\n"
+                                                        "    __shared__ int other[32];\n"
+                                                        "    counts[threadIdx.x + 1] = 1;\n"
+                                                        "    other[threadIdx.x] = 2;\n"
+                                                        "}\n",
+                                 {32, 1, 1}, "thread (31,0,0) of block (0,0,0) writes 4 bytes");
+    EXPECT_EQ(m.line, 5);
+    EXPECT_NE(m.text.find("out of bounds, 0 bytes past the end of `counts` (128 bytes, declared "
+                          "at line 3)"),
+              std::string::npos)
+        << m.text;
+}
+
+TEST_F(SimulatorFindings, DynamicSharedMemoryPastTheLaunchsBytesIsOutOfBounds)
+{
+    const KernelMessage m = only(std::string(kHeader) + "    extern __shared__ float tile[];\n"
+                                                        "    tile[threadIdx.x] = 1.0f;\n"
+                                                        "}\n",
+                                 {32, 1, 1}, "thread (16,0,0) of block (0,0,0) writes 4 bytes", 64);
+    EXPECT_EQ(m.line, 4);
+    EXPECT_NE(m.text.find("0 bytes past the end of the 64 bytes of dynamic shared memory"),
+              std::string::npos)
+        << m.text;
+}
+
+TEST_F(SimulatorFindings, AReadOfSharedMemoryNoThreadWroteIsNamed)
+{
+    // Thread 0 forgets slot 31: the block's threads write slots 0..30 only.
+    const KernelMessage m =
+        only(std::string(kHeader) + "    __shared__ float s[32];\n"
+                                    "    if (threadIdx.x < 31)\n"
+                                    "        s[threadIdx.x] = 1.0f;\n"
+                                    "    __syncthreads();\n"
+                                    "    out.write(blockIdx.x, threadIdx.x, s[31 - threadIdx.x]);\n"
+                                    "}\n",
+             {32, 1, 1}, "thread (0,0,0) of block (0,0,0) reads byte 124 of `s`");
+    EXPECT_EQ(m.line, 7);
+    EXPECT_NE(m.text.find("which no thread of the block has written"), std::string::npos) << m.text;
+}
+
+TEST_F(SimulatorFindings, AWarpMaskNamingLanesTheBlockLacksIsNamed)
+{
+    // 48 threads: warp 1 has lanes 0..15 only, and the full mask names 16..31 too.
+    const KernelMessage m =
+        only(std::string(kHeader) + "    const float v = __shfl_down_sync(0xffffffffu, "
+                                    "float(threadIdx.x), 1);\n"
+                                    "    out.write(blockIdx.x, threadIdx.x, v);\n"
+                                    "}\n",
+             {48, 1, 1},
+             "__shfl_down_sync in block (0,0,0) names lanes 16..31 "
+             "of warp 1");
+    EXPECT_EQ(m.line, 3);
 }
 
 // Hopper's 227 KiB a block, as on the GPU.

@@ -382,7 +382,7 @@ TEST(KernelSimulator, DynamicSharedArraysAreRewrittenOnTheirLines)
     const std::string cpu = cpuUserCode(code);
     EXPECT_EQ(std::count(cpu.begin(), cpu.end(), '\n'), 4);
     EXPECT_EQ(cpu.rfind("static thread_local  float   * const tile = reinterpret_cast< float   "
-                        "*>(ws_dynamic_shared);\n\n\nint x;\n",
+                        "*>(ws_dynamic_shared());\n\n\nint x;\n",
                         0),
               0u)
         << cpu;
@@ -429,7 +429,8 @@ TEST(KernelSimulator, HugeIdentifiersAndBlanksAreCheckedWithoutExhaustingTheStac
 }
 
 // A source from a stranger's scene cannot make the compiler take the machine: an include of
-// an endless file ends at the compiler's memory limit, as an error.
+// an endless file ends at the compiler's memory limit, as an error (g++), or reads as an empty
+// file (clang++, which takes a device's size from stat).
 TEST(KernelSimulator, AnIncludeOfAnEndlessFileIsACompileErrorNotAHang)
 {
     SKIP_WITHOUT_COMPILER();
@@ -440,7 +441,7 @@ TEST(KernelSimulator, AnIncludeOfAnEndlessFileIsACompileErrorNotAHang)
         {KernelShape::PerNode, "#include \"/dev/zero\"\nreturn 0.0f;\n"}, dir.str(), build);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    EXPECT_FALSE(s.ok());
+    EXPECT_TRUE(!s.ok() || build.ok) << s.message();
     EXPECT_LT(seconds, 55.0) << "stopped by the 60 s timeout, not by the memory limit";
 }
 

@@ -228,6 +228,34 @@ private slots:
         QCOMPARE(differingPixels(good, workspace()->view()->grabFramebuffer()), 0);
     }
 
+    // What the simulator finds that a GPU hides is listed with its line and marked there; the
+    // next run's findings replace it.
+    void aSharedRaceIsListedAndMarkedAtItsLine()
+    {
+        typeKernel("__shared__ float s[256];\n"
+                   "const int t = threadIdx.y * blockDim.x + threadIdx.x;\n"
+                   "s[t] = float(lat);\n"
+                   "return s[(t + 1) % 256];");
+        const auto findings = [this] {
+            return workspace()->messages().filter(QRegularExpression("^Line 4: simulator: "));
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(!findings().isEmpty(), 60000);
+        QTRY_VERIFY(!workspace()->busy());
+        QVERIFY2(!findings()
+                      .filter(QRegularExpression("shared-memory race in block \\(0,0,0\\): "
+                                                 "thread \\(15,15,0\\) reads byte 0 of "
+                                                 "`s`, which thread \\(0,0,0\\) wrote at "
+                                                 "line 3"))
+                      .isEmpty(),
+                 qPrintable(findings().join('\n')));
+        QVERIFY(editor()->markersAtLine(3) != 0);
+        typeKernel("return float(lat);");
+        QTRY_VERIFY_WITH_TIMEOUT(findings().isEmpty() && !workspace()->busy(), 60000);
+        QVERIFY2(workspace()->messages().filter("simulator:").isEmpty(),
+                 qPrintable(workspace()->messages().join('\n')));
+        QCOMPARE(editor()->markersAtLine(3), 0u);
+    }
+
     // What a kernel prints is listed under the editor, its first 1000 lines and a count of the
     // rest, and the lines it printed before crashing are kept.
     void whatAKernelPrintsIsListedAlsoBeforeACrash()

@@ -43,6 +43,7 @@ namespace {
 
 constexpr int kErrorMarker = 1;
 constexpr int kWarningMarker = 2;
+constexpr int kFindingMarker = 3;
 constexpr int kSliderSteps = 1000;
 // Typing pauses this long before a compile starts.
 constexpr int kPauseMs = 400;
@@ -93,6 +94,8 @@ void setUpEditor(QsciScintilla* editor, const QFont& mono)
     editor->setMarkerBackgroundColor(QColor(220, 50, 47), kErrorMarker);
     editor->markerDefine(QsciScintilla::Circle, kWarningMarker);
     editor->setMarkerBackgroundColor(QColor(230, 160, 30), kWarningMarker);
+    editor->markerDefine(QsciScintilla::RightTriangle, kFindingMarker);
+    editor->setMarkerBackgroundColor(QColor(230, 160, 30), kFindingMarker);
     editor->setAutoIndent(true);
     editor->setIndentationsUseTabs(false);
     editor->setTabWidth(4);
@@ -210,6 +213,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
             [this](const QString& problem, const gpu::KernelRun& run) {
                 showRunProblem(problem);
                 showPrinted(run);
+                showFindings(run);
                 m_memcheck->offer(!problem.isEmpty() && run.gpuFault);
                 if (!problem.isEmpty()) {
                     m_awaitingPicture = false;
@@ -727,6 +731,31 @@ void KernelWorkspace::showRunProblem(const QString& problem)
     item->setToolTip(problem);
     m_messages->insertItem(0, item);
     m_status->setText(tr("Run failed; the picture keeps the last good run"));
+}
+
+void KernelWorkspace::showFindings(const gpu::KernelRun& run)
+{
+    // Marks the items of a run's findings, replaced by each run.
+    constexpr int kFindingRole = Qt::UserRole + 2;
+    for (int i = m_messages->count() - 1; i >= 0; --i)
+        if (m_messages->item(i)->data(kFindingRole).toBool())
+            delete m_messages->takeItem(i);
+    m_editor->markerDeleteAll(kFindingMarker);
+    // Under a run's failure, above what it printed and the compiler's messages.
+    int row = 0;
+    while (row < m_messages->count() && m_messages->item(row)->data(Qt::UserRole).toBool())
+        ++row;
+    for (const gpu::KernelMessage& m : run.findings) {
+        const QString text = (m.line > 0 ? tr("Line %1: ").arg(m.line) : QString()) +
+                             tr("simulator: %1").arg(QString::fromStdString(m.text));
+        auto* item = new QListWidgetItem(text);
+        item->setData(kFindingRole, true);
+        item->setForeground(kWarningColour);
+        item->setToolTip(text);
+        m_messages->insertItem(row++, item);
+        if (m.line > 0)
+            m_editor->markerAdd(m.line - 1, kFindingMarker);
+    }
 }
 
 void KernelWorkspace::showPrinted(const gpu::KernelRun& run)

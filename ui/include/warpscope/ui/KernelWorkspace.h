@@ -129,6 +129,9 @@ private:
     void showRunProblem(const QString& problem);
     // What the run printed (printf), its first lines and how many more.
     void showPrinted(const gpu::KernelRun& run);
+    // The simulator's findings of the last run (races, shared memory out of bounds or never
+    // written, warp masks), under its failure, at their editor lines.
+    void showFindings(const gpu::KernelRun& run);
     // A run that left nodes NaN or infinite says how many, in the messages (until the next
     // run) and the status bar.
     void showNonFinite(const gpu::KernelRun& run);

@@ -240,6 +240,7 @@ struct KernelPrintLine
 // What a simulated run keeps of its printf calls: the first lines, up to 4 MiB; the rest are
 // counted.
 inline constexpr std::size_t kMaxPrintLines = 1000;
+inline constexpr std::size_t kMaxKernelFindings = 50;
 
 struct KernelRun
 {
@@ -255,6 +256,10 @@ struct KernelRun
     // kMaxPrintLines (at most kMaxPrintedBytes of text), and how many more there were.
     std::vector<KernelPrintLine> printLines;
     long long printLinesDropped = 0;
+    // What the CPU simulator's checks found that a GPU hides: shared-memory races, reads of
+    // shared memory never written, shared memory out of bounds, warp masks naming absent lanes;
+    // warnings at the user's lines, each once with how often (at most kMaxKernelFindings).
+    std::vector<KernelMessage> findings;
     // The GPU run ended its process: a fault, or no answer in time (the driver reports a trap
     // only after seconds). Running it again under memcheck can name where (KernelMemcheck.h).
     bool gpuFault = false;
