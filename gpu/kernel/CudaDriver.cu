@@ -31,6 +31,7 @@ const CudaDriver& cudaDriver()
                         entry("cuModuleUnload", 2000, d.moduleUnload, missing) &&
                         entry("cuModuleGetFunction", 2000, d.moduleGetFunction, missing) &&
                         entry("cuFuncGetAttribute", 2020, d.funcGetAttribute, missing) &&
+                        entry("cuFuncSetAttribute", 9000, d.funcSetAttribute, missing) &&
                         entry("cuLaunchKernel", 4000, d.launchKernel, missing) &&
                         entry("cuGetErrorName", 6000, d.errorName, missing) &&
                         entry("cuGetErrorString", 6000, d.errorString, missing);

@@ -17,6 +17,7 @@ struct CudaDriver
     PFN_cuModuleUnload_v2000 moduleUnload = nullptr;
     PFN_cuModuleGetFunction_v2000 moduleGetFunction = nullptr;
     PFN_cuFuncGetAttribute_v2020 funcGetAttribute = nullptr;
+    PFN_cuFuncSetAttribute_v9000 funcSetAttribute = nullptr;
     PFN_cuLaunchKernel_v4000 launchKernel = nullptr;
     PFN_cuGetErrorName_v6000 errorName = nullptr;
     PFN_cuGetErrorString_v6000 errorString = nullptr;

@@ -134,9 +134,15 @@ std::optional<std::string> staticSharedReferences(std::string_view statement, un
         for (std::size_t at = 0; (at = text.find(word, at)) != std::string::npos; at += word.size())
             if (wordAt(text, at, word))
                 std::fill_n(text.begin() + std::ptrdiff_t(at), word.size(), ' ');
-    std::replace(text.begin(), text.end(), '\n', ' ');
+    std::string compact; // one line, blanks collapsed
+    for (const char c : text)
+        if (!std::isspace(static_cast<unsigned char>(c)))
+            compact += c;
+        else if (!compact.empty() && compact.back() != ' ')
+            compact += ' ';
+    text = compact;
     std::vector<std::pair<std::string, std::string>> names; // (name, type name)
-    std::string typedefs = "typedef";
+    std::string typedefs = "typedef ";
     std::size_t copied = 0;
     for (const auto& [begin, end] : declarators(text)) {
         const auto name = declaratorName(text, begin, end);
@@ -170,7 +176,7 @@ std::size_t directiveEnd(std::string_view stripped, std::size_t at)
 
 } // namespace
 
-std::string cpuUserCode(const std::string& code)
+std::string cpuUserCode(const std::string& code, KernelShape shape)
 {
     const std::string stripped = codeWithoutComments(code);
     std::string out;
@@ -178,8 +184,9 @@ std::string cpuUserCode(const std::string& code)
     std::size_t statement = 0; // where the statement at hand starts
     unsigned line = 1, site = 0;
     bool lineStart = true;
-    // Each open brace: whether it is a function's body or inside one.
-    std::vector<bool> inFunction;
+    // Each open brace: whether it is a function's body or inside one. A per-node body is
+    // inside its function.
+    std::vector<bool> inFunction{shape == KernelShape::PerNode};
     char previous = '\0'; // the last character that is not blank
     for (std::size_t at = 0; at < stripped.size(); ++at) {
         const char c = stripped[at];
@@ -211,7 +218,7 @@ std::string cpuUserCode(const std::string& code)
         lineStart = false;
         if (c == '{')
             inFunction.push_back(previous == ')' || (!inFunction.empty() && inFunction.back()));
-        else if (c == '}' && !inFunction.empty())
+        else if (c == '}' && inFunction.size() > 1)
             inFunction.pop_back();
         previous = c;
         if (c == ';' || c == '{' || c == '}') {

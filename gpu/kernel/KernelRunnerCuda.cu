@@ -126,12 +126,17 @@ Status queue(RunnerCuda& r, const RunnerRequest& request, char* output)
     void* params = request.params.empty() ? static_cast<void*>(&noParams)
                                           : const_cast<float*>(request.params.data());
     void* kernelArgs[] = {&abiOut, &mesh, &refs, params};
+    // Past 48 KiB a kernel must opt in to dynamic shared memory (up to the device's 227 KiB
+    // on Hopper); the launch then fails only where the device has less.
+    constexpr unsigned long long kDefaultDynamicShared = 48u << 10;
+    if (request.sharedBytes > kDefaultDynamicShared)
+        WS_CU_TRY(d.funcSetAttribute(r.entry, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                     int(request.sharedBytes)));
     WS_CUDA_TRY(cudaMemsetAsync(r.counters, 0, sizeof(unsigned long long), r.stream));
     WS_CUDA_TRY(cudaEventRecord(r.start, r.stream));
     WS_CU_TRY(d.launchKernel(r.entry, request.grid[0], request.grid[1], request.grid[2],
                              request.block[0], request.block[1], request.block[2],
-                             unsigned(request.sharedBytes), r.stream,
-                             kernelArgs, nullptr));
+                             unsigned(request.sharedBytes), r.stream, kernelArgs, nullptr));
     WS_CUDA_TRY(cudaEventRecord(r.stop, r.stream));
     void* initArgs[] = {&minmax, &nonFinite};
     WS_CU_TRY(d.launchKernel(r.statsInit, 1, 1, 1, 1, 1, 1, 0, r.stream, initArgs, nullptr));

@@ -86,11 +86,11 @@ struct KernelAbiLaunch
 inline constexpr unsigned long long kSimulatorMaxDynamicShared = 227ull << 10;
 
 // The simulator's prelude of CUDA's execution model (KernelCpuModel.cpp), and the user's code
-// as the simulator compiles it: `extern __shared__` arrays pointed at the runner thread's
-// dynamic shared memory, and the cooperative groups header left to the prelude, on the same
-// lines.
+// as the simulator compiles it (KernelCpuSource.cpp): shared memory declarations made the
+// runner's, and the cooperative groups header left to the prelude, on the same lines. A
+// per-node body is a function's.
 std::string cpuExecutionModel();
-std::string cpuUserCode(const std::string& code);
+std::string cpuUserCode(const std::string& code, KernelShape shape);
 
 // Whether code uses what needs a block's threads to run as fibers (barriers, warp operations,
 // cooperative groups); a kernel without them runs its threads straight through.

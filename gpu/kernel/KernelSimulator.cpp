@@ -288,6 +288,14 @@ std::string hostCompiler()
     return {};
 }
 
+bool simulatorChecksMemory()
+{
+    const std::string compiler = hostCompiler();
+    return !compiler.empty() &&
+           fs::path(fs::weakly_canonical(compiler)).filename().string().find("clang") !=
+               std::string::npos;
+}
+
 Status buildSimulatedKernel(const KernelSource& source, const std::string& cacheDir,
                             SimulatorBuild& out)
 {
@@ -312,8 +320,7 @@ Status buildSimulatedKernel(const KernelSource& source, const std::string& cache
     // Each load and store calls the library's callbacks (SharedMemoryCheck.h), whose findings
     // are named at their lines from the line table (libdw finds an address's unit by the
     // address ranges table, which clang writes only when asked).
-    if (fs::path(fs::weakly_canonical(compiler)).filename().string().find("clang") !=
-        std::string::npos)
+    if (simulatorChecksMemory())
         flags.insert(flags.end(), {"-fsanitize-coverage=func,trace-loads,trace-stores",
                                    "-gline-tables-only", "-gdwarf-aranges"});
     else

@@ -326,7 +326,7 @@ std::string wrapKernelSource(const KernelSource& source, const std::vector<Kerne
         text += "__device__ real value(double lat, double lon, const Refs& refs, const Params& "
                 "p)\n{\n";
     text += "#line 1 \"" + std::string(kUserSourceName) + "\"\n";
-    const std::string code = cuda ? source.code : cpuUserCode(source.code);
+    const std::string code = cuda ? source.code : cpuUserCode(source.code, source.shape);
     text += perNode ? code : withLaunchBounds(code, source.launchBounds);
     if (!source.code.empty() && source.code.back() != '\n')
         text += '\n';

@@ -80,10 +80,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const std::string unit = gpu::wrapKernelSource(source, parsed.params, target);
         const std::string marker = "#line 1 \"kernel.cu\"\n";
         check(unit.find(marker) != std::string::npos);
-        // The simulator's unit holds the code as cpuUserCode rewrites it (extern __shared__
-        // arrays as pointers), on the same lines, so that messages keep the user's lines.
-        const std::string user =
-            target == gpu::KernelTarget::Cpu ? gpu::cpuUserCode(source.code) : source.code;
+        // The simulator's unit holds the code as cpuUserCode rewrites it (shared memory's
+        // declarations made the runner's), on the same lines, so that messages keep the
+        // user's lines.
+        const std::string user = target == gpu::KernelTarget::Cpu
+                                     ? gpu::cpuUserCode(source.code, source.shape)
+                                     : source.code;
         check(std::count(user.begin(), user.end(), '\n') ==
               std::count(source.code.begin(), source.code.end(), '\n'));
         if (source.launchBounds == 0 || source.shape == gpu::KernelShape::PerNode)

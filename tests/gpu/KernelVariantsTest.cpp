@@ -232,6 +232,25 @@ TEST(KernelVariants, NonFiniteValuesDifferFromNumbersAndFromOtherNonFiniteValues
     EXPECT_EQ(wide.nonFiniteDiffering, (10 + 10) * 77);
 }
 
+// Fast math and float atomics change results with no bug: the table says why, where they do.
+TEST(KernelVariants, ExpectedDifferencesAreNamed)
+{
+    KernelVariant plain;
+    plain.source = {KernelShape::PerNode, "return float(lat); // atomicAdd in a comment\n"};
+    EXPECT_EQ(expectedDifference(plain, true), "");
+    KernelVariant fast = plain;
+    fast.options.flags = {"-use_fast_math"};
+    EXPECT_EQ(expectedDifference(fast, true).rfind("-use_fast_math approximates", 0), 0u);
+    EXPECT_EQ(expectedDifference(fast, false), "") << "the simulator takes no NVRTC flags";
+    KernelVariant atomic = plain;
+    atomic.source.code = "__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)\n"
+                         "{ atomicAdd_block(out.data, 1.0f); }\n";
+    EXPECT_NE(expectedDifference(atomic, false).find("atomicAdd on float or double"),
+              std::string::npos);
+    atomic.source.code = "int myatomicAdd(int);\n";
+    EXPECT_EQ(expectedDifference(atomic, false), "");
+}
+
 TEST(KernelVariants, CancelStopsBeforeTheNextVariant)
 {
     if (hostCompiler().empty())

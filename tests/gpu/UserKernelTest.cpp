@@ -379,7 +379,7 @@ TEST(KernelSimulator, DynamicSharedArraysAreRewrittenOnTheirLines)
 {
     // A declaration over three lines becomes one pointer followed by the same two newlines.
     const std::string code = "extern __shared__\nfloat\n  tile[ ];\nint x;\n";
-    const std::string cpu = cpuUserCode(code);
+    const std::string cpu = cpuUserCode(code, KernelShape::WholeKernel);
     EXPECT_EQ(std::count(cpu.begin(), cpu.end(), '\n'), 4);
     EXPECT_EQ(cpu.rfind("static thread_local  float   * const tile = reinterpret_cast< float   "
                         "*>(ws_dynamic_shared());\n\n\nint x;\n",
@@ -390,7 +390,32 @@ TEST(KernelSimulator, DynamicSharedArraysAreRewrittenOnTheirLines)
     for (const std::string other :
          {"extern __shared__ float tile[4];\n", "extern __shared__ floa\"t tile[];\nx[1] = 1;\n",
           "extern __shared__ float tile /* [] */;\n"})
-        EXPECT_EQ(cpuUserCode(other), other);
+        EXPECT_EQ(cpuUserCode(other, KernelShape::WholeKernel), other);
+}
+
+TEST(KernelSimulator, StaticSharedDeclarationsInFunctionsBecomeTheRunnersOnTheirLines)
+{
+    const std::string code = "__shared__ int outside[4];\n"
+                             "__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)\n"
+                             "{\n"
+                             "    static __shared__ float a[4][5],\n"
+                             "        b;\n"
+                             "    __shared__ int c = 0;\n"
+                             "}\n";
+    const std::string cpu = cpuUserCode(code, KernelShape::WholeKernel);
+    EXPECT_EQ(std::count(cpu.begin(), cpu.end(), '\n'), 7);
+    // At namespace scope, and with an initializer (which CUDA refuses), the compiler decides.
+    EXPECT_EQ(cpu.rfind("__shared__ int outside[4];\n", 0), 0u) << cpu;
+    EXPECT_NE(cpu.find("__shared__ int c = 0;"), std::string::npos) << cpu;
+    EXPECT_NE(cpu.find("{\n    typedef float ws_shared_1_a[4][5], ws_shared_2_b; "
+                       "ws_shared_1_a& a = ws_static_shared<ws_shared_1_a>(1, \"a\", 4); "
+                       "ws_shared_2_b& b = ws_static_shared<ws_shared_2_b>(2, \"b\", 4);\n\n"),
+              std::string::npos)
+        << cpu;
+    // A per-node body is a function's.
+    EXPECT_EQ(cpuUserCode("__shared__ float s[8];\nreturn s[0];\n", KernelShape::PerNode),
+              "typedef float ws_shared_1_s[8]; ws_shared_1_s& s = "
+              "ws_static_shared<ws_shared_1_s>(1, \"s\", 1);\nreturn s[0];\n");
 }
 
 TEST(KernelSimulator, CompileErrorsAreAtTheUsersLine)

@@ -187,9 +187,21 @@ void KernelVariantsPanel::onFinished()
     else
         m_result->setText(tr("%1 variants on %2. A dash's tooltip says why it is unknown.")
                               .arg(m_rows.size())
-                              .arg(QString::fromStdString(outcome.device)));
+                              .arg(QString::fromStdString(outcome.device)) +
+                          expectedText());
     m_progress->setValue(m_progress->maximum());
     emit finished(completed);
+}
+
+QString KernelVariantsPanel::expectedText() const
+{
+    QString text;
+    for (const gpu::KernelVariantRow& row : m_rows)
+        if (row.differingNodes > 0 && !row.expected.empty())
+            text +=
+                tr("\n%1 differs, as expected: %2")
+                    .arg(QString::fromStdString(row.name), QString::fromStdString(row.expected));
+    return text;
 }
 
 QString KernelVariantsPanel::resultText() const

@@ -58,6 +58,8 @@ private:
         std::vector<gpu::KernelVariantRow> rows;
     };
     void onFinished();
+    // The rows that differ where a difference is expected, with why, a line each.
+    QString expectedText() const;
     void showRows();
 
     std::shared_ptr<gpu::DevicePool> m_devices;

@@ -55,7 +55,16 @@ struct KernelVariantRow
     long long differingNodes = 0;
     long long nonFiniteDiffering = 0;
     std::string diffNote;
+    // Why its output may differ from the default's with no bug (expectedDifference); empty
+    // where nothing does.
+    std::string expected;
 };
+
+// Why a variant's output may legitimately differ from the default's, or from one run to the
+// next: -use_fast_math's approximations, and atomicAdd, whose additions a GPU makes in the
+// order the threads arrive (different each run, so floats' last bits differ; the simulator's
+// order is fixed). Empty where neither applies.
+std::string expectedDifference(const KernelVariant& variant, bool cuda);
 
 struct KernelVariantsRequest
 {

@@ -187,13 +187,16 @@ std::string nvrtcVersion();
 Status compileKernel(const KernelSource& source, const KernelOptions& options,
                      const std::string& cacheDir, CompiledKernel& out);
 
-// The constructs the CPU simulator cannot run (block barriers, warp intrinsics, shared memory,
-// atomics, inline PTX), one error each at its line. Comments and strings are not searched.
+// The constructs the CPU simulator cannot run (inline PTX, textures, grid-wide and cluster
+// groups), one error each at its line. Comments and strings are not searched.
 std::vector<KernelMessage> simulatorLimitations(std::string_view code);
 
-// The C++ compiler the simulator uses (from $CXX, else c++, g++, clang++ on PATH); empty when
+// The C++ compiler the simulator uses (from $CXX, else clang++, c++, g++ on PATH); empty when
 // there is none.
 std::string hostCompiler();
+// Whether that compiler is clang++, whose instrumentation the simulator's shared-memory checks
+// need (KernelRun::findings).
+bool simulatorChecksMemory();
 
 // A CPU build of a kernel: the user's source compiled as C++ into a shared library.
 struct SimulatorBuild
