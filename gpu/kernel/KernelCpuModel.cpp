@@ -158,13 +158,21 @@ WS_REDUCE(__reduce_or_sync, unsigned, WS_WARP_REDUCE_OR)
 WS_REDUCE(__reduce_xor_sync, unsigned, WS_WARP_REDUCE_XOR)
 #undef WS_REDUCE
 
-// --- Atomics: the block's threads share one runner thread, other blocks run on others. The
-// value is read by the compare-and-swap itself: a plain load would count as a read in shared
+// --- Atomics: the block's threads share one runner thread, other blocks run on others.
+// Read-modify-writes that the CPU has are one instruction; the others are compare-and-swap
+// loops, whose first read is not instrumented: a plain load would count as a read in shared
 // memory's checks.
+template <typename T>
+__attribute__((noinline, no_sanitize("coverage"))) T ws_atomic_read(const T* address)
+{
+    T value;
+    __atomic_load(address, &value, __ATOMIC_RELAXED);
+    return value;
+}
 template <typename T, typename F> inline T ws_atomic_update(T* address, F f, unsigned line)
 {
     ws_trace(address, sizeof(T), 2, nullptr, line);
-    T old = T();
+    T old = ws_atomic_read(address);
     T desired = f(old);
     while (!__atomic_compare_exchange(address, &old, &desired, true, __ATOMIC_SEQ_CST,
                                       __ATOMIC_RELAXED))
@@ -177,27 +185,39 @@ template <typename T, typename F> inline T ws_atomic_update(T* address, F f, uns
         return ws_atomic_update(                                                               \
             address, [v](T old) { (void)old; return static_cast<T>(expr); }, line);            \
     }
+#define WS_ATOMIC_RMW(name, T, builtin)                                                        \
+    inline T name(T* address, T v, unsigned line = __builtin_LINE())                           \
+    {                                                                                          \
+        ws_trace(address, sizeof(T), 2, nullptr, line);                                       \
+        return builtin(address, v, __ATOMIC_SEQ_CST);                                          \
+    }
 #define WS_ATOMIC_INTEGERS(name, expr)                                                         \
     WS_ATOMIC(name, int, expr)                                                                 \
     WS_ATOMIC(name, unsigned, expr)                                                            \
     WS_ATOMIC(name, unsigned long long, expr)
-WS_ATOMIC_INTEGERS(atomicAdd, old + v)
+#define WS_ATOMIC_RMW_INTEGERS(name, builtin)                                                  \
+    WS_ATOMIC_RMW(name, int, builtin)                                                          \
+    WS_ATOMIC_RMW(name, unsigned, builtin)                                                     \
+    WS_ATOMIC_RMW(name, unsigned long long, builtin)
+WS_ATOMIC_RMW_INTEGERS(atomicAdd, __atomic_fetch_add)
 WS_ATOMIC(atomicAdd, float, old + v)
 WS_ATOMIC(atomicAdd, double, old + v)
-WS_ATOMIC(atomicSub, int, old - v)
-WS_ATOMIC(atomicSub, unsigned, old - v)
-WS_ATOMIC_INTEGERS(atomicExch, v)
+WS_ATOMIC_RMW(atomicSub, int, __atomic_fetch_sub)
+WS_ATOMIC_RMW(atomicSub, unsigned, __atomic_fetch_sub)
+WS_ATOMIC_RMW_INTEGERS(atomicExch, __atomic_exchange_n)
 WS_ATOMIC(atomicExch, float, v)
 WS_ATOMIC_INTEGERS(atomicMin, old < v ? old : v)
 WS_ATOMIC(atomicMin, long long, old < v ? old : v)
 WS_ATOMIC_INTEGERS(atomicMax, old > v ? old : v)
 WS_ATOMIC(atomicMax, long long, old > v ? old : v)
-WS_ATOMIC_INTEGERS(atomicAnd, old & v)
-WS_ATOMIC_INTEGERS(atomicOr, old | v)
-WS_ATOMIC_INTEGERS(atomicXor, old ^ v)
+WS_ATOMIC_RMW_INTEGERS(atomicAnd, __atomic_fetch_and)
+WS_ATOMIC_RMW_INTEGERS(atomicOr, __atomic_fetch_or)
+WS_ATOMIC_RMW_INTEGERS(atomicXor, __atomic_fetch_xor)
 WS_ATOMIC(atomicInc, unsigned, old >= v ? 0u : old + 1u)
 WS_ATOMIC(atomicDec, unsigned, (old == 0u || old > v) ? v : old - 1u)
+#undef WS_ATOMIC_RMW_INTEGERS
 #undef WS_ATOMIC_INTEGERS
+#undef WS_ATOMIC_RMW
 #undef WS_ATOMIC
 template <typename T> inline T atomicCAS(T* address, T compare, T v, unsigned line = __builtin_LINE())
 {
