@@ -122,16 +122,13 @@ Status queue(RunnerCuda& r, const RunnerRequest& request, char* output)
                         request.nx, request.ny,  request.smCount};
     KernelAbiMesh mesh = request.mesh;
     KernelAbiRefs refs = request.refs;
-    float noParams = 0.0f;
-    void* params = request.params.empty() ? static_cast<void*>(&noParams)
-                                          : const_cast<float*>(request.params.data());
+    void* params = const_cast<char*>(request.params.data()); // the Params struct's bytes
     void* kernelArgs[] = {&abiOut, &mesh, &refs, params};
     WS_CUDA_TRY(cudaMemsetAsync(r.counters, 0, sizeof(unsigned long long), r.stream));
     WS_CUDA_TRY(cudaEventRecord(r.start, r.stream));
     WS_CU_TRY(d.launchKernel(r.entry, request.grid[0], request.grid[1], request.grid[2],
                              request.block[0], request.block[1], request.block[2],
-                             unsigned(request.sharedBytes), r.stream,
-                             kernelArgs, nullptr));
+                             unsigned(request.sharedBytes), r.stream, kernelArgs, nullptr));
     WS_CUDA_TRY(cudaEventRecord(r.stop, r.stream));
     void* initArgs[] = {&minmax, &nonFinite};
     WS_CU_TRY(d.launchKernel(r.statsInit, 1, 1, 1, 1, 1, 1, 0, r.stream, initArgs, nullptr));
