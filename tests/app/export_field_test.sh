@@ -55,6 +55,16 @@ assert f[1, 2] == 0  # the reference itself
 assert open('$dir/field.npy', 'rb').read(8) == b'\x93NUMPY\x01\x00'
 "
 
+# The teaching kernel with one 2 x 2 block: the nodes it covers are the distance field's, the
+# others NaN.
+expect 0 "Saved $dir/lesson.npy" "${mesh[@]}" --block 2,2,1 --grid 1,1,1 \
+    --export-field "$dir/lesson.npy"
+check "$dir/lesson.npy" "
+d = numpy.load('$dir/field.npy')
+assert f.shape == (3, 4) and (f[:2, :2] == d[:2, :2]).all(), (f, d)
+assert numpy.isnan(f[2]).all() and numpy.isnan(f[:, 2:]).all(), f
+"
+
 # A kernel's output: an int and a bool parameter's defaults, and NaN above 14 degrees north.
 cat >"$dir/k.cu" <<'KERNEL'
 // @param int n = 3 [1, 10]
