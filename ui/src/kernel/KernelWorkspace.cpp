@@ -848,7 +848,10 @@ void KernelWorkspace::rebuildSliders(const std::vector<gpu::KernelParam>& params
                 value = gpu::kernelParamValue(p, v.value);
         values.push_back(value);
     }
-    m_pendingValues.clear();
+    // A build that a newer one follows is of text the scene's source has replaced (the scene
+    // opened while it compiled): the scene's values wait for the build of its own source.
+    if (!m_again)
+        m_pendingValues.clear();
     while (m_paramsLayout->rowCount() > 0)
         m_paramsLayout->removeRow(0);
     m_params = params;
