@@ -118,6 +118,16 @@ std::string trailingText(Reader& r, std::string_view name, std::string_view afte
            ": '" + std::string(r.text.substr(r.pos)) + "'";
 }
 
+// Why [lo, hi] is not a range holding value, or empty.
+template <typename T> std::string rangeProblem(std::string_view name, T value, T lo, T hi)
+{
+    if (!(lo < hi))
+        return "@param " + quoted(name) + ": min must be below max";
+    if (value < lo || value > hi)
+        return "@param " + quoted(name) + ": the value must lie within [min, max]";
+    return {};
+}
+
 // `= value [min, max]` of a float.
 std::string parseFloat(Reader& r, std::string_view name, KernelParam& param)
 {
@@ -128,10 +138,8 @@ std::string parseFloat(Reader& r, std::string_view name, KernelParam& param)
         return formatError(quoted(name) + " needs a range [min, max] of finite numbers");
     if (std::string error = trailingText(r, name, "range"); !error.empty())
         return error;
-    if (!(lo < hi))
-        return "@param " + quoted(name) + ": min must be below max";
-    if (value < lo || value > hi)
-        return "@param " + quoted(name) + ": the value must lie within [min, max]";
+    if (std::string error = rangeProblem(name, value, lo, hi); !error.empty())
+        return error;
     param = {std::string(name), value, lo, hi, 0, KernelParamType::Float};
     return {};
 }
@@ -151,10 +159,8 @@ std::string parseInt(Reader& r, std::string_view name, KernelParam& param)
     if (lo < intMin || hi > intMax)
         return "@param " + quoted(name) + ": min and max must lie within int's range [" +
                std::to_string(intMin) + ", " + std::to_string(intMax) + "]";
-    if (!(lo < hi))
-        return "@param " + quoted(name) + ": min must be below max";
-    if (value < lo || value > hi)
-        return "@param " + quoted(name) + ": the value must lie within [min, max]";
+    if (std::string error = rangeProblem(name, value, lo, hi); !error.empty())
+        return error;
     param = {std::string(name), double(value), double(lo), double(hi), 0, KernelParamType::Int};
     return {};
 }
