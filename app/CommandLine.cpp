@@ -256,6 +256,23 @@ QString takePeriodogram(const QCommandLineParser& parser, const scene::Scene& s,
     return {};
 }
 
+// --export-field: a file whose folder exists, written instead of opening a window, so alone
+// among what needs one.
+QString readFieldExport(const QCommandLineParser& parser, AppOptions& o)
+{
+    if (!parser.isSet("export-field"))
+        return {};
+    o.exportField = parser.value("export-field");
+    if (const auto problem = missingFolder("--export-field", o.exportField))
+        return *problem;
+    if (!o.screenshot.isEmpty() || !o.exportTrace.isEmpty() || o.streamsLab || o.sweep ||
+        o.exportsPeriodogram() || o.prewhiten > 0)
+        return "--export-field writes the field without a window: it cannot be combined with "
+               "--screenshot, --export-trace, --streams-lab, --sweep, --prewhiten or the "
+               "periodogram's exports";
+    return {};
+}
+
 // The input files, last, so that a mistyped option is named before a missing file, and
 // whether a scene's kernel may run.
 QString readInputs(const QCommandLineParser& parser, AppOptions& o)
@@ -278,12 +295,10 @@ QString readInputs(const QCommandLineParser& parser, AppOptions& o)
         return "--trust-kernel runs the kernel of a --scene file, and no --scene is given";
     // A scene's kernel is a program from whoever wrote the file: a picture taken unattended
     // runs it only when told to.
-    const bool batch =
-        !o.screenshot.isEmpty() || !o.exportTrace.isEmpty() || o.exportsPeriodogram();
-    const bool kernelShown =
-        o.kernel || (!o.periodogram && o.scene && o.scene->workspace == scene::Workspace::Kernel);
-    if (batch && kernelShown && o.scene && !scene::isExample(o.scene->kernel) && !o.kernelFile &&
-        !o.trustKernel)
+    const bool batch = !o.screenshot.isEmpty() || !o.exportTrace.isEmpty() ||
+                       o.exportsPeriodogram() || !o.exportField.isEmpty();
+    if (batch && o.kernelShown() && o.scene && !scene::isExample(o.scene->kernel) &&
+        !o.kernelFile && !o.trustKernel)
         return o.scenePath + " holds a kernel of its own, which would be compiled and run: " +
                "give --trust-kernel to run it, or --kernel-source FILE for another kernel";
     return {};
@@ -302,6 +317,8 @@ QString readOptions(const QCommandLineParser& parser, AppOptions& o)
     if (QString problem = takeFieldAndLab(parser, s, o); !problem.isEmpty())
         return problem;
     if (QString problem = takePeriodogram(parser, s, o); !problem.isEmpty())
+        return problem;
+    if (QString problem = readFieldExport(parser, o); !problem.isEmpty())
         return problem;
     if (const auto errors = gpu::validate(o.params); !errors.empty()) {
         QString message;

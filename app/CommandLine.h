@@ -68,11 +68,17 @@ struct AppOptions
     QString exportPeriodogram; // CSV: frequency, period, power
     QString exportPeaks;       // JSON: the highest peaks and the prewhitened sinusoids
     QString exportFrequencies; // CSV: the prewhitened sinusoids
+    QString exportField;       // .npy: the field shown, written without a window
 
     bool exportsPeriodogram() const
     {
         return !exportPeriodogram.isEmpty() || !exportPeaks.isEmpty() ||
                !exportFrequencies.isEmpty();
+    }
+    // The Kernel workspace is shown, and with it the kernel's output rather than the field.
+    bool kernelShown() const
+    {
+        return kernel || (!periodogram && scene && scene->workspace == scene::Workspace::Kernel);
     }
     // An export without a picture, trace or lab to wait for: computed without a window.
     bool headless() const

@@ -1,4 +1,5 @@
 #include "CommandLine.h"
+#include "HeadlessField.h"
 #include "HeadlessPeriodogram.h"
 #include "warpscope/gpu/TraceExport.h"
 #include "warpscope/ui/FieldView.h"
@@ -288,7 +289,13 @@ int main(int argc, char** argv)
     const app::AppOptions& options = *parsed.options;
     if (const int status = checkDevice(options); status != 0)
         return status;
+    // Before any work: settings and caches are found by these names, with a window or without.
+    QApplication::setOrganizationName("Warpscope");
+    QApplication::setApplicationName("Warpscope");
+    QApplication::setApplicationVersion(WARPSCOPE_VERSION);
     // Exports alone need no window, nor a display.
+    if (!options.exportField.isEmpty())
+        return app::runHeadlessField(options);
     if (options.headless())
         return app::runHeadlessPeriodogram(options);
     // Prewhitening before a window: the rounds run as without one, and the window opens on
@@ -308,9 +315,6 @@ int main(int argc, char** argv)
     QSurfaceFormat::setDefaultFormat(format);
     QApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
     QApplication application(argc, argv);
-    QApplication::setOrganizationName("Warpscope");
-    QApplication::setApplicationName("Warpscope");
-    QApplication::setApplicationVersion(WARPSCOPE_VERSION);
 
     const bool unattended = !options.screenshot.isEmpty() || !options.exportTrace.isEmpty() ||
                             options.exportsPeriodogram();

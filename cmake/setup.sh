@@ -11,7 +11,8 @@ packages=(cmake ninja-build g++ pkg-config qt6-base-dev libqt6opengl6-dev qt6-qp
           libqcustomplot-dev libgtest-dev libgl-dev libegl-dev libgl1-mesa-dri libglx-mesa0
           libegl-mesa0 xvfb xauth fonts-dejavu-core clang libclang-rt-dev libcfitsio-dev
           zlib1g-dev libseccomp-dev libopenmpi-dev openmpi-bin libqscintilla2-qt6-dev ccache
-          libboost-context-dev libdw-dev)
+          libboost-context-dev libdw-dev
+          python3-numpy) # the tests read --export-field's .npy files with NumPy
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,9 +1,14 @@
-// The live parameters of a user's kernel: `// @param float k = 1.0 [0, 10]` lines.
-#include "warpscope/gpu/UserKernel.h"
+// The live parameters of a user's kernel: `// @param float k = 1.0 [0, 10]`,
+// `// @param int n = 8 [1, 64]` and `// @param bool on = true` lines.
+#include "kernel/KernelShared.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
 #include <set>
 
 namespace warpscope::gpu {
@@ -69,11 +74,110 @@ struct Reader
         value = float(parsed);
         return true;
     }
+    // A whole number as C++ writes an int's decimal literal, with an optional sign: "8.0",
+    // "1e3" and "0x10" are not taken.
+    bool integer(long long& value)
+    {
+        skipSpace();
+        const char* first = text.data() + pos;
+        const char* last = text.data() + text.size();
+        if (first != last && *first == '+' && ++first != last && *first == '-')
+            return false;
+        const auto [end, error] = std::from_chars(first, last, value);
+        if (error != std::errc())
+            return false;
+        if (end != last &&
+            (std::isalnum(static_cast<unsigned char>(*end)) || *end == '.' || *end == '_'))
+            return false;
+        pos = std::size_t(end - text.data());
+        return true;
+    }
 };
 
-std::string formatError(std::string_view what)
+constexpr std::string_view kFloatForm = "// @param float name = value [min, max]";
+constexpr std::string_view kIntForm = "// @param int name = value [min, max]";
+constexpr std::string_view kBoolForm = "// @param bool name = true";
+
+std::string formatError(std::string_view what, std::string_view form = kFloatForm)
 {
-    return "@param " + std::string(what) + "; write it as: // @param float name = value [min, max]";
+    return "@param " + std::string(what) + "; write it as: " + std::string(form);
+}
+
+std::string quoted(std::string_view name)
+{
+    return "'" + std::string(name) + "'";
+}
+
+// Why the text after a parameter's value (or range) is not the end of the line, or empty.
+std::string trailingText(Reader& r, std::string_view name, std::string_view after)
+{
+    r.skipSpace();
+    if (r.pos == r.text.size())
+        return {};
+    return "@param " + quoted(name) + " has unexpected text after its " + std::string(after) +
+           ": '" + std::string(r.text.substr(r.pos)) + "'";
+}
+
+// Why [lo, hi] is not a range holding value, or empty.
+template <typename T> std::string rangeProblem(std::string_view name, T value, T lo, T hi)
+{
+    if (!(lo < hi))
+        return "@param " + quoted(name) + ": min must be below max";
+    if (value < lo || value > hi)
+        return "@param " + quoted(name) + ": the value must lie within [min, max]";
+    return {};
+}
+
+// `= value [min, max]` of a float.
+std::string parseFloat(Reader& r, std::string_view name, KernelParam& param)
+{
+    float value = 0.0f, lo = 0.0f, hi = 0.0f;
+    if (!r.number(value))
+        return formatError(quoted(name) + " needs a finite number as its value");
+    if (!r.take('[') || !r.number(lo) || !r.take(',') || !r.number(hi) || !r.take(']'))
+        return formatError(quoted(name) + " needs a range [min, max] of finite numbers");
+    if (std::string error = trailingText(r, name, "range"); !error.empty())
+        return error;
+    if (std::string error = rangeProblem(name, value, lo, hi); !error.empty())
+        return error;
+    param = {std::string(name), value, lo, hi, 0, KernelParamType::Float};
+    return {};
+}
+
+// `= value [min, max]` of an int: whole numbers, the range within int's.
+std::string parseInt(Reader& r, std::string_view name, KernelParam& param)
+{
+    long long value = 0, lo = 0, hi = 0;
+    if (!r.integer(value))
+        return formatError(quoted(name) + " needs a whole number as its value", kIntForm);
+    if (!r.take('[') || !r.integer(lo) || !r.take(',') || !r.integer(hi) || !r.take(']'))
+        return formatError(quoted(name) + " needs a range [min, max] of whole numbers", kIntForm);
+    if (std::string error = trailingText(r, name, "range"); !error.empty())
+        return error;
+    constexpr long long intMin = std::numeric_limits<int>::min();
+    constexpr long long intMax = std::numeric_limits<int>::max();
+    if (lo < intMin || hi > intMax)
+        return "@param " + quoted(name) + ": min and max must lie within int's range [" +
+               std::to_string(intMin) + ", " + std::to_string(intMax) + "]";
+    if (std::string error = rangeProblem(name, value, lo, hi); !error.empty())
+        return error;
+    param = {std::string(name), double(value), double(lo), double(hi), 0, KernelParamType::Int};
+    return {};
+}
+
+// `= true` or `= false`, and no range: a check box.
+std::string parseBool(Reader& r, std::string_view name, KernelParam& param)
+{
+    const std::string_view value = r.word();
+    if (value != "true" && value != "false")
+        return formatError(quoted(name) + " needs true or false as its value", kBoolForm);
+    r.skipSpace();
+    if (r.pos < r.text.size() && r.text[r.pos] == '[')
+        return "@param " + quoted(name) + " is a bool, which takes no range [min, max]";
+    if (std::string error = trailingText(r, name, "value"); !error.empty())
+        return error;
+    param = {std::string(name), value == "true" ? 1.0 : 0.0, 0.0, 1.0, 0, KernelParamType::Bool};
+    return {};
 }
 
 // Parses the text after "@param" on one line, or says what is wrong with it.
@@ -82,12 +186,16 @@ std::string parseOne(std::string_view text, KernelParam& param)
     Reader r{text};
     const std::string_view type = r.word();
     if (type.empty())
-        return formatError("needs a type");
-    if (type != "float")
-        return "@param type '" + std::string(type) + "' is not supported: parameters are float";
+        return formatError("needs a type (float, int or bool)");
+    if (type != "float" && type != "int" && type != "bool")
+        return "@param type '" + std::string(type) +
+               "' is not supported: parameters are float, int or bool";
+    const std::string_view form = type == "int"    ? kIntForm
+                                  : type == "bool" ? kBoolForm
+                                                   : kFloatForm;
     const std::string_view name = r.word();
     if (name.empty())
-        return formatError("needs a name");
+        return formatError("needs a name", form);
     if (std::isdigit(static_cast<unsigned char>(name.front())))
         return "@param name '" + std::string(name) + "' must not start with a digit";
     if (name.size() > kMaxNameLength)
@@ -95,26 +203,96 @@ std::string parseOne(std::string_view text, KernelParam& param)
     if (kReserved.count(name) || name.starts_with("ws_") || name.starts_with("__"))
         return "@param name '" + std::string(name) + "' is reserved";
     if (!r.take('='))
-        return formatError("'" + std::string(name) + "' needs '= value'");
-    float value = 0.0f, lo = 0.0f, hi = 0.0f;
-    if (!r.number(value))
-        return formatError("'" + std::string(name) + "' needs a finite number as its value");
-    if (!r.take('[') || !r.number(lo) || !r.take(',') || !r.number(hi) || !r.take(']'))
-        return formatError("'" + std::string(name) +
-                           "' needs a range [min, max] of finite numbers");
-    r.skipSpace();
-    if (r.pos != text.size())
-        return "@param '" + std::string(name) + "' has unexpected text after its range: '" +
-               std::string(text.substr(r.pos)) + "'";
-    if (!(lo < hi))
-        return "@param '" + std::string(name) + "': min must be below max";
-    if (value < lo || value > hi)
-        return "@param '" + std::string(name) + "': the value must lie within [min, max]";
-    param = {std::string(name), value, lo, hi, 0};
-    return {};
+        return formatError(quoted(name) + " needs '= value'", form);
+    if (type == "int")
+        return parseInt(r, name, param);
+    if (type == "bool")
+        return parseBool(r, name, param);
+    return parseFloat(r, name, param);
 }
 
 } // namespace
+
+double kernelParamValue(const KernelParam& param, double value)
+{
+    if (std::isnan(value))
+        return param.value;
+    const double within = std::clamp(value, param.min, param.max);
+    switch (param.type) {
+    case KernelParamType::Bool:
+        return value != 0.0 ? 1.0 : 0.0;
+    case KernelParamType::Int:
+        return std::round(within);
+    case KernelParamType::Float:
+        break;
+    }
+    return double(float(within));
+}
+
+KernelParamLayout kernelParamLayout(const std::vector<KernelParam>& params)
+{
+    KernelParamLayout layout;
+    std::size_t end = 0, alignment = 1;
+    for (const KernelParam& p : params) {
+        const std::size_t size = kernelParamBytes(p.type);
+        end = (end + size - 1) / size * size; // each member is aligned to its own size
+        layout.offsets.push_back(end);
+        end += size;
+        alignment = std::max(alignment, size);
+    }
+    layout.size = std::max<std::size_t>(1, (end + alignment - 1) / alignment * alignment);
+    return layout;
+}
+
+std::string kernelValuesProblem(const std::vector<KernelParam>& params,
+                                const std::vector<double>& values)
+{
+    if (values.size() != params.size())
+        return "The kernel takes " + std::to_string(params.size()) + " parameter value(s); " +
+               std::to_string(values.size()) + " were given";
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        const double v = values[i];
+        const std::string what = "The value of @param '" + params[i].name + "'";
+        switch (params[i].type) {
+        case KernelParamType::Float:
+            if (!std::isfinite(v))
+                return what + " is not finite";
+            if (std::fabs(v) > double(std::numeric_limits<float>::max()))
+                return what + " is beyond float's range";
+            break;
+        case KernelParamType::Int:
+            if (!(v == std::trunc(v) && v >= std::numeric_limits<int>::min() &&
+                  v <= std::numeric_limits<int>::max()))
+                return what + " is not a whole number within int's range";
+            break;
+        case KernelParamType::Bool:
+            if (v != 0.0 && v != 1.0)
+                return what + " must be 0 (false) or 1 (true)";
+            break;
+        }
+    }
+    return {};
+}
+
+std::string packKernelParams(const std::vector<KernelParam>& params,
+                             const std::vector<double>& values)
+{
+    const KernelParamLayout layout = kernelParamLayout(params);
+    std::string bytes(layout.size, '\0');
+    for (std::size_t i = 0; i < params.size() && i < values.size(); ++i) {
+        char* at = bytes.data() + layout.offsets[i];
+        if (params[i].type == KernelParamType::Float) {
+            const float v = float(values[i]);
+            std::memcpy(at, &v, sizeof v);
+        } else if (params[i].type == KernelParamType::Int) {
+            const std::int32_t v = std::int32_t(values[i]);
+            std::memcpy(at, &v, sizeof v);
+        } else {
+            *at = values[i] != 0.0 ? 1 : 0;
+        }
+    }
+    return bytes;
+}
 
 KernelParamParse parseKernelParams(std::string_view code)
 {

@@ -49,7 +49,7 @@ struct RunnerRequest
     std::string entry;   // Cuda: the entry's lowered name
     KernelAbiMesh mesh{};
     KernelAbiRefs refs{};
-    std::vector<float> params;
+    std::string params; // the Params struct's bytes (packKernelParams)
     std::uint32_t grid[3] = {1, 1, 1};
     std::uint32_t block[3] = {1, 1, 1};
     std::uint64_t sharedBytes = 0; // dynamic shared memory per block
@@ -180,9 +180,10 @@ private:
     std::uint64_t m_generation = 0;
 };
 
-// A request for args on the mesh's layout; its target, program, output and teaching record are
-// the caller's to fill in.
-RunnerRequest runnerRequest(const KernelArgs& args, const LaunchConfig& launch);
+// A request for args (their values those of params, checked) on the mesh's layout; its target,
+// program, output and teaching record are the caller's to fill in.
+RunnerRequest runnerRequest(const KernelArgs& args, const std::vector<KernelParam>& params,
+                            const LaunchConfig& launch);
 
 // The runner's side (warpscope-kernel-runner): serves requests read from socket until the app
 // closes it. cudaBusId: the GPU to open a CUDA context on before answering (empty: none).

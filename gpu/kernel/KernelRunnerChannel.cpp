@@ -39,11 +39,6 @@ public:
         put(std::uint64_t(text.size()));
         m_bytes += text;
     }
-    void putFloats(const std::vector<float>& values)
-    {
-        put(std::uint64_t(values.size()));
-        m_bytes.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
-    }
     const std::string& bytes() const { return m_bytes; }
 
 private:
@@ -70,17 +65,6 @@ public:
             return false;
         text.assign(m_bytes, m_at, size);
         m_at += size;
-        return true;
-    }
-    bool getFloats(std::vector<float>& values)
-    {
-        std::uint64_t count = 0;
-        if (!get(count) || count > (m_bytes.size() - m_at) / sizeof(float))
-            return false;
-        values.resize(count);
-        if (count > 0) // an empty vector's data() may be null, which memcpy may not take
-            std::memcpy(values.data(), m_bytes.data() + m_at, count * sizeof(float));
-        m_at += count * sizeof(float);
         return true;
     }
     bool done() const { return m_at == m_bytes.size(); }
@@ -266,7 +250,7 @@ bool sendRequest(int socket, const RunnerRequest& r, int fd)
     w.putString(r.entry);
     w.put(r.mesh);
     w.put(r.refs);
-    w.putFloats(r.params);
+    w.putString(r.params);
     w.put(r.grid);
     w.put(r.block);
     w.put(r.sharedBytes);
@@ -293,7 +277,7 @@ bool receiveRequest(int socket, RunnerRequest& r, int& fd)
         return false;
     Reader in(payload);
     const bool ok = in.get(r.target) && in.getString(r.program) && in.getString(r.entry) &&
-                    in.get(r.mesh) && in.get(r.refs) && in.getFloats(r.params) && in.get(r.grid) &&
+                    in.get(r.mesh) && in.get(r.refs) && in.getString(r.params) && in.get(r.grid) &&
                     in.get(r.block) && in.get(r.sharedBytes) && in.get(r.pitch) && in.get(r.nx) &&
                     in.get(r.ny) && in.get(r.smCount) && in.get(r.elementCount) &&
                     in.get(r.statsOffset) && in.get(r.withOwners) && in.get(r.threads) &&

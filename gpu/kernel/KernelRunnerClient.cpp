@@ -395,13 +395,14 @@ RunnerOutput SharedOutput::descriptor() const
     return output;
 }
 
-RunnerRequest runnerRequest(const KernelArgs& args, const LaunchConfig& launch)
+RunnerRequest runnerRequest(const KernelArgs& args, const std::vector<KernelParam>& params,
+                            const LaunchConfig& launch)
 {
     const FieldLayout layout = layoutFor(args.mesh);
     RunnerRequest r;
     r.mesh = abiMesh(args.mesh);
     r.refs = abiRefs(args.mesh);
-    r.params = args.values;
+    r.params = packKernelParams(params, args.values);
     r.grid[0] = std::uint32_t(launch.grid.x), r.grid[1] = std::uint32_t(launch.grid.y),
     r.grid[2] = std::uint32_t(launch.grid.z);
     r.block[0] = std::uint32_t(launch.block.x), r.block[1] = std::uint32_t(launch.block.y),

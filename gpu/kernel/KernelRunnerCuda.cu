@@ -122,9 +122,7 @@ Status queue(RunnerCuda& r, const RunnerRequest& request, char* output)
                         request.nx, request.ny,  request.smCount};
     KernelAbiMesh mesh = request.mesh;
     KernelAbiRefs refs = request.refs;
-    float noParams = 0.0f;
-    void* params = request.params.empty() ? static_cast<void*>(&noParams)
-                                          : const_cast<float*>(request.params.data());
+    void* params = const_cast<char*>(request.params.data()); // the Params struct's bytes
     void* kernelArgs[] = {&abiOut, &mesh, &refs, params};
     // Past 48 KiB a kernel must opt in to dynamic shared memory (up to the device's 227 KiB
     // on Hopper); the launch then fails only where the device has less.

@@ -76,7 +76,7 @@ struct KernelAbiLaunch
     KernelAbiOut out;
     KernelAbiMesh mesh;
     KernelAbiRefs refs;
-    const float* params;
+    const void* params; // the Params struct's bytes (packKernelParams)
     unsigned grid[3];
     unsigned block[3];
     const KernelAbiRuntime* runtime;
@@ -95,6 +95,31 @@ std::string cpuUserCode(const std::string& code, KernelShape shape);
 // Whether code uses what needs a block's threads to run as fibers (barriers, warp operations,
 // cooperative groups); a kernel without them runs its threads straight through.
 bool usesBlockCollectives(std::string_view code);
+
+// Where each parameter lies in the Params struct the wrapped source declares (its members in
+// declaration order, each aligned to its size: 4 bytes for a float or an int, 1 for a bool),
+// and the struct's size: a multiple of its widest member's, and 1 when it is empty, as C++
+// and CUDA make it. The wrapper asserts the same layout to both compilers.
+// A member's size in Params, which is also its alignment: a float's and an int's 4 bytes, a
+// bool's 1.
+inline std::size_t kernelParamBytes(KernelParamType type)
+{
+    return type == KernelParamType::Bool ? 1 : 4;
+}
+struct KernelParamLayout
+{
+    std::vector<std::size_t> offsets;
+    std::size_t size = 1;
+};
+KernelParamLayout kernelParamLayout(const std::vector<KernelParam>& params);
+// Why values cannot be a run's values of params (their count, a float's beyond float's range,
+// an int's not whole or beyond int's, a bool's not 0 or 1), or empty when they can.
+std::string kernelValuesProblem(const std::vector<KernelParam>& params,
+                                const std::vector<double>& values);
+// The Params struct's bytes holding values (checked by kernelValuesProblem), as the kernel
+// receives them on either target; padding is zero.
+std::string packKernelParams(const std::vector<KernelParam>& params,
+                             const std::vector<double>& values);
 
 // The arguments of a run, in the wrapped source's layout.
 KernelAbiMesh abiMesh(const DistanceParams& mesh);

@@ -174,7 +174,7 @@ struct WsLaunch {
     Out out;
     Mesh mesh;
     Refs refs;
-    const float* params;
+    const void* params;
     unsigned grid[3];
     unsigned block[3];
     const WsRuntime* runtime;
@@ -199,9 +199,7 @@ extern "C" __attribute__((visibility("default"))) void ws_run_blocks(const WsLau
     ws_runtime = a->runtime;
     ws_shared_begin(a->runtime);
     Params p;
-    static_assert(sizeof(Params) % sizeof(float) == 0 || sizeof(Params) == 1, "Params are floats");
-    if (sizeof(Params) > 1)
-        std::copy(a->params, a->params + sizeof(Params) / sizeof(float), reinterpret_cast<float*>(&p));
+    std::memcpy(static_cast<void*>(&p), a->params, sizeof(Params));
     const WsBlock block{a, &p};
     const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
     for (long long b = first; b < last; ++b) {
@@ -223,12 +221,38 @@ extern "C" __attribute__((visibility("default"))) void ws_run_blocks(const WsLau
 }
 )";
 
+const char* typeName(KernelParamType type)
+{
+    switch (type) {
+    case KernelParamType::Int:
+        return "int";
+    case KernelParamType::Bool:
+        return "bool";
+    case KernelParamType::Float:
+        break;
+    }
+    return "float";
+}
+
+// The parameters' struct, and assertions that both compilers lay it out as the values are
+// packed (kernelParamLayout), so that a kernel never reads a value from another's bytes: each
+// member's size and alignment, and the whole size. (NVRTC has no constant offsetof; members
+// aligned to their sizes, in order, leave the offsets no choice.)
 std::string paramsStruct(const std::vector<KernelParam>& params)
 {
     std::string text = "struct Params {";
     for (const KernelParam& p : params)
-        text += " float " + p.name + ";";
-    return text + " };\n";
+        text += std::string(" ") + typeName(p.type) + " " + p.name + ";";
+    text += " };\n";
+    for (const KernelParam& p : params) {
+        const std::string size = std::to_string(kernelParamBytes(p.type));
+        text += "static_assert(sizeof(Params::" + p.name + ") == " + size +
+                " && alignof(decltype(Params::" + p.name + ")) == " + size +
+                ", \"Params as packed\");\n";
+    }
+    return text +
+           "static_assert(sizeof(Params) == " + std::to_string(kernelParamLayout(params).size) +
+           ", \"Params as packed\");\n";
 }
 
 std::string launchBounds(int threads)

@@ -105,13 +105,8 @@ Status checkRequest(Context& context, const CompiledKernel& gpu, const Simulator
     if (cuda ? !gpu.ok : !(cpu.ok && !cpu.library.empty()))
         return Status::failure(cuda ? "The kernel has no GPU build to run"
                                     : "The kernel has no CPU simulator build to run");
-    if (args.values.size() != params.size())
-        return Status::failure("The kernel takes " + std::to_string(params.size()) +
-                               " parameter value(s); " + std::to_string(args.values.size()) +
-                               " were given");
-    for (std::size_t i = 0; i < params.size(); ++i)
-        if (!std::isfinite(args.values[i]))
-            return Status::failure("The value of @param '" + params[i].name + "' is not finite");
+    if (const std::string problem = kernelValuesProblem(params, args.values); !problem.empty())
+        return Status::failure(problem);
     if (!(args.timeoutMs > 0.0) || !std::isfinite(args.timeoutMs))
         return Status::failure("The kernel's timeout must be a positive number of milliseconds");
     const KernelShape shape = cuda ? gpu.source.shape : cpu.source.shape;
@@ -159,7 +154,7 @@ Status start(Context& context, const CompiledKernel& gpu, const SimulatorBuild& 
             cuda ? "user kernel (per node)" : "user kernel (per node, CPU simulator)";
     else
         pending.spanName = cuda ? "user kernel" : "user kernel (CPU simulator)";
-    RunnerRequest request = runnerRequest(args, pending.launch);
+    RunnerRequest request = runnerRequest(args, cuda ? gpu.params : cpu.params, pending.launch);
     request.withOwners = recordOwners ? 1 : 0;
     int outputFd = -1;
     if (Status s = cuda ? prepareUserKernelCuda(context, gpu, seed, request, outputFd)

@@ -54,6 +54,8 @@ constexpr std::array kExamples{
             "Compute and write the periodogram and its peaks without a window."},
     Example{OptionGroup::Output, kApp, "warpscope --screenshot shot.png --size 1600x1000 --nx 4096",
             "Render the field, save the window as a PNG and exit."},
+    Example{OptionGroup::Output, kApp, "warpscope --nx 512 --ny 256 --export-field field.npy",
+            "Write the field as float32 NumPy data, shape (ny, nx), without a window."},
     Example{OptionGroup::Output, kBatch,
             "warpscope-batch lc/ -o results.csv --periodograms pg/ --trace run.json",
             "Each object's periodogram beside the table, and the run's timeline."},

@@ -596,6 +596,15 @@ constexpr std::array kOptions{
            .help = "Write the timeline as Chrome trace JSON once the frame (and lab) is done",
            .group = G::Output,
            .programs = kApp},
+    Option{.name = "export-field",
+           .type = T::Text,
+           .valueName = "FILE.npy",
+           .help = "Write the field shown (the distance field, the teaching kernel's, or the "
+                   "kernel's output with --kernel, --kernel-source or a kernel scene) as a "
+                   "NumPy .npy file of float32, shape (ny, nx), row 0 at the minimum latitude, "
+                   "NaN kept, and exit; no window opens",
+           .group = G::Output,
+           .programs = kApp},
 
     // Both programs, and the app's devices and settings.
     Option{.name = "scene",

@@ -352,7 +352,7 @@ public:
                 return fail(key, QStringLiteral("item %1: %2 is beyond float's range")
                                      .arg(i)
                                      .arg(value, 0, 'g', 17));
-            v.value = float(value);
+            v.value = value;
             values.push_back(v);
         }
         out = std::move(values);

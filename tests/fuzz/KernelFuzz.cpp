@@ -9,9 +9,11 @@
 #include "warpscope/scene/KernelFile.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 namespace {
 
@@ -27,6 +29,78 @@ void check(bool promise)
 void checkLine(const gpu::KernelMessage& message, int lines)
 {
     check(message.line >= 1 && message.line <= lines && !message.text.empty());
+}
+
+void checkParamType(const gpu::KernelParam& p)
+{
+    switch (p.type) {
+    case gpu::KernelParamType::Int:
+        for (const double v : {p.value, p.min, p.max})
+            check(v == std::trunc(v) && v >= INT_MIN && v <= INT_MAX);
+        break;
+    case gpu::KernelParamType::Bool:
+        check(p.min == 0.0 && p.max == 1.0 && (p.value == 0.0 || p.value == 1.0));
+        break;
+    case gpu::KernelParamType::Float:
+        check(p.value == double(float(p.value)) && p.min == double(float(p.min)) &&
+              p.max == double(float(p.max)));
+        break;
+    }
+}
+
+// The double whose bytes are the source's from at on (zeros past its end).
+double doubleAt(std::string_view code, std::size_t at)
+{
+    double value = 0.0;
+    if (at < code.size())
+        std::memcpy(&value, code.data() + at,
+                    std::min<std::size_t>(sizeof value, code.size() - at));
+    return value;
+}
+
+// The members lie in order, each aligned to its size, inside a struct whose size is a multiple
+// of the widest; the defaults pack, each in its own bytes, and any value a control gives
+// (kernelParamValue of some bytes of the source, NaN and infinities among them) is one a run
+// takes.
+void checkPacking(const std::vector<gpu::KernelParam>& params, std::string_view code)
+{
+    const gpu::KernelParamLayout layout = gpu::kernelParamLayout(params);
+    check(layout.offsets.size() == params.size() && layout.size >= 1);
+    std::size_t end = 0, widest = 1;
+    std::vector<double> defaults, moved;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        const std::size_t bytes = gpu::kernelParamBytes(params[i].type);
+        check(layout.offsets[i] >= end && layout.offsets[i] % bytes == 0);
+        end = layout.offsets[i] + bytes;
+        widest = std::max(widest, bytes);
+        defaults.push_back(params[i].value);
+        const double fitted = gpu::kernelParamValue(params[i], doubleAt(code, i * 8));
+        check(fitted >= params[i].min && fitted <= params[i].max);
+        moved.push_back(fitted);
+    }
+    check(end <= layout.size && layout.size % widest == 0);
+    check(params.empty() ? layout.size == 1 : layout.size < end + widest);
+    check(gpu::kernelValuesProblem(params, defaults).empty());
+    check(gpu::kernelValuesProblem(params, moved).empty());
+    const std::string bytes = gpu::packKernelParams(params, defaults);
+    check(bytes.size() == layout.size);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        const char* at = bytes.data() + layout.offsets[i];
+        double read = 0.0;
+        if (params[i].type == gpu::KernelParamType::Float) {
+            float v = 0.0f;
+            std::memcpy(&v, at, sizeof v);
+            read = v;
+        } else if (params[i].type == gpu::KernelParamType::Int) {
+            std::int32_t v = 0;
+            std::memcpy(&v, at, sizeof v);
+            read = v;
+        } else {
+            check(*at == 0 || *at == 1);
+            read = *at;
+        }
+        check(read == params[i].value);
+    }
 }
 
 } // namespace
@@ -47,7 +121,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     else
         check(file.error.startsWith("fuzz.cu: "));
 
-    // Every parameter is a name with a finite range that holds its value.
+    // Every parameter is a name with a finite range that holds its value: an int's whole
+    // numbers within int's range, a bool's 0 or 1.
     const gpu::KernelParamParse parsed = gpu::parseKernelParams(code);
     check(parsed.params.size() <= std::size_t(gpu::kMaxKernelParams));
     for (const gpu::KernelParam& p : parsed.params) {
@@ -56,9 +131,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         check(p.min <= p.value && p.value <= p.max);
         check(std::count_if(parsed.params.begin(), parsed.params.end(),
                             [&p](const gpu::KernelParam& o) { return o.name == p.name; }) == 1);
+        checkParamType(p);
     }
     for (const gpu::KernelMessage& m : parsed.errors)
         checkLine(m, lines);
+    checkPacking(parsed.params, code);
 
     // Blanking keeps the length and every newline, so lines and columns still match.
     const std::string blanked = gpu::codeWithoutComments(code);
@@ -90,6 +167,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
               std::count(source.code.begin(), source.code.end(), '\n'));
         if (source.launchBounds == 0 || source.shape == gpu::KernelShape::PerNode)
             check(unit.find(marker + user) != std::string::npos);
+        // Each parameter is a member of its own type, before the user's code.
+        for (const gpu::KernelParam& p : parsed.params) {
+            const char* type = p.type == gpu::KernelParamType::Int    ? " int "
+                               : p.type == gpu::KernelParamType::Bool ? " bool "
+                                                                      : " float ";
+            const std::size_t member = unit.find(type + p.name + ";");
+            check(member != std::string::npos && member < unit.find(marker));
+        }
     }
     return 0;
 }

@@ -29,9 +29,9 @@ const KernelExample& example(const std::string& name)
     return kernelExamples().front();
 }
 
-std::vector<float> defaults(const std::vector<KernelParam>& params)
+std::vector<double> defaults(const std::vector<KernelParam>& params)
 {
-    std::vector<float> values;
+    std::vector<double> values;
     for (const KernelParam& p : params)
         values.push_back(p.value);
     return values;
@@ -76,7 +76,7 @@ TEST(KernelParams, HostileDeclarationsAreErrorsAtTheirLines)
 {
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"// @param", "needs a type"},
-        {"// @param int n = 1 [0, 2]", "not supported"},
+        {"// @param double n = 1 [0, 2]", "not supported"},
         {"// @param float = 1 [0, 2]", "needs a name"},
         {"// @param float 9lives = 1 [0, 2]", "must not start with a digit"},
         {"// @param float for = 1 [0, 2]", "reserved"},
@@ -813,7 +813,7 @@ TEST(KernelRunner, MalformedRequestsAreRefusedAndGarbageEndsTheRunner)
     EXPECT_TRUE(ready.ok);
     KernelArgs args;
     args.mesh = smallMesh();
-    RunnerRequest request = runnerRequest(args, LaunchConfig{});
+    RunnerRequest request = runnerRequest(args, {}, LaunchConfig{});
     SharedOutput output;
     ASSERT_TRUE(output.reserve(16).ok()); // far smaller than the field
     request.output = output.descriptor();
@@ -822,7 +822,7 @@ TEST(KernelRunner, MalformedRequestsAreRefusedAndGarbageEndsTheRunner)
     ASSERT_TRUE(receiveReply(ends[0], steadyNowMs() + 10000.0, reply, timedOut));
     EXPECT_FALSE(reply.ok);
     EXPECT_NE(reply.message.find("malformed"), std::string::npos) << reply.message;
-    request = runnerRequest(args, LaunchConfig{});
+    request = runnerRequest(args, {}, LaunchConfig{});
     request.target = RunnerTarget::Cuda;
     ASSERT_TRUE(output.reserve(runnerOutputBytes(request)).ok());
     request.output = output.descriptor();

@@ -407,6 +407,27 @@ TEST(Scene, TheKernelRoundTripsAndOlderFilesKeepTheTemplate)
     EXPECT_TRUE(older.scene->kernel.values.empty());
 }
 
+// An int's values at the ends of int's range (beyond a float's precision) and a bool's, as a
+// file written by hand holds them; a file of float values written before ints keeps them.
+TEST(Scene, IntAndBoolValuesRoundTripExactly)
+{
+    scene::Scene s;
+    s.workspace = scene::Workspace::Kernel;
+    s.kernel.values = {
+        {"n", 2147483647.0}, {"m", -2147483648.0}, {"odd", 16777217.0}, {"on", 1.0}, {"off", 0.0}};
+    const scene::SceneRead read = parseScene(scene::sceneToJson(s), "scene.json");
+    ASSERT_TRUE(read.scene) << read.error.toStdString();
+    EXPECT_EQ(*read.scene, s);
+    const QByteArray written =
+        R"({"format": "warpscope-scene", "version": 1, "kernel": {"params": [)"
+        R"({"name": "odd", "value": 16777217}, {"name": "k", "value": 0.25}]}})";
+    const scene::SceneRead byHand = parseScene(written, "hand.json");
+    ASSERT_TRUE(byHand.scene) << byHand.error.toStdString();
+    ASSERT_EQ(byHand.scene->kernel.values.size(), 2u);
+    EXPECT_EQ(byHand.scene->kernel.values[0].value, 16777217.0);
+    EXPECT_EQ(byHand.scene->kernel.values[1].value, 0.25);
+}
+
 TEST(Scene, HostileKernelValuesAreRefusedWithAMessage)
 {
     EXPECT_CONTAINS(errorOf(withValue("kernel", "template", "\"perWarp\"")),

@@ -7,6 +7,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -403,6 +404,49 @@ private slots:
         QVERIFY(!workspace()->busy()); // no compile started
         const QImage after = frameAfter(frames);
         QVERIFY2(differingPixels(before, after) > 1000, "the slider should change the picture");
+    }
+
+    // An int's slider has a position for each whole number of its range, and a bool's check
+    // box switches the picture; a scene keeps both.
+    void anIntSliderStepsWholeNumbersAndABoolIsACheckBox()
+    {
+        typeKernel("// @param int n = 3 [1, 6]\n// @param bool on = true\n"
+                   "return p.on ? float(lat) + float(p.n) * float(lon) : float(lon) - 3.0f * "
+                   "float(lat);");
+        const QImage on = frameAfter(0);
+        auto* slider = workspace()->findChild<QSlider*>("param_n");
+        auto* box = workspace()->findChild<QCheckBox*>("param_on");
+        QVERIFY(slider && box);
+        QCOMPARE(slider->minimum(), 0);
+        QCOMPARE(slider->maximum(), 5); // 1, 2, ... 6
+        QCOMPARE(slider->value(), 2);
+        QVERIFY(box->isChecked());
+        slider->setValue(4);
+        QCOMPARE(slider->parentWidget()->findChild<QLabel*>()->text(), QString("5"));
+        int frames = workspace()->view()->framesDrawn();
+        box->setChecked(false);
+        QVERIFY(!workspace()->busy()); // no compile started
+        const QImage off = frameAfter(frames);
+        QVERIFY2(differingPixels(on, off) > 1000, "the check box should change the picture");
+        const scene::KernelScene kernel = workspace()->currentScene();
+        QCOMPARE(kernel.values.size(), std::size_t(2));
+        QCOMPARE(kernel.values[0].value, 5.0);
+        QCOMPARE(kernel.values[1].value, 0.0);
+
+        const QString path = QDir::temp().filePath("warpscope-kernel-int-scene-test.json");
+        QCOMPARE(m_window->saveScene(path), QString());
+        // The scene opens while another kernel compiles: its values wait for its own build.
+        frames = workspace()->view()->framesDrawn();
+        workspace()->chooseExample(1);
+        QVERIFY(workspace()->busy());
+        QCOMPARE(m_window->openScene(path), QString());
+        workspace()->compileNow();
+        QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
+        QTRY_VERIFY(workspace()->findChild<QCheckBox*>("param_on"));
+        QCOMPARE(workspace()->findChild<QSlider*>("param_n")->value(), 4);
+        QVERIFY(!workspace()->findChild<QCheckBox*>("param_on")->isChecked());
+        QVERIFY2(differingPixels(off, frameAfter(frames)) == 0, "the scene should draw it again");
+        QFile::remove(path);
     }
 
     void aKernelSavedAsCuOpensAgain()

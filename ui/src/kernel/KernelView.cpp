@@ -112,7 +112,7 @@ void KernelView::setMesh(const gpu::DistanceParams& mesh)
     update();
 }
 
-void KernelView::setValues(const std::vector<float>& values)
+void KernelView::setValues(const std::vector<double>& values)
 {
     if (values == m_args.values)
         return;

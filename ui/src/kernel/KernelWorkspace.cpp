@@ -1,5 +1,6 @@
 #include "warpscope/ui/KernelWorkspace.h"
 
+#include "KernelParamControl.h"
 #include "MemcheckRerun.h"
 #include "common/Style.h"
 #include "common/ValueText.h"
@@ -25,7 +26,6 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSaveFile>
-#include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStandardPaths>
@@ -44,7 +44,6 @@ namespace {
 constexpr int kErrorMarker = 1;
 constexpr int kWarningMarker = 2;
 constexpr int kFindingMarker = 3;
-constexpr int kSliderSteps = 1000;
 // Typing pauses this long before a compile starts.
 constexpr int kPauseMs = 400;
 
@@ -561,10 +560,10 @@ std::optional<gpu::KernelVariantsRequest> KernelWorkspace::variantsRequest(QStri
         return std::nullopt;
     }
     for (const gpu::KernelParam& p : parsed.params) {
-        float value = p.value;
+        double value = p.value;
         for (std::size_t i = 0; i < m_params.size() && i < m_values.size(); ++i)
             if (m_params[i].name == p.name)
-                value = std::clamp(m_values[i], p.min, p.max);
+                value = gpu::kernelParamValue(p, m_values[i]);
         request.args.values.push_back(value);
     }
     return request;
@@ -865,43 +864,34 @@ void KernelWorkspace::showNonFinite(const gpu::KernelRun& run)
 
 void KernelWorkspace::rebuildSliders(const std::vector<gpu::KernelParam>& params)
 {
-    // Values move to the new declarations by name; new ones start at their default.
-    // A scene's values, by name, come first.
-    std::vector<float> values;
+    // Values move to the new declarations by name (an int's rounded, a bool's 0 or 1); new
+    // ones start at their default. A scene's values, by name, come first.
+    std::vector<double> values;
     for (const gpu::KernelParam& p : params) {
-        float value = p.value;
+        double value = p.value;
         for (std::size_t i = 0; i < m_params.size(); ++i)
             if (m_params[i].name == p.name && i < m_values.size())
-                value = std::clamp(m_values[i], p.min, p.max);
+                value = gpu::kernelParamValue(p, m_values[i]);
         for (const scene::KernelParamValue& v : m_pendingValues)
             if (v.name == p.name)
-                value = std::clamp(v.value, p.min, p.max);
+                value = gpu::kernelParamValue(p, v.value);
         values.push_back(value);
     }
-    m_pendingValues.clear();
+    // A build that a newer one follows is of text the scene's source has replaced (the scene
+    // opened while it compiled): the scene's values wait for the build of its own source.
+    if (!m_again)
+        m_pendingValues.clear();
     while (m_paramsLayout->rowCount() > 0)
         m_paramsLayout->removeRow(0);
     m_params = params;
     m_values = values;
-    for (std::size_t i = 0; i < params.size(); ++i) {
-        const gpu::KernelParam& p = params[i];
-        auto* slider = new QSlider(Qt::Horizontal, m_paramsBox);
-        slider->setObjectName(QString::fromStdString("param_" + p.name));
-        slider->setRange(0, kSliderSteps);
-        slider->setValue(int(std::lround((values[i] - p.min) / (p.max - p.min) * kSliderSteps)));
-        auto* label = new QLabel(QString::number(values[i], 'g', 4), m_paramsBox);
-        label->setMinimumWidth(60);
-        auto* row = new QHBoxLayout;
-        row->addWidget(slider, 1);
-        row->addWidget(label);
-        m_paramsLayout->addRow(QString::fromStdString(p.name), row);
-        connect(slider, &QSlider::valueChanged, this, [this, i, label](int step) {
-            const gpu::KernelParam& p = m_params[i];
-            m_values[i] = p.min + (p.max - p.min) * float(step) / kSliderSteps;
-            label->setText(QString::number(m_values[i], 'g', 4));
-            sendValues();
-        });
-    }
+    for (std::size_t i = 0; i < params.size(); ++i)
+        m_paramsLayout->addRow(
+            QString::fromStdString(params[i].name),
+            makeKernelParamControl(params[i], values[i], m_paramsBox, [this, i](double value) {
+                m_values[i] = value;
+                sendValues();
+            }));
 }
 
 void KernelWorkspace::sendValues()

@@ -8,11 +8,12 @@
 
 namespace warpscope::scene {
 
-// One @param's value, by the name the source declares.
+// One @param's value, by the name the source declares: a float's, an int's (whole) or a
+// bool's (0 or 1), which the workspace fits to the declaration (gpu::kernelParamValue).
 struct KernelParamValue
 {
     std::string name;
-    float value = 0.0f;
+    double value = 0.0;
     bool operator==(const KernelParamValue&) const = default;
 };
 

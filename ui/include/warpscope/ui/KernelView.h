@@ -39,7 +39,7 @@ public:
 
     void setBuild(std::shared_ptr<const KernelBuild> build);
     void setMesh(const gpu::DistanceParams& mesh);
-    void setValues(const std::vector<float>& values);
+    void setValues(const std::vector<double>& values);
     // The whole kernel's launch; gridFitted: the fewest blocks that cover the mesh.
     void setLaunch(const gpu::LaunchConfig& launch, bool gridFitted);
     const gpu::DistanceParams& mesh() const { return m_args.mesh; }

@@ -166,7 +166,7 @@ private:
     bool m_showingSource = false;
     gpu::KernelShape m_shape = gpu::KernelShape::PerNode;
     std::vector<gpu::KernelParam> m_params;
-    std::vector<float> m_values;
+    std::vector<double> m_values;
     // Values a scene gave, applied by name when the next build's sliders are made.
     std::vector<scene::KernelParamValue> m_pendingValues;
     std::vector<std::string> m_flags;

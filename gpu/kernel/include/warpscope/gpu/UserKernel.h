@@ -25,7 +25,7 @@
 //                   Ref ref[64]; const Ref& operator[](int) const; };
 //   struct Mesh   { double latMin, latMax, lonMin, lonMax; int nx, ny;
 //                   double lat(int row) const; double lon(int col) const; };
-//   struct Params { float <name>; ... };                     // one per // @param line
+//   struct Params { float|int|bool <name>; ... };            // one per // @param line
 //   struct Out    { int nx, ny;                              // bounds-checked view
 //                   void write(int row, int col, float value) const; };
 //
@@ -81,16 +81,32 @@ inline constexpr std::size_t kMaxKernelSourceBytes = 1 << 20;
 // The most NVRTC options one kernel carries.
 inline constexpr int kMaxKernelFlags = 16;
 
-// A live parameter, declared in the source as `// @param float k = 1.0 [0, 10]`.
+enum class KernelParamType
+{
+    Float, // `// @param float k = 1.0 [0, 10]`: a slider
+    Int,   // `// @param int n = 8 [1, 64]`: a slider in whole steps
+    Bool,  // `// @param bool on = true`: a check box
+};
+
+// A live parameter, declared in the source as `// @param float k = 1.0 [0, 10]`,
+// `// @param int n = 8 [1, 64]` or `// @param bool on = true`. Values are doubles, which hold
+// every float and int exactly: an int's are whole numbers within int's range, a bool's are 0
+// (false) and 1 (true), with min 0 and max 1.
 struct KernelParam
 {
     std::string name;
-    float value = 0.0f;
-    float min = 0.0f;
-    float max = 1.0f;
+    double value = 0.0;
+    double min = 0.0;
+    double max = 1.0;
     int line = 0; // the user's line
+    KernelParamType type = KernelParamType::Float;
     bool operator==(const KernelParam&) const = default;
 };
+
+// A value (a slider's, a scene's) as the parameter takes it: within [min, max]; the nearest
+// float for a float, the nearest whole number for an int; for a bool, 1 for any value but 0.
+// NaN gives the parameter's default.
+double kernelParamValue(const KernelParam& param, double value);
 
 enum class Severity
 {
@@ -114,7 +130,8 @@ struct KernelParamParse
 };
 
 // Finds the @param declarations. A malformed one is an error at its line; names must be C
-// identifiers, unique, not reserved; min < max and min <= value <= max, all finite.
+// identifiers, unique, not reserved; min < max and min <= value <= max, all finite (an int's
+// whole numbers within int's range; a bool's value true or false, and no range).
 KernelParamParse parseKernelParams(std::string_view code);
 
 enum class KernelTarget
@@ -219,9 +236,11 @@ Status buildSimulatedKernel(const KernelSource& source, const std::string& cache
 
 struct KernelArgs
 {
-    DistanceParams mesh;       // bounds, nodes, references, unit and radius
-    std::vector<float> values; // one per parameter, in declaration order
-    LaunchConfig launch;       // the whole kernel's grid and block (per node: ignored)
+    DistanceParams mesh; // bounds, nodes, references, unit and radius
+    // One per parameter, in declaration order: a float's (within float's range), an int's (a
+    // whole number within int's range) or a bool's (0 or 1); runs refuse any other.
+    std::vector<double> values;
+    LaunchConfig launch; // the whole kernel's grid and block (per node: ignored)
     // The teaching overlay's record, when given (2 * nx * ny words, the context's memory or
     // the host's): which block, thread and SM wrote each node, laid out as LaunchLesson.h's
     // owners. Nodes no thread wrote then hold kUncovered here and NaN in the output.
