@@ -442,7 +442,7 @@ void* abiSharedStatic(void* run, unsigned site, unsigned long long size, unsigne
         return at;
     // The run has failed; the thread gets memory that is there until its block stops.
     static_cast<SimulatedRun*>(run)->fail(why);
-    return SharedMemoryCheck::dynamicMemory();
+    return SharedMemoryCheck::scratch(size);
 }
 
 unsigned char* abiSharedDynamic(void*)

@@ -66,6 +66,7 @@ struct Slot
     std::vector<Variable> variables;
     std::uint64_t staticEnd = 0, staticBytes = 0;
     std::map<FindingKey, SharedFinding> findings;
+    std::vector<unsigned char> scratch;
 };
 
 std::mutex g_mutex;
@@ -345,6 +346,16 @@ unsigned char* SharedMemoryCheck::dynamicMemory()
 {
     Slot* slot = mySlot();
     return slot ? slot->memory + kDynamicStart : nullptr;
+}
+
+void* SharedMemoryCheck::scratch(std::uint64_t bytes)
+{
+    Slot* slot = mySlot();
+    if (!slot || bytes > (1ull << 30))
+        return nullptr;
+    if (slot->scratch.size() < bytes)
+        slot->scratch.resize(bytes);
+    return slot->scratch.data();
 }
 
 void SharedMemoryCheck::barrier()

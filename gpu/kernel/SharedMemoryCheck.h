@@ -72,6 +72,9 @@ public:
                                 const char* name, unsigned line, std::string& why);
     // The launch's dynamic shared memory.
     static unsigned char* dynamicMemory();
+    // Memory of at least bytes (up to 1 GiB) for the threads of a run that has failed to go on
+    // with until their block stops; null past that.
+    static void* scratch(std::uint64_t bytes);
     // A block barrier all the block's threads passed; a collective of warp's lanes.
     static void barrier();
     static void warpSynced(unsigned warp);

@@ -513,6 +513,32 @@ TEST_F(SimulatorFindings, DynamicSharedMemoryPastTheLaunchsBytesIsOutOfBounds)
         << m.text;
 }
 
+// Over CUDA's 48 KiB of static shared memory the run stops with the variable and its line, as
+// the GPU's compiler would refuse it; a variable of megabytes does not take the runner down.
+TEST_F(SimulatorFindings, StaticSharedMemoryPastCudasLimitStopsTheRun)
+{
+    for (const char* size : {"13000", "1000000"}) {
+        Field field;
+        KernelRun done;
+        const Status s = runCode(std::string(kHeader) + "    __shared__ float big[" + size +
+                                     "];\n"
+                                     "    big[threadIdx.x] = 1.0f;\n"
+                                     "    big[" +
+                                     size +
+                                     " - 1] = 2.0f;\n"
+                                     "}\n",
+                                 64, 4, {2, 1, 1}, {32, 1, 1}, field, 0, done);
+        ASSERT_FALSE(s.ok()) << size;
+        EXPECT_NE(s.message().find("the __shared__ variable `big` at line 3 brings the block's "
+                                   "static shared memory to " +
+                                   std::to_string(4 * std::stoll(size)) +
+                                   " bytes; CUDA allows "
+                                   "48 KiB"),
+                  std::string::npos)
+            << s.message();
+    }
+}
+
 TEST_F(SimulatorFindings, AReadOfSharedMemoryNoThreadWroteIsNamed)
 {
     // Thread 0 forgets slot 31: the block's threads write slots 0..30 only.
