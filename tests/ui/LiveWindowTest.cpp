@@ -445,6 +445,37 @@ private slots:
                      qPrintable(path));
         }
 
+        // Four lines a thread, 1024 in all: the run keeps 1000, and each node's hover shows
+        // the kept lines of its thread, or says that none were kept.
+        int frames4 = view->framesDrawn();
+        workspace->setSource(QString(kPrintingKernel)
+                                 .replace("printf(\"node %d,%d first\\n\", col, row);",
+                                          "for (int k = 0; k < 4; ++k) printf(\"node %d,%d line "
+                                          "%d\\n\", col, row, k);")
+                                 .replace("k < 7", "k < 0"),
+                             gpu::KernelShape::WholeKernel);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            view->framesDrawn() > frames4 && !workspace->busy() &&
+                workspace->messages().contains("The kernel printed 1024 lines; the first 1000 "
+                                               "are kept, each with the block and thread that "
+                                               "printed it"),
+            qPrintable(workspace->messages().mid(0, 3).join('\n')), 60000);
+        int keptRows = 0;
+        for (int row = 0; row < mesh.ny; ++row)
+            for (int col = 0; col < mesh.nx; ++col) {
+                const QStringList hover =
+                    view->printsAt(nodeCentre(view, col, row, mesh.nx, mesh.ny)).split('\n');
+                if (hover == QStringList{"printf: none of this thread's lines are among the "
+                                         "run's first 1000, the ones kept"})
+                    continue;
+                QVERIFY2(hover.size() >= 3 && hover.first() == "printf of this thread:" &&
+                             hover.last() == "(the run's lines past its first 1000 were not "
+                                             "kept)",
+                         qPrintable(hover.join('\n')));
+                keptRows += int(hover.size()) - 2;
+            }
+        QCOMPARE(keptRows, 1000);
+
         // Without the teaching kernel no record names a node's thread; the hover says so.
         const int recorded = view->framesDrawn();
         live.window().launchPanel()->setSettings({false, {{2, 4, 1}, {16, 2, 1}, 0}});
