@@ -18,9 +18,10 @@
 //
 // --launch: a whole kernel's file (--source) with the given grid and block (and dynamic shared
 // bytes), at N x N: the median of its own times (bench/sim-kernels.sh runs the simulator's
-// classic kernels so).
+// classic kernels so). --output writes the last run's field, N x N float32 values row by row
+// (nodes the kernel does not write are 0), for a check against another implementation.
 //   warpscope-kernel-bench --launch X,Y,Z/X,Y,Z[/BYTES] --source FILE.cu [--size N] [--runs R]
-//   [--cpu]
+//   [--cpu] [--output FILE.f32]
 #include "Help.h"
 #include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/Distance.h"
@@ -106,8 +107,10 @@ std::string fortyLineKernel(int salt)
     return code;
 }
 
+// The median of runs of source's kernel (after a warm-up); field, when given, receives the
+// last run's nodes row by row.
 bool timeUser(Context& context, const KernelSource& source, const KernelArgs& base, int runs,
-              double& ms, const std::string& cacheDir)
+              double& ms, const std::string& cacheDir, std::vector<float>* field = nullptr)
 {
     CompiledKernel gpu;
     SimulatorBuild cpu;
@@ -136,6 +139,13 @@ bool timeUser(Context& context, const KernelSource& source, const KernelArgs& ba
             times.push_back(run.kernelMs);
     }
     ms = median(times);
+    if (field) {
+        const FieldLayout layout = layoutFor(args.mesh);
+        field->clear();
+        for (int row = 0; row < layout.ny; ++row)
+            field->insert(field->end(), out.begin() + std::ptrdiff_t(layout.index(row, 0)),
+                          out.begin() + std::ptrdiff_t(layout.index(row, layout.nx)));
+    }
     return true;
 }
 
@@ -295,7 +305,7 @@ const char* const kUsage =
     "       warpscope-kernel-bench --variants FILE.csv [--source FILE.cu] [--size N] [--runs R] "
     "[--cpu]\n"
     "       warpscope-kernel-bench --launch X,Y,Z/X,Y,Z[/BYTES] --source FILE.cu [--size N] "
-    "[--runs R] [--cpu]\n";
+    "[--runs R] [--cpu] [--output FILE.f32]\n";
 
 int main(int argc, char** argv)
 {
@@ -304,7 +314,7 @@ int main(int argc, char** argv)
     int size = 4096, refs = 1, runs = 20, viewWidth = 1600, viewHeight = 1000;
     bool cpu = false, slider = false, launch = false;
     LaunchConfig config;
-    std::string variantsCsv, sourcePath;
+    std::string variantsCsv, sourcePath, outputPath;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
@@ -326,6 +336,8 @@ int main(int argc, char** argv)
             variantsCsv = argv[++i];
         else if (arg == "--source" && value)
             sourcePath = argv[++i];
+        else if (arg == "--output" && value)
+            outputPath = argv[++i];
         else if (arg == "--launch" && value &&
                  std::sscanf(argv[++i], "%lld,%lld,%lld/%lld,%lld,%lld/%lld", &config.grid.x,
                              &config.grid.y, &config.grid.z, &config.block.x, &config.block.y,
@@ -334,7 +346,7 @@ int main(int argc, char** argv)
         else
             return warpscope::bench::printUsage(kUsage, false);
     }
-    if (launch && sourcePath.empty())
+    if ((launch && sourcePath.empty()) || (!outputPath.empty() && !launch))
         return warpscope::bench::printUsage(kUsage, false);
     if (size < 2 || size > kMaxMeshAxis || refs < 1 || refs > kMaxReferencePoints || runs < 1) {
         std::fprintf(stderr, "warpscope-kernel-bench: size 2..%d, refs 1..%d, runs >= 1\n",
@@ -371,8 +383,19 @@ int main(int argc, char** argv)
         args.launch = config;
         args.timeoutMs = 600000.0;
         double ms = 0.0;
-        if (!timeUser(*context, variantsSource, args, runs, ms, cacheDir))
+        std::vector<float> field;
+        if (!timeUser(*context, variantsSource, args, runs, ms, cacheDir, &field))
             return cleanUp(1);
+        if (!outputPath.empty()) {
+            std::ofstream file(outputPath, std::ios::binary);
+            if (!file.write(reinterpret_cast<const char*>(field.data()),
+                            std::streamsize(field.size() * sizeof(float))) ||
+                !file.flush()) {
+                std::fprintf(stderr, "warpscope-kernel-bench: could not write %s\n",
+                             outputPath.c_str());
+                return cleanUp(1);
+            }
+        }
         std::printf("%s, %dx%d, median of %d: %10.3f ms\n", sourcePath.c_str(), size, size, runs,
                     ms);
         return cleanUp(0);

@@ -257,8 +257,8 @@ private slots:
         QCOMPARE(editor()->markersAtLine(3), 0u);
     }
 
-    // What a kernel prints is listed under the editor, its first 1000 lines and a count of the
-    // rest, and the lines it printed before crashing are kept.
+    // What a kernel prints is listed under the editor, its first 1000 lines with the block and
+    // thread of each and a count of the rest, and the lines it printed before crashing are kept.
     void whatAKernelPrintsIsListedAlsoBeforeACrash()
     {
         // About one row in a hundred prints, each of its nodes a line.
@@ -270,10 +270,22 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!printed().isEmpty(), 60000);
         QTRY_VERIFY(!workspace()->busy());
         QStringList lines = workspace()->messages();
-        QVERIFY2(lines.filter(QRegularExpression("^at -?[0-9]+\\.[0-9]$")).size() == 1000,
-                 qPrintable(lines.mid(0, 5).join('\n')));
-        QVERIFY2(!lines.filter(QRegularExpression("^\\.\\.\\. and [0-9]+ more line")).isEmpty(),
+        const QString index = "\\(\\d+,\\d+,0\\) +"; // a block's, then a thread's
+        QVERIFY2(
+            lines.filter(QRegularExpression("^" + index + index + "at -?[0-9]+\\.[0-9]$")).size() ==
+                1000,
+            qPrintable(lines.mid(0, 5).join('\n')));
+        QVERIFY2(printed().size() == 1 &&
+                     printed().first().contains(
+                         QRegularExpression("^The kernel printed [0-9]+ lines; the first 1000 are "
+                                            "kept, each with the block and thread that printed "
+                                            "it$")),
                  qPrintable(printed().join('\n')));
+        QVERIFY2(
+            lines.filter(QRegularExpression("^\\.\\.\\. and [0-9]+ more line\\(s\\), not kept: "
+                                            "a run keeps its first 1000 \\(4 MiB\\)$"))
+                    .size() == 1,
+            qPrintable(lines.filter("more line").join('\n')));
         typeKernel("printf(\"before the crash\\n\");\nvolatile float* nowhere = (float*)0x10;\n"
                    "*nowhere = 1.0f;\nreturn 0.0f;");
         QTRY_VERIFY_WITH_TIMEOUT(
@@ -281,6 +293,30 @@ private slots:
         QTRY_VERIFY(!workspace()->busy());
         lines = workspace()->messages();
         QVERIFY2(lines.contains("before the crash"), qPrintable(lines.join('\n')));
+    }
+
+    // What the runner's process prints outside the kernel's threads (here to standard error)
+    // is listed apart from the threads' lines, which are not listed twice.
+    void outputOutsideTheThreadsIsListedApart()
+    {
+        frameAfter(0);
+        workspace()->setSource(
+            "__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)\n"
+            "{\n"
+            "    if (blockIdx.x + blockIdx.y + threadIdx.x + threadIdx.y == 0) {\n"
+            "        printf(\"from a thread\\n\");\n"
+            "        fputs(\"to standard error\\n\", stderr);\n"
+            "    }\n"
+            "}\n",
+            gpu::KernelShape::WholeKernel);
+        const QStringList expected{
+            "The kernel printed 1 line(s), each with the block and thread that printed it",
+            "blockIdx  threadIdx  printed", "(0,0,0)   (0,0,0)    from a thread",
+            "Printed outside the kernel's threads (at the library's load, or to standard error):",
+            "to standard error"};
+        QTRY_VERIFY2_WITH_TIMEOUT(workspace()->messages().mid(0, 5) == expected,
+                                  qPrintable(workspace()->messages().join('\n')), 60000);
+        QVERIFY(!workspace()->messages().mid(5).contains("from a thread"));
     }
 
     // The CPU simulator's equivalent of a GPU fault: the kernel crashes the process that runs

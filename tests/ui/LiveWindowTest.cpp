@@ -3,6 +3,7 @@
 #include "warpscope/ui/FieldView.h"
 #include "warpscope/ui/KernelView.h"
 #include "warpscope/ui/KernelWorkspace.h"
+#include "warpscope/ui/LaunchPanel.h"
 #include "warpscope/ui/MainWindow.h"
 #include "warpscope/ui/NumberField.h"
 #include "warpscope/ui/ParametersPanel.h"
@@ -10,14 +11,20 @@
 #include "warpscope/ui/SpectrumView.h"
 
 #include <QApplication>
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QFontInfo>
 #include <QLineEdit>
+#include <QListWidget>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
+#include <QToolTip>
 #include <Qsci/qsciscintilla.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 
 using namespace warpscope;
@@ -146,6 +153,31 @@ private:
         if (!swapped.wait(5000))
             qWarning("no frame was drawn");
         return live.pixelsWhen(view, [] { return true; });
+    }
+
+    // A whole kernel whose thread writes its node (col + row) and prints one line, node (0, 0)'s
+    // thread seven more: 32 x 8 nodes, 263 lines.
+    static constexpr const char* kPrintingKernel =
+        R"(__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)
+{
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= mesh.ny || col >= mesh.nx)
+        return;
+    out.write(row, col, float(col + row));
+    printf("node %d,%d first\n", col, row);
+    if (col == 0 && row == 0)
+        for (int k = 0; k < 7; ++k)
+            printf("node 0,0 again %d\n", k);
+}
+)";
+
+    // The point of the Kernel view at the middle of node (col, row): the mesh fills the view,
+    // latitude upwards.
+    static QPoint nodeCentre(const QWidget* view, int col, int row, int nx, int ny)
+    {
+        return QPoint(int(std::lround(double(col) / (nx - 1) * (view->width() - 1))),
+                      int(std::lround((1.0 - double(row) / (ny - 1)) * (view->height() - 1))));
     }
 
     static void typeInto(QDoubleSpinBox* box, const QString& text)
@@ -320,6 +352,137 @@ private slots:
         type("return float(lat);");
         image = live.pixelsWhen(view, drawnAfter(frames));
         QVERIFY2(gradient(image, false), "latitude should rise from south to north");
+    }
+
+    void printfIsListedByThreadAndHoveringANodeShowsItsThreadsLines_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1280x720") << QSize(1280, 720);
+        QTest::newRow("1920x1080") << QSize(1920, 1080);
+    }
+
+    // A printing kernel on the simulator with the Launch tab's teaching kernel: the Messages
+    // tab lists each line with its block and thread in monospaced columns, and hovering a node
+    // shows the lines of the thread that wrote it, the first five and how many more. With
+    // WARPSCOPE_SCREENSHOTS naming a folder, the screen with the hover is saved there.
+    void printfIsListedByThreadAndHoveringANodeShowsItsThreadsLines()
+    {
+        if (gpu::hostCompiler().empty())
+            QSKIP("no C++ compiler for the CPU simulator");
+        QFETCH(QSize, size);
+        LiveWindow live(size);
+        gpu::DistanceParams mesh = live.window().fieldView()->params();
+        mesh.nx = 32;
+        mesh.ny = 8;
+        live.window().setParams(mesh);
+        // Blocks of 2 x 4 threads, 16 x 2 of them: block indices of one and two digits.
+        live.window().launchPanel()->chooseTeaching({{2, 4, 1}, {16, 2, 1}, 0}, false,
+                                                    render::Overlay::Distance);
+        live.window().showKernel();
+        QVERIFY(live.show());
+        ui::KernelWorkspace* workspace = live.window().kernelWorkspace();
+        ui::KernelView* view = workspace->view();
+        QTRY_VERIFY(view->teaching() && view->launch().grid.x == 16);
+        const int frames = view->framesDrawn();
+        workspace->setSource(kPrintingKernel, gpu::KernelShape::WholeKernel);
+        const QString header = "The kernel printed 263 line(s), each with the block and thread "
+                               "that printed it";
+        QTRY_VERIFY2_WITH_TIMEOUT(view->framesDrawn() > frames && !workspace->busy() &&
+                                      workspace->messages().contains(header),
+                                  qPrintable(workspace->messages().mid(0, 3).join('\n')), 60000);
+        QVERIFY2(view->lastProblem().isEmpty(), qPrintable(view->lastProblem()));
+
+        // Each printed line under a heading row: block, thread and text in columns.
+        const QStringList messages = workspace->messages();
+        const QRegularExpression printed(
+            R"(^(\(\d+,\d+,\d+\) *)(\(\d+,\d+,\d+\) *)(node \d+,\d+ .*)$)");
+        QStringList rows = messages.filter(printed);
+        QCOMPARE(rows.size(), 263);
+        const QRegularExpression heading("^(blockIdx *)(threadIdx *)printed$");
+        const QRegularExpressionMatch columns = heading.match(messages.at(1));
+        QVERIFY2(columns.hasMatch(), qPrintable(messages.mid(0, 3).join('\n')));
+        for (const QString& row : rows) {
+            const QRegularExpressionMatch m = printed.match(row);
+            QCOMPARE(m.capturedStart(2), columns.capturedStart(2));
+            QCOMPARE(m.capturedStart(3), columns.capturedEnd(2));
+        }
+        // Node (21, 5) is thread (1, 1) of block (10, 1).
+        QVERIFY2(
+            rows.filter(QRegularExpression(R"(^\(10,1,0\) +\(1,1,0\) +node 21,5 first$)")).size() ==
+                1,
+            qPrintable(rows.mid(0, 5).join('\n')));
+        auto* list = workspace->findChild<QListWidget*>("kernelMessages");
+        for (int i = 0; i < list->count(); ++i)
+            if (const QString text = list->item(i)->text();
+                printed.match(text).hasMatch() || heading.match(text).hasMatch())
+                QVERIFY2(QFontInfo(list->item(i)->font()).fixedPitch(), qPrintable(text));
+
+        // Hovering node (21, 5), then node (0, 0), whose thread printed eight lines.
+        QTest::mouseMove(view, nodeCentre(view, 21, 5, mesh.nx, mesh.ny));
+        QTRY_VERIFY(QToolTip::isVisible() && QToolTip::text().contains("node 21,5 first"));
+        QCOMPARE(view->printsAt(nodeCentre(view, 21, 5, mesh.nx, mesh.ny)),
+                 QString("printf of this thread:\n(10,1,0)  (1,1,0)  node 21,5 first"));
+        const QPoint origin = nodeCentre(view, 0, 0, mesh.nx, mesh.ny);
+        QTest::mouseMove(view, origin);
+        QTRY_VERIFY(QToolTip::isVisible() && QToolTip::text().contains("node 0,0 again 3"));
+        QCOMPARE(view->printsAt(origin), QString("printf of this thread:\n"
+                                                 "(0,0,0)  (0,0,0)  node 0,0 first\n"
+                                                 "(0,0,0)  (0,0,0)  node 0,0 again 0\n"
+                                                 "(0,0,0)  (0,0,0)  node 0,0 again 1\n"
+                                                 "(0,0,0)  (0,0,0)  node 0,0 again 2\n"
+                                                 "(0,0,0)  (0,0,0)  node 0,0 again 3\n"
+                                                 "... and 3 more"));
+        QVERIFY(!QToolTip::text().contains("again 4"));
+        if (const char* folder = std::getenv("WARPSCOPE_SCREENSHOTS")) {
+            QTest::qWait(500); // the tooltip's new text, drawn and flushed to the X server
+            const QRect frame = live.window().frameGeometry();
+            const QString path = QDir(folder).filePath(
+                QString("cpu-kernel-printf-%1x%2.png").arg(size.width()).arg(size.height()));
+            QVERIFY2(live.window()
+                         .screen()
+                         ->grabWindow(0, frame.x(), frame.y(), frame.width(), frame.height())
+                         .save(path),
+                     qPrintable(path));
+        }
+
+        // Four lines a thread, 1024 in all: the run keeps 1000, and each node's hover shows
+        // the kept lines of its thread, or says that none were kept.
+        int frames4 = view->framesDrawn();
+        workspace->setSource(QString(kPrintingKernel)
+                                 .replace("printf(\"node %d,%d first\\n\", col, row);",
+                                          "for (int k = 0; k < 4; ++k) printf(\"node %d,%d line "
+                                          "%d\\n\", col, row, k);")
+                                 .replace("k < 7", "k < 0"),
+                             gpu::KernelShape::WholeKernel);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            view->framesDrawn() > frames4 && !workspace->busy() &&
+                workspace->messages().contains("The kernel printed 1024 lines; the first 1000 "
+                                               "are kept, each with the block and thread that "
+                                               "printed it"),
+            qPrintable(workspace->messages().mid(0, 3).join('\n')), 60000);
+        int keptRows = 0;
+        for (int row = 0; row < mesh.ny; ++row)
+            for (int col = 0; col < mesh.nx; ++col) {
+                const QStringList hover =
+                    view->printsAt(nodeCentre(view, col, row, mesh.nx, mesh.ny)).split('\n');
+                if (hover == QStringList{"printf: none of this thread's lines are among the "
+                                         "run's first 1000, the ones kept"})
+                    continue;
+                QVERIFY2(hover.size() >= 3 && hover.first() == "printf of this thread:" &&
+                             hover.last() == "(the run's lines past its first 1000 were not "
+                                             "kept)",
+                         qPrintable(hover.join('\n')));
+                keptRows += int(hover.size()) - 2;
+            }
+        QCOMPARE(keptRows, 1000);
+
+        // Without the teaching kernel no record names a node's thread; the hover says so.
+        const int recorded = view->framesDrawn();
+        live.window().launchPanel()->setSettings({false, {{2, 4, 1}, {16, 2, 1}, 0}});
+        QTRY_VERIFY_WITH_TIMEOUT(!view->teaching() && view->framesDrawn() > recorded, 60000);
+        QTRY_COMPARE(view->printsAt(origin),
+                     QString("printf: choose the Launch tab's teaching kernel to see the lines "
+                             "of the thread that wrote this node"));
     }
 };
 

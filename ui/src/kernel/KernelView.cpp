@@ -1,5 +1,6 @@
 #include "warpscope/ui/KernelView.h"
 
+#include "PrintedLines.h"
 #include "common/AfterFrame.h"
 #include "common/ColourBar.h"
 #include "common/ValueText.h"
@@ -276,6 +277,8 @@ void KernelView::finishRun()
         else {
             m_hasPicture = true;
             m_stats = run.stats;
+            m_printLines = run.printLines;
+            m_printLinesDropped = run.printLinesDropped;
             ++m_framesDrawn;
             m_legend->update();
         }
@@ -355,18 +358,23 @@ QString KernelView::valueAt(QPointF pos)
     }));
 }
 
-QString KernelView::ownerAt(QPointF pos)
+bool KernelView::ownerWordsAt(QPointF pos, int& row, int& col, std::uint32_t (&owner)[2])
 {
     const gpu::DistanceParams& p = m_args.mesh;
     const std::size_t nodes = std::size_t(p.nx) * std::size_t(p.ny);
-    int row = 0, col = 0;
     if (!m_teaching || m_owners.nodes != nodes || !nodeAt(pos, row, col))
-        return {};
-    std::uint32_t owner[2] = {gpu::kUncovered, gpu::kUncovered};
+        return false;
     makeCurrent();
     const bool ok = m_renderer.readOwner(m_owners, std::size_t(row) * p.nx + col, owner);
     doneCurrent();
-    if (!ok)
+    return ok;
+}
+
+QString KernelView::ownerAt(QPointF pos)
+{
+    int row = 0, col = 0;
+    std::uint32_t owner[2] = {gpu::kUncovered, gpu::kUncovered};
+    if (!ownerWordsAt(pos, row, col, owner))
         return {};
     if (owner[0] == gpu::kUncovered)
         return tr("node (%1, %2): no thread wrote it").arg(col).arg(row);
@@ -385,15 +393,37 @@ QString KernelView::ownerAt(QPointF pos)
         .arg(cuda() ? QString() : tr(" (simulated)"));
 }
 
+QString KernelView::printsAt(QPointF pos)
+{
+    int row = 0, col = 0;
+    if ((m_printLines.empty() && m_printLinesDropped == 0) || !nodeAt(pos, row, col))
+        return {};
+    if (!m_teaching)
+        return tr("printf: choose the Launch tab's teaching kernel to see the lines of the "
+                  "thread that wrote this node");
+    std::uint32_t owner[2] = {gpu::kUncovered, gpu::kUncovered};
+    if (!ownerWordsAt(pos, row, col, owner) || owner[0] == gpu::kUncovered)
+        return {};
+    return threadPrintRows(m_printLines, m_printLinesDropped, owner[0], gpu::ownerThread(owner[1]),
+                           m_ranWith)
+        .join('\n');
+}
+
 void KernelView::mouseMoveEvent(QMouseEvent* event)
 {
-    QString text = valueAt(event->position());
-    if (const QString owner = ownerAt(event->position()); !owner.isEmpty())
-        text += "\n" + owner;
-    if (text.isEmpty())
+    QStringList lines{valueAt(event->position()), ownerAt(event->position())};
+    lines.removeAll(QString());
+    const QString prints = printsAt(event->position());
+    if (lines.isEmpty() && prints.isEmpty()) {
         QToolTip::hideText();
-    else
-        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+    } else {
+        // Rich text, so that the printed lines keep their columns in a monospaced font; the
+        // kernel's text is escaped, never read as markup.
+        QString html = "<p style='white-space:pre'>" + lines.join("\n").toHtmlEscaped() + "</p>";
+        if (!prints.isEmpty())
+            html += "<pre>" + prints.toHtmlEscaped() + "</pre>";
+        QToolTip::showText(event->globalPosition().toPoint(), html, this);
+    }
     QOpenGLWidget::mouseMoveEvent(event);
 }
 

@@ -2,6 +2,7 @@
 
 #include "KernelParamControl.h"
 #include "MemcheckRerun.h"
+#include "PrintedLines.h"
 #include "common/Style.h"
 #include "common/ValueText.h"
 #include "warpscope/scene/KernelFile.h"
@@ -761,38 +762,21 @@ void KernelWorkspace::showPrinted(const gpu::KernelRun& run)
 {
     // Marks the items of what a run printed, replaced by each run.
     constexpr int kPrintedRole = Qt::UserRole + 1;
-    constexpr int kMaxLines = 1000;
-    constexpr int kMaxLineChars = 400;
     for (int i = m_messages->count() - 1; i >= 0; --i)
         if (m_messages->item(i)->data(kPrintedRole).toBool())
             delete m_messages->takeItem(i);
-    if (run.printed.empty())
-        return;
-    QString text = QString::fromUtf8(run.printed.data(), qsizetype(run.printed.size()));
-    text.replace(QChar(0), QChar(' '));
-    const QStringList lines = text.split('\n', Qt::SkipEmptyParts);
     // Below a run's failure, above the compiler's messages.
     int row = 0;
     while (row < m_messages->count() && m_messages->item(row)->data(Qt::UserRole).toBool())
         ++row;
-    const auto add = [&](const QString& line, bool header) {
-        auto* item = new QListWidgetItem(line);
+    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    for (const PrintedRow& printed : printedRows(run)) {
+        auto* item = new QListWidgetItem(printed.text);
         item->setData(kPrintedRole, true);
-        if (!header)
-            item->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+        if (printed.monospace)
+            item->setFont(mono);
         m_messages->insertItem(row++, item);
-    };
-    QString header = tr("The kernel printed %n line(s)", "", int(lines.size()));
-    if (run.printedCapped)
-        header += tr(", then reached the limit of %1 MiB a run: the rest was dropped")
-                      .arg(gpu::kMaxPrintedBytes >> 20);
-    add(header, true);
-    for (int i = 0; i < std::min<int>(int(lines.size()), kMaxLines); ++i)
-        add(lines[i].size() > kMaxLineChars ? lines[i].left(kMaxLineChars) + QChar(0x2026)
-                                            : lines[i],
-            false);
-    if (lines.size() > kMaxLines)
-        add(tr("... and %1 more line(s)").arg(lines.size() - kMaxLines), true);
+    }
 }
 
 QWidget* KernelWorkspace::makeMessagesTab()

@@ -52,6 +52,11 @@ public:
     // The hover readout at a point of the view: the node there and the block, thread, warp
     // and SM that wrote it; empty when the overlay is off or the point is outside the mesh.
     QString ownerAt(QPointF pos);
+    // The printf lines of the thread that wrote the node at a point of the view, in the run
+    // drawn (the simulator's: a GPU run's output has no threads), one a line under a heading:
+    // the first few and how many more. Without the teaching overlay, where no record names the
+    // thread, a line says how to get one. Empty where the run printed nothing by thread.
+    QString printsAt(QPointF pos);
     // The hover readout of the value at a point of the view: "node (col, row): value", the
     // value being "NaN", "+inf" or "-inf" where it is not finite; empty outside the picture.
     QString valueAt(QPointF pos);
@@ -99,7 +104,7 @@ signals:
 protected:
     void initializeGL() override;
     // Hovering a node gives its value and, with the teaching overlay on, names its block,
-    // thread, warp and SM.
+    // thread, warp and SM and lists what that thread printed, in a monospaced font.
     void mouseMoveEvent(QMouseEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void paintGL() override;
@@ -110,6 +115,9 @@ private:
     void release();
     // The mesh node under a point of the view, when there is a picture there.
     bool nodeAt(QPointF pos, int& row, int& col) const;
+    // The teaching record's words for the node at a point (kUncovered where no thread wrote
+    // it); false with no record there.
+    bool ownerWordsAt(QPointF pos, int& row, int& col, std::uint32_t (&owner)[2]);
     void drawLegend(QPainter& painter);
     void drawNotice(QPainter& painter);
     void runKernel();
@@ -126,6 +134,9 @@ private:
     bool m_teaching = false;
     render::Overlay m_overlay = render::Overlay::Distance;
     gpu::LaunchConfig m_ranWith; // the launch of the last run, for the hover readout
+    // The printf lines of the run drawn, by thread, for the hover.
+    std::vector<gpu::KernelPrintLine> m_printLines;
+    long long m_printLinesDropped = 0;
     std::shared_ptr<const KernelBuild> m_build;
     gpu::KernelArgs m_args;
     bool m_gridFitted = true;

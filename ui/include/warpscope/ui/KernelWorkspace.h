@@ -127,7 +127,8 @@ private:
     void buildFinished();
     void showMessages(const std::vector<gpu::KernelMessage>& messages);
     void showRunProblem(const QString& problem);
-    // What the run printed (printf), its first lines and how many more.
+    // What the run printed (printf), in the Messages tab: the simulator's lines with their
+    // block and thread, a GPU run's text line by line (PrintedLines.h), and how many more.
     void showPrinted(const gpu::KernelRun& run);
     // The simulator's findings of the last run (races, shared memory out of bounds or never
     // written, warp masks), under its failure, at their editor lines.
