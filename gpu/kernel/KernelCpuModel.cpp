@@ -37,12 +37,18 @@ static thread_local const WsRuntime* ws_runtime;
 // --- Shared memory's accesses: clang calls these before each load and store of the user's
 // code (-fsanitize-coverage=trace-loads,trace-stores); those in the runner's shared memory
 // go to its checks. The region is the same for every thread of the run.
+#ifndef WS_CHECK_ACCESSES
+#define WS_CHECK_ACCESSES 0
+#endif
 static unsigned long long ws_shared_lo, ws_shared_span;
 static void (*ws_shared_access)(const void*, unsigned, int, const void*, unsigned);
 __attribute__((always_inline)) inline void ws_trace(const void* p, unsigned size, int kind,
                                                     const void* pc, unsigned line)
 {
-    if ((unsigned long long)p - __atomic_load_n(&ws_shared_lo, __ATOMIC_RELAXED) <
+    // Without clang's instrumentation the plain accesses go unseen, and atomics alone would
+    // read as accesses to memory no thread wrote.
+    if (WS_CHECK_ACCESSES &&
+        (unsigned long long)p - __atomic_load_n(&ws_shared_lo, __ATOMIC_RELAXED) <
         __atomic_load_n(&ws_shared_span, __ATOMIC_RELAXED))
         ws_shared_access(p, size, kind, pc, line);
 }

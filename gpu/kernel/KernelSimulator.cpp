@@ -321,8 +321,9 @@ Status buildSimulatedKernel(const KernelSource& source, const std::string& cache
     // are named at their lines from the line table (libdw finds an address's unit by the
     // address ranges table, which clang writes only when asked).
     if (simulatorChecksMemory())
-        flags.insert(flags.end(), {"-fsanitize-coverage=func,trace-loads,trace-stores",
-                                   "-gline-tables-only", "-gdwarf-aranges"});
+        flags.insert(flags.end(),
+                     {"-fsanitize-coverage=func,trace-loads,trace-stores", "-gline-tables-only",
+                      "-gdwarf-aranges", "-DWS_CHECK_ACCESSES=1"});
     else
         out.messages.push_back({Severity::Warning, 0, 0,
                                 "The simulator's compiler is not clang++: shared memory's checks "

@@ -9,10 +9,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <iterator>
 #include <numeric>
+#include <unistd.h>
 
 namespace warpscope::gpu::test {
 namespace {
@@ -511,6 +513,25 @@ TEST_F(SimulatorFindings, DynamicSharedMemoryPastTheLaunchsBytesIsOutOfBounds)
     EXPECT_NE(m.text.find("0 bytes past the end of the 64 bytes of dynamic shared memory"),
               std::string::npos)
         << m.text;
+}
+
+// Built by another compiler the checks are off: atomics alone, the only accesses it would
+// see, must not read as accesses to memory no thread wrote.
+TEST_F(SimulatorOnly, WithoutClangAtomicsFindNothing)
+{
+    if (::access("/usr/bin/g++", X_OK) != 0)
+        GTEST_SKIP() << "no /usr/bin/g++";
+    const char* before = std::getenv("CXX");
+    const std::string saved = before ? before : "";
+    ::setenv("CXX", "/usr/bin/g++", 1);
+    EXPECT_FALSE(simulatorChecksMemory());
+    Field field;
+    KernelRun done;
+    const int blocks = (64 * 64 + 255) / 256;
+    const Status s =
+        run("histogram_shared.cu", 64, 64, {blocks, 1, 1}, {256, 1, 1}, field, 0, &done);
+    before ? ::setenv("CXX", saved.c_str(), 1) : ::unsetenv("CXX");
+    ASSERT_TRUE(s.ok()) << s.message();
 }
 
 // Over CUDA's 48 KiB of static shared memory the run stops with the variable and its line, as
