@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -171,6 +172,7 @@ void record(Slot& slot, SharedFinding::Kind kind, const void* pc, unsigned line,
         finding.otherPc = otherPc;
         finding.otherLine = otherLine;
         finding.text = text();
+        std::copy(slot.block, slot.block + 3, finding.block);
         found = slot.findings.emplace(key, std::move(finding)).first;
     }
     ++found->second.count;
@@ -434,10 +436,20 @@ std::vector<SharedFinding> SharedMemoryCheck::takeFindings(std::uint64_t run)
     for (const std::unique_ptr<Slot>& slot : g_slots) {
         if (slot->run != run)
             continue;
+        // Slots run blocks in any order: the text kept is the first block's, so that a run's
+        // messages are the same every time.
+        const auto before = [](const unsigned(&a)[3], const unsigned(&b)[3]) {
+            return std::lexicographical_compare(std::rbegin(a), std::rend(a), std::rbegin(b),
+                                                std::rend(b));
+        };
         for (auto& [key, finding] : slot->findings) {
             auto [at, added] = merged.emplace(key, finding);
-            if (!added)
-                at->second.count += finding.count;
+            if (added)
+                continue;
+            const std::uint64_t count = at->second.count + finding.count;
+            if (before(finding.block, at->second.block))
+                at->second = finding;
+            at->second.count = count;
         }
         slot->findings.clear();
     }

@@ -44,7 +44,8 @@ struct SharedFinding
     // "{other}" in text.
     const void* otherPc = nullptr;
     unsigned otherLine = 0;
-    std::string text; // the first occurrence, without its line
+    std::string text;              // the occurrence in the first block, without its line
+    unsigned block[3] = {0, 0, 0}; // that block (blockIdx)
     std::uint64_t count = 0;
 };
 
