@@ -94,12 +94,6 @@ struct WarpState
     unsigned ended = 0;
 };
 
-std::string coordinates(unsigned linear, const unsigned dim[3])
-{
-    return "(" + std::to_string(linear % dim[0]) + "," + std::to_string(linear / dim[0] % dim[1]) +
-           "," + std::to_string(linear / (dim[0] * dim[1])) + ")";
-}
-
 class Block
 {
 public:
@@ -374,8 +368,8 @@ std::string Block::threads(Wait wait, unsigned from, unsigned to) const
         while (end + 1 < to && m_fibers[end + 1].wait == wait)
             ++end;
         if (runs++ < kRunsShown)
-            text += std::string(text.empty() ? "" : ", ") + coordinates(t, m_dim) +
-                    (end > t ? ".." + coordinates(end, m_dim) : std::string());
+            text += std::string(text.empty() ? "" : ", ") + threadCoordinates(t, m_dim) +
+                    (end > t ? ".." + threadCoordinates(end, m_dim) : std::string());
         else
             more += end - t + 1;
         t = end + 1;

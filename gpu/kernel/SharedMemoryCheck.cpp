@@ -115,12 +115,6 @@ void setAddressable(Slot& slot, std::uint64_t from, std::uint64_t bytes, bool ad
         slot.cells[b].addressable = addressable;
 }
 
-std::string coordinates(unsigned linear, const unsigned dim[3])
-{
-    return "(" + std::to_string(linear % dim[0]) + "," + std::to_string(linear / dim[0] % dim[1]) +
-           "," + std::to_string(linear / (dim[0] * dim[1])) + ")";
-}
-
 std::string blockName(const Slot& slot)
 {
     return "block (" + std::to_string(slot.block[0]) + "," + std::to_string(slot.block[1]) + "," +
@@ -249,9 +243,9 @@ private:
             m_slot, SharedFinding::Kind::Race, m_pc, m_line,
             [&] {
                 return "shared-memory race in " + blockName(m_slot) + ": thread " +
-                       coordinates(m_thread, m_slot.blockDim) + " " + verb(m_kind) + " " +
+                       threadCoordinates(m_thread, m_slot.blockDim) + " " + verb(m_kind) + " " +
                        byteName(m_slot, m_offset) + ", which thread " +
-                       coordinates(other, m_slot.blockDim) + " " + what + "{other}" +
+                       threadCoordinates(other, m_slot.blockDim) + " " + what + "{other}" +
                        " with no __syncthreads() between them: a GPU may run the two in either "
                        "order" +
                        (sameWarp ? " (they are lanes of one warp: __syncwarp() orders them)" : "");
@@ -265,8 +259,8 @@ private:
             return;
         m_uninitialisedReported = true;
         record(m_slot, SharedFinding::Kind::Uninitialised, m_pc, m_line, [&] {
-            return "thread " + coordinates(m_thread, m_slot.blockDim) + " of " + blockName(m_slot) +
-                   " " + verb(m_kind) + " " + byteName(m_slot, m_offset) +
+            return "thread " + threadCoordinates(m_thread, m_slot.blockDim) + " of " +
+                   blockName(m_slot) + " " + verb(m_kind) + " " + byteName(m_slot, m_offset) +
                    ", which no thread of the block has written: shared memory starts with what "
                    "the block before left there";
         });
@@ -284,6 +278,13 @@ private:
 };
 
 } // namespace
+
+std::string threadCoordinates(unsigned linear, const unsigned blockDim[3])
+{
+    return "(" + std::to_string(linear % blockDim[0]) + "," +
+           std::to_string(linear / blockDim[0] % blockDim[1]) + "," +
+           std::to_string(linear / (blockDim[0] * blockDim[1])) + ")";
+}
 
 SharedRegion sharedRegion()
 {
@@ -388,8 +389,9 @@ void SharedMemoryCheck::access(const void* address, unsigned size, SharedAccess 
     const auto* at = static_cast<const unsigned char*>(address);
     if (at < slot->memory || at + size > slot->memory + kSlotBytes) {
         record(*slot, SharedFinding::Kind::OutOfBounds, pc, line, [&] {
-            return "thread " + coordinates(thread, slot->blockDim) + " of " + blockName(*slot) +
-                   " " + verb(kind) + " the shared memory of another block, through a pointer " +
+            return "thread " + threadCoordinates(thread, slot->blockDim) + " of " +
+                   blockName(*slot) + " " + verb(kind) +
+                   " the shared memory of another block, through a pointer " +
                    "kept from it: a GPU's shared memory belongs to one block";
         });
         return;
@@ -398,8 +400,8 @@ void SharedMemoryCheck::access(const void* address, unsigned size, SharedAccess 
     for (std::uint64_t b = offset; b < offset + size; ++b)
         if (!slot->cells[b].addressable) {
             record(*slot, SharedFinding::Kind::OutOfBounds, pc, line, [&] {
-                return "thread " + coordinates(thread, slot->blockDim) + " of " + blockName(*slot) +
-                       " " + verb(kind) + " " + std::to_string(size) +
+                return "thread " + threadCoordinates(thread, slot->blockDim) + " of " +
+                       blockName(*slot) + " " + verb(kind) + " " + std::to_string(size) +
                        " bytes of shared memory out of bounds, " + outsideName(*slot, b) +
                        ": a GPU stops the kernel there";
             });

@@ -49,6 +49,9 @@ struct SharedFinding
     std::uint64_t count = 0;
 };
 
+// A block's thread, from its linear index, as "(x,y,z)" in messages.
+std::string threadCoordinates(unsigned linear, const unsigned blockDim[3]);
+
 // The region every runner thread's shared memory lies in (reserved on first use).
 struct SharedRegion
 {
