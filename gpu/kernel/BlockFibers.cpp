@@ -7,6 +7,7 @@
 #include "kernel/BlockFibers.h"
 
 #include "kernel/KernelPcLines.h"
+#include "kernel/MemoryRecord.h"
 #include "kernel/SharedMemoryCheck.h"
 
 #include <algorithm>
@@ -174,6 +175,7 @@ void Block::switchFrom(fcontext::fcontext_t* from)
         m_ready.pop_front();
         to = m_fibers[m_current].context;
         SharedMemoryCheck::beginThread(m_current);
+        MemoryRecord::beginThread(m_current);
     }
     keep(fcontext::jump_fcontext(to, from));
 }
@@ -199,6 +201,7 @@ bool Block::run(StackPool& stacks)
     m_current = m_ready.front();
     m_ready.pop_front();
     SharedMemoryCheck::beginThread(m_current);
+    MemoryRecord::beginThread(m_current);
     // Back here when no thread is ready: all ended, the run failed, or the rest wait for ever.
     keep(fcontext::jump_fcontext(m_fibers[m_current].context, &m_main));
     if (m_failed || m_run.failed())
@@ -239,6 +242,7 @@ int Block::sync(BlockSync op, int predicate, unsigned line)
                                                            : 0;
         m_atBarrier = 0;
         SharedMemoryCheck::barrier();
+        MemoryRecord::barrier();
         for (unsigned t = 0; t < m_threads; ++t)
             release(t, (unsigned long long)result);
         return result;
@@ -328,6 +332,7 @@ void Block::threadEnded()
 {
     Fiber& me = m_fibers[m_current];
     me.wait = Wait::Ended;
+    MemoryRecord::threadEnded(m_current);
     --m_live;
     ++m_ended;
     WarpState& w = m_warps[m_current / kWarpLanes];
@@ -446,14 +451,16 @@ unsigned char* abiSharedDynamic(void*)
 
 void abiBeginBlock(void* run, const unsigned block[3], const unsigned blockDim[3])
 {
-    const auto* simulated = static_cast<const SimulatedRun*>(run);
+    auto* simulated = static_cast<SimulatedRun*>(run);
     SharedMemoryCheck::beginBlock(simulated->serial(), simulated->dynamicSharedBytes(), block,
                                   blockDim);
+    MemoryRecord::beginBlock(simulated->memoryRecord(), block);
 }
 
 void abiBeginThread(unsigned thread)
 {
     SharedMemoryCheck::beginThread(thread);
+    MemoryRecord::beginThread(thread);
 }
 
 void abiSharedAccess(const void* address, unsigned size, int kind, const void* pc, unsigned line)
@@ -462,9 +469,32 @@ void abiSharedAccess(const void* address, unsigned size, int kind, const void* p
         SharedMemoryCheck::access(address, size, SharedAccess(kind), pc, line);
 }
 
+void abiMemoryAccess(const void* address, unsigned size, int kind, const void* pc, unsigned line)
+{
+    MemoryRecord::access(address, size, kind, pc, line);
+}
+
 std::atomic<std::uint64_t> g_runSerial{0};
 
 } // namespace
+
+SimulatedRun::~SimulatedRun() = default;
+
+void SimulatedRun::recordMemory(const unsigned grid[3], const unsigned blockDim[3],
+                                const void* globalLo, std::uint64_t globalSpan)
+{
+    m_memory = std::make_unique<MemoryRecord>(grid, blockDim);
+    m_runtime.globalLo = globalLo;
+    m_runtime.globalSpan = globalSpan;
+}
+
+KernelMemoryReport SimulatedRun::takeMemoryReport()
+{
+    if (!m_memory)
+        return {};
+    KernelPcLines lines;
+    return m_memory->takeReport(lines);
+}
 
 SimulatedRun::SimulatedRun()
 {
@@ -478,6 +508,7 @@ SimulatedRun::SimulatedRun()
     m_runtime.beginBlock = &abiBeginBlock;
     m_runtime.beginThread = &abiBeginThread;
     m_runtime.sharedAccess = &abiSharedAccess;
+    m_runtime.memoryAccess = &abiMemoryAccess;
     const SharedRegion region = sharedRegion();
     m_runtime.sharedLo = region.lo;
     m_runtime.sharedSpan = region.span;
@@ -562,6 +593,7 @@ bool runSimulatedBlock(SimulatedRun& run, const unsigned block[3], const unsigne
         t_stacks = std::make_unique<StackPool>();
     Block b(run, block, blockDim, thread, arg);
     t_block = &b;
+    MemoryRecord::blockRunsFibers();
     const bool ok = b.run(*t_stacks);
     t_block = nullptr;
     return ok;

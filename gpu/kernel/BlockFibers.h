@@ -11,6 +11,7 @@
 #include "kernel/WarpOps.h"
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -19,10 +20,13 @@ namespace warpscope::gpu {
 
 // One run of a simulated kernel: the table its library calls, and the first failure of any of
 // its blocks (which stops the others at their next block).
+class MemoryRecord;
+
 class SimulatedRun
 {
 public:
     SimulatedRun();
+    ~SimulatedRun();
     SimulatedRun(const SimulatedRun&) = delete;
     SimulatedRun& operator=(const SimulatedRun&) = delete;
 
@@ -44,6 +48,13 @@ public:
     // What shared memory's checks and the warps found (SharedMemoryCheck.h), as warnings at the
     // user's lines, once each; called once the blocks are done.
     std::vector<KernelMessage> takeFindings();
+    // Records the launch's memory behaviour (a recording build's calls; MemoryRecord.h), global
+    // memory being [globalLo, globalLo + globalSpan); called before the blocks run.
+    void recordMemory(const unsigned grid[3], const unsigned blockDim[3], const void* globalLo,
+                      std::uint64_t globalSpan);
+    MemoryRecord* memoryRecord() { return m_memory.get(); }
+    // What was recorded, at the user's lines; called once the blocks are done.
+    KernelMemoryReport takeMemoryReport();
 
 private:
     KernelAbiRuntime m_runtime{};
@@ -55,6 +66,7 @@ private:
     std::uint64_t m_dropped = 0;
     std::uint64_t m_dynamicSharedBytes = 0;
     std::uint64_t m_serial = 0;
+    std::unique_ptr<MemoryRecord> m_memory;
 };
 
 // Runs the block's blockDim threads, thread(arg, linear index), as fibers on the calling

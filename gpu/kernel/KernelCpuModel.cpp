@@ -31,26 +31,44 @@ struct WsRuntime {
     void (*sharedAccess)(const void*, unsigned, int, const void*, unsigned);
     const void* sharedLo;
     unsigned long long sharedSpan;
+    void (*memoryAccess)(const void*, unsigned, int, const void*, unsigned);
+    const void* globalLo;
+    unsigned long long globalSpan;
 };
 static thread_local const WsRuntime* ws_runtime;
 
-// --- Shared memory's accesses: clang calls these before each load and store of the user's
-// code (-fsanitize-coverage=trace-loads,trace-stores); those in the runner's shared memory
-// go to its checks. The region is the same for every thread of the run.
+// --- Memory accesses: clang calls these before each load and store of the user's code
+// (-fsanitize-coverage=trace-loads,trace-stores); those in the runner's shared memory go to its
+// checks. A recording build (WS_RECORD_ACCESSES; MemoryRecord.h) also sends those in global
+// memory, and each basic block a thread enters (trace-pc-guard), to the recorder. The regions
+// are the same for every thread of the run.
 #ifndef WS_CHECK_ACCESSES
 #define WS_CHECK_ACCESSES 0
 #endif
-static unsigned long long ws_shared_lo, ws_shared_span;
+#ifndef WS_RECORD_ACCESSES
+#define WS_RECORD_ACCESSES 0
+#endif
+static unsigned long long ws_shared_lo, ws_shared_span, ws_global_lo, ws_global_span;
 static void (*ws_shared_access)(const void*, unsigned, int, const void*, unsigned);
+static void (*ws_memory_access)(const void*, unsigned, int, const void*, unsigned);
+__attribute__((always_inline)) inline bool ws_in(const void* p, unsigned long long& lo,
+                                                 unsigned long long& span)
+{
+    return (unsigned long long)p - __atomic_load_n(&lo, __ATOMIC_RELAXED) <
+           __atomic_load_n(&span, __ATOMIC_RELAXED);
+}
 __attribute__((always_inline)) inline void ws_trace(const void* p, unsigned size, int kind,
                                                     const void* pc, unsigned line)
 {
     // Without clang's instrumentation the plain accesses go unseen, and atomics alone would
     // read as accesses to memory no thread wrote.
-    if (WS_CHECK_ACCESSES &&
-        (unsigned long long)p - __atomic_load_n(&ws_shared_lo, __ATOMIC_RELAXED) <
-        __atomic_load_n(&ws_shared_span, __ATOMIC_RELAXED))
+    if (!WS_CHECK_ACCESSES)
+        return;
+    const bool shared = ws_in(p, ws_shared_lo, ws_shared_span);
+    if (shared)
         ws_shared_access(p, size, kind, pc, line);
+    if (WS_RECORD_ACCESSES && (shared || ws_in(p, ws_global_lo, ws_global_span)))
+        ws_memory_access(p, size, kind, pc, line);
 }
 #define WS_TRACE(size)                                                                         \
     extern "C" void __sanitizer_cov_load##size(void* p)                                        \
@@ -63,11 +81,38 @@ WS_TRACE(4)
 WS_TRACE(8)
 WS_TRACE(16)
 #undef WS_TRACE
+#if WS_RECORD_ACCESSES
+extern "C" void __sanitizer_cov_trace_pc_guard_init(unsigned*, unsigned*) {}
+extern "C" void __sanitizer_cov_trace_pc_guard(unsigned*)
+{
+    if (void (*record)(const void*, unsigned, int, const void*, unsigned) =
+            __atomic_load_n(&ws_memory_access, __ATOMIC_RELAXED))
+        record(nullptr, 0, 3, __builtin_return_address(0), 0);
+}
+#endif
+// A node's store into the field: in a recording build, told at the line of the user's
+// out.write (line 0: the per-node launcher's), not at Out's own.
+__attribute__((noinline, no_sanitize("coverage"))) inline void ws_store_untraced(float* p, float v)
+{
+    *p = v;
+}
+inline void ws_store_node(float* p, float v, unsigned line)
+{
+    if (WS_RECORD_ACCESSES) {
+        ws_trace(p, sizeof(float), 1, nullptr, line);
+        ws_store_untraced(p, v);
+    } else {
+        *p = v;
+    }
+}
 inline void ws_shared_begin(const WsRuntime* runtime)
 {
     __atomic_store_n(&ws_shared_lo, (unsigned long long)runtime->sharedLo, __ATOMIC_RELAXED);
     __atomic_store_n(&ws_shared_span, runtime->sharedSpan, __ATOMIC_RELAXED);
     __atomic_store_n(&ws_shared_access, runtime->sharedAccess, __ATOMIC_RELAXED);
+    __atomic_store_n(&ws_global_lo, (unsigned long long)runtime->globalLo, __ATOMIC_RELAXED);
+    __atomic_store_n(&ws_global_span, runtime->globalSpan, __ATOMIC_RELAXED);
+    __atomic_store_n(&ws_memory_access, runtime->memoryAccess, __ATOMIC_RELAXED);
 }
 // A static __shared__ variable, as the rewritten declaration asks for it.
 template <typename T> inline T& ws_static_shared(unsigned site, const char* name, unsigned line)

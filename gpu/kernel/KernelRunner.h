@@ -57,8 +57,9 @@ struct RunnerRequest
     std::uint32_t smCount = 1; // the SM count the teaching record's SM ids use on the CPU
     std::uint64_t elementCount = 0;
     std::uint64_t statsOffset = 0;
-    std::uint32_t withOwners = 0; // 1: write the teaching record after the field
-    std::uint32_t threads = 1;    // Cpu: the worker threads
+    std::uint32_t withOwners = 0;   // 1: write the teaching record after the field
+    std::uint32_t threads = 1;      // Cpu: the worker threads
+    std::uint32_t recordMemory = 0; // Cpu: 1 when the library records (MemoryRecord.h)
     RunnerOutput output;
 };
 
@@ -77,6 +78,7 @@ struct RunnerReply
     std::vector<KernelPrintLine> printLines; // the simulator's printf calls
     std::uint64_t printLinesDropped = 0;
     std::vector<KernelMessage> findings; // the simulator's checks (SharedMemoryCheck.h)
+    KernelMemoryReport memory;           // a recording build's (MemoryRecord.h)
 };
 
 // Offset of the owners' words in a RunnerOutput.

@@ -3,6 +3,7 @@
 // code), so every length is checked before it is trusted and nothing raises SIGPIPE.
 #include "kernel/KernelRunner.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -102,6 +103,66 @@ bool getFindings(Reader& in, std::vector<KernelMessage>& findings)
             return false;
         m.severity = Severity(severity);
         m.line = line;
+    }
+    return true;
+}
+
+// A recorded launch's figures: lines of known operations (at most kMaxMemoryLines), and per-warp
+// arrays of one length, at most kMaxRecordedWarps.
+constexpr std::uint64_t kMaxMemoryLines = 1u << 16;
+
+void putMemory(Writer& w, const KernelMemoryReport& m)
+{
+    w.put(std::uint8_t(m.recorded));
+    w.put(m.blocks);
+    w.put(m.blocksInPart);
+    w.put(std::uint64_t(std::min<std::size_t>(m.lines.size(), kMaxMemoryLines)));
+    for (std::size_t i = 0; i < m.lines.size() && i < kMaxMemoryLines; ++i) {
+        const MemoryLineStats& line = m.lines[i];
+        w.put(std::int32_t(line.line));
+        w.put(std::uint8_t(line.op));
+        w.put(line.instructions);
+        w.put(line.lanes);
+        w.put(line.units);
+        w.put(line.ideal);
+        w.putString(line.cause);
+    }
+    w.put(m.warps.warpsPerBlock);
+    w.put(std::uint64_t(m.warps.sectorsPerRequest.size()));
+    for (const std::vector<float>* v :
+         {&m.warps.sectorsPerRequest, &m.warps.conflictWays, &m.warps.activeLanes})
+        for (float f : *v)
+            w.put(f);
+}
+
+bool getMemory(Reader& in, KernelMemoryReport& m)
+{
+    std::uint8_t recorded = 0;
+    std::uint64_t count = 0;
+    if (!in.get(recorded) || !in.get(m.blocks) || !in.get(m.blocksInPart) || !in.get(count) ||
+        count > kMaxMemoryLines)
+        return false;
+    m.recorded = recorded != 0;
+    m.lines.resize(count);
+    for (MemoryLineStats& line : m.lines) {
+        std::int32_t at = 0;
+        std::uint8_t op = 0;
+        if (!in.get(at) || !in.get(op) || !in.get(line.instructions) || !in.get(line.lanes) ||
+            !in.get(line.units) || !in.get(line.ideal) || !in.getString(line.cause) || at < 0 ||
+            op >= std::uint8_t(MemoryOp::Count))
+            return false;
+        line.line = at;
+        line.op = MemoryOp(op);
+    }
+    std::uint64_t warps = 0;
+    if (!in.get(m.warps.warpsPerBlock) || !in.get(warps) || warps > kMaxRecordedWarps)
+        return false;
+    for (std::vector<float>* v :
+         {&m.warps.sectorsPerRequest, &m.warps.conflictWays, &m.warps.activeLanes}) {
+        v->resize(warps);
+        for (float& f : *v)
+            if (!in.get(f))
+                return false;
     }
     return true;
 }
@@ -262,6 +323,7 @@ bool sendRequest(int socket, const RunnerRequest& r, int fd)
     w.put(r.statsOffset);
     w.put(r.withOwners);
     w.put(r.threads);
+    w.put(r.recordMemory);
     w.put(r.output.kind);
     w.put(r.output.generation);
     w.put(r.output.bytes);
@@ -281,8 +343,9 @@ bool receiveRequest(int socket, RunnerRequest& r, int& fd)
                     in.get(r.block) && in.get(r.sharedBytes) && in.get(r.pitch) && in.get(r.nx) &&
                     in.get(r.ny) && in.get(r.smCount) && in.get(r.elementCount) &&
                     in.get(r.statsOffset) && in.get(r.withOwners) && in.get(r.threads) &&
-                    in.get(r.output.kind) && in.get(r.output.generation) &&
-                    in.get(r.output.bytes) && in.get(r.output.ipcHandle) && in.done();
+                    in.get(r.recordMemory) && in.get(r.output.kind) &&
+                    in.get(r.output.generation) && in.get(r.output.bytes) &&
+                    in.get(r.output.ipcHandle) && in.done();
     if (!ok && fd >= 0) {
         ::close(fd);
         fd = -1;
@@ -316,6 +379,7 @@ bool sendReply(int socket, const RunnerReply& r)
         w.put(std::int32_t(m.line));
         w.putString(m.text);
     }
+    putMemory(w, r.memory);
     return sendFrame(socket, kReply, w.bytes(), -1);
 }
 
@@ -333,7 +397,7 @@ bool receiveReply(int socket, double deadlineMs, RunnerReply& r, bool& timedOut)
                       in.get(r.startMs) && in.get(r.stopMs) && in.get(r.outOfBounds) &&
                       in.get(r.lo) && in.get(r.hi) && in.get(r.nonFinite) &&
                       getPrintLines(in, r.printLines) && in.get(r.printLinesDropped) &&
-                      getFindings(in, r.findings) && in.done();
+                      getFindings(in, r.findings) && getMemory(in, r.memory) && in.done();
     r.ok = ok != 0;
     r.runnerEnds = lost != 0;
     return read;

@@ -113,6 +113,11 @@ public:
         abi.runtime = simulated.runtime();
         abi.dynamicSharedBytes = request.sharedBytes;
         simulated.setDynamicSharedBytes(request.sharedBytes);
+        // The kernel's global memory is its field (the teaching record and the counter of
+        // refused writes are the wrapper's, not the kernel's).
+        if (request.recordMemory)
+            simulated.recordMemory(request.grid, request.block, out,
+                                   request.statsOffset * sizeof(float));
         const auto start = std::chrono::steady_clock::now();
         const std::size_t blocks = std::size_t(request.grid[0]) * request.grid[1] * request.grid[2];
         m_pool->parallelFor(blocks, [&](std::size_t first, std::size_t last, unsigned) {
@@ -123,6 +128,7 @@ public:
         RunnerReply reply;
         reply.printLines = simulated.takePrintLines(reply.printLinesDropped);
         reply.findings = simulated.takeFindings();
+        reply.memory = simulated.takeMemoryReport();
         if (simulated.failed()) {
             reply.message = simulated.message();
             return reply;

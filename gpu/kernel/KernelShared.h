@@ -69,6 +69,13 @@ struct KernelAbiRuntime
                          unsigned line);
     const void* sharedLo;
     unsigned long long sharedSpan;
+    // The recording build's (KernelSource::recordMemory; MemoryRecord.h): every access in
+    // shared memory or in [globalLo, globalLo + globalSpan), and each basic block a thread
+    // enters (kind 3, address null).
+    void (*memoryAccess)(const void* address, unsigned size, int kind, const void* pc,
+                         unsigned line);
+    const void* globalLo;
+    unsigned long long globalSpan;
 };
 // What the simulator's library takes for a range of blocks (KernelWrap.cpp's ws_run_blocks).
 struct KernelAbiLaunch

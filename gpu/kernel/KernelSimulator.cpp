@@ -320,14 +320,23 @@ Status buildSimulatedKernel(const KernelSource& source, const std::string& cache
     // Each load and store calls the library's callbacks (SharedMemoryCheck.h), whose findings
     // are named at their lines from the line table (libdw finds an address's unit by the
     // address ranges table, which clang writes only when asked).
-    if (simulatorChecksMemory())
+    // A recording build (MemoryRecord.h) also reports each basic block a thread enters, and
+    // keeps the user's scalar accesses scalar, as a GPU's lanes make them.
+    if (simulatorChecksMemory() && source.recordMemory)
+        flags.insert(flags.end(),
+                     {"-fsanitize-coverage=edge,trace-pc-guard,trace-loads,"
+                      "trace-stores",
+                      "-fno-vectorize", "-fno-slp-vectorize", "-gline-tables-only",
+                      "-gdwarf-aranges", "-DWS_CHECK_ACCESSES=1", "-DWS_RECORD_ACCESSES=1"});
+    else if (simulatorChecksMemory())
         flags.insert(flags.end(),
                      {"-fsanitize-coverage=func,trace-loads,trace-stores", "-gline-tables-only",
                       "-gdwarf-aranges", "-DWS_CHECK_ACCESSES=1"});
     else
         out.messages.push_back({Severity::Warning, 0, 0,
                                 "The simulator's compiler is not clang++: shared memory's checks "
-                                "(races, reads of memory never written, out of bounds) are off"});
+                                "(races, reads of memory never written, out of bounds) and the "
+                                "record of memory accesses are off"});
     const std::string text = wrapKernelSource(source, out.params, KernelTarget::Cpu);
     std::string key = "simulator " + compilerStamp(compiler) + "\n";
     for (const std::string& flag : flags)

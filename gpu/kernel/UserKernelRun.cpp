@@ -156,6 +156,7 @@ Status start(Context& context, const CompiledKernel& gpu, const SimulatorBuild& 
         pending.spanName = cuda ? "user kernel" : "user kernel (CPU simulator)";
     RunnerRequest request = runnerRequest(args, cuda ? gpu.params : cpu.params, pending.launch);
     request.withOwners = recordOwners ? 1 : 0;
+    request.recordMemory = !cuda && cpu.source.recordMemory ? 1 : 0;
     int outputFd = -1;
     if (Status s = cuda ? prepareUserKernelCuda(context, gpu, seed, request, outputFd)
                         : prepareUserKernelCpu(context, cpu, seed, request, outputFd);
@@ -217,6 +218,7 @@ Status finishUserKernel(Context& context, BufferView<float> out, BufferView<std:
     run.printLines = std::move(reply.printLines);
     run.printLinesDropped = (long long)reply.printLinesDropped;
     run.findings = std::move(reply.findings);
+    run.memory = std::move(reply.memory);
     if (!reply.ok)
         return Status::failure(reply.message);
     if (Status s = context.isCuda() ? finishUserKernelCuda(context, pending, out, owners)

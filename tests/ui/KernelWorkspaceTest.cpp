@@ -20,6 +20,8 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
 #include <QThreadPool>
@@ -255,6 +257,64 @@ private slots:
         QVERIFY2(workspace()->messages().filter("simulator:").isEmpty(),
                  qPrintable(workspace()->messages().join('\n')));
         QCOMPARE(editor()->markersAtLine(3), 0u);
+    }
+
+    // Ticking the Memory tab's box records the next run: each line's accesses with what they
+    // cost beside the ideal, the worst line marked in the editor; unticked, the marks go.
+    void memoryIsCountedPerLineAndTheWorstLineMarked()
+    {
+        typeKernel("__shared__ float s[256 * 32];\n"
+                   "const int t = threadIdx.y * blockDim.x + threadIdx.x;\n"
+                   "s[t * 32] = float(lat);\n"
+                   "return float(lon);");
+        QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
+        auto* tabs = workspace()->findChild<QTabWidget*>();
+        auto* panel = workspace()->findChild<QWidget*>("kernelMemory");
+        QVERIFY(tabs && panel);
+        const int tab = tabs->indexOf(panel);
+        QVERIFY(tab >= 0);
+        QTest::mouseClick(tabs->tabBar(), Qt::LeftButton, {},
+                          tabs->tabBar()->tabRect(tab).center());
+        QVERIFY(panel->isVisible());
+        auto* record = panel->findChild<QCheckBox*>("recordMemory");
+        QVERIFY(record && record->isEnabled());
+        QTest::mouseClick(record, Qt::LeftButton, {}, QPoint(8, record->height() / 2));
+        QVERIFY(record->isChecked());
+        auto* table = panel->findChild<QTableWidget*>("memoryLines");
+        const auto row = [table](const QString& line, const QString& op) {
+            for (int r = 0; r < table->rowCount(); ++r)
+                if (table->item(r, 0)->text() == line && table->item(r, 1)->text() == op)
+                    return r;
+            return -1;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(row("3", "shared store") >= 0, 120000);
+        QTRY_VERIFY(!workspace()->busy());
+        const int store = row("3", "shared store");
+        // A stride of 32 words puts the lanes of a warp in one bank: 32 wavefronts (fewer in the
+        // warps at the mesh's edge, whose lanes past it do not run the body).
+        const QString perInstruction = table->item(store, 3)->text();
+        QVERIFY2(perInstruction.endsWith(" wavefronts") &&
+                     perInstruction.split(' ')[0].toDouble() > 30.0 &&
+                     perInstruction.split(' ')[0].toDouble() <= 32.0,
+                 qPrintable(perInstruction));
+        QVERIFY2(table->item(store, 5)->text().contains("32-way conflict"),
+                 qPrintable(table->item(store, 5)->text()));
+        QVERIFY(row("all", "shared store") >= 0);
+        constexpr unsigned kMemoryMark = 1u << 4;
+        QVERIFY(editor()->markersAtLine(2) & kMemoryMark);
+        QCOMPARE(editor()->markersAtLine(1) & kMemoryMark, 0u);
+        editor()->setCursorPosition(3, 0);
+        // Double-clicking a row goes to its line.
+        table->scrollToItem(table->item(store, 0));
+        const QPoint cell = table->visualItemRect(table->item(store, 0)).center();
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell);
+        QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, cell);
+        int line = -1, index = -1;
+        editor()->getCursorPosition(&line, &index);
+        QCOMPARE(line, 2);
+        QTest::mouseClick(record, Qt::LeftButton, {}, QPoint(8, record->height() / 2));
+        QTRY_VERIFY_WITH_TIMEOUT(table->rowCount() == 0 && !workspace()->busy(), 60000);
+        QCOMPARE(editor()->markersAtLine(2) & kMemoryMark, 0u);
     }
 
     // What a kernel prints is listed under the editor, its first 1000 lines with the block and

@@ -2,6 +2,7 @@
 
 #include "KernelParamControl.h"
 #include "MemcheckRerun.h"
+#include "MemoryPanel.h"
 #include "PrintedLines.h"
 #include "common/Style.h"
 #include "common/ValueText.h"
@@ -45,6 +46,7 @@ namespace {
 constexpr int kErrorMarker = 1;
 constexpr int kWarningMarker = 2;
 constexpr int kFindingMarker = 3;
+constexpr int kMemoryMarker = 4;
 // Typing pauses this long before a compile starts.
 constexpr int kPauseMs = 400;
 
@@ -96,6 +98,8 @@ void setUpEditor(QsciScintilla* editor, const QFont& mono)
     editor->setMarkerBackgroundColor(QColor(230, 160, 30), kWarningMarker);
     editor->markerDefine(QsciScintilla::RightTriangle, kFindingMarker);
     editor->setMarkerBackgroundColor(QColor(230, 160, 30), kFindingMarker);
+    editor->markerDefine(QsciScintilla::RightArrow, kMemoryMarker);
+    editor->setMarkerBackgroundColor(QColor(80, 140, 230), kMemoryMarker);
     editor->setAutoIndent(true);
     editor->setIndentationsUseTabs(false);
     editor->setTabWidth(4);
@@ -113,7 +117,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
       m_view(new KernelView(devices, this)),
       m_variants(new KernelVariantsPanel(
           devices, [this](QString& why) { return variantsRequest(why); }, this)),
-      m_pause(new QTimer(this))
+      m_memory(new MemoryPanel(this)), m_pause(new QTimer(this))
 {
     setObjectName("kernelWorkspace");
     m_editor->setObjectName("kernelEditor");
@@ -156,6 +160,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     m_examples->setMinimumContentsLength(8);
     auto* info = new QTabWidget(this);
     info->addTab(makeMessagesTab(), tr("Messages"));
+    info->addTab(m_memory, tr("Memory"));
     info->addTab(m_resources, tr("Resources"));
     info->addTab(m_ptx, tr("PTX"));
     info->addTab(m_sass, tr("SASS"));
@@ -205,8 +210,15 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     });
     connect(&m_job, &QFutureWatcher<std::shared_ptr<KernelBuild>>::finished, this,
             &KernelWorkspace::buildFinished);
+    connect(m_memory, &MemoryPanel::recordingChanged, this, &KernelWorkspace::startBuild);
+    connect(m_memory, &MemoryPanel::lineActivated, this, [this](int line) {
+        m_editor->setCursorPosition(line - 1, 0);
+        m_editor->ensureLineVisible(line - 1);
+        m_editor->setFocus();
+    });
     connect(m_view, &KernelView::contextReady, this, [this] {
         m_contextKnown = true;
+        m_memory->setSimulated(!m_view->cuda());
         startBuild();
     });
     connect(m_view, &KernelView::ran, this,
@@ -214,6 +226,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
                 showRunProblem(problem);
                 showPrinted(run);
                 showFindings(run);
+                showMemory(run);
                 m_memcheck->offer(!problem.isEmpty() && run.gpuFault);
                 if (!problem.isEmpty()) {
                     m_awaitingPicture = false;
@@ -599,8 +612,9 @@ void KernelWorkspace::startBuild()
         return;
     }
     m_again = false;
-    const gpu::KernelSource source{m_shape, m_editor->text().toStdString()};
     const bool cuda = m_view->cuda();
+    gpu::KernelSource source{m_shape, m_editor->text().toStdString()};
+    source.recordMemory = !cuda && m_memory->recording();
     const gpu::DeviceInfo info = m_view->deviceInfo();
     gpu::KernelOptions options;
     options.flags = m_flags;
@@ -756,6 +770,14 @@ void KernelWorkspace::showFindings(const gpu::KernelRun& run)
         if (m.line > 0)
             m_editor->markerAdd(m.line - 1, kFindingMarker);
     }
+}
+
+void KernelWorkspace::showMemory(const gpu::KernelRun& run)
+{
+    m_memory->show(run.memory);
+    m_editor->markerDeleteAll(kMemoryMarker);
+    for (int line : m_memory->worstLines())
+        m_editor->markerAdd(line - 1, kMemoryMarker);
 }
 
 void KernelWorkspace::showPrinted(const gpu::KernelRun& run)

@@ -28,6 +28,7 @@ namespace warpscope::ui {
 class FieldWorkspace;
 class KernelVariantsPanel;
 class MemcheckRerun;
+class MemoryPanel;
 
 // The Kernel workspace: a code editor for the user's kernel beside the picture it draws.
 // Templates and examples to start from; compiled on a worker thread a moment after typing
@@ -87,6 +88,7 @@ public:
     QString buildProblem() const { return m_buildProblem; }
     KernelView* view() const { return m_view; }
     KernelVariantsPanel* variants() const { return m_variants; }
+    MemoryPanel* memory() const { return m_memory; }
     // The messages shown, one line each ("Line 4: ..."), for tests.
     QStringList messages() const;
 
@@ -133,6 +135,8 @@ private:
     // The simulator's findings of the last run (races, shared memory out of bounds or never
     // written, warp masks), under its failure, at their editor lines.
     void showFindings(const gpu::KernelRun& run);
+    // The Memory tab's figures of the last run, and the editor's marks at its worst lines.
+    void showMemory(const gpu::KernelRun& run);
     // A run that left nodes NaN or infinite says how many, in the messages (until the next
     // run) and the status bar.
     void showNonFinite(const gpu::KernelRun& run);
@@ -160,6 +164,7 @@ private:
     KernelView* m_view;
     KernelVariantsPanel* m_variants;
     MemcheckRerun* m_memcheck = nullptr;
+    MemoryPanel* m_memory;
     QTimer* m_pause;
     QWidget* m_consentBar;
     QLabel* m_consentText;

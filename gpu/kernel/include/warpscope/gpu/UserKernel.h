@@ -4,6 +4,7 @@
 #include "warpscope/gpu/Context.h"
 #include "warpscope/gpu/Distance.h"
 #include "warpscope/gpu/DistanceParams.h"
+#include "warpscope/gpu/KernelMemory.h"
 #include "warpscope/gpu/LaunchConfig.h"
 #include "warpscope/gpu/Status.h"
 
@@ -56,6 +57,9 @@ struct KernelSource
     // (0: none).
     bool realIsDouble = false;
     int launchBounds = 0;
+    // The simulator's build records every memory access and branch of each lane, for
+    // KernelRun::memory (a build of its own: without it, the simulator runs at full speed).
+    bool recordMemory = false;
     bool operator==(const KernelSource&) const = default;
 };
 
@@ -282,6 +286,9 @@ struct KernelRun
     // shared memory never written, shared memory out of bounds, warp masks naming absent lanes;
     // warnings at the user's lines, each once with how often (at most kMaxKernelFindings).
     std::vector<KernelMessage> findings;
+    // What the launch did to memory, warp by warp (KernelMemory.h): a simulated run of a
+    // build with KernelSource::recordMemory.
+    KernelMemoryReport memory;
     // The GPU run ended its process: a fault, or no answer in time (the driver reports a trap
     // only after seconds). Running it again under memcheck can name where (KernelMemcheck.h).
     bool gpuFault = false;
