@@ -481,11 +481,14 @@ std::atomic<std::uint64_t> g_runSerial{0};
 SimulatedRun::~SimulatedRun() = default;
 
 void SimulatedRun::recordMemory(const unsigned grid[3], const unsigned blockDim[3],
-                                const void* globalLo, std::uint64_t globalSpan)
+                                const void* fieldLo, std::uint64_t fieldSpan, const void* buffersLo,
+                                std::uint64_t buffersSpan)
 {
     m_memory = std::make_unique<MemoryRecord>(grid, blockDim);
-    m_runtime.globalLo = globalLo;
-    m_runtime.globalSpan = globalSpan;
+    m_runtime.globalLo = fieldLo;
+    m_runtime.globalSpan = fieldSpan;
+    m_runtime.buffersLo = buffersLo;
+    m_runtime.buffersSpan = buffersSpan;
 }
 
 KernelMemoryReport SimulatedRun::takeMemoryReport()

@@ -49,9 +49,9 @@ public:
     // user's lines, once each; called once the blocks are done.
     std::vector<KernelMessage> takeFindings();
     // Records the launch's memory behaviour (a recording build's calls; MemoryRecord.h), global
-    // memory being [globalLo, globalLo + globalSpan); called before the blocks run.
-    void recordMemory(const unsigned grid[3], const unsigned blockDim[3], const void* globalLo,
-                      std::uint64_t globalSpan);
+    // memory being the field's and the buffers' bytes; called before the blocks run.
+    void recordMemory(const unsigned grid[3], const unsigned blockDim[3], const void* fieldLo,
+                      std::uint64_t fieldSpan, const void* buffersLo, std::uint64_t buffersSpan);
     MemoryRecord* memoryRecord() { return m_memory.get(); }
     // What was recorded, at the user's lines; called once the blocks are done.
     KernelMemoryReport takeMemoryReport();

@@ -57,6 +57,7 @@ Status compileKernel(const KernelSource& source, const KernelOptions& options,
     out.options = options;
     KernelParamParse parsed = parseKernelParams(source.code);
     out.params = parsed.params;
+    out.buffers = parsed.buffers;
     if (std::optional<KernelMessage> brace = unbalancedBrace(source.code))
         parsed.errors.push_back(*brace);
     if (!parsed.errors.empty()) {
@@ -85,7 +86,7 @@ Status compileKernel(const KernelSource& source, const KernelOptions& options,
         NvrtcOutput none;
         return nvrtcBuild({}, {}, {}, none);
     }
-    const std::string text = wrapKernelSource(source, out.params, KernelTarget::Cuda);
+    const std::string text = wrapKernelSource(source, out.params, out.buffers, KernelTarget::Cuda);
     const std::string nameExpression =
         source.shape == KernelShape::PerNode ? kPerNodeEntry : kWholeKernelEntry;
     std::string key = "nvrtc " + nvrtcVersion() + "\n";

@@ -34,6 +34,8 @@ struct WsRuntime {
     void (*memoryAccess)(const void*, unsigned, int, const void*, unsigned);
     const void* globalLo;
     unsigned long long globalSpan;
+    const void* buffersLo;
+    unsigned long long buffersSpan;
 };
 static thread_local const WsRuntime* ws_runtime;
 
@@ -48,7 +50,8 @@ static thread_local const WsRuntime* ws_runtime;
 #ifndef WS_RECORD_ACCESSES
 #define WS_RECORD_ACCESSES 0
 #endif
-static unsigned long long ws_shared_lo, ws_shared_span, ws_global_lo, ws_global_span;
+static unsigned long long ws_shared_lo, ws_shared_span, ws_global_lo, ws_global_span,
+    ws_buffers_lo, ws_buffers_span;
 static void (*ws_shared_access)(const void*, unsigned, int, const void*, unsigned);
 static void (*ws_memory_access)(const void*, unsigned, int, const void*, unsigned);
 __attribute__((always_inline)) inline bool ws_in(const void* p, unsigned long long& lo,
@@ -67,7 +70,8 @@ __attribute__((always_inline)) inline void ws_trace(const void* p, unsigned size
     const bool shared = ws_in(p, ws_shared_lo, ws_shared_span);
     if (shared)
         ws_shared_access(p, size, kind, pc, line);
-    if (WS_RECORD_ACCESSES && (shared || ws_in(p, ws_global_lo, ws_global_span)))
+    if (WS_RECORD_ACCESSES && (shared || ws_in(p, ws_global_lo, ws_global_span) ||
+                               ws_in(p, ws_buffers_lo, ws_buffers_span)))
         ws_memory_access(p, size, kind, pc, line);
 }
 #define WS_TRACE(size)                                                                         \
@@ -112,6 +116,8 @@ inline void ws_shared_begin(const WsRuntime* runtime)
     __atomic_store_n(&ws_shared_access, runtime->sharedAccess, __ATOMIC_RELAXED);
     __atomic_store_n(&ws_global_lo, (unsigned long long)runtime->globalLo, __ATOMIC_RELAXED);
     __atomic_store_n(&ws_global_span, runtime->globalSpan, __ATOMIC_RELAXED);
+    __atomic_store_n(&ws_buffers_lo, (unsigned long long)runtime->buffersLo, __ATOMIC_RELAXED);
+    __atomic_store_n(&ws_buffers_span, runtime->buffersSpan, __ATOMIC_RELAXED);
     __atomic_store_n(&ws_memory_access, runtime->memoryAccess, __ATOMIC_RELAXED);
 }
 // A static __shared__ variable, as the rewritten declaration asks for it.

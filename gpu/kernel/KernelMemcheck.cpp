@@ -249,8 +249,8 @@ Status runUnderMemcheck(const MemcheckJob& job, MemcheckReport& report, std::str
     CompiledKernel build;
     if (Status s = compileKernel(job.kernel.source, options, {}, build); !s)
         return Status::failure("The kernel did not build with line information: " + s.message());
-    RunnerRequest request =
-        runnerRequest(job.args, build.params, userKernelLaunch(build.source.shape, job.args));
+    RunnerRequest request = runnerRequest(
+        job.args, build.params, userKernelLaunch(build.source.shape, job.args), build.buffers);
     request.target = RunnerTarget::Cuda;
     request.program.assign(build.cubin.begin(), build.cubin.end());
     request.entry = build.entry;

@@ -180,6 +180,21 @@ std::string parseBool(Reader& r, std::string_view name, KernelParam& param)
     return {};
 }
 
+// Why a name is not a parameter's or buffer's name (see parseOne), or empty.
+std::string nameProblem(std::string_view what, std::string_view name)
+{
+    if (name.empty())
+        return std::string(what) + " needs a name";
+    if (std::isdigit(static_cast<unsigned char>(name.front())))
+        return std::string(what) + " name '" + std::string(name) + "' must not start with a digit";
+    if (name.size() > kMaxNameLength)
+        return std::string(what) + " name is longer than " + std::to_string(kMaxNameLength) +
+               " characters";
+    if (kReserved.count(name) || name.starts_with("ws_") || name.starts_with("__"))
+        return std::string(what) + " name '" + std::string(name) + "' is reserved";
+    return {};
+}
+
 // Parses the text after "@param" on one line, or says what is wrong with it.
 std::string parseOne(std::string_view text, KernelParam& param)
 {
@@ -196,12 +211,8 @@ std::string parseOne(std::string_view text, KernelParam& param)
     const std::string_view name = r.word();
     if (name.empty())
         return formatError("needs a name", form);
-    if (std::isdigit(static_cast<unsigned char>(name.front())))
-        return "@param name '" + std::string(name) + "' must not start with a digit";
-    if (name.size() > kMaxNameLength)
-        return "@param name is longer than " + std::to_string(kMaxNameLength) + " characters";
-    if (kReserved.count(name) || name.starts_with("ws_") || name.starts_with("__"))
-        return "@param name '" + std::string(name) + "' is reserved";
+    if (std::string problem = nameProblem("@param", name); !problem.empty())
+        return problem;
     if (!r.take('='))
         return formatError(quoted(name) + " needs '= value'", form);
     if (type == "int")
@@ -211,7 +222,122 @@ std::string parseOne(std::string_view text, KernelParam& param)
     return parseFloat(r, name, param);
 }
 
+std::string duplicateName(const KernelParamParse& parsed, const std::string& name)
+{
+    for (const KernelParam& other : parsed.params)
+        if (other.name == name)
+            return "'" + name + "' is declared twice (first at line " + std::to_string(other.line) +
+                   ")";
+    for (const KernelBuffer& other : parsed.buffers)
+        if (other.name == name)
+            return "'" + name + "' is declared twice (first at line " + std::to_string(other.line) +
+                   ")";
+    return {};
+}
+
+constexpr std::string_view kBufferForm = "// @buffer float name[size], the size a whole number "
+                                         "or nodes, nx, ny, blocks or threads, times a number";
+
+// `float name[nodes * 2]` after "@buffer".
+std::string parseBuffer(std::string_view text, KernelBuffer& buffer)
+{
+    Reader r{text};
+    const std::string_view type = r.word();
+    static const std::pair<std::string_view, KernelBufferType> kTypes[] = {
+        {"float", KernelBufferType::Float},
+        {"double", KernelBufferType::Double},
+        {"int", KernelBufferType::Int},
+        {"unsigned", KernelBufferType::Unsigned}};
+    const auto* found = std::find_if(std::begin(kTypes), std::end(kTypes),
+                                     [&](const auto& t) { return t.first == type; });
+    if (found == std::end(kTypes))
+        return "@buffer type '" + std::string(type) +
+               "' is not supported: buffers hold float, double, int or unsigned; write it as: " +
+               std::string(kBufferForm);
+    buffer.type = found->second;
+    const std::string_view name = r.word();
+    if (std::string problem = nameProblem("@buffer", name); !problem.empty())
+        return problem;
+    buffer.name = std::string(name);
+    if (!r.take('['))
+        return "@buffer " + quoted(name) +
+               " needs a size in brackets; write it as: " + std::string(kBufferForm);
+    static const std::pair<std::string_view, KernelBufferUnit> kUnits[] = {
+        {"nodes", KernelBufferUnit::Nodes},
+        {"nx", KernelBufferUnit::Nx},
+        {"ny", KernelBufferUnit::Ny},
+        {"blocks", KernelBufferUnit::Blocks},
+        {"threads", KernelBufferUnit::Threads}};
+    // A count, a number, or either times the other.
+    buffer.unit = KernelBufferUnit::One;
+    buffer.factor = 1;
+    for (int term = 0; term < 2; ++term) {
+        if (term == 1 && !r.take('*'))
+            break;
+        long long number = 0;
+        const std::size_t before = r.pos;
+        const std::string_view word = r.word();
+        const auto* unit = std::find_if(std::begin(kUnits), std::end(kUnits),
+                                        [&](const auto& u) { return u.first == word; });
+        if (unit != std::end(kUnits) && buffer.unit == KernelBufferUnit::One) {
+            buffer.unit = unit->second;
+            continue;
+        }
+        r.pos = before;
+        if (!r.integer(number) || number < 1 || number > (long long)kMaxKernelBufferBytes)
+            return "@buffer " + quoted(name) + "'s size must be a whole number from 1 to " +
+                   std::to_string(kMaxKernelBufferBytes) +
+                   " or one of nodes, nx, ny, blocks, threads, times a number";
+        buffer.factor *= number;
+    }
+    if (!r.take(']'))
+        return "@buffer " + quoted(name) +
+               " needs ']' after its size; write it as: " + std::string(kBufferForm);
+    r.skipSpace();
+    if (r.pos != r.text.size())
+        return "@buffer " + quoted(name) + " has unexpected text after its size: '" +
+               std::string(r.text.substr(r.pos)) + "'";
+    return {};
+}
+
 } // namespace
+
+std::size_t kernelBufferElementBytes(KernelBufferType type)
+{
+    return type == KernelBufferType::Double ? 8 : 4;
+}
+
+std::uint64_t kernelBufferCount(const KernelBuffer& buffer, const DistanceParams& mesh,
+                                const LaunchConfig& launch)
+{
+    const auto blocks = [&] {
+        return std::uint64_t(launch.grid.x) * launch.grid.y * launch.grid.z;
+    };
+    std::uint64_t base = 1;
+    switch (buffer.unit) {
+    case KernelBufferUnit::One:
+        break;
+    case KernelBufferUnit::Nodes:
+        base = std::uint64_t(std::max(mesh.nx, 0)) * std::uint64_t(std::max(mesh.ny, 0));
+        break;
+    case KernelBufferUnit::Nx:
+        base = std::uint64_t(std::max(mesh.nx, 0));
+        break;
+    case KernelBufferUnit::Ny:
+        base = std::uint64_t(std::max(mesh.ny, 0));
+        break;
+    case KernelBufferUnit::Blocks:
+        base = blocks();
+        break;
+    case KernelBufferUnit::Threads:
+        base = blocks() * launch.block.x * launch.block.y * launch.block.z;
+        break;
+    }
+    const std::uint64_t limit = kMaxKernelBufferBytes / kernelBufferElementBytes(buffer.type);
+    if (buffer.factor < 1 || base > limit || base * std::uint64_t(buffer.factor) > limit)
+        return 0;
+    return base * std::uint64_t(buffer.factor);
+}
 
 double kernelParamValue(const KernelParam& param, double value)
 {
@@ -229,7 +355,8 @@ double kernelParamValue(const KernelParam& param, double value)
     return double(float(within));
 }
 
-KernelParamLayout kernelParamLayout(const std::vector<KernelParam>& params)
+KernelParamLayout kernelParamLayout(const std::vector<KernelParam>& params,
+                                    const std::vector<KernelBuffer>& buffers)
 {
     KernelParamLayout layout;
     std::size_t end = 0, alignment = 1;
@@ -239,6 +366,12 @@ KernelParamLayout kernelParamLayout(const std::vector<KernelParam>& params)
         layout.offsets.push_back(end);
         end += size;
         alignment = std::max(alignment, size);
+    }
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+        end = (end + 7) / 8 * 8;
+        layout.bufferOffsets.push_back(end);
+        end += sizeof(KernelAbiBuffer);
+        alignment = 8;
     }
     layout.size = std::max<std::size_t>(1, (end + alignment - 1) / alignment * alignment);
     return layout;
@@ -275,9 +408,10 @@ std::string kernelValuesProblem(const std::vector<KernelParam>& params,
 }
 
 std::string packKernelParams(const std::vector<KernelParam>& params,
-                             const std::vector<double>& values)
+                             const std::vector<double>& values,
+                             const std::vector<KernelBuffer>& buffers)
 {
-    const KernelParamLayout layout = kernelParamLayout(params);
+    const KernelParamLayout layout = kernelParamLayout(params, buffers);
     std::string bytes(layout.size, '\0');
     for (std::size_t i = 0; i < params.size() && i < values.size(); ++i) {
         char* at = bytes.data() + layout.offsets[i];
@@ -309,6 +443,25 @@ KernelParamParse parseKernelParams(std::string_view code)
         const std::size_t comment = text.find("//");
         if (comment == std::string_view::npos)
             continue;
+        if (const std::size_t at = text.find("@buffer", comment); at != std::string_view::npos) {
+            std::string_view rest = text.substr(at + 7);
+            if (!rest.empty() && rest.back() == '\r')
+                rest.remove_suffix(1);
+            KernelBuffer buffer;
+            std::string error = parseBuffer(rest, buffer);
+            if (error.empty())
+                error = duplicateName(result, buffer.name);
+            if (error.empty() && result.buffers.size() == std::size_t(kMaxKernelBuffers))
+                error = "At most " + std::to_string(kMaxKernelBuffers) + " @buffer declarations";
+            if (!error.empty()) {
+                result.errors.push_back(
+                    {Severity::Error, line, int(comment) + 1, std::move(error)});
+                continue;
+            }
+            buffer.line = line;
+            result.buffers.push_back(std::move(buffer));
+            continue;
+        }
         const std::size_t at = text.find("@param", comment);
         if (at == std::string_view::npos)
             continue;
@@ -317,12 +470,8 @@ KernelParamParse parseKernelParams(std::string_view code)
             rest.remove_suffix(1);
         KernelParam param;
         std::string error = parseOne(rest, param);
-        if (error.empty()) {
-            for (const KernelParam& other : result.params)
-                if (other.name == param.name)
-                    error = "@param '" + param.name + "' is declared twice (first at line " +
-                            std::to_string(other.line) + ")";
-        }
+        if (error.empty())
+            error = duplicateName(result, param.name);
         if (error.empty() && result.params.size() == std::size_t(kMaxKernelParams))
             error = "At most " + std::to_string(kMaxKernelParams) + " @param declarations";
         if (!error.empty()) {

@@ -42,6 +42,15 @@ struct RunnerOutput
     std::array<char, 64> ipcHandle{}; // Device: cudaIpcMemHandle_t's bytes
 };
 
+// A @buffer of a run: where its WsBuffer lies in the Params bytes (the runner fills in the
+// data and the counter), and its elements.
+struct RunnerBuffer
+{
+    std::uint64_t offset = 0;
+    std::uint64_t count = 0;
+    std::uint64_t elementBytes = 4;
+};
+
 struct RunnerRequest
 {
     RunnerTarget target = RunnerTarget::Cpu;
@@ -50,6 +59,7 @@ struct RunnerRequest
     KernelAbiMesh mesh{};
     KernelAbiRefs refs{};
     std::string params; // the Params struct's bytes (packKernelParams)
+    std::vector<RunnerBuffer> buffers;
     std::uint32_t grid[3] = {1, 1, 1};
     std::uint32_t block[3] = {1, 1, 1};
     std::uint64_t sharedBytes = 0; // dynamic shared memory per block
@@ -73,6 +83,7 @@ struct RunnerReply
     double kernelMs = 0.0;
     double startMs = 0.0, stopMs = 0.0; // the kernel's span, from the request's arrival
     std::uint64_t outOfBounds = 0;
+    std::uint64_t bufferOutOfBounds = 0;     // accesses of @buffers outside them, refused
     float lo = 0.0f, hi = 0.0f;              // the finite values' range
     std::uint64_t nonFinite = 0;             // the nodes written NaN or infinite
     std::vector<KernelPrintLine> printLines; // the simulator's printf calls
@@ -185,7 +196,11 @@ private:
 // A request for args (their values those of params, checked) on the mesh's layout; its target,
 // program, output and teaching record are the caller's to fill in.
 RunnerRequest runnerRequest(const KernelArgs& args, const std::vector<KernelParam>& params,
-                            const LaunchConfig& launch);
+                            const LaunchConfig& launch,
+                            const std::vector<KernelBuffer>& buffers = {});
+// Why a request's buffers cannot be made (one too large, all past kMaxKernelBufferBytes, or a
+// layout outside its Params bytes), or empty.
+std::string runnerBuffersProblem(const RunnerRequest& request);
 
 // The runner's side (warpscope-kernel-runner): serves requests read from socket until the app
 // closes it. cudaBusId: the GPU to open a CUDA context on before answering (empty: none).

@@ -107,6 +107,19 @@ bool getFindings(Reader& in, std::vector<KernelMessage>& findings)
     return true;
 }
 
+// At most kMaxKernelBuffers; their sizes are the runner's to check (runnerBuffersProblem).
+bool getBuffers(Reader& in, std::vector<RunnerBuffer>& buffers)
+{
+    std::uint64_t count = 0;
+    if (!in.get(count) || count > std::uint64_t(kMaxKernelBuffers))
+        return false;
+    buffers.resize(count);
+    for (RunnerBuffer& b : buffers)
+        if (!in.get(b))
+            return false;
+    return true;
+}
+
 // A recorded launch's figures: lines of known operations (at most kMaxMemoryLines), and per-warp
 // arrays of one length, at most kMaxRecordedWarps.
 constexpr std::uint64_t kMaxMemoryLines = 1u << 16;
@@ -324,6 +337,9 @@ bool sendRequest(int socket, const RunnerRequest& r, int fd)
     w.put(r.withOwners);
     w.put(r.threads);
     w.put(r.recordMemory);
+    w.put(std::uint64_t(r.buffers.size()));
+    for (const RunnerBuffer& b : r.buffers)
+        w.put(b);
     w.put(r.output.kind);
     w.put(r.output.generation);
     w.put(r.output.bytes);
@@ -343,7 +359,7 @@ bool receiveRequest(int socket, RunnerRequest& r, int& fd)
                     in.get(r.block) && in.get(r.sharedBytes) && in.get(r.pitch) && in.get(r.nx) &&
                     in.get(r.ny) && in.get(r.smCount) && in.get(r.elementCount) &&
                     in.get(r.statsOffset) && in.get(r.withOwners) && in.get(r.threads) &&
-                    in.get(r.recordMemory) && in.get(r.output.kind) &&
+                    in.get(r.recordMemory) && getBuffers(in, r.buffers) && in.get(r.output.kind) &&
                     in.get(r.output.generation) && in.get(r.output.bytes) &&
                     in.get(r.output.ipcHandle) && in.done();
     if (!ok && fd >= 0) {
@@ -363,6 +379,7 @@ bool sendReply(int socket, const RunnerReply& r)
     w.put(r.startMs);
     w.put(r.stopMs);
     w.put(r.outOfBounds);
+    w.put(r.bufferOutOfBounds);
     w.put(r.lo);
     w.put(r.hi);
     w.put(r.nonFinite);
@@ -395,9 +412,10 @@ bool receiveReply(int socket, double deadlineMs, RunnerReply& r, bool& timedOut)
     std::uint8_t ok = 0, lost = 0;
     const bool read = in.get(ok) && in.getString(r.message) && in.get(lost) && in.get(r.kernelMs) &&
                       in.get(r.startMs) && in.get(r.stopMs) && in.get(r.outOfBounds) &&
-                      in.get(r.lo) && in.get(r.hi) && in.get(r.nonFinite) &&
-                      getPrintLines(in, r.printLines) && in.get(r.printLinesDropped) &&
-                      getFindings(in, r.findings) && getMemory(in, r.memory) && in.done();
+                      in.get(r.bufferOutOfBounds) && in.get(r.lo) && in.get(r.hi) &&
+                      in.get(r.nonFinite) && getPrintLines(in, r.printLines) &&
+                      in.get(r.printLinesDropped) && getFindings(in, r.findings) &&
+                      getMemory(in, r.memory) && in.done();
     r.ok = ok != 0;
     r.runnerEnds = lost != 0;
     return read;

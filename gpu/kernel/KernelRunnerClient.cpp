@@ -396,13 +396,18 @@ RunnerOutput SharedOutput::descriptor() const
 }
 
 RunnerRequest runnerRequest(const KernelArgs& args, const std::vector<KernelParam>& params,
-                            const LaunchConfig& launch)
+                            const LaunchConfig& launch, const std::vector<KernelBuffer>& buffers)
 {
     const FieldLayout layout = layoutFor(args.mesh);
     RunnerRequest r;
     r.mesh = abiMesh(args.mesh);
     r.refs = abiRefs(args.mesh);
-    r.params = packKernelParams(params, args.values);
+    r.params = packKernelParams(params, args.values, buffers);
+    const KernelParamLayout members = kernelParamLayout(params, buffers);
+    for (std::size_t i = 0; i < buffers.size(); ++i)
+        r.buffers.push_back({members.bufferOffsets[i],
+                             kernelBufferCount(buffers[i], args.mesh, launch),
+                             kernelBufferElementBytes(buffers[i].type)});
     r.grid[0] = std::uint32_t(launch.grid.x), r.grid[1] = std::uint32_t(launch.grid.y),
     r.grid[2] = std::uint32_t(launch.grid.z);
     r.block[0] = std::uint32_t(launch.block.x), r.block[1] = std::uint32_t(launch.block.y),
@@ -414,6 +419,26 @@ RunnerRequest runnerRequest(const KernelArgs& args, const std::vector<KernelPara
     r.elementCount = layout.elementCount();
     r.statsOffset = layout.statsOffset();
     return r;
+}
+
+std::string runnerBuffersProblem(const RunnerRequest& request)
+{
+    std::uint64_t total = 0;
+    for (const RunnerBuffer& b : request.buffers) {
+        if (b.count == 0 || (b.elementBytes != 4 && b.elementBytes != 8) ||
+            b.count > kMaxKernelBufferBytes / b.elementBytes)
+            return "A @buffer of this run would hold more than " +
+                   std::to_string(kMaxKernelBufferBytes >> 20) +
+                   " MiB; a smaller mesh or grid "
+                   "makes it fit";
+        total += (b.count * b.elementBytes + 255) / 256 * 256;
+        if (b.offset % 8 != 0 || b.offset + sizeof(KernelAbiBuffer) > request.params.size())
+            return "A @buffer's place in the parameters is outside them";
+    }
+    if (total > kMaxKernelBufferBytes)
+        return "The run's buffers would hold more than " +
+               std::to_string(kMaxKernelBufferBytes >> 20) + " MiB together";
+    return {};
 }
 
 } // namespace warpscope::gpu

@@ -19,7 +19,7 @@ struct RunnerCuda
     CudaStream stream;
     CudaEvent base, start, stop;
     // [0, 8): out-of-bounds writes; [8, 16): min/max as ordered bits; [16, 24): the nodes
-    // that are not finite
+    // that are not finite; [24, 32): accesses of @buffers outside them
     unsigned long long* counters = nullptr;
     CUmodule module = nullptr;
     std::string loadedProgram, loadedEntry; // compared whole: cheaper than hashing every run
@@ -31,6 +31,9 @@ struct RunnerCuda
     void* opened = nullptr;
     void* own = nullptr;
     std::size_t ownBytes = 0;
+    // The runs' @buffer memory, kept and grown as runs need more.
+    char* buffers = nullptr;
+    std::size_t bufferBytes = 0;
 };
 
 RunnerCuda& runner()
@@ -99,6 +102,33 @@ float unorderedFloat(unsigned u)
     return value;
 }
 
+// The run's @buffer memory, zeroed on the stream, and the buffers' members of params pointing
+// at it (each at a 256-byte boundary).
+Status placeBuffers(RunnerCuda& r, const std::vector<RunnerBuffer>& buffers, std::string& params)
+{
+    std::size_t bytes = 0;
+    for (const RunnerBuffer& b : buffers)
+        bytes += (b.count * b.elementBytes + 255) / 256 * 256;
+    if (bytes == 0)
+        return Status::success();
+    if (bytes > r.bufferBytes) {
+        if (r.buffers)
+            WS_CUDA_TRY(cudaFree(r.buffers));
+        r.buffers = nullptr;
+        r.bufferBytes = 0;
+        WS_CUDA_TRY(cudaMalloc(&r.buffers, bytes));
+        r.bufferBytes = bytes;
+    }
+    WS_CUDA_TRY(cudaMemsetAsync(r.buffers, 0, bytes, r.stream));
+    std::size_t at = 0;
+    for (const RunnerBuffer& b : buffers) {
+        const KernelAbiBuffer member{r.buffers + at, (long long)b.count, r.counters + 3};
+        std::memcpy(params.data() + b.offset, &member, sizeof member);
+        at += (b.count * b.elementBytes + 255) / 256 * 256;
+    }
+    return Status::success();
+}
+
 Status queue(RunnerCuda& r, const RunnerRequest& request, char* output)
 {
     const CudaDriver& d = cudaDriver();
@@ -122,7 +152,10 @@ Status queue(RunnerCuda& r, const RunnerRequest& request, char* output)
                         request.nx, request.ny,  request.smCount};
     KernelAbiMesh mesh = request.mesh;
     KernelAbiRefs refs = request.refs;
-    void* params = const_cast<char*>(request.params.data()); // the Params struct's bytes
+    std::string paramBytes = request.params; // the Params struct's bytes
+    if (Status s = placeBuffers(r, request.buffers, paramBytes); !s)
+        return s;
+    void* params = paramBytes.data();
     void* kernelArgs[] = {&abiOut, &mesh, &refs, params};
     // Past 48 KiB a kernel must opt in to dynamic shared memory (up to the device's 227 KiB
     // on Hopper); the launch then fails only where the device has less.
@@ -130,7 +163,7 @@ Status queue(RunnerCuda& r, const RunnerRequest& request, char* output)
     if (request.sharedBytes > kDefaultDynamicShared)
         WS_CU_TRY(d.funcSetAttribute(r.entry, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                      int(request.sharedBytes)));
-    WS_CUDA_TRY(cudaMemsetAsync(r.counters, 0, sizeof(unsigned long long), r.stream));
+    WS_CUDA_TRY(cudaMemsetAsync(r.counters, 0, 4 * sizeof(unsigned long long), r.stream));
     WS_CUDA_TRY(cudaEventRecord(r.start, r.stream));
     WS_CU_TRY(d.launchKernel(r.entry, request.grid[0], request.grid[1], request.grid[2],
                              request.block[0], request.block[1], request.block[2],
@@ -198,7 +231,7 @@ Status openRunnerCuda(const std::string& busId)
     WS_CUDA_TRY(r.base.create());
     WS_CUDA_TRY(r.start.create());
     WS_CUDA_TRY(r.stop.create());
-    WS_CUDA_TRY(cudaMalloc(&r.counters, 3 * sizeof(unsigned long long)));
+    WS_CUDA_TRY(cudaMalloc(&r.counters, 4 * sizeof(unsigned long long)));
     return Status::success();
 }
 
@@ -222,7 +255,7 @@ RunnerReply runOnRunnerCuda(const RunnerRequest& request, void* hostOutput)
                                        "the picture keeps the last good run"),
                        true);
     RunnerReply reply;
-    unsigned long long counters[3] = {};
+    unsigned long long counters[4] = {};
     float startMs = 0.0f, stopMs = 0.0f, kernelMs = 0.0f;
     Status copied =
         cudaStatus(cudaMemcpy(counters, r.counters, sizeof counters, cudaMemcpyDeviceToHost),
@@ -244,6 +277,7 @@ RunnerReply runOnRunnerCuda(const RunnerRequest& request, void* hostOutput)
     reply.startMs = startMs;
     reply.stopMs = stopMs;
     reply.outOfBounds = counters[0];
+    reply.bufferOutOfBounds = counters[3];
     reply.nonFinite = counters[2];
     const unsigned lo = unsigned(counters[1]), hi = unsigned(counters[1] >> 32);
     if (lo <= hi) {

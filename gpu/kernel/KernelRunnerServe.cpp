@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <dlfcn.h>
 #include <limits>
 #include <map>
@@ -66,6 +67,51 @@ RunnerReply failed(std::string message)
     return reply;
 }
 
+// A run's @buffer memory on the CPU: one anonymous mapping, zero when made, each buffer at a
+// 256-byte boundary.
+class RunnerBuffers
+{
+public:
+    RunnerBuffers() = default;
+    RunnerBuffers(const RunnerBuffers&) = delete;
+    RunnerBuffers& operator=(const RunnerBuffers&) = delete;
+    ~RunnerBuffers()
+    {
+        if (m_data)
+            ::munmap(m_data, m_bytes);
+    }
+    bool allocate(const std::vector<RunnerBuffer>& buffers)
+    {
+        m_bytes = 0;
+        for (const RunnerBuffer& b : buffers)
+            m_bytes += (b.count * b.elementBytes + 255) / 256 * 256;
+        if (m_bytes == 0)
+            return true;
+        void* data = ::mmap(nullptr, m_bytes, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (data == MAP_FAILED)
+            return false;
+        m_data = static_cast<unsigned char*>(data);
+        return true;
+    }
+    void fill(const std::vector<RunnerBuffer>& buffers, std::string& params,
+              unsigned long long* outOfBounds) const
+    {
+        std::uint64_t at = 0;
+        for (const RunnerBuffer& b : buffers) {
+            const KernelAbiBuffer member{m_data + at, (long long)b.count, outOfBounds};
+            std::memcpy(params.data() + b.offset, &member, sizeof member);
+            at += (b.count * b.elementBytes + 255) / 256 * 256;
+        }
+    }
+    const void* data() const { return m_data; }
+    std::uint64_t bytes() const { return m_bytes; }
+
+private:
+    unsigned char* m_data = nullptr;
+    std::uint64_t m_bytes = 0;
+};
+
 class CpuRunner
 {
 public:
@@ -106,7 +152,15 @@ public:
                    std::max(1u, request.smCount)};
         abi.mesh = request.mesh;
         abi.refs = request.refs;
-        abi.params = request.params.data();
+        // The buffers' memory, zero, and their members of Params pointing at it.
+        std::string params = request.params;
+        RunnerBuffers buffers;
+        if (!buffers.allocate(request.buffers))
+            return failed("The run's @buffer memory (" + std::to_string(buffers.bytes() >> 20) +
+                          " MiB) could not be had");
+        unsigned long long bufferOutOfBounds = 0;
+        buffers.fill(request.buffers, params, &bufferOutOfBounds);
+        abi.params = params.data();
         std::copy(std::begin(request.grid), std::end(request.grid), abi.grid);
         std::copy(std::begin(request.block), std::end(request.block), abi.block);
         SimulatedRun simulated;
@@ -117,7 +171,8 @@ public:
         // refused writes are the wrapper's, not the kernel's).
         if (request.recordMemory)
             simulated.recordMemory(request.grid, request.block, out,
-                                   request.statsOffset * sizeof(float));
+                                   request.statsOffset * sizeof(float), buffers.data(),
+                                   buffers.bytes());
         const auto start = std::chrono::steady_clock::now();
         const std::size_t blocks = std::size_t(request.grid[0]) * request.grid[1] * request.grid[2];
         m_pool->parallelFor(blocks, [&](std::size_t first, std::size_t last, unsigned) {
@@ -138,6 +193,7 @@ public:
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();
         reply.outOfBounds = __atomic_load_n(&outOfBounds, __ATOMIC_RELAXED);
+        reply.bufferOutOfBounds = __atomic_load_n(&bufferOutOfBounds, __ATOMIC_RELAXED);
         const FieldStats stats = writeFieldStats(layout, out, owners);
         reply.lo = float(stats.min);
         reply.hi = float(stats.max);
@@ -175,6 +231,8 @@ private:
 
 bool validRequest(const RunnerRequest& r)
 {
+    if (!runnerBuffersProblem(r).empty())
+        return false;
     if (r.nx <= 0 || r.ny <= 0 || r.pitch < r.nx ||
         r.statsOffset != std::uint64_t(r.pitch) * std::uint64_t(r.ny) ||
         r.elementCount != r.statsOffset + 2)

@@ -70,12 +70,15 @@ struct KernelAbiRuntime
     const void* sharedLo;
     unsigned long long sharedSpan;
     // The recording build's (KernelSource::recordMemory; MemoryRecord.h): every access in
-    // shared memory or in [globalLo, globalLo + globalSpan), and each basic block a thread
-    // enters (kind 3, address null).
+    // shared memory or in the kernel's global memory (the field, [globalLo, globalLo +
+    // globalSpan), and its buffers, [buffersLo, buffersLo + buffersSpan)), and each basic
+    // block a thread enters (kind 3, address null).
     void (*memoryAccess)(const void* address, unsigned size, int kind, const void* pc,
                          unsigned line);
     const void* globalLo;
     unsigned long long globalSpan;
+    const void* buffersLo;
+    unsigned long long buffersSpan;
 };
 // What the simulator's library takes for a range of blocks (KernelWrap.cpp's ws_run_blocks).
 struct KernelAbiLaunch
@@ -116,9 +119,19 @@ inline std::size_t kernelParamBytes(KernelParamType type)
 struct KernelParamLayout
 {
     std::vector<std::size_t> offsets;
+    std::vector<std::size_t> bufferOffsets; // each buffer's WsBuffer, after the values
     std::size_t size = 1;
 };
-KernelParamLayout kernelParamLayout(const std::vector<KernelParam>& params);
+// A buffer's member of Params (KernelAbiBuffer): its data, its element count and the run's
+// counter of refused accesses, 8-byte aligned.
+struct KernelAbiBuffer
+{
+    void* data;
+    long long count;
+    unsigned long long* outOfBounds;
+};
+KernelParamLayout kernelParamLayout(const std::vector<KernelParam>& params,
+                                    const std::vector<KernelBuffer>& buffers = {});
 // Why values cannot be a run's values of params (their count, a float's beyond float's range,
 // an int's not whole or beyond int's, a bool's not 0 or 1), or empty when they can.
 std::string kernelValuesProblem(const std::vector<KernelParam>& params,
@@ -126,7 +139,8 @@ std::string kernelValuesProblem(const std::vector<KernelParam>& params,
 // The Params struct's bytes holding values (checked by kernelValuesProblem), as the kernel
 // receives them on either target; padding is zero.
 std::string packKernelParams(const std::vector<KernelParam>& params,
-                             const std::vector<double>& values);
+                             const std::vector<double>& values,
+                             const std::vector<KernelBuffer>& buffers = {});
 
 // The arguments of a run, in the wrapped source's layout.
 KernelAbiMesh abiMesh(const DistanceParams& mesh);

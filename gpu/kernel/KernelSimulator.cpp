@@ -304,6 +304,7 @@ Status buildSimulatedKernel(const KernelSource& source, const std::string& cache
     out.source = source;
     KernelParamParse parsed = parseKernelParams(source.code);
     out.params = parsed.params;
+    out.buffers = parsed.buffers;
     out.messages = parsed.errors;
     if (std::optional<KernelMessage> brace = unbalancedBrace(source.code))
         out.messages.push_back(*brace);
@@ -337,7 +338,7 @@ Status buildSimulatedKernel(const KernelSource& source, const std::string& cache
                                 "The simulator's compiler is not clang++: shared memory's checks "
                                 "(races, reads of memory never written, out of bounds) and the "
                                 "record of memory accesses are off"});
-    const std::string text = wrapKernelSource(source, out.params, KernelTarget::Cpu);
+    const std::string text = wrapKernelSource(source, out.params, out.buffers, KernelTarget::Cpu);
     std::string key = "simulator " + compilerStamp(compiler) + "\n";
     for (const std::string& flag : flags)
         key += flag + "\n";

@@ -80,6 +80,22 @@ __host__ __device__ __forceinline__ void ws_record(unsigned* owner, unsigned)
 const char* kStructs =
     R"(template <class A, class B> struct ws_same { static const bool value = false; };
 template <class A> struct ws_same<A, A> { static const bool value = true; };
+// A @buffer: its elements, their count, and the run's counter of refused accesses, which an
+// index outside the buffer adds to (the access then reaches a sink, not memory of another's).
+__device__ double ws_sink[2];
+template <typename T> struct WsBuffer {
+    T* ws_data;
+    long long ws_count;
+    unsigned long long* ws_outOfBounds;
+    __host__ __device__ T& operator[](long long i) const
+    {
+        if (i >= 0 && i < ws_count)
+            return ws_data[i];
+        WS_ATOMIC_ADD(ws_outOfBounds, 1ull);
+        return *reinterpret_cast<T*>(ws_sink);
+    }
+    __host__ __device__ long long size() const { return ws_count; }
+};
 struct Ref { double lat, lon; };
 struct Refs {
     int count;
@@ -236,6 +252,21 @@ ws_run_blocks(const WsLaunch* a, long long first, long long last)
 }
 )";
 
+const char* bufferTypeName(KernelBufferType type)
+{
+    switch (type) {
+    case KernelBufferType::Double:
+        return "double";
+    case KernelBufferType::Int:
+        return "int";
+    case KernelBufferType::Unsigned:
+        return "unsigned";
+    case KernelBufferType::Float:
+        break;
+    }
+    return "float";
+}
+
 const char* typeName(KernelParamType type)
 {
     switch (type) {
@@ -253,21 +284,27 @@ const char* typeName(KernelParamType type)
 // packed (kernelParamLayout), so that a kernel never reads a value from another's bytes: each
 // member's size and alignment, and the whole size. (NVRTC has no constant offsetof; members
 // aligned to their sizes, in order, leave the offsets no choice.)
-std::string paramsStruct(const std::vector<KernelParam>& params)
+std::string paramsStruct(const std::vector<KernelParam>& params,
+                         const std::vector<KernelBuffer>& buffers)
 {
     std::string text = "struct Params {";
     for (const KernelParam& p : params)
         text += std::string(" ") + typeName(p.type) + " " + p.name + ";";
+    for (const KernelBuffer& b : buffers)
+        text += std::string(" WsBuffer<") + bufferTypeName(b.type) + "> " + b.name + ";";
     text += " };\n";
+    for (const KernelBuffer& b : buffers)
+        text += "static_assert(sizeof(Params::" + b.name +
+                ") == " + std::to_string(sizeof(KernelAbiBuffer)) +
+                " && alignof(decltype(Params::" + b.name + ")) == 8, \"Params as packed\");\n";
     for (const KernelParam& p : params) {
         const std::string size = std::to_string(kernelParamBytes(p.type));
         text += "static_assert(sizeof(Params::" + p.name + ") == " + size +
                 " && alignof(decltype(Params::" + p.name + ")) == " + size +
                 ", \"Params as packed\");\n";
     }
-    return text +
-           "static_assert(sizeof(Params) == " + std::to_string(kernelParamLayout(params).size) +
-           ", \"Params as packed\");\n";
+    return text + "static_assert(sizeof(Params) == " +
+           std::to_string(kernelParamLayout(params, buffers).size) + ", \"Params as packed\");\n";
 }
 
 std::string launchBounds(int threads)
@@ -353,12 +390,12 @@ KernelAbiRefs abiRefs(const DistanceParams& mesh)
 }
 
 std::string wrapKernelSource(const KernelSource& source, const std::vector<KernelParam>& params,
-                             KernelTarget target)
+                             const std::vector<KernelBuffer>& buffers, KernelTarget target)
 {
     const bool cuda = target == KernelTarget::Cuda;
     std::string text = cuda ? kCudaPrelude : kCpuPrelude + cpuExecutionModel();
     text += kStructs;
-    text += paramsStruct(params);
+    text += paramsStruct(params, buffers);
     text += source.realIsDouble ? "typedef double real;\n" : "typedef float real;\n";
     const bool perNode = source.shape == KernelShape::PerNode;
     if (perNode)

@@ -154,7 +154,10 @@ Status start(Context& context, const CompiledKernel& gpu, const SimulatorBuild& 
             cuda ? "user kernel (per node)" : "user kernel (per node, CPU simulator)";
     else
         pending.spanName = cuda ? "user kernel" : "user kernel (CPU simulator)";
-    RunnerRequest request = runnerRequest(args, cuda ? gpu.params : cpu.params, pending.launch);
+    RunnerRequest request = runnerRequest(args, cuda ? gpu.params : cpu.params, pending.launch,
+                                          cuda ? gpu.buffers : cpu.buffers);
+    if (const std::string problem = runnerBuffersProblem(request); !problem.empty())
+        return Status::failure(problem);
     request.withOwners = recordOwners ? 1 : 0;
     request.recordMemory = !cuda && cpu.source.recordMemory ? 1 : 0;
     int outputFd = -1;
@@ -227,6 +230,7 @@ Status finishUserKernel(Context& context, BufferView<float> out, BufferView<std:
         return s;
     run.kernelMs = reply.kernelMs;
     run.outOfBoundsWrites = (long long)reply.outOfBounds;
+    run.bufferOutOfBounds = (long long)reply.bufferOutOfBounds;
     run.stats = {reply.lo, reply.hi, (long long)reply.nonFinite};
     if (Timeline* timeline = context.timeline()) {
         const bool cuda = context.isCuda();
@@ -239,6 +243,10 @@ Status finishUserKernel(Context& context, BufferView<float> out, BufferView<std:
     }
     if (run.outOfBoundsWrites > 0)
         return outOfBoundsStatus(run.outOfBoundsWrites, pending.mesh);
+    if (run.bufferOutOfBounds > 0)
+        return Status::failure("The kernel reached " + std::to_string(run.bufferOutOfBounds) +
+                               " element(s) outside its @buffers; the bounds-checked buffers "
+                               "refused them");
     return Status::success();
 }
 

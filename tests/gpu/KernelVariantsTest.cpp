@@ -112,13 +112,13 @@ TEST(KernelVariants, LaunchBoundsGoBeforeTheKernelsNameOnItsOwnLine)
                         "// __global__ void kernel( in a comment\n"
                         "__global__\nvoid kernel(Out out, Mesh mesh, Refs refs, Params p) {}\n"};
     source.launchBounds = 96;
-    const std::string text = wrapKernelSource(source, {}, KernelTarget::Cuda);
+    const std::string text = wrapKernelSource(source, {}, {}, KernelTarget::Cuda);
     EXPECT_NE(text.find("void __launch_bounds__(96) kernel(Out"), std::string::npos) << text;
     EXPECT_NE(text.find("// __global__ void kernel( in a comment"), std::string::npos);
     KernelSource perNode{KernelShape::PerNode, "return 1.0f;\n"};
     perNode.launchBounds = 256;
     perNode.realIsDouble = true;
-    const std::string wrapped = wrapKernelSource(perNode, {}, KernelTarget::Cuda);
+    const std::string wrapped = wrapKernelSource(perNode, {}, {}, KernelTarget::Cuda);
     EXPECT_NE(wrapped.find("__launch_bounds__(256) ws_per_node("), std::string::npos);
     EXPECT_NE(wrapped.find("typedef double real;"), std::string::npos);
 }

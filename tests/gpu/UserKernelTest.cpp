@@ -447,7 +447,7 @@ TEST(KernelSimulator, HugeIdentifiersAndBlanksAreCheckedWithoutExhaustingTheStac
                                "void kernel(Out out, Mesh mesh, Refs refs, Params p) {}\n";
     KernelSource source{KernelShape::WholeKernel, blanks};
     source.launchBounds = 256;
-    const std::string wrapped = wrapKernelSource(source, {}, KernelTarget::Cpu);
+    const std::string wrapped = wrapKernelSource(source, {}, {}, KernelTarget::Cpu);
     EXPECT_NE(wrapped.find("__launch_bounds__(256) kernel("), std::string::npos);
     const std::string log = "kernel.cu:1:1: error: " + std::string(1 << 20, 'z') + "\n";
     ASSERT_EQ(gccMessages(log).size(), 1u);

@@ -267,11 +267,12 @@ void KernelView::finishRun()
     else
         gpu::stopUserKernel(*m_context);
     m_ranWith = run.launch;
-    if (owners && (status || run.outOfBoundsWrites > 0))
+    // A run that only lost accesses outside its output or buffers still drew the rest.
+    const bool refusedOnly = run.outOfBoundsWrites > 0 || run.bufferOutOfBounds > 0;
+    if (owners && (status || refusedOnly))
         if (gpu::Status committed = owners->commit(); !committed && status)
             status = committed;
-    // A run that only lost writes outside its output still drew the rest.
-    if (status || run.outOfBoundsWrites > 0) {
+    if (status || refusedOnly) {
         if (gpu::Status committed = scope.commit(); !committed && status)
             status = committed;
         else {

@@ -127,15 +127,55 @@ struct KernelMessage
     std::string text;
 };
 
+// A buffer of global memory a kernel declares, `// @buffer float partial[blocks]`, and
+// reaches as p.partial[i] (p.partial.size() elements): an index outside it is refused and
+// counted as Out::write's are. Its size is a whole number, or one of the run's counts (nodes,
+// nx, ny, blocks, threads), times a whole number ("nodes * 2"). It holds zeros when a run
+// starts, in memory of the kernel runner's (never the app's).
+enum class KernelBufferType
+{
+    Float,
+    Double,
+    Int,
+    Unsigned
+};
+enum class KernelBufferUnit
+{
+    One,
+    Nodes,
+    Nx,
+    Ny,
+    Blocks,
+    Threads
+};
+struct KernelBuffer
+{
+    std::string name;
+    KernelBufferType type = KernelBufferType::Float;
+    KernelBufferUnit unit = KernelBufferUnit::One;
+    long long factor = 1;
+    int line = 0;
+    bool operator==(const KernelBuffer&) const = default;
+};
+inline constexpr int kMaxKernelBuffers = 8;
+// The most a run's buffers may hold together.
+inline constexpr std::uint64_t kMaxKernelBufferBytes = 1ull << 30;
+std::size_t kernelBufferElementBytes(KernelBufferType type);
+// The elements of buffer in a run over mesh with launch (the whole grid); 0 when that passes
+// kMaxKernelBufferBytes.
+std::uint64_t kernelBufferCount(const KernelBuffer& buffer, const DistanceParams& mesh,
+                                const LaunchConfig& launch);
+
 struct KernelParamParse
 {
     std::vector<KernelParam> params;
+    std::vector<KernelBuffer> buffers;
     std::vector<KernelMessage> errors;
 };
 
-// Finds the @param declarations. A malformed one is an error at its line; names must be C
-// identifiers, unique, not reserved; min < max and min <= value <= max, all finite (an int's
-// whole numbers within int's range; a bool's value true or false, and no range).
+// Finds the @param and @buffer declarations. A malformed one is an error at its line; names
+// must be C identifiers, unique, not reserved; min < max and min <= value <= max, all finite
+// (an int's whole numbers within int's range; a bool's value true or false, and no range).
 KernelParamParse parseKernelParams(std::string_view code);
 
 enum class KernelTarget
@@ -149,9 +189,9 @@ inline constexpr const char* kUserSourceName = "kernel.cu";
 
 // The whole translation unit for a target: the prelude (the structs above), the user's code
 // after `#line 1 "kernel.cu"` (so compilers name the user's lines), the launcher and the
-// figures' kernels. params must come from parseKernelParams(source.code).
+// figures' kernels. params and buffers must come from parseKernelParams(source.code).
 std::string wrapKernelSource(const KernelSource& source, const std::vector<KernelParam>& params,
-                             KernelTarget target);
+                             const std::vector<KernelBuffer>& buffers, KernelTarget target);
 
 struct KernelOptions
 {
@@ -187,6 +227,7 @@ struct CompiledKernel
     KernelSource source;
     KernelOptions options;
     std::vector<KernelParam> params;
+    std::vector<KernelBuffer> buffers;
     bool ok = false;
     std::vector<KernelMessage> messages;
     std::string log; // NVRTC's whole log, ptxas' report included
@@ -224,6 +265,7 @@ struct SimulatorBuild
 {
     KernelSource source;
     std::vector<KernelParam> params;
+    std::vector<KernelBuffer> buffers;
     bool ok = false;
     std::vector<KernelMessage> messages;
     std::string log;
@@ -272,6 +314,7 @@ struct KernelRun
 {
     double kernelMs = 0.0;
     long long outOfBoundsWrites = 0; // writes Out::write refused
+    long long bufferOutOfBounds = 0; // accesses of @buffers outside them, refused
     FieldStats stats;
     LaunchConfig launch; // the grid and block it ran with (per node: the launcher's)
     // What the kernel printed (printf, its standard output and error), also when it failed or
