@@ -21,7 +21,8 @@
 // classic kernels so). --output writes the last run's field, N x N float32 values row by row
 // (nodes the kernel does not write are 0), for a check against another implementation.
 //   warpscope-kernel-bench --launch X,Y,Z/X,Y,Z[/BYTES] --source FILE.cu [--size N] [--runs R]
-//   [--cpu] [--output FILE.f32]
+//   [--cpu] [--output FILE.f32] [--record]
+// --record times the simulator's recording build (the Memory tab's record of every access).
 #include "Help.h"
 #include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/Distance.h"
@@ -305,14 +306,14 @@ const char* const kUsage =
     "       warpscope-kernel-bench --variants FILE.csv [--source FILE.cu] [--size N] [--runs R] "
     "[--cpu]\n"
     "       warpscope-kernel-bench --launch X,Y,Z/X,Y,Z[/BYTES] --source FILE.cu [--size N] "
-    "[--runs R] [--cpu] [--output FILE.f32]\n";
+    "[--runs R] [--cpu] [--output FILE.f32] [--record]\n";
 
 int main(int argc, char** argv)
 {
     if (warpscope::bench::asksForHelp(argc, argv))
         return warpscope::bench::printUsage(kUsage, true);
     int size = 4096, refs = 1, runs = 20, viewWidth = 1600, viewHeight = 1000;
-    bool cpu = false, slider = false, launch = false;
+    bool cpu = false, slider = false, launch = false, record = false;
     LaunchConfig config;
     std::string variantsCsv, sourcePath, outputPath;
     for (int i = 1; i < argc; ++i) {
@@ -320,6 +321,8 @@ int main(int argc, char** argv)
         const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
         if (arg == "--cpu")
             cpu = true;
+        else if (arg == "--record")
+            record = true;
         else if (arg == "--size" && value)
             size = std::atoi(argv[++i]);
         else if (arg == "--refs" && value)
@@ -366,6 +369,7 @@ int main(int argc, char** argv)
     KernelSource variantsSource = kernelExamples().front().source;
     if (!sourcePath.empty() && !readSource(sourcePath, variantsSource))
         return 2;
+    variantsSource.recordMemory = record;
     std::unique_ptr<Context> context;
     if (Status s = Context::open({cpu ? DeviceKind::Cpu : DeviceKind::Cuda, 0}, context); !s) {
         std::fprintf(stderr, "warpscope-kernel-bench: %s\n", s.message().c_str());

@@ -3,6 +3,7 @@
 # each with the launch its tests use, timed by warpscope-kernel-bench on the CPU: medians of
 # the kernels' own times. A benchmark, not a test: the tests check the values.
 #   bench/sim-kernels.sh [BUILD_DIR] [SIZE] [RUNS]
+# RECORD=1 in the environment times the recording builds (the Memory tab's record) instead.
 # --numba: the same kernels for Numba's CUDA simulator (bench/numba/sim_kernels.py, one Python
 # thread per CUDA thread), side by side with ours on the same small launch (SIZE, default 64):
 # medians of RUNS of ours and NUMBA_RUNS of Numba's, their ratio, Numba at 1024 x 1024
@@ -54,7 +55,8 @@ LAUNCHES
 
 if [ $numba = 0 ]; then
     launches "$size" | while read -r name launch; do
-        "$bench" --cpu --size "$size" --runs "$runs" --source "$kernels/$name" --launch "$launch"
+        "$bench" --cpu --size "$size" --runs "$runs" --source "$kernels/$name" --launch "$launch" \
+            ${RECORD:+--record}
     done
     exit 0
 fi
