@@ -58,6 +58,34 @@ double doubleAt(std::string_view code, std::size_t at)
     return value;
 }
 
+// Every buffer has a name of its own, a size of at least one element that never passes the
+// limit whatever the mesh and launch, and a place in Params after the values, 8-byte aligned.
+void checkBuffers(const gpu::KernelParamParse& parsed, int lines)
+{
+    check(parsed.buffers.size() <= std::size_t(gpu::kMaxKernelBuffers));
+    gpu::DistanceParams mesh;
+    mesh.nx = mesh.ny = 65536;
+    gpu::LaunchConfig launch;
+    launch.grid = {65535, 65535, 64};
+    launch.block = {1024, 1, 1};
+    for (const gpu::KernelBuffer& b : parsed.buffers) {
+        check(!b.name.empty() && b.name.size() <= 64 && b.line >= 1 && b.line <= lines);
+        check(b.factor >= 1);
+        check(std::count_if(parsed.params.begin(), parsed.params.end(),
+                            [&b](const gpu::KernelParam& p) { return p.name == b.name; }) == 0);
+        const std::uint64_t count = gpu::kernelBufferCount(b, mesh, launch);
+        check(count * gpu::kernelBufferElementBytes(b.type) <= gpu::kMaxKernelBufferBytes);
+    }
+    const gpu::KernelParamLayout layout = gpu::kernelParamLayout(parsed.params, parsed.buffers);
+    check(layout.bufferOffsets.size() == parsed.buffers.size());
+    std::size_t end = parsed.params.empty() ? 0 : layout.offsets.back() + 1;
+    for (std::size_t offset : layout.bufferOffsets) {
+        check(offset % 8 == 0 && offset >= end);
+        end = offset + sizeof(gpu::KernelAbiBuffer);
+    }
+    check(end <= layout.size);
+}
+
 // The members lie in order, each aligned to its size, inside a struct whose size is a multiple
 // of the widest; the defaults pack, each in its own bytes, and any value a control gives
 // (kernelParamValue of some bytes of the source, NaN and infinities among them) is one a run
@@ -136,6 +164,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const gpu::KernelMessage& m : parsed.errors)
         checkLine(m, lines);
     checkPacking(parsed.params, code);
+    checkBuffers(parsed, lines);
 
     // Blanking keeps the length and every newline, so lines and columns still match.
     const std::string blanked = gpu::codeWithoutComments(code);
