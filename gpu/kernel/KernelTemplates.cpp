@@ -102,6 +102,68 @@ const double degrees = atan2(y, x) / toRad;
 return float(degrees < 0.0 ? degrees + 360.0 : degrees);
 )";
 
+// The memory lessons: one kernel each with its slow and fast forms a parameter away, meant to
+// be run with the Memory tab recording and blocks of 32 x 8 threads (a warp is a row).
+const char* kCoalescing =
+    R"(// Each thread loads one float of src and paints the 32-byte sector it came from.
+// @param int stride = 32 [1, 32]
+// @buffer float src[nodes * 32]
+__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)
+{
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= mesh.ny || col >= mesh.nx)
+        return;
+    const long long i = ((long long)row * mesh.nx + col) * p.stride;
+    out.write(row, col, p.src[i] + float(i / 8 % 32));
+}
+)";
+
+const char* kBankConflicts =
+    R"(// A transpose through a 32 x 32 tile of shared memory: written by rows, read by columns.
+// @param bool padded = false
+// @buffer float src[nodes]
+__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)
+{
+    __shared__ float tile[32 * 33];
+    const int pitch = p.padded ? 33 : 32;
+    const int x = blockIdx.x * 32 + threadIdx.x;
+    const int y = blockIdx.y * 32 + threadIdx.y;
+    for (int j = 0; j < 32; j += blockDim.y)
+        if (x < mesh.nx && y + j < mesh.ny)
+            tile[(threadIdx.y + j) * pitch + threadIdx.x] =
+                p.src[(long long)(y + j) * mesh.nx + x] + float(x - 2 * (y + j));
+    __syncthreads();
+    const int tx = blockIdx.y * 32 + threadIdx.x;
+    const int ty = blockIdx.x * 32 + threadIdx.y;
+    for (int j = 0; j < 32; j += blockDim.y)
+        if (tx < mesh.nx && ty + j < mesh.ny)
+            out.write(ty + j, tx, tile[threadIdx.x * pitch + threadIdx.y + j]);
+}
+)";
+
+const char* kDivergence =
+    R"(// Two loops of the same length: split between odd and even lanes, or between warps.
+// @param bool byWarp = false
+__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)
+{
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= mesh.ny || col >= mesh.nx)
+        return;
+    const bool first = p.byWarp ? threadIdx.y % 2 == 0 : threadIdx.x % 2 == 0;
+    float v = 0.0f;
+    if (first) {
+        for (int k = 0; k < 64; ++k)
+            v = v * 0.99f + 1.0f;
+    } else {
+        for (int k = 0; k < 64; ++k)
+            v = v * 0.98f - 1.0f;
+    }
+    out.write(row, col, v);
+}
+)";
+
 } // namespace
 
 const std::vector<KernelExample>& kernelExamples()
@@ -125,6 +187,33 @@ const std::vector<KernelExample>& kernelExamples()
         {"Bearing to nearest",
          "The great-circle bearing to the nearest reference",
          {KernelShape::PerNode, kBearing}},
+        {"Lesson: coalescing",
+         "Sectors per request as the lanes' stride grows",
+         {KernelShape::WholeKernel, kCoalescing},
+         {},
+         "A GPU moves global memory in 32-byte sectors. With stride 1 the 32 lanes of a warp "
+         "load 128 consecutive bytes: 4 sectors, the fewest. Raise the stride and each request "
+         "touches more sectors for the same bytes; from 8 on every lane has a sector of its own: "
+         "32 sectors, 8x the ideal. Watch the Memory tab's row for the load (recording on), and "
+         "the stripes: each is the nodes that shared a sector. Blocks of 32 x 8 threads."},
+        {"Lesson: bank conflicts",
+         "Shared-memory wavefronts of a tile read by columns, with and without padding",
+         {KernelShape::WholeKernel, kBankConflicts},
+         {},
+         "Shared memory has 32 banks of 4-byte words, and a warp's accesses to different words of "
+         "one bank are served one after another. A column of a 32-wide tile lies in one bank, so "
+         "reading it costs 32 wavefronts (a 32-way conflict). Tick padded: rows of 33 words move "
+         "each row one bank on, and a column's 32 words lie in 32 banks: 1 wavefront. Blocks of "
+         "32 x 8 threads, a grid that covers the mesh in 32 x 32 tiles."},
+        {"Lesson: divergence",
+         "Active lanes when odd and even lanes take different branches",
+         {KernelShape::WholeKernel, kDivergence},
+         {},
+         "The 32 lanes of a warp run each instruction together. When odd and even lanes take "
+         "different loops, the warp runs both, half its lanes idle in each: the Memory tab's "
+         "branch rows show 16 of 32 lanes. Tick byWarp: the same work split by warp (a warp is a "
+         "row of a 32 x 8 block) keeps all 32 lanes busy, and the picture's stripes turn from "
+         "columns to rows."},
     };
     return examples;
 }

@@ -194,6 +194,11 @@ constexpr std::array kSceneKeys{
            .programs = kSceneOnly,
            .sceneKey = "kernel.options",
            .at = [](Scene& s) -> std::vector<std::string>& { return s.kernel.flags; }},
+    Option{.type = T::Switch,
+           .programs = kSceneOnly,
+           .sceneKey = "kernel.recordMemory",
+           .at = [](Scene& s) -> bool& { return s.kernel.recordMemory; },
+           .defaultValue = "false"},
 };
 
 } // namespace

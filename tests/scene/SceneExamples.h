@@ -58,6 +58,7 @@ inline Scene unusualScene()
                       "Refs refs, Params p) {} // \"quoted\" \u00e9t\u00e9 \t\n";
     s.kernel.values = {{"k", 0.1f}, {"gain_2", -3.5e-7f}};
     s.kernel.flags = {"-use_fast_math", "-maxrregcount=32"};
+    s.kernel.recordMemory = true;
     s.workspace = Workspace::Periodogram;
     return s;
 }

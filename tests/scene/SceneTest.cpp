@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
+#include <algorithm>
 #include <gtest/gtest.h>
 
 using namespace warpscope;
@@ -61,6 +62,27 @@ TEST(Scene, RoundTripKeepsEveryValue)
     EXPECT_TRUE(read.warnings.isEmpty());
     EXPECT_EQ(*read.scene, original);
     EXPECT_EQ(read.scene->field.params.latMin, -12.345678901234567); // to the last bit
+}
+
+// The memory lessons a teacher opens: each a built-in example (so it runs without asking),
+// recording memory, on the Kernel page, with its text.
+TEST(Scene, TheMemoryLessonsOpenReadyToTeach)
+{
+    for (const char* name : {"coalescing", "bank-conflicts", "divergence"}) {
+        const scene::SceneRead read =
+            scene::loadScene(QString(WARPSCOPE_LESSON_DIR) + "/" + name + ".scene.json");
+        ASSERT_TRUE(read.scene) << name << ": " << read.error.toStdString();
+        const scene::KernelScene& kernel = read.scene->kernel;
+        EXPECT_EQ(read.scene->workspace, scene::Workspace::Kernel) << name;
+        EXPECT_TRUE(kernel.recordMemory) << name;
+        EXPECT_TRUE(scene::isExample(kernel)) << name;
+        const auto& examples = gpu::kernelExamples();
+        EXPECT_TRUE(std::any_of(examples.begin(), examples.end(), [&](const auto& e) {
+            return e.source.code == kernel.source && !e.notes.empty();
+        })) << name;
+        EXPECT_EQ(read.scene->field.lesson.launch.block.x, 32) << name;
+        EXPECT_EQ(read.scene->field.lesson.launch.block.y, 8) << name;
+    }
 }
 
 TEST(Scene, SavedFileLoadsBack)

@@ -317,6 +317,34 @@ private slots:
         QCOMPARE(editor()->markersAtLine(2) & kMemoryMark, 0u);
     }
 
+    // A teacher opens the bank-conflicts lesson: it runs at once with its text above the
+    // kernel and the Memory tab recording; the tile's column reads cost 32 wavefronts, and
+    // ticking `padded` brings them to 1.
+    void theBankConflictsLessonTeachesFromItsScene()
+    {
+        QCOMPARE(m_window->openScene(WARPSCOPE_LESSON_DIR "/bank-conflicts.scene.json"), QString());
+        auto* notes = workspace()->findChild<QLabel*>("kernelNotes");
+        QVERIFY(notes && notes->isVisible());
+        QVERIFY2(notes->text().contains("32-way conflict"), qPrintable(notes->text()));
+        auto* panel = workspace()->findChild<QWidget*>("kernelMemory");
+        QVERIFY(panel->findChild<QCheckBox*>("recordMemory")->isChecked());
+        auto* table = panel->findChild<QTableWidget*>("memoryLines");
+        const auto perLoad = [table] {
+            for (int r = 0; r < table->rowCount(); ++r)
+                if (table->item(r, 0)->text() == "all" &&
+                    table->item(r, 1)->text() == "shared load")
+                    return table->item(r, 3)->text();
+            return QString();
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(perLoad(), QString("32 wavefronts"), 120000);
+        QTRY_VERIFY(!workspace()->busy());
+        auto* padded = workspace()->findChild<QCheckBox*>("param_padded");
+        QVERIFY(padded && !padded->isChecked());
+        QTest::mouseClick(padded, Qt::LeftButton, {}, QPoint(8, padded->height() / 2));
+        QTRY_COMPARE_WITH_TIMEOUT(perLoad(), QString("1 wavefronts"), 120000);
+        QVERIFY(workspace()->view()->lastProblem().isEmpty());
+    }
+
     // What a kernel prints is listed under the editor, its first 1000 lines with the block and
     // thread of each and a count of the rest, and the lines it printed before crashing are kept.
     void whatAKernelPrintsIsListedAlsoBeforeACrash()

@@ -117,7 +117,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
       m_view(new KernelView(devices, this)),
       m_variants(new KernelVariantsPanel(
           devices, [this](QString& why) { return variantsRequest(why); }, this)),
-      m_memory(new MemoryPanel(this)), m_pause(new QTimer(this))
+      m_memory(new MemoryPanel(this)), m_notes(new QLabel(this)), m_pause(new QTimer(this))
 {
     setObjectName("kernelWorkspace");
     m_editor->setObjectName("kernelEditor");
@@ -158,7 +158,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     bar->addWidget(compile);
     m_examples->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_examples->setMinimumContentsLength(8);
-    auto* info = new QTabWidget(this);
+    auto* info = m_infoTabs = new QTabWidget(this);
     info->addTab(makeMessagesTab(), tr("Messages"));
     info->addTab(m_memory, tr("Memory"));
     info->addTab(m_resources, tr("Resources"));
@@ -171,6 +171,11 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     leftLayout->addLayout(bar);
     m_consentBar = makeConsentBar();
     leftLayout->addWidget(m_consentBar);
+    m_notes->setObjectName("kernelNotes");
+    m_notes->setWordWrap(true);
+    m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_notes->hide();
+    leftLayout->addWidget(m_notes);
     auto* editorSplit = new QSplitter(Qt::Vertical, left);
     editorSplit->addWidget(m_editor);
     editorSplit->addWidget(info);
@@ -400,6 +405,12 @@ void KernelWorkspace::setSource(const QString& code, gpu::KernelShape shape)
 {
     m_awaitingConsent = false;
     m_consentBar->hide();
+    // A lesson's text stays beside its kernel, also through the person's edits.
+    m_notes->clear();
+    for (const gpu::KernelExample& e : gpu::kernelExamples())
+        if (!e.notes.empty() && e.source.code == code.toStdString())
+            m_notes->setText(QString::fromStdString(e.notes));
+    m_notes->setVisible(!m_notes->text().isEmpty());
     showSource(code, shape);
     startBuild();
 }
@@ -501,6 +512,7 @@ scene::KernelScene KernelWorkspace::currentScene() const
     kernel.shape = m_shape;
     kernel.source = m_editor->text().toStdString();
     kernel.flags = m_flags;
+    kernel.recordMemory = m_memory->recording();
     // Values not yet given to sliders are still the scene's.
     if (!m_pendingValues.empty())
         kernel.values = m_pendingValues;
@@ -518,8 +530,15 @@ void KernelWorkspace::applyScene(const scene::KernelScene& kernel, const QString
         flags << QString::fromStdString(flag);
     m_options->setText(flags.join(' '));
     m_pendingValues = kernel.values;
+    m_memory->setRecording(kernel.recordMemory);
+    if (kernel.recordMemory) // a lesson's scene: its figures are what it is about
+        m_infoTabs->setCurrentWidget(m_memory);
     if (scene::isExample(kernel)) {
         setSource(QString::fromStdString(kernel.source), kernel.shape);
+        const auto& examples = gpu::kernelExamples();
+        for (std::size_t i = 0; i < examples.size(); ++i)
+            if (examples[i].source.code == kernel.source)
+                m_examples->setCurrentIndex(int(i));
         return;
     }
     m_awaitingConsent = true;

@@ -99,6 +99,11 @@ bool MemoryPanel::recording() const
     return m_record->isChecked();
 }
 
+void MemoryPanel::setRecording(bool on)
+{
+    m_record->setChecked(on);
+}
+
 void MemoryPanel::setSimulated(bool simulated)
 {
     m_simulated = simulated;

@@ -23,6 +23,7 @@ public:
     explicit MemoryPanel(QWidget* parent = nullptr);
 
     bool recording() const;
+    void setRecording(bool on);
     // Whether the runs are the simulator's (only they are recorded).
     void setSimulated(bool simulated);
     void show(const gpu::KernelMemoryReport& report);

@@ -27,6 +27,8 @@ struct KernelScene
     // declares is ignored, as when a slider's line is deleted.
     std::vector<KernelParamValue> values;
     std::vector<std::string> flags;
+    // The Memory tab records the runs (a lesson's scene asks for it).
+    bool recordMemory = false;
 
     bool operator==(const KernelScene&) const = default;
 };

@@ -72,6 +72,8 @@ struct KernelExample
     // mesh's latitude and longitude spans; empty when any scene will do. A scene with fewer
     // references takes these.
     std::vector<GeoPoint> referencesAcross = {};
+    // A lesson's text, shown beside its kernel; empty for the others.
+    std::string notes = {};
 };
 
 // The three templates first (per node, whole kernel, the built-in haversine as editable
