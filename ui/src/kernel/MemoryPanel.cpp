@@ -80,6 +80,13 @@ MemoryPanel::MemoryPanel(QWidget* parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->horizontalHeader()->setStretchLastSection(true);
+    // What the figures are, and where a GPU's own count may differ.
+    m_table->setToolTip(
+        tr("Counted as Nsight Compute counts them (l1tex sectors and requests, shared-memory\n"
+           "wavefronts): the sectors a request asks for, hits in L1 or L2 or not. A GPU's\n"
+           "compiler may merge accesses into vector loads or drop ones it can prove needless,\n"
+           "which the simulator's compiler leaves as written. Active lanes are counted per\n"
+           "basic block, not per GPU instruction."));
     m_table->setWordWrap(false);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
