@@ -1,5 +1,8 @@
-// warpscope-memory-reference: the memory lessons (tests/fixtures/memory-kernels/) run as
-// Warpscope runs them, for checking the simulator's record of memory against the hardware.
+// warpscope-memory-reference: the memory lessons (tests/fixtures/memory-kernels/), or the
+// simulator's classic kernels (tests/fixtures/sim-kernels/), run as Warpscope runs them on a
+// 256 x 256 mesh with the launches of DIR/manifest.txt ("file grid.x grid.y block.x block.y
+// [block.z [dynamic shared bytes]]"), for checking the simulator's record of memory against
+// the hardware.
 //   --simulator DIR  builds each kernel for the CPU simulator with recording on, runs it, and
 //                    prints the recorded totals as CSV (one row per kernel);
 //   --gpu DIR        builds each with NVRTC for the first GPU and launches it once in this
@@ -30,6 +33,7 @@ struct Lesson
 {
     std::string file;
     Dim3 grid, block;
+    long long sharedBytes = 0;
 };
 
 std::vector<Lesson> readManifest(const std::string& dir)
@@ -41,8 +45,12 @@ std::vector<Lesson> readManifest(const std::string& dir)
             continue;
         std::istringstream words(line);
         Lesson l;
-        if (words >> l.file >> l.grid.x >> l.grid.y >> l.block.x >> l.block.y)
-            lessons.push_back(l);
+        if (!(words >> l.file >> l.grid.x >> l.grid.y >> l.block.x >> l.block.y))
+            continue;
+        // Optional: the block's depth, then the dynamic shared memory in bytes.
+        if (words >> l.block.z)
+            words >> l.sharedBytes;
+        lessons.push_back(l);
     }
     return lessons;
 }
@@ -61,6 +69,7 @@ KernelArgs lessonArgs(const Lesson& lesson)
     args.mesh.latMax = args.mesh.lonMax = 10.0;
     args.launch.grid = lesson.grid;
     args.launch.block = lesson.block;
+    args.launch.sharedBytes = lesson.sharedBytes;
     args.timeoutMs = 600000.0;
     return args;
 }

@@ -481,14 +481,13 @@ std::atomic<std::uint64_t> g_runSerial{0};
 SimulatedRun::~SimulatedRun() = default;
 
 void SimulatedRun::recordMemory(const unsigned grid[3], const unsigned blockDim[3],
-                                const void* fieldLo, std::uint64_t fieldSpan, const void* buffersLo,
-                                std::uint64_t buffersSpan)
+                                const Range (&global)[3])
 {
     m_memory = std::make_unique<MemoryRecord>(grid, blockDim);
-    m_runtime.globalLo = fieldLo;
-    m_runtime.globalSpan = fieldSpan;
-    m_runtime.buffersLo = buffersLo;
-    m_runtime.buffersSpan = buffersSpan;
+    for (int i = 0; i < 3; ++i) {
+        m_runtime.globalLo[i] = global[i].lo;
+        m_runtime.globalSpan[i] = global[i].span;
+    }
 }
 
 KernelMemoryReport SimulatedRun::takeMemoryReport()

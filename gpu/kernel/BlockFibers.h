@@ -49,9 +49,14 @@ public:
     // user's lines, once each; called once the blocks are done.
     std::vector<KernelMessage> takeFindings();
     // Records the launch's memory behaviour (a recording build's calls; MemoryRecord.h), global
-    // memory being the field's and the buffers' bytes; called before the blocks run.
-    void recordMemory(const unsigned grid[3], const unsigned blockDim[3], const void* fieldLo,
-                      std::uint64_t fieldSpan, const void* buffersLo, std::uint64_t buffersSpan);
+    // memory being the field's bytes, the buffers' and the library's data (its __device__
+    // variables), each a start and a length; called before the blocks run.
+    struct Range
+    {
+        const void* lo;
+        std::uint64_t span;
+    };
+    void recordMemory(const unsigned grid[3], const unsigned blockDim[3], const Range (&global)[3]);
     MemoryRecord* memoryRecord() { return m_memory.get(); }
     // What was recorded, at the user's lines; called once the blocks are done.
     KernelMemoryReport takeMemoryReport();

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <limits>
+#include <link.h>
 #include <map>
 #include <memory>
 #include <sys/mman.h>
@@ -121,9 +122,10 @@ public:
             return failed("The launch asks for " + std::to_string(request.sharedBytes) +
                           " bytes of dynamic shared memory; a block has at most " +
                           std::to_string(kSimulatorMaxDynamicShared) + " (227 KiB)");
-        RunBlocks runBlocks = load(request.program);
-        if (!runBlocks)
+        const Library* library = load(request.program);
+        if (!library)
             return failed(m_loadError);
+        const RunBlocks runBlocks = library->run;
         if (!m_pool || m_pool->size() != std::max(1u, request.threads))
             m_pool = std::make_unique<ThreadPool>(std::max(1u, request.threads));
         auto* out = static_cast<float*>(output);
@@ -170,9 +172,10 @@ public:
         // The kernel's global memory is its field (the teaching record and the counter of
         // refused writes are the wrapper's, not the kernel's).
         if (request.recordMemory)
-            simulated.recordMemory(request.grid, request.block, out,
-                                   request.statsOffset * sizeof(float), buffers.data(),
-                                   buffers.bytes());
+            simulated.recordMemory(request.grid, request.block,
+                                   {{out, request.statsOffset * sizeof(float)},
+                                    {buffers.data(), buffers.bytes()},
+                                    {library->dataLo, library->dataSpan}});
         const auto start = std::chrono::steady_clock::now();
         const std::size_t blocks = std::size_t(request.grid[0]) * request.grid[1] * request.grid[2];
         m_pool->parallelFor(blocks, [&](std::size_t first, std::size_t last, unsigned) {
@@ -202,10 +205,19 @@ public:
     }
 
 private:
-    RunBlocks load(const std::string& path)
+    // A loaded simulator library: its entry, and its writable data (the kernel's __device__
+    // variables, global memory to the record of memory).
+    struct Library
+    {
+        RunBlocks run = nullptr;
+        const void* dataLo = nullptr;
+        std::uint64_t dataSpan = 0;
+    };
+
+    const Library* load(const std::string& path)
     {
         if (auto found = m_loaded.find(path); found != m_loaded.end())
-            return found->second;
+            return &found->second;
         void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (!handle) {
             const char* error = ::dlerror();
@@ -213,18 +225,52 @@ private:
                 "Could not load the simulator's library: " + std::string(error ? error : path);
             return nullptr;
         }
-        auto run = reinterpret_cast<RunBlocks>(::dlsym(handle, "ws_run_blocks"));
-        if (!run) {
+        Library library;
+        library.run = reinterpret_cast<RunBlocks>(::dlsym(handle, "ws_run_blocks"));
+        if (!library.run) {
             m_loadError = "The simulator's library has no entry ws_run_blocks";
             return nullptr;
         }
+        writableData(reinterpret_cast<const void*>(library.run), library);
         // Libraries stay loaded for the runner's life: a kernel is a few kB, and the runner
         // is restarted whenever a run fails.
-        m_loaded.emplace(path, run);
-        return run;
+        return &m_loaded.emplace(path, library).first->second;
     }
 
-    std::map<std::string, RunBlocks> m_loaded;
+    // The span of the writable segments of the object that holds code.
+    static void writableData(const void* code, Library& library)
+    {
+        Dl_info info{};
+        if (::dladdr(code, &info) == 0 || !info.dli_fbase)
+            return;
+        struct Search
+        {
+            const void* base;
+            std::uintptr_t lo = ~std::uintptr_t(0), hi = 0;
+        } search{info.dli_fbase};
+        ::dl_iterate_phdr(
+            [](dl_phdr_info* object, std::size_t, void* data) {
+                auto* s = static_cast<Search*>(data);
+                if (reinterpret_cast<const void*>(object->dlpi_addr) != s->base)
+                    return 0;
+                for (int i = 0; i < object->dlpi_phnum; ++i) {
+                    const ElfW(Phdr)& segment = object->dlpi_phdr[i];
+                    if (segment.p_type != PT_LOAD || !(segment.p_flags & PF_W))
+                        continue;
+                    const std::uintptr_t at = object->dlpi_addr + segment.p_vaddr;
+                    s->lo = std::min(s->lo, at);
+                    s->hi = std::max(s->hi, at + segment.p_memsz);
+                }
+                return 1;
+            },
+            &search);
+        if (search.hi > search.lo) {
+            library.dataLo = reinterpret_cast<const void*>(search.lo);
+            library.dataSpan = search.hi - search.lo;
+        }
+    }
+
+    std::map<std::string, Library> m_loaded;
     std::string m_loadError;
     std::unique_ptr<ThreadPool> m_pool;
 };

@@ -70,15 +70,13 @@ struct KernelAbiRuntime
     const void* sharedLo;
     unsigned long long sharedSpan;
     // The recording build's (KernelSource::recordMemory; MemoryRecord.h): every access in
-    // shared memory or in the kernel's global memory (the field, [globalLo, globalLo +
-    // globalSpan), and its buffers, [buffersLo, buffersLo + buffersSpan)), and each basic
-    // block a thread enters (kind 3, address null).
+    // shared memory or in the kernel's global memory ([globalLo[i], globalLo[i] +
+    // globalSpan[i]): the field, the buffers, the library's __device__ variables), and each
+    // basic block a thread enters (kind 3, address null).
     void (*memoryAccess)(const void* address, unsigned size, int kind, const void* pc,
                          unsigned line);
-    const void* globalLo;
-    unsigned long long globalSpan;
-    const void* buffersLo;
-    unsigned long long buffersSpan;
+    const void* globalLo[3];
+    unsigned long long globalSpan[3];
 };
 // What the simulator's library takes for a range of blocks (KernelWrap.cpp's ws_run_blocks).
 struct KernelAbiLaunch

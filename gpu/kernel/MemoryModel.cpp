@@ -164,6 +164,29 @@ unsigned globalSectors(const WarpAccess& access)
     return unsigned(std::unique(sectors.begin(), sectors.end()) - sectors.begin());
 }
 
+unsigned atomicSectors(const WarpAccess& access)
+{
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> addresses; // (sector, address)
+    for (unsigned i = 0; i < access.count; ++i)
+        addresses.emplace_back(access.address[i] / kSectorBytes, access.address[i]);
+    std::sort(addresses.begin(), addresses.end());
+    unsigned passes = 0;
+    for (std::size_t i = 0; i < addresses.size();) {
+        unsigned most = 0;
+        std::size_t j = i;
+        while (j < addresses.size() && addresses[j].first == addresses[i].first) {
+            std::size_t k = j;
+            while (k < addresses.size() && addresses[k] == addresses[j])
+                ++k;
+            most = std::max(most, unsigned(k - j));
+            j = k;
+        }
+        passes += most;
+        i = j;
+    }
+    return passes;
+}
+
 unsigned idealSectors(const WarpAccess& access)
 {
     return unsigned(std::max<std::uint64_t>(1, ceilDiv(uniqueBytes(access), kSectorBytes)));

@@ -28,6 +28,9 @@ struct WarpAccess
 };
 
 unsigned globalSectors(const WarpAccess& access);
+// An atomic's sectors: lanes on the same address are served one after another, so a sector
+// costs as many passes as the most lanes that share one of its addresses.
+unsigned atomicSectors(const WarpAccess& access);
 unsigned idealSectors(const WarpAccess& access);
 unsigned sharedWavefronts(const WarpAccess& access);
 unsigned idealWavefronts(const WarpAccess& access);

@@ -250,7 +250,10 @@ void MemoryRecord::Recorder::addGroup(const Entry* first, const Entry* last, uns
         access.address[access.count++] = e->address;
     }
     unsigned units = 0, ideal = 0;
-    if (isGlobal(op)) {
+    if (op == MemoryOp::GlobalAtomic) {
+        units = atomicSectors(access);
+        ideal = idealSectors(access);
+    } else if (isGlobal(op)) {
         units = globalSectors(access);
         ideal = idealSectors(access);
     } else if (isShared(op)) {
