@@ -300,6 +300,24 @@ TEST_F(SimulatorMemory, TheClassicKernelsCostWhatNsightComputeCountedOnAnH200)
     expectTheHardwaresFigures(*this, "sim-kernels", false, {{"cooperative_groups.cu", 3}}, 10);
 }
 
+// A block that makes more accesses between two barriers than a runner thread keeps is recorded
+// in part, and the run says so, without failing or holding more memory.
+TEST_F(SimulatorMemory, ABlockWithTooManyAccessesIsRecordedInPart)
+{
+    const KernelMemoryReport report = record("    __shared__ float s[32][32];\n"
+                                             "    for (int j = 0; j < 32; ++j)\n"
+                                             "        s[threadIdx.x][j] = 0.0f;\n"
+                                             "    float sum = 0.0f;\n"
+                                             "    for (int k = 0; k < 40000; ++k) {\n"
+                                             "        s[threadIdx.x][k % 32] = sum;\n"
+                                             "        sum += s[threadIdx.x][(k + 7) % 32] + 1.0f;\n"
+                                             "    }\n"
+                                             "    out.write(blockIdx.x, threadIdx.x, sum);\n",
+                                             {2, 1, 1}, {32, 1, 1});
+    EXPECT_EQ(report.blocks, 2u);
+    EXPECT_EQ(report.blocksInPart, 2u);
+}
+
 TEST_F(SimulatorMemory, ABuildThatDoesNotRecordReportsNothing)
 {
     Field field;

@@ -78,10 +78,12 @@ struct KernelMemoryReport
     std::uint64_t blocks = 0;
 };
 
-// Accesses a runner thread keeps between two barriers of a block (about 24 bytes each).
-inline constexpr std::uint64_t kMaxRecordedAccesses = 4ull << 20;
-// Warps whose figures a report keeps for painting (3 floats each).
-inline constexpr std::uint64_t kMaxRecordedWarps = 4ull << 20;
+// Accesses a runner thread keeps between two barriers of a block (24 bytes each: 24 MiB a
+// thread at most).
+inline constexpr std::uint64_t kMaxRecordedAccesses = 1ull << 20;
+// Warps whose figures a report keeps for painting (56 bytes each while recording, 3 floats in
+// the report): a 4096 x 4096 launch of one thread a node has 512 Ki.
+inline constexpr std::uint64_t kMaxRecordedWarps = 1ull << 20;
 
 // The sum of every line's figures for op.
 MemoryLineStats memoryTotal(const KernelMemoryReport& report, MemoryOp op);
