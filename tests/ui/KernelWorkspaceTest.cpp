@@ -2,6 +2,7 @@
 
 #include "warpscope/gpu/KernelMemcheck.h"
 #include "warpscope/scene/SceneFile.h"
+#include "warpscope/ui/FieldWorkspace.h"
 #include "warpscope/ui/KernelVariantsPanel.h"
 #include "warpscope/ui/MainWindow.h"
 
@@ -263,6 +264,11 @@ private slots:
     // cost beside the ideal, the worst line marked in the editor; unticked, the marks go.
     void memoryIsCountedPerLineAndTheWorstLineMarked()
     {
+        // A mesh of 128 x 128, and time enough for the recording run in a sanitizer's build.
+        gpu::DistanceParams mesh = m_window->fieldWorkspace()->params();
+        mesh.nx = mesh.ny = 128;
+        m_window->fieldWorkspace()->setParams(mesh);
+        workspace()->findChild<QSpinBox*>("kernelTimeout")->setValue(120000);
         typeKernel("__shared__ float s[256 * 32];\n"
                    "const int t = threadIdx.y * blockDim.x + threadIdx.x;\n"
                    "s[t * 32] = float(lat);\n"
@@ -322,6 +328,8 @@ private slots:
     // ticking `padded` brings them to 1.
     void theBankConflictsLessonTeachesFromItsScene()
     {
+        // Time enough for the recording run in a sanitizer's build.
+        workspace()->findChild<QSpinBox*>("kernelTimeout")->setValue(120000);
         QCOMPARE(m_window->openScene(WARPSCOPE_LESSON_DIR "/bank-conflicts.scene.json"), QString());
         auto* notes = workspace()->findChild<QLabel*>("kernelNotes");
         QVERIFY(notes && notes->isVisible());
