@@ -183,7 +183,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     source.launchBounds = data[0] & 4 ? 256 : 0;
     source.code = std::string(code);
     for (const gpu::KernelTarget target : {gpu::KernelTarget::Cuda, gpu::KernelTarget::Cpu}) {
-        const std::string unit = gpu::wrapKernelSource(source, parsed.params, parsed.buffers, target);
+        const std::string unit =
+            gpu::wrapKernelSource(source, parsed.params, parsed.buffers, target);
         const std::string marker = "#line 1 \"kernel.cu\"\n";
         check(unit.find(marker) != std::string::npos);
         // The simulator's unit holds the code as cpuUserCode rewrites it (shared memory's

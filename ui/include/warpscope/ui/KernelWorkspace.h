@@ -165,7 +165,7 @@ private:
     KernelVariantsPanel* m_variants;
     MemcheckRerun* m_memcheck = nullptr;
     MemoryPanel* m_memory;
-    QLabel* m_notes; // a lesson's text, above its kernel
+    QLabel* m_notes;                  // a lesson's text, above its kernel
     QTabWidget* m_infoTabs = nullptr; // Messages, Memory, Resources, PTX, SASS, Variants
     QTimer* m_pause;
     QWidget* m_consentBar;
