@@ -111,6 +111,9 @@ MemoryRecord::MemoryRecord(const unsigned grid[3], const unsigned blockDim[3])
     m_blocks = std::uint64_t(grid[0]) * grid[1] * grid[2];
     if (m_blocks * m_warpsPerBlock <= kMaxRecordedWarps)
         m_warpFigures.assign(m_blocks * m_warpsPerBlock * FigureCount, 0);
+    const SharedRegion region = sharedRegion();
+    m_sharedLo = reinterpret_cast<std::uintptr_t>(region.lo);
+    m_sharedSpan = region.span;
     g_live.store(m_serial, std::memory_order_relaxed);
 }
 
@@ -196,7 +199,6 @@ void MemoryRecord::access(const void* address, unsigned size, int kind, const vo
         r->buffered = 0;
         return;
     }
-    const SharedRegion region = sharedRegion();
     std::vector<Entry>& warp = r->warps[r->thread / 32];
     Entry e;
     e.key = pc ? std::uint64_t(reinterpret_cast<std::uintptr_t>(pc)) : (kLineKey | line);
@@ -205,8 +207,7 @@ void MemoryRecord::access(const void* address, unsigned size, int kind, const vo
     e.lane = std::uint8_t(r->thread % 32);
     e.size = std::uint8_t(std::min(size, 255u));
     e.kind = std::uint8_t(kind);
-    e.shared = kind != 3 &&
-               e.address - std::uint64_t(reinterpret_cast<std::uintptr_t>(region.lo)) < region.span;
+    e.shared = kind != 3 && e.address - r->owner->m_sharedLo < r->owner->m_sharedSpan;
     warp.push_back(e);
     ++r->buffered;
 }

@@ -54,6 +54,9 @@ private:
     unsigned m_threads;
     unsigned m_warpsPerBlock;
     std::uint64_t m_blocks;
+    // Shared memory's region, read once: an access in it is shared, any other global.
+    std::uintptr_t m_sharedLo = 0;
+    std::uint64_t m_sharedSpan = 0;
     std::mutex m_mutex;
     std::vector<std::unique_ptr<Recorder>> m_recorders;
     // Per warp of the launch: requests, sectors, shared instructions, wavefronts, their ideal,
