@@ -142,8 +142,8 @@ void putMemory(Writer& w, const KernelMemoryReport& m)
     }
     w.put(m.warps.warpsPerBlock);
     w.put(std::uint64_t(m.warps.sectorsPerRequest.size()));
-    for (const std::vector<float>* v :
-         {&m.warps.sectorsPerRequest, &m.warps.conflictWays, &m.warps.activeLanes})
+    for (const std::vector<float>* v : {&m.warps.sectorsPerRequest, &m.warps.idealSectorsPerRequest,
+                                        &m.warps.conflictWays, &m.warps.activeLanes})
         for (float f : *v)
             w.put(f);
 }
@@ -170,8 +170,8 @@ bool getMemory(Reader& in, KernelMemoryReport& m)
     std::uint64_t warps = 0;
     if (!in.get(m.warps.warpsPerBlock) || !in.get(warps) || warps > kMaxRecordedWarps)
         return false;
-    for (std::vector<float>* v :
-         {&m.warps.sectorsPerRequest, &m.warps.conflictWays, &m.warps.activeLanes}) {
+    for (std::vector<float>* v : {&m.warps.sectorsPerRequest, &m.warps.idealSectorsPerRequest,
+                                  &m.warps.conflictWays, &m.warps.activeLanes}) {
         v->resize(warps);
         for (float& f : *v)
             if (!in.get(f))

@@ -120,6 +120,50 @@ std::vector<KernelVariant> kernelVariants(const KernelSource& source, const Kern
     return variants;
 }
 
+namespace {
+
+// One run of the variant's recording build on the simulator, for the memory columns; its
+// output and time are not used.
+void recordVariantMemory(Context& context, const KernelVariant& variant,
+                         const KernelVariantsRequest& request, bool cuda, KernelVariantRow& row)
+{
+    if (!request.recordMemory) {
+        row.memoryNote = "not recorded: tick \"Record memory accesses\" in the Memory tab";
+        return;
+    }
+    if (cuda) {
+        row.memoryNote = "recorded by the CPU simulator only; these runs were on the GPU";
+        return;
+    }
+    KernelSource source = variant.source;
+    source.recordMemory = true;
+    SimulatorBuild build;
+    if (const Status built = buildSimulatedKernel(source, request.cacheDir, build); !built) {
+        row.memoryNote = "the recording build failed: " + built.message();
+        return;
+    }
+    std::vector<float> out(layoutFor(request.args.mesh).elementCount());
+    KernelRun run;
+    if (const Status ran =
+            runUserKernel(context, {}, build, request.args, BufferView<float>::host(out), &run);
+        !ran) {
+        row.memoryNote = "the recorded run failed: " + ran.message();
+        return;
+    }
+    if (!run.memory.recorded) {
+        row.memoryNote = "nothing recorded: the simulator's compiler is not clang++";
+        return;
+    }
+    row.memoryKnown = true;
+    row.memory = summarizeMemory(run.memory);
+    row.memoryNote = "one run recorded by the simulator";
+    if (run.memory.blocksInPart > 0)
+        row.memoryNote += "; " + std::to_string(run.memory.blocksInPart) +
+                          " blocks recorded in part (too many accesses between barriers)";
+}
+
+} // namespace
+
 Status measureKernelVariants(Context& context, const KernelVariantsRequest& request,
                              std::vector<KernelVariantRow>& rows, const std::atomic<bool>* cancel,
                              const KernelVariantsProgress& progress)
@@ -231,6 +275,7 @@ Status measureKernelVariants(Context& context, const KernelVariantsRequest& requ
         row.expected = expectedDifference(v, cuda);
         if (!row.expected.empty())
             row.diffNote += "; " + row.expected;
+        recordVariantMemory(context, v, request, cuda, row);
         if (progress)
             progress(int(i + 1), int(variants.size()));
     }
@@ -262,8 +307,8 @@ std::string kernelVariantsCsv(const std::vector<KernelVariantRow>& rows)
 {
     std::string csv = "variant,compiled,time_ms,registers,spill_store_bytes,spill_load_bytes,"
                       "occupancy_percent,max_abs_diff,nodes_differing,nodes_differing_not_finite,"
-                      "timing,comparison,"
-                      "problem\n";
+                      "sectors_per_request,ideal_sectors_per_request,conflict_ways,active_lanes,"
+                      "timing,comparison,memory,problem\n";
     for (const KernelVariantRow& r : rows) {
         csv += csvField(r.name) + "," + (r.compiled ? "yes" : "no") + ",";
         csv += (r.timed ? number(r.medianMs, "%.6g") : std::string()) + ",";
@@ -281,7 +326,12 @@ std::string kernelVariantsCsv(const std::vector<KernelVariantRow>& rows)
                                  "," + std::to_string(r.nonFiniteDiffering)
                            : std::string(",,")) +
                ",";
-        csv += csvField(r.timeNote) + "," + csvField(r.diffNote) + "," + csvField(r.problem) + "\n";
+        for (const std::optional<double>& f :
+             {r.memory.sectorsPerRequest, r.memory.idealSectorsPerRequest, r.memory.conflictWays,
+              r.memory.activeLanes})
+            csv += (r.memoryKnown && f ? number(*f, "%.6g") : std::string()) + ",";
+        csv += csvField(r.timeNote) + "," + csvField(r.diffNote) + "," + csvField(r.memoryNote) +
+               "," + csvField(r.problem) + "\n";
     }
     return csv;
 }

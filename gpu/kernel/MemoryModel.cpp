@@ -146,6 +146,31 @@ MemoryLineStats memoryTotal(const KernelMemoryReport& report, MemoryOp op)
     return total;
 }
 
+MemorySummary summarizeMemory(const KernelMemoryReport& report)
+{
+    MemorySummary summary;
+    std::uint64_t requests = 0, sectors = 0, idealSectors = 0, wavefronts = 0, idealWavefronts = 0;
+    for (const MemoryLineStats& line : report.lines)
+        if (isGlobal(line.op)) {
+            requests += line.instructions;
+            sectors += line.units;
+            idealSectors += line.ideal;
+        } else if (isShared(line.op)) {
+            wavefronts += line.units;
+            idealWavefronts += line.ideal;
+        }
+    if (requests > 0) {
+        summary.sectorsPerRequest = double(sectors) / double(requests);
+        summary.idealSectorsPerRequest = double(idealSectors) / double(requests);
+    }
+    if (idealWavefronts > 0)
+        summary.conflictWays = double(wavefronts) / double(idealWavefronts);
+    if (const MemoryLineStats branches = memoryTotal(report, MemoryOp::Branch);
+        branches.instructions > 0)
+        summary.activeLanes = double(branches.lanes) / double(branches.instructions);
+    return summary;
+}
+
 double memoryExcessRatio(const MemoryLineStats& line)
 {
     if (line.op == MemoryOp::Branch)

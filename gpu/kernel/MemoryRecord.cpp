@@ -24,6 +24,7 @@ enum WarpFigure
 {
     Requests,
     Sectors,
+    SectorsIdeal,
     SharedInstructions,
     Wavefronts,
     SharedIdeal,
@@ -278,6 +279,7 @@ void MemoryRecord::Recorder::addGroup(const Entry* first, const Entry* last, uns
     if (isGlobal(op)) {
         ++figures[Requests];
         figures[Sectors] += units;
+        figures[SectorsIdeal] += ideal;
     } else if (isShared(op)) {
         ++figures[SharedInstructions];
         figures[Wavefronts] += units;
@@ -328,12 +330,16 @@ KernelMemoryReport MemoryRecord::takeReport(KernelPcLines& pcLines)
         const float nan = std::numeric_limits<float>::quiet_NaN();
         report.warps.warpsPerBlock = m_warpsPerBlock;
         report.warps.sectorsPerRequest.resize(warps, nan);
+        report.warps.idealSectorsPerRequest.resize(warps, nan);
         report.warps.conflictWays.resize(warps, nan);
         report.warps.activeLanes.resize(warps, nan);
         for (std::size_t i = 0; i < warps; ++i) {
             const std::uint64_t* f = &m_warpFigures[i * FigureCount];
-            if (f[Requests])
+            if (f[Requests]) {
                 report.warps.sectorsPerRequest[i] = float(double(f[Sectors]) / double(f[Requests]));
+                report.warps.idealSectorsPerRequest[i] =
+                    float(double(f[SectorsIdeal]) / double(f[Requests]));
+            }
             if (f[SharedIdeal])
                 report.warps.conflictWays[i] =
                     float(double(f[Wavefronts]) / double(f[SharedIdeal]));

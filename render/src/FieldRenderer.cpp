@@ -1,6 +1,7 @@
 #include "warpscope/render/FieldRenderer.h"
 
 #include "GlProgram.h"
+#include "GlUpload.h"
 
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>
@@ -181,6 +182,24 @@ bool FieldRenderer::readOwner(const OwnerSurface& surface, std::size_t node,
                        GLsizeiptr(sizeof words), words);
     glBindBuffer(GL_COPY_READ_BUFFER, 0);
     return glGetError() == GL_NO_ERROR;
+}
+
+bool FieldRenderer::readOwners(const OwnerSurface& surface, std::vector<std::uint32_t>& words) const
+{
+    if (!surface.valid())
+        return false;
+    words.resize(2 * surface.nodes);
+    glBindBuffer(GL_COPY_READ_BUFFER, surface.buffer);
+    glGetBufferSubData(GL_COPY_READ_BUFFER, 0, GLsizeiptr(surface.bytes()), words.data());
+    glBindBuffer(GL_COPY_READ_BUFFER, 0);
+    return glGetError() == GL_NO_ERROR;
+}
+
+gpu::Status FieldRenderer::uploadField(std::span<const float> values, FieldSurface& surface)
+{
+    if (!surface.valid() || values.size() != surface.layout.elementCount())
+        return gpu::Status::failure("The picture's values do not fit its surface");
+    return uploadToGlBuffer(surface.buffer, values.data(), values.size());
 }
 
 gpu::Status FieldRenderer::uploadOwners(std::span<const std::uint32_t> owners,

@@ -34,7 +34,7 @@ gpu::Status validate(const FieldScene& field)
     for (const gpu::LaunchError& e : gpu::validateLaunch(launch, anyGpu()))
         problems << QString::fromStdString(e.message);
     const int overlay = int(field.lesson.overlay);
-    if (overlay < int(LessonOverlay::Distance) || overlay > int(LessonOverlay::Sm))
+    if (overlay < int(LessonOverlay::Distance) || overlay > int(LessonOverlay::Lanes))
         problems << QStringLiteral("Unknown overlay %1").arg(overlay);
     if (problems.isEmpty())
         return gpu::Status::success();

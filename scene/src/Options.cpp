@@ -169,7 +169,8 @@ constexpr std::array kOptions{
         .type = T::Text,
         .valueName = "MODE",
         .help = "Run the teaching kernel (one node per thread) and colour nodes by: "
-                "distance, block, thread, warp or sm",
+                "distance, block, thread, warp or sm; a user kernel (--kernel-source) also by its "
+                "warps' memory behaviour, recorded by the simulator: sectors, conflicts or lanes",
         .group = G::Field,
         .programs = kApp,
         .sceneKey = "field.lesson.overlay",

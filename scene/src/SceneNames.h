@@ -12,7 +12,8 @@ inline constexpr std::array kWorkspaces{"field", "periodogram", "kernel"};
 inline constexpr std::array kKernelTemplates{"perNode", "wholeKernel"};
 inline constexpr std::array kPrecisions{"float32", "float64"};
 inline constexpr std::array kUnits{"km", "mi", "nmi"};
-inline constexpr std::array kOverlays{"distance", "block", "thread", "warp", "sm"};
+inline constexpr std::array kOverlays{"distance", "block",   "thread",    "warp",
+                                      "sm",       "sectors", "conflicts", "lanes"};
 inline constexpr std::array kGridModes{"automatic", "linear", "logarithmic"};
 inline constexpr std::array kFrequencyUnits{"ordinary", "angular"};
 inline constexpr std::array kAxes{"frequency", "period"};

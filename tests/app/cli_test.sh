@@ -36,7 +36,7 @@ expect 2 "Sphere radius (km) must lie in" --radius -1
 expect 2 "unknown colormap 'jet'" --colormap jet
 expect 2 "--size must look like 1600x1000" --size big
 expect 2 "Unknown option 'frobnicate'" --frobnicate
-expect 2 "--overlay must be distance, block, thread, warp or sm" --overlay colour
+expect 2 "--overlay must be distance, block, thread, warp, sm, sectors, conflicts or lanes" --overlay colour
 expect 2 "--block needs X,Y,Z" --block 16,16
 expect 2 "--block dimensions must be at least 1" --block 0,1,1
 expect 2 "exceed the limit of 1024 on any CUDA GPU" --block 64,32,1

@@ -8,6 +8,8 @@
 
 #include "KernelTargets.h"
 #include "kernel/MemoryModel.h"
+#include "warpscope/gpu/LaunchLesson.h"
+#include "warpscope/gpu/MemoryPaint.h"
 
 #include <cmath>
 #include <cstdio>
@@ -328,6 +330,64 @@ TEST_F(SimulatorMemory, ABuildThatDoesNotRecordReportsNothing)
     ASSERT_TRUE(s.ok()) << s.message();
     EXPECT_FALSE(done.memory.recorded);
     EXPECT_TRUE(done.memory.lines.empty());
+}
+
+// The Launch tab's memory colours: every node takes the figures of the warp whose thread wrote
+// it, through the teaching record, and nodes no thread wrote are left without one.
+TEST_F(SimulatorMemory, EachNodeIsPaintedWithTheFiguresOfTheWarpThatWroteIt)
+{
+    // Block 0's lanes store side by side (4 sectors a request); block 1's a sector apart (32).
+    KernelSource source{KernelShape::WholeKernel,
+                        "__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)\n"
+                        "{\n"
+                        "    const int stride = blockIdx.x == 0 ? 1 : 32;\n"
+                        "    out.write(0, blockIdx.x * 1024 + threadIdx.x * stride, 1.0f);\n"
+                        "}\n"};
+    source.recordMemory = true;
+    SimulatorBuild cpu;
+    ASSERT_TRUE(buildSimulatedKernel(source, m_dir.str(), cpu).ok());
+    KernelArgs args;
+    args.mesh.nx = 2048;
+    args.mesh.ny = 2;
+    args.launch.grid = {2, 1, 1};
+    args.launch.block = {32, 1, 1};
+    args.timeoutMs = 60000.0;
+    const FieldLayout layout = layoutFor(args.mesh);
+    std::vector<float> out(layout.elementCount(), -1.0f);
+    std::vector<std::uint32_t> owners(2 * 2 * 2048, 0u);
+    KernelRun run;
+    const Status started = startUserKernel(*m_context, {}, cpu, args, true);
+    ASSERT_TRUE(started.ok()) << started.message();
+    ASSERT_TRUE(userKernelAnswered(*m_context, 60000.0));
+    const Status s = finishUserKernel(*m_context, BufferView<float>::host(out),
+                                      BufferView<std::uint32_t>::host(owners), run);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_TRUE(run.memory.recorded);
+
+    std::vector<float> painted(layout.elementCount());
+    EXPECT_EQ(paintMemoryFigure(run.memory.warps, MemoryFigure::SectorsPerRequest, owners, layout,
+                                painted),
+              64u);
+    for (int t = 0; t < 32; ++t) {
+        EXPECT_FLOAT_EQ(painted[layout.index(0, t)], 4.0f) << "block 0, thread " << t;
+        EXPECT_FLOAT_EQ(painted[layout.index(0, 1024 + 32 * t)], 32.0f) << "block 1, thread " << t;
+        EXPECT_TRUE(std::isnan(painted[layout.index(0, 1025 + 32 * t)])) << "unwritten";
+    }
+    EXPECT_TRUE(std::isnan(painted[layout.index(0, 32)]));
+    EXPECT_FLOAT_EQ(painted[layout.statsOffset()], 1.0f);
+    EXPECT_FLOAT_EQ(painted[layout.statsOffset() + 1], 32.0f);
+    // Each warp's ideal is the 4 sectors its 128 bytes fill; its lanes all ran.
+    const std::uint32_t second[2] = {owners[2 * 1024], owners[2 * 1024 + 1]};
+    std::size_t warp = 0;
+    ASSERT_TRUE(nodeWarp(run.memory.warps, second, warp));
+    EXPECT_EQ(warp, 1u);
+    EXPECT_FLOAT_EQ(run.memory.warps.idealSectorsPerRequest[warp], 4.0f);
+    paintMemoryFigure(run.memory.warps, MemoryFigure::ActiveLanes, owners, layout, painted);
+    EXPECT_FLOAT_EQ(painted[layout.index(0, 1024)], 32.0f);
+    // No shared memory: no node has a conflict figure.
+    EXPECT_EQ(
+        paintMemoryFigure(run.memory.warps, MemoryFigure::ConflictWays, owners, layout, painted),
+        0u);
 }
 
 } // namespace

@@ -232,6 +232,52 @@ TEST(KernelVariants, NonFiniteValuesDifferFromNumbersAndFromOtherNonFiniteValues
     EXPECT_EQ(wide.nonFiniteDiffering, (10 + 10) * 77);
 }
 
+// The memory columns: one recorded run of each variant the simulator runs. A warp's store of
+// 32 floats side by side costs 4 sectors, of 32 doubles 8 (Nsight Compute's figures), so the
+// float64 variant's requests cost (8 + 4) / 2 where the default's cost (4 + 4) / 2. The array
+// is aligned as cudaMalloc aligns memory; the host's linker alone would give it 16 bytes.
+TEST(KernelVariants, TheMemoryColumnsCompareTheVariantsRecordedRuns)
+{
+    if (!simulatorChecksMemory())
+        GTEST_SKIP() << "the simulator's compiler is not clang++: nothing is recorded";
+    const KernelSource source{KernelShape::WholeKernel,
+                              "__device__ __align__(256) real g[128 * 64];\n"
+                              "__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)\n"
+                              "{\n"
+                              "    const int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                              "    const int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                              "    const real v = real(row) * real(0.5) + real(col);\n"
+                              "    g[row * 128 + col] = v;\n"
+                              "    out.write(row, col, float(v));\n"
+                              "}\n"};
+    auto context = cpuContext(2);
+    KernelVariantsRequest request = requestFor(source, *context);
+    request.args.mesh.nx = 128;
+    request.args.mesh.ny = 64;
+    request.args.launch.grid = {4, 8, 1};
+    request.runs = 1;
+    std::vector<KernelVariantRow> rows;
+    ASSERT_TRUE(measureKernelVariants(*context, request, rows).ok());
+    EXPECT_FALSE(row(rows, "default").memoryKnown);
+    EXPECT_NE(row(rows, "default").memoryNote.find("not recorded"), std::string::npos);
+
+    request.recordMemory = true;
+    ASSERT_TRUE(measureKernelVariants(*context, request, rows).ok());
+    for (const auto& [name, sectors] :
+         {std::pair{"default", 4.0}, {"float64 (real = double)", 6.0}}) {
+        const KernelVariantRow& r = row(rows, name);
+        ASSERT_TRUE(r.memoryKnown) << name << ": " << r.memoryNote;
+        ASSERT_TRUE(r.memory.sectorsPerRequest && r.memory.idealSectorsPerRequest) << name;
+        EXPECT_DOUBLE_EQ(*r.memory.sectorsPerRequest, sectors) << name;
+        EXPECT_DOUBLE_EQ(*r.memory.idealSectorsPerRequest, sectors) << name;
+        EXPECT_FALSE(r.memory.conflictWays) << name << ": no shared memory";
+        ASSERT_TRUE(r.memory.activeLanes) << name;
+        EXPECT_DOUBLE_EQ(*r.memory.activeLanes, 32.0) << name;
+    }
+    // Variants the simulator does not run have no record, and say why.
+    EXPECT_FALSE(row(rows, "-use_fast_math").memoryKnown);
+}
+
 // Fast math and float atomics change results with no bug: the table says why, where they do.
 TEST(KernelVariants, ExpectedDifferencesAreNamed)
 {
@@ -296,6 +342,11 @@ TEST(KernelVariants, CsvHasAHeaderAndEmptyCellsForUnknownFigures)
     timed.compared = true;
     timed.maxAbsDiff = 0.0;
     timed.diffNote = "the default's last run against its first";
+    timed.memoryKnown = true;
+    timed.memory.sectorsPerRequest = 8.0;
+    timed.memory.idealSectorsPerRequest = 4.0;
+    timed.memory.activeLanes = 32.0; // no shared memory: its cell stays empty
+    timed.memoryNote = "recorded";
     KernelVariantRow skipped;
     skipped.name = "__launch_bounds__(256)";
     skipped.problem = "the source declares __launch_bounds__ itself, \"twice\"";
@@ -303,11 +354,12 @@ TEST(KernelVariants, CsvHasAHeaderAndEmptyCellsForUnknownFigures)
     const std::string csv = kernelVariantsCsv({timed, skipped});
     EXPECT_EQ(csv, "variant,compiled,time_ms,registers,spill_store_bytes,spill_load_bytes,"
                    "occupancy_percent,max_abs_diff,nodes_differing,nodes_differing_not_finite,"
-                   "timing,comparison,problem\n"
-                   "default,yes,0.125,30,4,8,75.0,0,0,0,\"GPU, CUDA events, median of 7 runs\","
-                   "the default's last run against its first,\n"
-                   "__launch_bounds__(256),no,,,,,,,,,not built,not built,\"the source declares "
-                   "__launch_bounds__ itself, \"\"twice\"\"\"\n");
+                   "sectors_per_request,ideal_sectors_per_request,conflict_ways,active_lanes,"
+                   "timing,comparison,memory,problem\n"
+                   "default,yes,0.125,30,4,8,75.0,0,0,0,8,4,,32,\"GPU, CUDA events, median of 7 "
+                   "runs\",the default's last run against its first,recorded,\n"
+                   "__launch_bounds__(256),no,,,,,,,,,,,,,not built,not built,,\"the source "
+                   "declares __launch_bounds__ itself, \"\"twice\"\"\"\n");
     // Resources from the driver: registers, but no spills to report.
     timed.usage.spillsKnown = false;
     EXPECT_NE(kernelVariantsCsv({timed}).find("\ndefault,yes,0.125,30,,,75.0,"), std::string::npos)

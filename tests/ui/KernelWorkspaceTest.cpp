@@ -4,6 +4,7 @@
 #include "warpscope/scene/SceneFile.h"
 #include "warpscope/ui/FieldWorkspace.h"
 #include "warpscope/ui/KernelVariantsPanel.h"
+#include "warpscope/ui/LaunchPanel.h"
 #include "warpscope/ui/MainWindow.h"
 
 #include <QAction>
@@ -351,6 +352,66 @@ private slots:
         QTest::mouseClick(padded, Qt::LeftButton, {}, QPoint(8, padded->height() / 2));
         QTRY_COMPARE_WITH_TIMEOUT(perLoad(), QString("1 wavefronts"), 120000);
         QVERIFY(workspace()->view()->lastProblem().isEmpty());
+    }
+
+    // Colour by sectors per request: each node takes the figure of the warp that wrote it, read
+    // from the simulator's record, with a colour bar and a hover readout; choosing it starts
+    // recording, and the coalescing lesson's stride slider moves the picture from 32 to 4.
+    void colouringBySectorsPaintsEachNodeWithItsWarpsFigure()
+    {
+        workspace()->findChild<QSpinBox*>("kernelTimeout")->setValue(120000);
+        QCOMPARE(m_window->openScene(WARPSCOPE_LESSON_DIR "/coalescing.scene.json"), QString());
+        gpu::DistanceParams mesh = m_window->fieldWorkspace()->params();
+        mesh.nx = mesh.ny = 128;
+        m_window->fieldWorkspace()->setParams(mesh);
+        auto* record = workspace()->findChild<QCheckBox*>("recordMemory");
+        QTest::mouseClick(record, Qt::LeftButton, {}, QPoint(8, record->height() / 2));
+        QVERIFY(!record->isChecked());
+        QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
+        m_window->showLaunchPanel();
+        ui::LaunchPanel* launch = m_window->launchPanel();
+        launch->findChild<QComboBox*>("kernel")->setCurrentIndex(1);
+        auto* overlay = launch->findChild<QComboBox*>("overlay");
+        QVERIFY(overlay->isEnabled());
+        overlay->setCurrentIndex(overlay->findText("Sectors per request"));
+        QVERIFY(launch->findChild<QLabel*>("overlayNote")->isVisible());
+        QVERIFY(record->isChecked()); // the colours need the record
+        ui::KernelView* view = workspace()->view();
+        const auto painted = [&] {
+            view->update();
+            return !workspace()->busy() && view->frameSettled() &&
+                   view->memoryNodesPainted() == 128LL * 128LL;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(painted(), 120000);
+        QCOMPARE(view->memoryStats().min, 1.0);
+        QCOMPARE(view->memoryStats().max, 32.0);
+        const QPointF middle(view->width() / 2.0, view->height() / 2.0);
+        // A warp's load of src costs 32 sectors at a stride of 32 floats, its store of the
+        // node 4 (Nsight Compute's figures): 18 a request.
+        QVERIFY2(view->memoryAt(middle).contains(QRegularExpression(
+                     "^warp \\d of block \\(\\d+, \\d+\\): 18 sectors a global request \\(its "
+                     "average\\) where 4 would do \\(4.5x\\); 32 of 32 lanes active$")),
+                 qPrintable(view->memoryAt(middle)));
+        // Every warp costs 18 on a scale of 1 to 32: the middle of viridis, green.
+        const QColor worse = workspace()->view()->grabFramebuffer().pixelColor(view->width() / 3,
+                                                                               view->height() / 3);
+        QVERIFY2(worse.red() < 100 && worse.green() > 120, qPrintable(worse.name()));
+        auto* stride = workspace()->findChild<QSlider*>("param_stride");
+        QVERIFY(stride);
+        stride->setValue(stride->minimum());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            view->memoryAt(middle).contains(
+                "4 sectors a global request (its average) where 4 would do (1x)"),
+            120000);
+        QTRY_VERIFY(painted());
+        const QColor best = workspace()->view()->grabFramebuffer().pixelColor(view->width() / 3,
+                                                                              view->height() / 3);
+        QVERIFY2(best.red() < 100 && best.green() < 100 && best.blue() > 60,
+                 qPrintable(best.name())); // viridis near its bottom: dark blue
+        // Back to the kernel's own values: the hover no longer speaks of warps.
+        overlay->setCurrentIndex(0);
+        QVERIFY(view->memoryAt(middle).isEmpty());
+        QVERIFY(!launch->findChild<QLabel*>("overlayNote")->isVisible());
     }
 
     // What a kernel prints is listed under the editor, its first 1000 lines with the block and
@@ -919,6 +980,11 @@ private slots:
     void theVariantsTableFillsAndExportsCsv()
     {
         frameAfter(0);
+        // Recording on: the memory columns hold each simulated variant's figures.
+        auto* record = workspace()->findChild<QCheckBox*>("recordMemory");
+        QTest::mouseClick(record, Qt::LeftButton, {}, QPoint(8, record->height() / 2));
+        QVERIFY(record->isChecked());
+        QTRY_VERIFY_WITH_TIMEOUT(!workspace()->busy(), 60000);
         ui::KernelVariantsPanel* panel = workspace()->variants();
         QSignalSpy done(panel, &ui::KernelVariantsPanel::finished);
         panel->findChild<QPushButton*>("variantsRun")->click();
@@ -941,7 +1007,28 @@ private slots:
             }
         // The simulator times the default; compile flags mean nothing to it, and it says so.
         QVERIFY(table->item(0, 1)->text() != QString::fromUtf8("—"));
-        QCOMPARE(table->item(0, 5)->text(), QString("0"));
+        const auto column = [table](const QString& title) {
+            for (int c = 0; c < table->columnCount(); ++c)
+                if (table->horizontalHeaderItem(c)->text() == title)
+                    return c;
+            return -1;
+        };
+        QCOMPARE(table->item(0, column("Max |diff|"))->text(), QString("0"));
+        // The default per-node kernel stores each node once: coalesced rows of floats, about 4
+        // sectors a request (fewer where a warp has fewer lanes at the mesh's edge), no more
+        // than the bytes need.
+        const QString sectors = table->item(0, column("Sectors/request"))->text();
+        QVERIFY2(QRegularExpression("^\\d+(\\.\\d+)? \\(ideal \\d+(\\.\\d+)?\\)$")
+                     .match(sectors)
+                     .hasMatch(),
+                 qPrintable(sectors));
+        const double perRequest = sectors.split(' ')[0].toDouble();
+        QVERIFY2(perRequest > 3.5 && perRequest < 4.5, qPrintable(sectors));
+        QCOMPARE(sectors.split(' ')[2].chopped(1).toDouble(), perRequest);
+        QCOMPARE(table->item(0, column("Conflict ways"))->toolTip(),
+                 QString("no shared memory access"));
+        QCOMPARE(table->item(1, column("Sectors/request"))->toolTip(),
+                 QString("CPU simulator: compile flags do not apply"));
         QCOMPARE(table->item(1, 1)->text(), QString::fromUtf8("—"));
         QCOMPARE(table->item(1, 1)->toolTip(),
                  QString("CPU simulator: compile flags do not apply"));

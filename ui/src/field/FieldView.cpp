@@ -134,7 +134,8 @@ void FieldView::setLesson(const std::optional<gpu::LessonLaunch>& lesson, render
                        (lesson && (lesson->launch != m_lesson->launch ||
                                    lesson->gridStride != m_lesson->gridStride));
     m_lesson = lesson;
-    m_overlayMode = overlay;
+    // The built-in kernel's memory is not recorded (the Launch tab says so): drawn by distance.
+    m_overlayMode = render::isMemoryOverlay(overlay) ? render::Overlay::Distance : overlay;
     if (rerun)
         m_dirty = true;
     update();

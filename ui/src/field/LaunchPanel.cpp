@@ -17,14 +17,16 @@ namespace {
 const char* const kAxes[] = {"x", "y", "z"};
 // A scene's overlay is the panel's overlay index.
 static_assert(int(render::Overlay::Distance) == int(scene::LessonOverlay::Distance) &&
-              int(render::Overlay::Sm) == int(scene::LessonOverlay::Sm));
+              int(render::Overlay::Sm) == int(scene::LessonOverlay::Sm) &&
+              int(render::Overlay::Lanes) == int(scene::LessonOverlay::Lanes));
 
 } // namespace
 
 LaunchPanel::LaunchPanel(QWidget* parent)
     : QWidget(parent), m_kernel(new QComboBox(this)),
       m_gridStride(new QCheckBox(tr("Grid-stride loop"), this)), m_overlay(new QComboBox(this)),
-      m_errors(new QLabel(this)), m_note(new QLabel(this)), m_occupancy(new QLabel(this))
+      m_overlayNote(new QLabel(this)), m_errors(new QLabel(this)), m_note(new QLabel(this)),
+      m_occupancy(new QLabel(this))
 {
     m_device = gpu::simulatedHopper();
     m_kernel->addItem(tr("Optimised (tiled, 4 x 8 nodes a thread)"));
@@ -75,14 +77,29 @@ LaunchPanel::LaunchPanel(QWidget* parent)
            "grid still covers the mesh"));
     connect(m_gridStride, &QCheckBox::toggled, this, &LaunchPanel::revalidate);
     for (const QString& name :
-         {tr("Distance"), tr("blockIdx"), tr("threadIdx"), tr("Warp"), tr("SM")})
+         {tr("Distance"), tr("blockIdx"), tr("threadIdx"), tr("Warp"), tr("SM"),
+          tr("Sectors per request"), tr("Bank-conflict ways"), tr("Active lanes")})
         m_overlay->addItem(name);
     m_overlay->setObjectName("overlay");
     m_overlay->setToolTip(
-        tr("Colour each node by the block, thread, warp or SM that computed it.\n"
+        tr("Colour each node by the block, thread, warp or SM that computed it,\n"
+           "or (a kernel of the Kernel tab) by what its warp did to memory.\n"
            "Striped nodes were reached by no thread. Zoom in to see block edges."));
     form->addRow(tr("Colour by"), m_overlay);
-    connect(m_overlay, &QComboBox::currentIndexChanged, this, &LaunchPanel::changed);
+    m_overlayNote->setObjectName("overlayNote");
+    m_overlayNote->setWordWrap(true);
+    m_overlayNote->setText(
+        tr("Each node takes its warp's figure, from the simulator's record of the launch: "
+           "global sectors per request (4 for 32 floats side by side, 32 at worst), "
+           "shared-memory bank-conflict ways (1 is none) or active lanes (32 is no "
+           "divergence). Shown in the Kernel tab, which records the kernel's accesses "
+           "once this is chosen; the distance field's own kernel is drawn by distance."));
+    m_overlayNote->hide();
+    form->addRow(m_overlayNote);
+    connect(m_overlay, &QComboBox::currentIndexChanged, this, [this] {
+        m_overlayNote->setVisible(render::isMemoryOverlay(overlay()));
+        emit changed();
+    });
     connect(m_kernel, &QComboBox::currentIndexChanged, this, &LaunchPanel::revalidate);
     m_errors->setObjectName("launchErrors");
     m_errors->setWordWrap(true);

@@ -24,6 +24,9 @@ enum Column
     Registers,
     Spills,
     Occupancy,
+    Sectors,
+    Conflicts,
+    Lanes,
     MaxDiff,
     Columns
 };
@@ -76,8 +79,16 @@ KernelVariantsPanel::KernelVariantsPanel(std::shared_ptr<gpu::DevicePool> device
     m_cancelButton->setObjectName("variantsCancel");
     m_export->setObjectName("variantsExport");
     m_progress->setObjectName("variantsProgress");
-    m_table->setHorizontalHeaderLabels({tr("Variant"), tr("Time (ms)"), tr("Registers"),
-                                        tr("Spills (st/ld B)"), tr("Occupancy"), tr("Max |diff|")});
+    m_table->setHorizontalHeaderLabels(
+        {tr("Variant"), tr("Time (ms)"), tr("Registers"), tr("Spills (st/ld B)"), tr("Occupancy"),
+         tr("Sectors/request"), tr("Conflict ways"), tr("Active lanes"), tr("Max |diff|")});
+    m_table->horizontalHeaderItem(Sectors)->setToolTip(
+        tr("Global memory: 32-byte sectors per request, and the fewest the bytes need\n"
+           "(one run recorded by the simulator; Memory tab: Record memory accesses)"));
+    m_table->horizontalHeaderItem(Conflicts)->setToolTip(
+        tr("Shared memory: wavefronts over the fewest needed (1: no bank conflicts)"));
+    m_table->horizontalHeaderItem(Lanes)->setToolTip(
+        tr("Active lanes of a warp per branch block (32: no divergence)"));
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->verticalHeader()->hide();
@@ -243,6 +254,7 @@ void KernelVariantsPanel::showRows()
                                                        r.occupancy.fraction * 100.0, 0, 'f', 0),
                                                    "limited by " + r.occupancy.limitedBy)
                                           : unknown(notBuilt));
+        showMemory(i, r);
         m_table->setItem(i, MaxDiff,
                          r.compared ? figure(differenceText(r), r.diffNote) : unknown(r.diffNote));
         if (r.timed) {
@@ -265,6 +277,34 @@ void KernelVariantsPanel::showRows()
     if (m_plot->yAxis->range().upper <= 0.0)
         m_plot->yAxis->setRangeUpper(1.0);
     m_plot->replot();
+}
+
+void KernelVariantsPanel::showMemory(int i, const gpu::KernelVariantRow& r)
+{
+    const std::string why = r.memoryNote.empty() ? r.timeNote : r.memoryNote;
+    const auto cell = [&](const std::optional<double>& value, const QString& text,
+                          const char* none) {
+        if (!r.memoryKnown)
+            return unknown(why);
+        return value ? figure(text, r.memoryNote) : unknown(none);
+    };
+    const gpu::MemorySummary& m = r.memory;
+    m_table->setItem(i, Sectors,
+                     cell(m.sectorsPerRequest,
+                          m.sectorsPerRequest && m.idealSectorsPerRequest
+                              ? tr("%1 (ideal %2)")
+                                    .arg(*m.sectorsPerRequest, 0, 'g', 3)
+                                    .arg(*m.idealSectorsPerRequest, 0, 'g', 3)
+                              : QString(),
+                          "no global memory access"));
+    m_table->setItem(i, Conflicts,
+                     cell(m.conflictWays,
+                          m.conflictWays ? QString::number(*m.conflictWays, 'g', 3) : QString(),
+                          "no shared memory access"));
+    m_table->setItem(i, Lanes,
+                     cell(m.activeLanes,
+                          m.activeLanes ? QString::number(*m.activeLanes, 'g', 3) : QString(),
+                          "no branch recorded"));
 }
 
 QString KernelVariantsPanel::exportCsv(const QString& path) const

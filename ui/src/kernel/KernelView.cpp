@@ -5,6 +5,7 @@
 #include "common/ColourBar.h"
 #include "common/ValueText.h"
 #include "warpscope/gpu/LaunchLesson.h"
+#include "warpscope/gpu/MemoryPaint.h"
 #include "warpscope/render/Colormap.h"
 
 #include <GL/gl.h>
@@ -90,6 +91,8 @@ void KernelView::release()
             m_interop->forget(m_surface.buffer);
         m_renderer.destroySurface(m_surface);
     }
+    m_renderer.destroySurface(m_memorySurface); // filled from the host, never mapped
+    m_memoryStale = true;
     m_interop.reset();
     m_context.reset();
     m_renderer.release();
@@ -139,6 +142,7 @@ void KernelView::setTeaching(bool teaching, render::Overlay overlay)
     m_dirty = m_dirty || teaching != m_teaching;
     m_teaching = teaching;
     m_overlay = overlay;
+    m_memoryStale = true;
     update();
     m_legend->update(); // its bar is hidden while the overlay colours ids
 }
@@ -280,6 +284,9 @@ void KernelView::finishRun()
             m_stats = run.stats;
             m_printLines = run.printLines;
             m_printLinesDropped = run.printLinesDropped;
+            m_memory = run.memory;
+            m_ownerWords.clear(); // read back when the memory overlay paints this run
+            m_memoryStale = true;
             ++m_framesDrawn;
             m_legend->update();
         }
@@ -412,7 +419,8 @@ QString KernelView::printsAt(QPointF pos)
 
 void KernelView::mouseMoveEvent(QMouseEvent* event)
 {
-    QStringList lines{valueAt(event->position()), ownerAt(event->position())};
+    QStringList lines{valueAt(event->position()), ownerAt(event->position()),
+                      memoryAt(event->position())};
     lines.removeAll(QString());
     const QString prints = printsAt(event->position());
     if (lines.isEmpty() && prints.isEmpty()) {
@@ -436,6 +444,10 @@ void KernelView::resizeEvent(QResizeEvent* event)
 
 void KernelView::drawLegend(QPainter& painter)
 {
+    if (m_hasPicture && showsMemory()) {
+        drawMemoryLegend(painter);
+        return;
+    }
     if (!m_hasPicture || (m_teaching && m_overlay != render::Overlay::Distance))
         return; // the overlay's colours are ids, not values
     const int swatch = m_stats.nonFinite > 0 ? kNonFiniteSwatchHeight : 0;
@@ -489,11 +501,19 @@ void KernelView::paintGL()
     }
     if (!m_hasPicture)
         return;
+    if (showsMemory() && m_memoryStale) {
+        paintMemory();
+        m_legend->update();
+    }
     const render::GeoRect rect{m_args.mesh.lonMin, m_args.mesh.latMin, m_args.mesh.lonMax,
                                m_args.mesh.latMax};
     const render::Viewport viewport{0, 0, int(width() * ratio), int(height() * ratio)};
-    m_renderer.draw(m_surface, rect, rect, viewport, {0.12f, 0.12f, 0.14f},
-                    m_teaching ? m_overlay : render::Overlay::Distance,
+    // A memory overlay draws its figures as values; one with nothing to paint, the output.
+    const bool memory = showsMemory() && m_memoryPainted > 0;
+    const render::Overlay overlay =
+        m_teaching && !render::isMemoryOverlay(m_overlay) ? m_overlay : render::Overlay::Distance;
+    m_renderer.draw(memory ? m_memorySurface : m_surface, rect, rect, viewport,
+                    {0.12f, 0.12f, 0.14f}, overlay,
                     m_teaching && m_owners.valid() ? &m_owners : nullptr);
 }
 

@@ -304,7 +304,11 @@ KernelWorkspace::KernelWorkspace(const WorkspaceServices& services, FieldWorkspa
     connect(launch, &LaunchPanel::changed, this, [this, launch] {
         if (const auto lesson = launch->settings()) {
             setLaunch(lesson->launch, lesson->gridFitted);
-            setTeaching(lesson->teaching, render::Overlay(lesson->overlay));
+            const auto overlay = render::Overlay(lesson->overlay);
+            setTeaching(lesson->teaching, overlay);
+            // Colouring by memory needs its record: choosing it starts recording.
+            if (lesson->teaching && render::isMemoryOverlay(overlay))
+                m_memory->setRecording(true);
         }
     });
 }
@@ -583,6 +587,7 @@ std::optional<gpu::KernelVariantsRequest> KernelWorkspace::variantsRequest(QStri
     request.args.mesh = m_view->mesh();
     request.args.launch = m_view->launch();
     request.cacheDir = kernelCacheDir().toStdString();
+    request.recordMemory = m_memory->recording();
     // The sliders' values by name, for the source as it is now (its declarations may have
     // changed since the last compile).
     const gpu::KernelParamParse parsed = gpu::parseKernelParams(request.source.code);

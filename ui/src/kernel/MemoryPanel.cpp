@@ -86,7 +86,10 @@ MemoryPanel::MemoryPanel(QWidget* parent)
            "wavefronts): the sectors a request asks for, hits in L1 or L2 or not. A GPU's\n"
            "compiler may merge accesses into vector loads or drop ones it can prove needless,\n"
            "which the simulator's compiler leaves as written. Active lanes are counted per\n"
-           "basic block, not per GPU instruction."));
+           "basic block, not per GPU instruction. The field and @buffer memory start on\n"
+           "256-byte boundaries as cudaMalloc's do; a __device__ array lies where the host's\n"
+           "linker puts it (16-byte aligned unless it says __align__), which can cost a\n"
+           "sector a request more than on a GPU."));
     m_table->setWordWrap(false);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace warpscope::render {
 
@@ -33,15 +34,25 @@ struct OwnerSurface
     std::size_t bytes() const { return 2 * nodes * sizeof(std::uint32_t); }
 };
 
-// How the field is coloured: by distance, or by which block, thread, warp or SM computed it.
+// How the field is coloured: by distance, or by which block, thread, warp or SM computed it;
+// or (a user kernel whose launch the simulator recorded, gpu/MemoryPaint.h) by its warp's
+// sectors per request, bank-conflict ways or active lanes, which the caller paints as values.
 enum class Overlay
 {
     Distance,
     Block,
     Thread,
     Warp,
-    Sm
+    Sm,
+    Sectors,
+    Conflicts,
+    Lanes
 };
+
+inline bool isMemoryOverlay(Overlay overlay)
+{
+    return overlay >= Overlay::Sectors;
+}
 
 // Nodes whose value is NaN, +inf or -inf are drawn in diagonal stripes of these two colours,
 // which lie far from every colormap's entries, so such a node is never read as a value. The
@@ -101,6 +112,10 @@ public:
     bool readValue(const FieldSurface& surface, int row, int col, float& value) const;
     // Reads one node's two owner words back from the GL buffer.
     bool readOwner(const OwnerSurface& surface, std::size_t node, std::uint32_t (&words)[2]) const;
+    // Reads every node's owner words back (2 per node).
+    bool readOwners(const OwnerSurface& surface, std::vector<std::uint32_t>& words) const;
+    // Fills a surface made by createSurface with host values (its layout's elementCount()).
+    gpu::Status uploadField(std::span<const float> values, FieldSurface& surface);
 
     long long maxTextureBufferTexels() const { return m_maxTexels; }
     std::string glRenderer() const;

@@ -16,7 +16,10 @@ enum class LessonOverlay
     Block,
     Thread,
     Warp,
-    Sm
+    Sm,
+    Sectors,   // a user kernel's warp: global sectors per request (recorded by the simulator)
+    Conflicts, // shared-memory bank-conflict ways
+    Lanes      // active lanes
 };
 
 // The distance field's launch lesson: whether the teaching kernel runs instead of the

@@ -61,6 +61,8 @@ private:
     // The rows that differ where a difference is expected, with why, a line each.
     QString expectedText() const;
     void showRows();
+    // The row's memory columns: figures of its recorded run, or dashes saying why not.
+    void showMemory(int row, const gpu::KernelVariantRow& r);
 
     std::shared_ptr<gpu::DevicePool> m_devices;
     RequestSource m_request;

@@ -57,6 +57,13 @@ public:
     // the first few and how many more. Without the teaching overlay, where no record names the
     // thread, a line says how to get one. Empty where the run printed nothing by thread.
     QString printsAt(QPointF pos);
+    // With a memory overlay (sectors, conflicts, lanes): the figures of the warp that wrote the
+    // node at a point, from the simulator's record ("warp 3 of block (1, 0): 32 sectors a
+    // request where 4 would do, 8x"); empty elsewhere.
+    QString memoryAt(QPointF pos) const;
+    // The nodes the memory overlay painted with a figure in the picture shown, and its scale.
+    long long memoryNodesPainted() const { return m_memoryPainted; }
+    const gpu::FieldStats& memoryStats() const { return m_memoryStats; }
     // The hover readout of the value at a point of the view: "node (col, row): value", the
     // value being "NaN", "+inf" or "-inf" where it is not finite; empty outside the picture.
     QString valueAt(QPointF pos);
@@ -119,6 +126,11 @@ private:
     // it); false with no record there.
     bool ownerWordsAt(QPointF pos, int& row, int& col, std::uint32_t (&owner)[2]);
     void drawLegend(QPainter& painter);
+    // The memory overlay's bar, its title and what the stripes mean; or why nothing is painted.
+    void drawMemoryLegend(QPainter& painter);
+    bool showsMemory() const { return m_teaching && render::isMemoryOverlay(m_overlay); }
+    // Paints the last run's warp figures onto its nodes (GL current).
+    void paintMemory();
     void drawNotice(QPainter& painter);
     void runKernel();
     // Copies a run's answer into the GL buffers and says how it went (GL current).
@@ -150,6 +162,14 @@ private:
     QString m_lastProblem;
     QString m_notice;
     gpu::FieldStats m_stats;
+    // The memory overlay: the last run's record, the owner words it is painted through (read
+    // back once a run), and the picture made of them.
+    gpu::KernelMemoryReport m_memory;
+    std::vector<std::uint32_t> m_ownerWords;
+    render::FieldSurface m_memorySurface;
+    bool m_memoryStale = true;
+    long long m_memoryPainted = 0;
+    gpu::FieldStats m_memoryStats;
     QImage m_colourBar;
     Legend* m_legend;
 };

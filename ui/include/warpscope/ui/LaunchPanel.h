@@ -72,6 +72,7 @@ private:
     std::array<QLineEdit*, 3> m_grid;
     QCheckBox* m_gridStride;
     QComboBox* m_overlay;
+    QLabel* m_overlayNote;
     QLabel* m_errors;
     QLabel* m_note;
     QLabel* m_occupancy;

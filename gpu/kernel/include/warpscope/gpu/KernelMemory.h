@@ -11,6 +11,7 @@
 //   - branches: the active lanes of each basic block a warp ran (SIMT efficiency), counted per
 //     block of the simulator's code, not per GPU instruction.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,12 +58,14 @@ struct MemoryLineStats
 };
 
 // Per warp of the launch (block-linear * warpsPerBlock + warp), for painting nodes: global
-// sectors per request, shared wavefronts per instruction over the ideal (conflict ways), and
-// active lanes per branch block. NaN where the warp did no such thing.
+// sectors per request and the fewest those requests' bytes need, shared wavefronts per
+// instruction over the ideal (conflict ways), and active lanes per branch block. NaN where the
+// warp did no such thing.
 struct MemoryWarpStats
 {
     std::uint32_t warpsPerBlock = 0;
     std::vector<float> sectorsPerRequest;
+    std::vector<float> idealSectorsPerRequest;
     std::vector<float> conflictWays;
     std::vector<float> activeLanes;
 };
@@ -81,12 +84,25 @@ struct KernelMemoryReport
 // Accesses a runner thread keeps between two barriers of a block (24 bytes each: 24 MiB a
 // thread at most).
 inline constexpr std::uint64_t kMaxRecordedAccesses = 1ull << 20;
-// Warps whose figures a report keeps for painting (56 bytes each while recording, 3 floats in
+// Warps whose figures a report keeps for painting (64 bytes each while recording, 4 floats in
 // the report): a 4096 x 4096 launch of one thread a node has 512 Ki.
 inline constexpr std::uint64_t kMaxRecordedWarps = 1ull << 20;
 
 // The sum of every line's figures for op.
 MemoryLineStats memoryTotal(const KernelMemoryReport& report, MemoryOp op);
+// A launch's memory behaviour in four figures, for comparing versions of a kernel (the
+// Variants tab): global sectors per request and the fewest its bytes need, shared-memory
+// wavefronts over the fewest (conflict ways), and active lanes per branch block. Each is empty
+// where the launch did no such thing.
+struct MemorySummary
+{
+    std::optional<double> sectorsPerRequest;
+    std::optional<double> idealSectorsPerRequest;
+    std::optional<double> conflictWays;
+    std::optional<double> activeLanes;
+};
+MemorySummary summarizeMemory(const KernelMemoryReport& report);
+
 // How many times its ideal a line costs (sectors or wavefronts), or for a branch 32 over its
 // average active lanes: 1 is as good as it gets.
 double memoryExcessRatio(const MemoryLineStats& line);

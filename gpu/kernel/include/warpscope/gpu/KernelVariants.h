@@ -58,6 +58,11 @@ struct KernelVariantRow
     // Why its output may differ from the default's with no bug (expectedDifference); empty
     // where nothing does.
     std::string expected;
+    // What one run recorded by the simulator did to memory (request.recordMemory), or why
+    // there is no record.
+    bool memoryKnown = false;
+    MemorySummary memory;
+    std::string memoryNote;
 };
 
 // Why a variant's output may legitimately differ from the default's, or from one run to the
@@ -73,6 +78,9 @@ struct KernelVariantsRequest
     KernelArgs args;       // mesh, parameter values, launch (whole kernels)
     int runs = 7;          // timed runs per variant, after one warm-up
     std::string cacheDir;  // for NVRTC's and the simulator's builds (empty: none)
+    // Also one run of each variant the simulator runs in a recording build (KernelMemory.h),
+    // for the memory columns; its time is not counted.
+    bool recordMemory = false;
 };
 
 // Progress: called after each step with (done, total); cancel is checked between runs.
