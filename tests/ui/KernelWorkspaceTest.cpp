@@ -979,6 +979,12 @@ private slots:
 
     void theVariantsTableFillsAndExportsCsv()
     {
+        // A mesh of 128 x 128, and time enough for the recorded runs in a sanitizer's build:
+        // the variants' runs take the Timeout field's limit.
+        gpu::DistanceParams mesh = m_window->fieldWorkspace()->params();
+        mesh.nx = mesh.ny = 128;
+        m_window->fieldWorkspace()->setParams(mesh);
+        workspace()->findChild<QSpinBox*>("kernelTimeout")->setValue(120000);
         frameAfter(0);
         // Recording on: the memory columns hold each simulated variant's figures.
         auto* record = workspace()->findChild<QCheckBox*>("recordMemory");

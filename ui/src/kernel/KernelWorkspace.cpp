@@ -586,6 +586,7 @@ std::optional<gpu::KernelVariantsRequest> KernelWorkspace::variantsRequest(QStri
     request.options.flags = m_flags;
     request.args.mesh = m_view->mesh();
     request.args.launch = m_view->launch();
+    request.args.timeoutMs = m_view->timeoutMs(); // the Timeout field's, as every run's
     request.cacheDir = kernelCacheDir().toStdString();
     request.recordMemory = m_memory->recording();
     // The sliders' values by name, for the source as it is now (its declarations may have
