@@ -37,7 +37,7 @@ void run(Context& context, const DistanceParams& params, Out* out)
     // Column terms once per frame: sin² of half the longitude difference, per reference.
     std::vector<T> colTerms(std::size_t(refs) * nx);
     pool.parallelFor(colTerms.size(), [&](std::size_t b, std::size_t e, unsigned w) {
-        const ScopedHostSpan span(timeline, cpu.workerLane(w), "column terms");
+        const ScopedHostSpan span(timeline, cpu.workerLane(w), "column terms", SpanKind::Kernel);
         for (std::size_t k = b; k < e; ++k)
             colTerms[k] = planColTerm(plan, int(k % nx), int(k / nx));
     });
@@ -46,7 +46,8 @@ void run(Context& context, const DistanceParams& params, Out* out)
     std::vector<Out> maxs(pool.size(), Out(0));
     pool.parallelFor(std::size_t(plan.ny), [&](std::size_t b, std::size_t e, unsigned w) {
         const ScopedHostSpan span(timeline, cpu.workerLane(w),
-                                  "rows " + std::to_string(b) + "-" + std::to_string(e - 1));
+                                  "rows " + std::to_string(b) + "-" + std::to_string(e - 1),
+                                  SpanKind::Kernel);
         std::vector<T> best(nx);
         Out lo = mins[w], hi = maxs[w];
         for (std::size_t i = b; i < e; ++i) {
@@ -81,7 +82,7 @@ template <typename Out> Status compute(Context& context, const DistanceParams& p
     const FieldLayout layout = layoutFor(params);
     const auto start = std::chrono::steady_clock::now();
     const ScopedHostSpan span(context.timeline(), cpuBacking(context).workerLane(0),
-                              "distance field");
+                              "distance field", SpanKind::Kernel);
     try {
         if (params.precision == Precision::Float64)
             run<double>(context, params, out);

@@ -212,7 +212,7 @@ FieldStats writeFieldStats(const FieldLayout& layout, float* out,
 // Puts a run of the user's kernel in the context's timeline (when it records one), as the
 // built-in kernels appear: its name and launch configuration ("grid (x, y, z), block (x, y,
 // z)"), on lane, between the two times of the timeline's clock.
-void recordUserKernelSpan(Context& context, int lane, SpanKind kind, const std::string& name,
+void recordUserKernelSpan(Context& context, int lane, const std::string& name,
                           const LaunchConfig& launch, double startUs, double endUs);
 // The message for a run that wrote outside its output.
 Status outOfBoundsStatus(long long writes, const DistanceParams& mesh);

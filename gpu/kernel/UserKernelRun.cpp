@@ -41,7 +41,7 @@ FieldStats writeFieldStats(const FieldLayout& layout, float* out, const std::uin
     return {lo, hi, nonFinite};
 }
 
-void recordUserKernelSpan(Context& context, int lane, SpanKind kind, const std::string& name,
+void recordUserKernelSpan(Context& context, int lane, const std::string& name,
                           const LaunchConfig& launch, double startUs, double endUs)
 {
     Timeline* timeline = context.timeline();
@@ -49,7 +49,7 @@ void recordUserKernelSpan(Context& context, int lane, SpanKind kind, const std::
         return;
     Span span;
     span.lane = lane;
-    span.kind = kind;
+    span.kind = SpanKind::Kernel; // the simulator's run too: what a GPU would run
     span.name = name;
     span.startUs = startUs;
     span.endUs = std::max(startUs, endUs);
@@ -238,8 +238,7 @@ Status finishUserKernel(Context& context, BufferView<float> out, BufferView<std:
             cuda ? timeline->lane("CUDA user kernel (" + context.role() + ")") : context.hostLane();
         const double startUs = cuda ? pending.sentUs + 1000.0 * reply.startMs : pending.sentUs;
         const double endUs = cuda ? pending.sentUs + 1000.0 * reply.stopMs : timeline->nowUs();
-        recordUserKernelSpan(context, lane, cuda ? SpanKind::Kernel : SpanKind::Host,
-                             pending.spanName, pending.launch, startUs, endUs);
+        recordUserKernelSpan(context, lane, pending.spanName, pending.launch, startUs, endUs);
     }
     if (run.outOfBoundsWrites > 0)
         return outOfBoundsStatus(run.outOfBoundsWrites, pending.mesh);

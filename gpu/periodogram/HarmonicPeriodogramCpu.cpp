@@ -24,10 +24,9 @@ void harmonicPeriodogram(CpuBacking& cpu, Timeline* timeline, const PeriodogramP
     const long long chunks = (count + kChunk - 1) / kChunk;
     cpu.hostPool().parallelFor(
         std::size_t(chunks), [&](std::size_t begin, std::size_t end, unsigned worker) {
-            const ScopedHostSpan span(timeline, cpu.workerLane(worker),
-                                      "periodogram chunks " + std::to_string(begin) + "-" +
-                                          std::to_string(end - 1) + ", " + std::to_string(K) +
-                                          " terms");
+            const std::string name = "periodogram chunks " + std::to_string(begin) + "-" +
+                                     std::to_string(end - 1) + ", " + std::to_string(K) + " terms";
+            const ScopedHostSpan span(timeline, cpu.workerLane(worker), name, SpanKind::Kernel);
             std::vector<double> cosX(n), sinX(n);
             for (std::size_t chunk = begin; chunk < end; ++chunk) {
                 if (cancel && cancel->load(std::memory_order_relaxed))

@@ -48,7 +48,8 @@ Status batch(CpuBacking& cpu, Timeline* timeline, BatchRequest& request, double*
     std::atomic<std::size_t> nextPair{0};
     cpu.hostPool().parallelFor(
         cpu.hostPool().size(), [&](std::size_t, std::size_t, unsigned worker) {
-            const ScopedHostSpan span(timeline, cpu.workerLane(worker), "periodogram batch");
+            const ScopedHostSpan span(timeline, cpu.workerLane(worker), "periodogram batch",
+                                      SpanKind::Kernel);
             CpuPeriodogramScratch<T> scratch;
             for (std::size_t p; (p = nextPair.fetch_add(1)) < pairs;) {
                 if (options.cancel && options.cancel->load(std::memory_order_relaxed))

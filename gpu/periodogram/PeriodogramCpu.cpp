@@ -128,7 +128,8 @@ void periodogram(CpuBacking& cpu, Timeline* timeline, const TimeSeries& series,
         [&](std::size_t begin, std::size_t end, unsigned worker) {
             const ScopedHostSpan span(timeline, cpu.workerLane(worker),
                                       "periodogram chunks " + std::to_string(begin) + "-" +
-                                          std::to_string(end - 1));
+                                          std::to_string(end - 1),
+                                      SpanKind::Kernel);
             CpuPeriodogramScratch<T> scratch;
             scratch.reserve(plan.t.size());
             for (std::size_t chunk = begin; chunk < end; ++chunk) {

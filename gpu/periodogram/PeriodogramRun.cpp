@@ -91,7 +91,7 @@ Status writeSpectrumLine(Context& context, const Spectrum& spectrum, const Spect
         // A GPU's decimation records its own spans.
         const ScopedHostSpan span(context.isCuda() ? nullptr : context.timeline(),
                                   context.isCuda() ? -1 : cpuBacking(context).workerLane(0),
-                                  "periodogram line");
+                                  "periodogram line", SpanKind::Kernel);
         return spectrum.decimate(axis, std::span<float>(out.data, floats));
     }
     if (!context.isCuda())

@@ -83,6 +83,8 @@ void Context::setTimeline(std::shared_ptr<Timeline> timeline, const std::string&
 {
     m_role = role;
     m_backing->setTimeline(timeline, role);
+    if (timeline)
+        timeline->addRecordableKinds(backendSpanKinds(isCuda()));
     m_timeline = std::move(timeline);
 }
 

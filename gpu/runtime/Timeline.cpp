@@ -28,6 +28,14 @@ const char* spanKindName(SpanKind kind)
     return "host";
 }
 
+std::vector<SpanKind> backendSpanKinds(bool cuda)
+{
+    if (cuda)
+        return {SpanKind::CopyHostToDevice, SpanKind::CopyDeviceToHost, SpanKind::Kernel,
+                SpanKind::Interop,          SpanKind::GlDraw,           SpanKind::Host};
+    return {SpanKind::Kernel, SpanKind::Interop, SpanKind::GlDraw, SpanKind::Host};
+}
+
 Timeline::Timeline(int keptFrames)
     : m_zero(std::chrono::steady_clock::now()), m_frameBegan(m_zero),
       m_keptFrames(std::max(1, keptFrames))
@@ -158,13 +166,26 @@ double Timeline::nowUs() const
     return toUs(std::chrono::steady_clock::now());
 }
 
-ScopedHostSpan::ScopedHostSpan(Timeline* timeline, int lane, std::string name)
+void Timeline::addRecordableKinds(const std::vector<SpanKind>& kinds)
+{
+    std::lock_guard lock(m_mutex);
+    for (SpanKind kind : kinds)
+        m_recordableKinds |= 1u << unsigned(kind);
+}
+
+bool Timeline::canRecord(SpanKind kind) const
+{
+    std::lock_guard lock(m_mutex);
+    return (m_recordableKinds >> unsigned(kind)) & 1u;
+}
+
+ScopedHostSpan::ScopedHostSpan(Timeline* timeline, int lane, std::string name, SpanKind kind)
     : m_timeline(timeline)
 {
     if (!m_timeline)
         return;
     m_span.lane = lane;
-    m_span.kind = SpanKind::Host;
+    m_span.kind = kind;
     m_span.name = std::move(name);
     m_span.depth = t_hostDepth++;
     m_span.startUs = m_timeline->nowUs();

@@ -23,18 +23,18 @@ void normaliseArray(Timeline* timeline, int lane, const float* in, float* out, s
     constexpr std::size_t kBlocks = 64;
     std::vector<double> partial(kBlocks, 0.0);
     {
-        const ScopedHostSpan span(timeline, lane, "partial sums");
+        const ScopedHostSpan span(timeline, lane, "partial sums", SpanKind::Kernel);
         for (std::size_t b = 0; b < kBlocks; ++b)
             for (std::size_t i = length * b / kBlocks; i < length * (b + 1) / kBlocks; ++i)
                 partial[b] += in[i];
     }
     double sum = 0.0;
     {
-        const ScopedHostSpan span(timeline, lane, "final sum");
+        const ScopedHostSpan span(timeline, lane, "final sum", SpanKind::Kernel);
         for (const double p : partial)
             sum += p;
     }
-    const ScopedHostSpan span(timeline, lane, "divide");
+    const ScopedHostSpan span(timeline, lane, "divide", SpanKind::Kernel);
     const float divisor = float(sum);
     for (std::size_t i = 0; i < length; ++i)
         out[i] = in[i] / divisor;

@@ -116,7 +116,8 @@ gpu::Status GlWriteScope::close(bool upload)
     std::span<const std::byte> host;
     if (gpu::Status s = gpu::readStaging(context, m_buffer, m_bytes, host); !s)
         return s;
-    const gpu::ScopedHostSpan span(context.timeline(), context.hostLane(), "glBufferSubData");
+    const gpu::ScopedHostSpan span(context.timeline(), context.hostLane(), "glBufferSubData",
+                                   gpu::SpanKind::Interop);
     return uploadBytesToGlBuffer(m_buffer, host.data(), host.size());
 }
 

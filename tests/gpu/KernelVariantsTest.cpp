@@ -385,6 +385,7 @@ TEST(KernelTimeline, ASimulatedRunIsASpanWithItsLaunch)
                                    [](const Span& s) { return s.name.starts_with("user kernel"); });
     ASSERT_NE(span, snapshot.spans.end());
     EXPECT_EQ(span->name, "user kernel (CPU simulator)");
+    EXPECT_EQ(span->kind, SpanKind::Kernel); // coloured as a GPU's run, not as host work
     EXPECT_EQ(span->detail, "grid (4, 10, 1), block (32, 8, 1)");
     EXPECT_GE(span->endUs, span->startUs);
 }

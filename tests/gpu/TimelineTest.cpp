@@ -122,9 +122,10 @@ TEST(Timeline, KeepsAtMostTheMaximumSpansWhateverTheFrames)
     EXPECT_EQ(snap.spans.front().startUs, double(extra)); // the oldest went
 }
 
-// The CPU records each worker's share of a field nested in the whole computation,
-// which happens on the calling thread's lane.
-TEST(Timeline, CpuRecordsWorkersInsideTheField)
+// The CPU records each worker's share of a field nested in the whole computation, which
+// happens on the calling thread's lane; all of it is the CPU's kernel, not host work, and
+// the timeline learns that the CPU copies nothing between host and device.
+TEST(Timeline, CpuRecordsTheFieldAsAKernelWithWorkersInside)
 {
     auto timeline = std::make_shared<Timeline>();
     auto backendOwner = cpuContext(3);
@@ -140,6 +141,11 @@ TEST(Timeline, CpuRecordsWorkersInsideTheField)
     const auto field = spansNamed(snap, "distance field");
     ASSERT_EQ(field.size(), 1u);
     EXPECT_EQ(snap.lanes[field[0].lane], "CPU thread 0: field");
+    EXPECT_EQ(field[0].kind, SpanKind::Kernel);
+    EXPECT_TRUE(timeline->canRecord(SpanKind::Kernel));
+    EXPECT_TRUE(timeline->canRecord(SpanKind::Host));
+    EXPECT_FALSE(timeline->canRecord(SpanKind::CopyHostToDevice));
+    EXPECT_FALSE(timeline->canRecord(SpanKind::CopyDeviceToHost));
     const auto rows = spansNamed(snap, "rows ");
     ASSERT_EQ(rows.size(), 3u); // one share per thread
     std::set<int> lanes;
@@ -147,7 +153,7 @@ TEST(Timeline, CpuRecordsWorkersInsideTheField)
         lanes.insert(r.lane);
         EXPECT_GE(r.startUs, field[0].startUs);
         EXPECT_LE(r.endUs, field[0].endUs);
-        EXPECT_EQ(r.kind, SpanKind::Host);
+        EXPECT_EQ(r.kind, SpanKind::Kernel);
     }
     EXPECT_EQ(lanes.size(), 3u);
     for (const Span& r : rows)

@@ -39,6 +39,7 @@
 #include <QUndoStack>
 #include <cmath>
 #include <numbers>
+#include <optional>
 #include <qcustomplot.h>
 #include <random>
 
@@ -337,6 +338,119 @@ private slots:
         QSettings().clear();
     }
 
+    // The newest span of this name the timeline shows that starts after fromUs, once it
+    // shows one.
+    std::optional<gpu::Span> waitForShownSpan(const std::string& name, double fromUs = 0.0)
+    {
+        ui::TimelinePanel* timeline = m_window->timelinePanel();
+        std::optional<gpu::Span> found;
+        QTest::qWaitFor(
+            [&] {
+                timeline->refresh();
+                for (const gpu::Span& s : timeline->shown().spans)
+                    if (s.name == name && s.startUs > fromUs)
+                        found = s;
+                return found.has_value();
+            },
+            20000);
+        return found;
+    }
+
+    // Shown at first, the timeline had followed the newest span at 20 ms wide, so the CPU's
+    // lanes were empty in view: it fits the last frame, the field's computing, upload and draw.
+    void timelineFitsTheLastFrameWhenFirstShown()
+    {
+        // Nothing asks the field to paint again: the frames are the window's first ones.
+        ui::TimelinePanel* timeline = m_window->timelinePanel();
+        const std::optional<gpu::Span> upload = waitForShownSpan("glBufferSubData");
+        QVERIFY(upload);
+        QVERIFY(waitForShownSpan("draw field", upload->startUs)); // the field drawn
+        QTest::qWait(500); // the panel's refreshes take what else the frame recorded
+        timeline->setFrozen(true);
+        const gpu::TimelineSnapshot& shown = timeline->shown();
+        QVERIFY(!shown.spans.empty());
+        std::uint64_t newest = 0;
+        const gpu::Span* field = nullptr;
+        for (const gpu::Span& s : shown.spans) {
+            newest = std::max(newest, s.frame);
+            if (s.name == "distance field")
+                field = &s;
+        }
+        QVERIFY(field);
+        const QCPRange range = timeline->plot()->xAxis->range();
+        auto inView = [&](const gpu::Span& s) {
+            return range.lower <= s.startUs / 1000.0 && s.endUs / 1000.0 <= range.upper;
+        };
+        const QString where = QString(" outside %1-%2 ms").arg(range.lower).arg(range.upper);
+        QVERIFY2(inView(*field), qPrintable("the field's computing" + where));
+        for (const gpu::Span& s : shown.spans)
+            if (s.frame == newest)
+                QVERIFY2(inView(s), qPrintable(QString::fromStdString(s.name) + where));
+        // Following the newest spans keeps the fitted width.
+        QVERIFY(timeline->findChild<QCheckBox*>("follow")->isChecked());
+        QVERIFY(range.size() > field->durationUs() / 1000.0);
+    }
+
+    // On the CPU the field's computing is its kernel: drawn in the legend's kernel colour,
+    // not the host's grey.
+    void theCpuKernelSpanHasTheKernelColour()
+    {
+        settledImage();
+        ui::TimelinePanel* timeline = m_window->timelinePanel();
+        QVERIFY(waitForShownSpan("distance field"));
+        timeline->setFrozen(true);
+        const gpu::Span* field = nullptr;
+        for (const gpu::Span& s : timeline->shown().spans)
+            if (s.name == "distance field")
+                field = &s;
+        QCOMPARE(field->kind, gpu::SpanKind::Kernel);
+        QCustomPlot* plot = timeline->plot();
+        plot->xAxis->setRange(field->startUs / 1000.0, field->endUs / 1000.0);
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        const QImage image = plot->grab().toImage();
+        QCPPlottableLegendItem* kernel = nullptr;
+        for (int i = 0; i < plot->legend->itemCount(); ++i)
+            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot->legend->item(i));
+                item && item->plottable()->name() == "kernel")
+                kernel = item;
+        QVERIFY(kernel);
+        const QRect swatch = kernel->rect();
+        const QColor legendColour = image.pixelColor(
+            swatch.left() + plot->legend->iconSize().width() / 2, swatch.center().y());
+        // The field's span is drawn under its threads' nested, darker spans: its own colour
+        // shows at the edge of its bar, between a nested bar's edge and its own.
+        const QString lane = "CPU thread 0: field";
+        int row = -1;
+        for (std::size_t l = 0, r = 0; l < timeline->shown().lanes.size(); ++l) {
+            bool used = false;
+            for (const gpu::Span& s : timeline->shown().spans)
+                used = used || s.lane == int(l);
+            if (used && QString::fromStdString(timeline->shown().lanes[l]) == lane)
+                row = int(r);
+            r += used;
+        }
+        QVERIFY(row >= 0);
+        const int x = int(plot->xAxis->coordToPixel((field->startUs + field->endUs) / 2000.0));
+        const int y = int(plot->yAxis->coordToPixel(row - 0.33));
+        QCOMPARE(image.pixelColor(x, y).name(), legendColour.name());
+    }
+
+    // The CPU copies nothing between host and device and has no CUPTI: the legend lists the
+    // kinds it records and nothing else.
+    void theLegendListsOnlyWhatTheCpuRecords()
+    {
+        settledImage();
+        ui::TimelinePanel* timeline = m_window->timelinePanel();
+        QVERIFY(waitForShownSpan("distance field"));
+        QCustomPlot* plot = timeline->plot();
+        QStringList names;
+        for (int i = 0; i < plot->legend->itemCount(); ++i)
+            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot->legend->item(i)))
+                names << item->plottable()->name();
+        QCOMPARE(names, QStringList({"kernel", "interop", "GL draw", "host"}));
+        QVERIFY(!timeline->findChild<QCheckBox*>("cupti")->isVisibleTo(timeline));
+    }
+
     // Hovering a bar of the timeline names the work, its lane and its duration.
     void timelineShowsTheFieldWorkAndExplainsABarOnHover()
     {
@@ -369,7 +483,7 @@ private slots:
             const QPoint pos(x, int(plot->yAxis->coordToPixel(row)));
             QTest::mouseMove(plot, pos);
             described = timeline->describeAt(pos);
-            if (described.contains("host on CPU thread 0: field")) {
+            if (described.contains("kernel on CPU thread 0: field")) {
                 QTRY_VERIFY(QToolTip::isVisible());
                 tooltip = QToolTip::text();
                 break;
@@ -438,6 +552,7 @@ private slots:
             store->add(gpu::Span{lane, gpu::SpanKind::Kernel, "k", 2e9 + k * 500.0,
                                  2e9 + k * 500.0 + 200.0});
         timeline->refresh();
+        timeline->fitWithin(2e9, 2e9 + 20000.0); // 20 ms, without the field's spans
         QCustomPlot* plot = timeline->plot();
         plot->replot(QCustomPlot::rpImmediateRefresh);
         const QVector<double> ticks = plot->xAxis->tickVector();

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <limits>
 #include <qcustomplot.h>
+#include <utility>
 
 namespace warpscope::ui {
 namespace {
@@ -57,6 +58,45 @@ protected:
 private:
     double m_step = 1.0;
 };
+
+// A frame's result is uploaded and drawn at the paints after its kernel, some frames on but
+// well within this of its first span; work that starts later belongs to a later frame.
+constexpr double kFrameSettlesUs = 1e6;
+
+// The work of the last frame: the spans of the newest frame that holds a kernel (of the newest
+// frame where none does) and of the frames after it that upload and draw its result.
+struct LastFrame
+{
+    double fromUs = std::numeric_limits<double>::infinity();
+    double toUs = -std::numeric_limits<double>::infinity();
+    bool followed = false; // work began after the frame had settled
+};
+
+LastFrame lastFrame(const gpu::TimelineSnapshot& snapshot)
+{
+    std::uint64_t newest = 0, kernel = 0;
+    bool anyKernel = false;
+    for (const gpu::Span& s : snapshot.spans) {
+        newest = std::max(newest, s.frame);
+        if (s.kind == gpu::SpanKind::Kernel) {
+            kernel = anyKernel ? std::max(kernel, s.frame) : s.frame;
+            anyKernel = true;
+        }
+    }
+    const std::uint64_t frame = anyKernel ? kernel : newest;
+    LastFrame last;
+    for (const gpu::Span& s : snapshot.spans)
+        if (s.frame >= frame)
+            last.fromUs = std::min(last.fromUs, s.startUs);
+    for (const gpu::Span& s : snapshot.spans)
+        if (s.frame >= frame) {
+            if (s.startUs - last.fromUs > kFrameSettlesUs)
+                last.followed = true;
+            else
+                last.toUs = std::max(last.toUs, s.endUs);
+        }
+    return last;
+}
 
 QString formatBytes(std::uint64_t bytes)
 {
@@ -154,6 +194,7 @@ TimelinePanel::TimelinePanel(std::shared_ptr<gpu::Timeline> timeline, QWidget* p
     laneFont.setPointSizeF(laneFont.pointSizeF() * 0.85);
     m_plot->yAxis->setTickLabelFont(laneFont);
     m_plot->setNoAntialiasingOnDrag(true);
+    m_plot->setAutoAddPlottableToLegend(false); // updateLegend lists the kinds that can appear
     for (std::size_t k = 0; k < m_kinds.size(); ++k)
         m_kinds[k] = new SpanPlottable(m_plot->xAxis, m_plot->yAxis, kKinds[k]);
     // The legend goes in a row of its own above the lanes, so it never hides a span.
@@ -263,9 +304,39 @@ void TimelinePanel::refresh()
         if (!note.isEmpty())
             emit message(note);
     }
-    if (frozen() || m_timeline->version() == m_shownVersion)
+    if (!frozen() && m_timeline->version() != m_shownVersion)
+        showSnapshot(m_timeline->snapshot());
+    updateLegend(); // a context that starts recording adds the kinds it can produce
+}
+
+void TimelinePanel::updateLegend()
+{
+    std::array<bool, 6> listed{};
+    for (std::size_t k = 0; k < m_kinds.size(); ++k)
+        listed[k] = m_timeline->canRecord(kKinds[k]);
+    for (const gpu::Span& s : m_shown.spans)
+        for (std::size_t k = 0; k < m_kinds.size(); ++k)
+            listed[k] = listed[k] || s.kind == kKinds[k];
+    // CUPTI times CUDA's kernels and copies, and only CUDA copies between host and device.
+    m_cupti->setVisible(m_timeline->canRecord(gpu::SpanKind::CopyHostToDevice));
+    if (listed == m_listed)
         return;
-    showSnapshot(m_timeline->snapshot());
+    m_listed = listed;
+    m_plot->legend->clearItems();
+    for (std::size_t k = 0; k < m_kinds.size(); ++k)
+        if (listed[k])
+            m_kinds[k]->addToLegend();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelinePanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (!std::exchange(m_everShown, true)) {
+        m_fitting = true;
+        followNewest();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
 }
 
 void TimelinePanel::redrawNow()
@@ -287,26 +358,44 @@ void TimelinePanel::showSnapshot(gpu::TimelineSnapshot snapshot)
     auto ticker = qSharedPointerCast<QCPAxisTickerText>(m_plot->yAxis->ticker());
     ticker->clear();
     int rows = 0;
+    m_laneSeen.resize(used.size(), false);
     for (std::size_t lane = 0; lane < used.size(); ++lane)
         if (used[lane]) {
             ticker->addTick(double(rows), QString::fromStdString(m_shown.lanes[lane]));
             m_rowOfLane[lane] = rows++;
+            // A lane's first spans are a workspace's first work: the view fits its frame.
+            m_fitting = m_fitting || (m_everShown && !m_laneSeen[lane]);
+            m_laneSeen[lane] = true;
         }
     for (SpanPlottable* p : m_kinds)
         p->setSpans(m_shown, m_rowOfLane);
     m_plot->yAxis->setRange(-0.5, std::max(1, rows) - 0.5);
     m_plot->setMinimumHeight(heightForLanes(std::min(rows, kLanesAlwaysRoomFor)));
 
-    double endMs = 0.0;
-    for (const gpu::Span& s : m_shown.spans)
-        endMs = std::max(endMs, s.endUs / 1000.0);
-    if (m_follow->isChecked() && !m_shown.spans.empty()) {
-        const double width = m_plot->xAxis->range().size();
-        m_plot->xAxis->setRange(endMs - width * 0.95, endMs + width * 0.05);
-    }
+    followNewest();
     m_summary->setText(tr("%n span(s)", nullptr, int(m_shown.spans.size())) +
                        tr(" on %n lane(s)", nullptr, int(m_shown.lanes.size())));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelinePanel::followNewest()
+{
+    if (!m_follow->isChecked() || m_shown.spans.empty())
+        return;
+    if (m_fitting) {
+        const LastFrame last = lastFrame(m_shown);
+        // The frame is fitted as its spans arrive, until later work begins.
+        m_fitting = !last.followed;
+        if (m_fitting) {
+            showRangeUs(last.fromUs, last.toUs);
+            return;
+        }
+    }
+    double endMs = 0.0;
+    for (const gpu::Span& s : m_shown.spans)
+        endMs = std::max(endMs, s.endUs / 1000.0);
+    const double width = m_plot->xAxis->range().size();
+    m_plot->xAxis->setRange(endMs - width * 0.95, endMs + width * 0.05);
 }
 
 void TimelinePanel::setFrozen(bool frozen)
@@ -347,9 +436,14 @@ void TimelinePanel::fitWithin(double fromUs, double toUs)
         }
     if (hi <= lo)
         return;
-    const double pad = std::max(1.0, (hi - lo) * 0.03);
-    m_plot->xAxis->setRange((lo - pad) / 1000.0, (hi + pad) / 1000.0);
+    showRangeUs(lo, hi);
     m_plot->replot();
+}
+
+void TimelinePanel::showRangeUs(double fromUs, double toUs)
+{
+    const double pad = std::max(1.0, (toUs - fromUs) * 0.03);
+    m_plot->xAxis->setRange((fromUs - pad) / 1000.0, (toUs + pad) / 1000.0);
 }
 
 QString TimelinePanel::exportTrace(const QString& path) const

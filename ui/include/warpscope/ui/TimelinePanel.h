@@ -69,8 +69,19 @@ public slots:
     // Problems the devices report while recording, shown under the plot.
     void setProblem(const QString& text);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     void showSnapshot(gpu::TimelineSnapshot snapshot);
+    // Keeps the newest spans in view: the last frame fitted while a fit is pending (see
+    // m_fitting), then at the width that fit left.
+    void followNewest();
+    // Lists in the legend the kinds the recording backends can produce or the spans show, and
+    // offers CUPTI only where CUDA records.
+    void updateLegend();
+    // Shows this stretch of the timeline's clock (microseconds), with a margin.
+    void showRangeUs(double fromUs, double toUs);
     void exportWithDialog(bool json);
     void onMouseMove(QMouseEvent* event);
     void fitHeader();
@@ -92,6 +103,12 @@ private:
     gpu::TimelineSnapshot m_shown;
     std::vector<int> m_rowOfLane; // -1 for lanes without spans
     std::uint64_t m_shownVersion = ~0ull;
+    // The first show and a lane's first spans (a workspace's first work) fit the last frame
+    // until the frames move past it; Follow newest then keeps that width.
+    bool m_fitting = false;
+    bool m_everShown = false;
+    std::vector<bool> m_laneSeen;
+    std::array<bool, 6> m_listed{};
 };
 
 } // namespace warpscope::ui

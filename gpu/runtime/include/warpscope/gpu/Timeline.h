@@ -21,6 +21,11 @@ enum class SpanKind
 
 const char* spanKindName(SpanKind kind);
 
+// The kinds of span a backend's contexts record. The CPU records its computing as kernels and
+// the rest as host work, and a window's uploads into GL buffers and draws; only CUDA copies
+// between host and device (and times them with CUPTI).
+std::vector<SpanKind> backendSpanKinds(bool cuda);
+
 // How CUDA kernels and copies are timed. Events: a pair of CUDA events around each, on its
 // stream. Cupti: CUPTI's activity records, the GPU's own start and end of each, with nothing
 // added to the streams; where CUPTI is missing or another tool holds it, events are used and
@@ -97,6 +102,11 @@ public:
     void setGpuTimingNote(std::string note);
     std::string gpuTimingNote() const;
 
+    // Adds kinds that the contexts recording here can produce (backendSpanKinds), so that a
+    // legend lists no kind that cannot appear.
+    void addRecordableKinds(const std::vector<SpanKind>& kinds);
+    bool canRecord(SpanKind kind) const;
+
     // Microseconds since the recorder's zero on its host clock.
     double nowUs() const;
     double toUs(std::chrono::steady_clock::time_point t) const;
@@ -116,14 +126,16 @@ private:
     int m_keptFrames;
     GpuTiming m_gpuTiming = GpuTiming::Events;
     std::string m_gpuTimingNote;
+    unsigned m_recordableKinds = 0; // bit k for SpanKind k
 };
 
-// Records a host span on the calling thread's lane from construction to destruction. Scopes
-// opened inside it on the same thread nest one level deeper.
+// Records a span of work on the calling thread's lane from construction to destruction: host
+// work, or a kernel's when the CPU computes what a GPU would. Scopes opened inside it on the
+// same thread nest one level deeper.
 class ScopedHostSpan
 {
 public:
-    ScopedHostSpan(Timeline* timeline, int lane, std::string name);
+    ScopedHostSpan(Timeline* timeline, int lane, std::string name, SpanKind kind = SpanKind::Host);
     ~ScopedHostSpan();
     ScopedHostSpan(const ScopedHostSpan&) = delete;
     ScopedHostSpan& operator=(const ScopedHostSpan&) = delete;
