@@ -355,17 +355,14 @@ private slots:
     void captionCountsTheCoverage()
     {
         teach(16, 16, 63, 63, render::Overlay::Block);
-        const QImage full = shownPixels();
+        shownPixels();
         QCOMPARE(view()->coverageCaption(),
                  QString("grid 63 x 63 of 16 x 16 threads: 1 000 000 of 1 000 000 nodes reached"));
         teach(16, 16, 2, 2, render::Overlay::Block);
-        const QImage partial = shownPixels();
+        shownPixels();
         QCOMPARE(view()->coverageCaption(),
                  QString("grid 2 x 2 of 16 x 16 threads: 1 024 of 1 000 000 nodes reached: "
                          "tick Grid-stride loop or fit the grid"));
-        // In the legend's column: the longer caption changes its text.
-        const QRect legend(full.width() - 100, 0, 100, full.height());
-        QVERIFY(differingPixels(full.copy(legend), partial.copy(legend)) > 50);
         for (QCheckBox* box : m_window->launchPanel()->findChildren<QCheckBox*>())
             if (box->text() == "Grid-stride loop")
                 box->setChecked(true);

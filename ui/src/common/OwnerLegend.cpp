@@ -93,8 +93,7 @@ void paintOwnerLegend(QPainter& painter, const QRect& box, render::Overlay overl
         y = paintText(painter, box, y,
                       tr("warp: never the hue of a neighbour, in its block or the next; darker "
                          "farther"));
-        y = paintSwatch(painter, box, y, plainSwatch(render::kFirstOwnerColour),
-                        tr("block (0,0)'s first"));
+        y = paintSwatch(painter, box, y, plainSwatch(render::kFirstOwnerColour), tr("warp 0"));
         break;
     default:
         y = paintText(painter, box, y, tr("SM: each SM its own hue, darker farther"));

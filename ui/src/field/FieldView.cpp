@@ -783,16 +783,16 @@ void FieldView::drawBlockRulers(QPainter& painter, const QRect& area)
             const QPointF edge = origin + perNode * (t * block - 0.5);
             painter.setPen(Qt::white);
             if (across && edge.x() >= area.left() - 1 && edge.x() <= area.right()) {
-                painter.drawLine(QPointF(edge.x(), area.top()), QPointF(edge.x(), area.top() + 6));
+                painter.drawLine(QPointF(edge.x(), top), QPointF(edge.x(), top + 6));
+                drawLabel(
+                    painter, area,
+                    {edge.x() + fm.horizontalAdvance(label) / 2.0 + 6, top + fm.height() / 2.0 + 4},
+                    label);
+            } else if (!across && edge.y() >= top + fm.height() + 12 &&
+                       edge.y() <= area.bottom() + 2) { // below the blockIdx.x ruler
+                painter.drawLine(QPointF(right - 6, edge.y()), QPointF(right, edge.y()));
                 drawLabel(painter, area,
-                          {edge.x() + fm.horizontalAdvance(label) / 2.0 + 6,
-                           area.top() + fm.height() / 2.0 + 4},
-                          label);
-            } else if (!across && edge.y() >= area.top() && edge.y() <= area.bottom() + 1) {
-                painter.drawLine(QPointF(area.right() - 6, edge.y()),
-                                 QPointF(area.right(), edge.y()));
-                drawLabel(painter, area,
-                          {area.right() - fm.horizontalAdvance(label) / 2.0 - 14,
+                          {right - fm.horizontalAdvance(label) / 2.0 - 14,
                            edge.y() - fm.height() / 2.0 - 3},
                           label);
             }
