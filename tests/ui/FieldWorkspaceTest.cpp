@@ -307,6 +307,12 @@ private slots:
         QVERIFY(hueApart(image, {15, 48}, {16, 48}) >= 30); // (1,1)'s last, (1,2)'s first
         QVERIFY(hueApart(image, {12, 48}, {13, 48}) >= 30); // warps 4 and 5 of one block
         QVERIFY(hueApart(image, {12, 63}, {12, 64}) >= 30); // either side of a block's edge
+        // Hovering names the warp by its global id: block 1 * 4 + 2 = 6 of 8 warps, warp 4.
+        QSignalSpy hover(view(), &ui::FieldView::hoverText);
+        QTest::mouseMove(view(), view()->nodePosition(12, 80).toPoint());
+        QTRY_VERIFY(!hover.isEmpty());
+        const QString text = hover.back().at(0).toString();
+        QVERIFY2(text.contains("warp 52 (4 of its block)"), qPrintable(text));
     }
 
     // Under threadIdx, x runs to red and y to green within every block.
