@@ -14,6 +14,9 @@ namespace {
 
 static_assert(sizeof(kNonFiniteStripes) == 6 * sizeof(float),
               "glUniform3fv reads the stripes as six floats");
+static_assert(sizeof(kUncoveredStripes) == 6 * sizeof(float) &&
+                  sizeof(kThreadRamp) == 9 * sizeof(float),
+              "glUniform3fv reads the teaching colours as packed floats");
 
 // A buffer object of `bytes` (filled from data, if given) and a buffer texture that reads it
 // as format. Returns the GL error, if any.
@@ -59,6 +62,9 @@ gpu::Status FieldRenderer::initialize()
     m_locOverlay = glGetUniformLocation(m_program, "u_overlay");
     m_locLesson = glGetUniformLocation(m_program, "u_lesson");
     m_locNonFinite = glGetUniformLocation(m_program, "u_nonFinite");
+    m_locLaunch = glGetUniformLocation(m_program, "u_launch");
+    m_locUncovered = glGetUniformLocation(m_program, "u_uncovered");
+    m_locThreadRamp = glGetUniformLocation(m_program, "u_threadRamp");
     glGenVertexArrays(1, &m_vao);
     glGenTextures(1, &m_colormapTexture);
     GLint maxTexels = 0;
@@ -236,7 +242,8 @@ void FieldRenderer::destroyOwners(OwnerSurface& surface)
 
 void FieldRenderer::draw(const FieldSurface& surface, const GeoRect& mesh, const GeoRect& view,
                          const Viewport& viewport, const std::array<float, 3>& background,
-                         Overlay overlay, const OwnerSurface* owners)
+                         Overlay overlay, const OwnerSurface* owners,
+                         const gpu::LaunchConfig* launch)
 {
     if (!m_program || !surface.valid())
         return;
@@ -265,6 +272,13 @@ void FieldRenderer::draw(const FieldSurface& surface, const GeoRect& mesh, const
                 float(mesh.latMax));
     glUniform3f(m_locBackground, background[0], background[1], background[2]);
     glUniform3fv(m_locNonFinite, 2, kNonFiniteStripes[0].data());
+    if (launch)
+        glUniform3i(m_locLaunch, GLint(launch->block.x), GLint(launch->block.y),
+                    GLint(launch->grid.x));
+    else
+        glUniform3i(m_locLaunch, 0, 0, 0);
+    glUniform3fv(m_locUncovered, 2, kUncoveredStripes[0].data());
+    glUniform3fv(m_locThreadRamp, 3, kThreadRamp[0].data());
     glBindVertexArray(m_vao);
     glDrawArrays(GL_TRIANGLES, 0, 3);
     // Leave the state as found, so QPainter can draw over the field afterwards.

@@ -3,6 +3,7 @@
 #define GL_GLEXT_PROTOTYPES
 #include <GL/gl.h>
 #include <GL/glext.h>
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -326,6 +327,72 @@ TEST_F(RendererTest, CpuLessonFillsTheGlBuffers)
     p.nx = 120;
     p.ny = 45;
     expectLessonInGlMatchesHost(cpu, m_renderer, m_surface, p, partialLesson());
+}
+
+// Hue in degrees of an 8-bit colour.
+double hueOf(const std::array<int, 3>& c)
+{
+    const int hi = std::max({c[0], c[1], c[2]}), lo = std::min({c[0], c[1], c[2]});
+    if (hi == lo)
+        return 0.0;
+    const double d = hi - lo;
+    const double h = hi == c[0]   ? std::fmod((c[1] - c[2]) / d + 6.0, 6.0)
+                     : hi == c[1] ? (c[2] - c[0]) / d + 2.0
+                                  : (c[0] - c[1]) / d + 4.0;
+    return 60.0 * h;
+}
+
+double hueApart(const std::array<int, 3>& a, const std::array<int, 3>& b)
+{
+    const double d = std::fmod(std::abs(hueOf(a) - hueOf(b)), 360.0);
+    return std::min(d, 360.0 - d);
+}
+
+// Warps are told apart from their neighbours in the next block as well as in their own, and a
+// thread's colour follows its (x, y) in the block: on a 128 x 64 mesh, nodes several pixels
+// wide, so each sample lies inside its node.
+TEST_F(RendererTest, WarpsAndThreadsAreColouredByTheirPlace)
+{
+    Drawer cpu = cpuDrawer();
+    gpu::DistanceParams p;
+    p.nx = 128;
+    p.ny = 64;
+    ASSERT_TRUE(m_renderer.createSurface(gpu::layoutFor(p), m_surface).ok());
+    render::OwnerSurface owners;
+    ASSERT_TRUE(m_renderer.allocateOwners(std::size_t(p.nx) * p.ny, owners).ok());
+    const render::GeoRect mesh{p.lonMin, p.latMin, p.lonMax, p.latMax};
+    const int w = m_gl->width(), h = m_gl->height();
+    auto draw = [&](const gpu::LessonLaunch& lesson, render::Overlay overlay) {
+        EXPECT_TRUE(fillLesson(cpu, p, lesson, m_surface, owners).ok());
+        m_gl->bindFramebuffer();
+        glClearColor(0, 0, 0, 1);
+        glClear(GL_COLOR_BUFFER_BIT);
+        m_renderer.draw(m_surface, mesh, mesh, {0, 0, w, h}, {0, 0, 0}, overlay, &owners,
+                        &lesson.launch);
+        return m_gl->readPixels();
+    };
+    auto node = [&](const std::vector<std::uint8_t>& pixels, int row, int col) {
+        // A third of a node past its centre: clear of the outline on a block's first node.
+        return pixelAt(pixels, w, h, (col + 0.3) / (p.nx - 1), (row + 0.3) / (p.ny - 1));
+    };
+    // Blocks of 32 x 8: a warp is a row of a block; block (1, 1) is columns 32 to 63, rows 8 to 15.
+    const auto warps = draw({{{32, 8, 1}, {4, 8, 1}}, false}, render::Overlay::Warp);
+    EXPECT_GE(hueApart(node(warps, 12, 48), node(warps, 12, 80)), 30.0); // warp 4 of (1,1), (2,1)
+    EXPECT_GE(hueApart(node(warps, 15, 48), node(warps, 16, 48)),
+              30.0); // (1,1)'s last, (1,2)'s first
+    EXPECT_GE(hueApart(node(warps, 12, 48), node(warps, 13, 48)), 30.0); // warps 4 and 5 of (1,1)
+    // Blocks of 16 x 16: block (2, 1) is columns 32 to 47, rows 16 to 31.
+    const auto threads = draw({{{16, 16, 1}, {8, 4, 1}}, false}, render::Overlay::Thread);
+    const auto origin = node(threads, 16, 32), lastX = node(threads, 16, 47);
+    const auto lastY = node(threads, 31, 32);
+    EXPECT_GT(lastX[0] - origin[0], 150);
+    EXPECT_NEAR(lastX[1], origin[1], 8);
+    EXPECT_GT(lastY[1] - origin[1], 150);
+    EXPECT_NEAR(lastY[0], origin[0], 8);
+    EXPECT_TRUE(near(origin, node(threads, 48, 96))); // threadIdx (0, 0) of block (6, 3)
+    cpu.interop->forget(m_surface.buffer);
+    cpu.interop->forget(owners.buffer);
+    m_renderer.destroyOwners(owners);
 }
 
 TEST_F(RendererTest, CudaLessonWritesItsGlBuffersThroughInterop)

@@ -278,6 +278,106 @@ private slots:
         QVERIFY(differingPixels(blocks, settledImage()) > 1000);
     }
 
+    // The block, thread, warp and SM colours are categories: a legend stands where the
+    // distance's colour bar was, with block (0, 0)'s swatch.
+    void teachingOverlaysShowALegendNotTheKmBar()
+    {
+        const QImage distance = shownPixels();
+        teach(16, 16, 63, 63, render::Overlay::Block);
+        const QImage blocks = shownPixels();
+        const int barX = distance.width() - 104 + 12 + 8;
+        int sameAsBar = 0, rows = 0;
+        for (int y = 20; y < distance.height() - 40; ++y, ++rows)
+            sameAsBar += near(distance.pixelColor(barX, y), blocks.pixelColor(barX, y));
+        QVERIFY2(sameAsBar < rows / 4, qPrintable(QString("%1 of %2").arg(sameAsBar).arg(rows)));
+        const QColor first = QColor::fromRgbF(1.0, 0.35, 0.35); // hue 0, toward white
+        QVERIFY(countNear(blocks, first, distance.width() - 104) > 150);
+        QCOMPARE(countNear(distance, first, distance.width() - 104), 0);
+    }
+
+    // Warps are coloured by their global id: the same warp of two neighbouring blocks, and
+    // the last warp of a block and the first of the block above, differ in hue.
+    void neighbouringWarpsOfNeighbouringBlocksDiffer()
+    {
+        smallMesh();
+        teach(32, 8, 4, 8, render::Overlay::Warp);
+        const QImage image = shownPixels();
+        // Block (1, 1) is columns 32 to 63 and rows 8 to 15; a warp is one row of it.
+        QVERIFY(hueApart(image, {12, 48}, {12, 80}) >= 30); // warp 4 of blocks (1,1), (2,1)
+        QVERIFY(hueApart(image, {15, 48}, {16, 48}) >= 30); // (1,1)'s last, (1,2)'s first
+        QVERIFY(hueApart(image, {12, 48}, {13, 48}) >= 30); // warps 4 and 5 of one block
+        QVERIFY(hueApart(image, {12, 63}, {12, 64}) >= 30); // either side of a block's edge
+        // Hovering names the warp by its global id: block 1 * 4 + 2 = 6 of 8 warps, warp 4.
+        QSignalSpy hover(view(), &ui::FieldView::hoverText);
+        QTest::mouseMove(view(), view()->nodePosition(12, 80).toPoint());
+        QTRY_VERIFY(!hover.isEmpty());
+        const QString text = hover.back().at(0).toString();
+        QVERIFY2(text.contains("warp 52 (4 of its block)"), qPrintable(text));
+    }
+
+    // Under threadIdx, x runs to red and y to green within every block.
+    void threadsAreARampOfTheirPlaceInTheBlock()
+    {
+        smallMesh();
+        teach(16, 16, 8, 4, render::Overlay::Thread);
+        const QImage image = shownPixels();
+        // Block (2, 1): columns 32 to 47, rows 16 to 31.
+        const QColor origin = pixel(image, {16, 32});
+        const QColor lastX = pixel(image, {16, 47});
+        const QColor lastY = pixel(image, {31, 32});
+        QVERIFY2(lastX.red() - origin.red() > 150, qPrintable(lastX.name()));
+        QVERIFY2(std::abs(lastX.green() - origin.green()) < 10, qPrintable(lastX.name()));
+        QVERIFY2(lastY.green() - origin.green() > 150, qPrintable(lastY.name()));
+        QVERIFY2(std::abs(lastY.red() - origin.red()) < 10, qPrintable(lastY.name()));
+        QVERIFY(near(origin, pixel(image, {48, 96}))); // threadIdx (0, 0) of block (6, 3)
+    }
+
+    // With nodes smaller than a pixel, a dark line still marks where the block changes, and
+    // block (0, 0) is named on the picture.
+    void blockOutlinesShowAtEveryZoom()
+    {
+        teach(16, 16, 63, 63, render::Overlay::Block);
+        const QImage picture = settledImage();
+        const QRect centre(picture.width() * 4 / 10, picture.height() * 4 / 10, picture.width() / 5,
+                           picture.height() / 5);
+        int dark = 0;
+        for (int y = centre.top(); y <= centre.bottom(); ++y)
+            for (int x = centre.left(); x <= centre.right(); ++x) {
+                const QColor c = picture.pixelColor(x, y);
+                dark += std::max({c.red(), c.green(), c.blue()}) < 60;
+            }
+        QVERIFY2(dark > centre.width() * centre.height() / 30, qPrintable(QString::number(dark)));
+        const QImage shown = shownPixels();
+        const QPoint label =
+            ((view()->nodePosition(0, 0) + view()->nodePosition(15, 15)) / 2).toPoint();
+        int white = 0;
+        for (int y = label.y() - 12; y <= label.y() + 12; ++y)
+            for (int x = label.x() - 30; x <= label.x() + 30; ++x)
+                white += shown.valid(x, y) && shown.pixelColor(x, y).lightness() > 225;
+        QVERIFY2(white > 10, qPrintable(QString::number(white)));
+    }
+
+    // The caption counts the nodes the launch reaches, and says how to reach the rest.
+    void captionCountsTheCoverage()
+    {
+        teach(16, 16, 63, 63, render::Overlay::Block);
+        shownPixels();
+        QCOMPARE(view()->coverageCaption(),
+                 QString("grid 63 x 63 of 16 x 16 threads: 1 000 000 of 1 000 000 nodes reached"));
+        teach(16, 16, 2, 2, render::Overlay::Block);
+        shownPixels();
+        QCOMPARE(view()->coverageCaption(),
+                 QString("grid 2 x 2 of 16 x 16 threads: 1 024 of 1 000 000 nodes reached: "
+                         "tick Grid-stride loop or fit the grid"));
+        for (QCheckBox* box : m_window->launchPanel()->findChildren<QCheckBox*>())
+            if (box->text() == "Grid-stride loop")
+                box->setChecked(true);
+        QTRY_VERIFY(view()->lesson()->gridStride);
+        shownPixels();
+        QCOMPARE(view()->coverageCaption(),
+                 QString("grid 2 x 2 of 16 x 16 threads: 1 000 000 of 1 000 000 nodes reached"));
+    }
+
     void impossibleLaunchIsExplainedAtTheField()
     {
         ui::LaunchPanel* launch = m_window->launchPanel();
@@ -378,6 +478,71 @@ private slots:
         typeInto(spin("ny"), "4000");
         settledImage();
         QVERIFY2(hint->isVisible(), "a global float32 mesh with the antipode on it should warn");
+    }
+
+private:
+    // What the window shows of the field, annotations and legend included.
+    QImage shownPixels()
+    {
+        return test::screenPixels(view(), [&] {
+            view()->update();
+            return view()->frameSettled() && view()->shownParams() == view()->params();
+        });
+    }
+
+    // A mesh of 128 x 64 nodes, several pixels each.
+    void smallMesh()
+    {
+        gpu::DistanceParams p = view()->params();
+        p.nx = 128;
+        p.ny = 64;
+        m_window->setParams(p);
+        settledImage();
+    }
+
+    // The teaching kernel with this block and grid, coloured by overlay.
+    void teach(int bx, int by, int gx, int gy, render::Overlay overlay)
+    {
+        ui::LaunchPanel* launch = m_window->launchPanel();
+        launch->findChild<QComboBox*>("kernel")->setCurrentIndex(1);
+        QTRY_VERIFY(view()->lessonActive());
+        launch->field("blockx")->setText(QString::number(bx));
+        launch->field("blocky")->setText(QString::number(by));
+        launch->field("gridx")->setText(QString::number(gx));
+        launch->field("gridy")->setText(QString::number(gy));
+        emit launch->field("gridy")->editingFinished();
+        launch->findChild<QComboBox*>("overlay")->setCurrentIndex(int(overlay));
+        QTRY_VERIFY(view()->lesson()->launch.grid.y == gy);
+        view()->update();
+    }
+
+    static bool near(const QColor& a, const QColor& b)
+    {
+        return std::abs(a.red() - b.red()) <= 4 && std::abs(a.green() - b.green()) <= 4 &&
+               std::abs(a.blue() - b.blue()) <= 4;
+    }
+
+    // Pixels right of x0 within a few levels of colour.
+    static int countNear(const QImage& image, const QColor& colour, int x0)
+    {
+        int count = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = x0; x < image.width(); ++x)
+                count += near(image.pixelColor(x, y), colour);
+        return count;
+    }
+
+    // The colour at the centre of node (row, col).
+    QColor pixel(const QImage& image, QPoint rowCol) const
+    {
+        return image.pixelColor(view()->nodePosition(rowCol.x(), rowCol.y()).toPoint());
+    }
+
+    // How far apart two nodes' hues are, in degrees round the wheel.
+    int hueApart(const QImage& image, QPoint a, QPoint b) const
+    {
+        const int d = std::abs(pixel(image, a).hue() - pixel(image, b).hue()) % 360;
+        return std::min(d, 360 - d);
     }
 };
 

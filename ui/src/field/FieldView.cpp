@@ -2,6 +2,7 @@
 
 #include "common/AfterFrame.h"
 #include "common/ColourBar.h"
+#include "common/OwnerLegend.h"
 
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -54,6 +55,37 @@ QString formatDistance(double value, const gpu::DistanceParams& p)
     // About four significant digits, never more than three decimals.
     const int decimals = value >= 100 ? 0 : value >= 10 ? 1 : value >= 1 ? 2 : 3;
     return QString::number(value, 'f', decimals) + " " + gpu::unitSymbol(p.unit);
+}
+
+// 1000000 as "1 000 000": a teacher reads the counts aloud.
+QString groupDigits(long long value)
+{
+    QString digits = QString::number(value);
+    for (int i = int(digits.size()) - 3; i > 0; i -= 3)
+        digits.insert(i, ' ');
+    return digits;
+}
+
+QString dimsText(const gpu::Dim3& d)
+{
+    QString text = QString("%1 x %2").arg(d.x).arg(d.y);
+    return d.z > 1 ? text + QString(" x %1").arg(d.z) : text;
+}
+
+// A text on a dark box, centred on centre, kept inside area.
+void drawLabel(QPainter& painter, const QRect& area, QPointF centre, const QString& text)
+{
+    const QFontMetrics fm(painter.font());
+    QRectF box(0, 0, fm.horizontalAdvance(text) + 10, fm.height() + 4);
+    box.moveCenter(centre);
+    box.moveLeft(std::clamp(box.left(), qreal(area.left()), area.right() - box.width()));
+    box.moveTop(std::clamp(box.top(), qreal(area.top()), area.bottom() - box.height()));
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(QColor(0, 0, 0, 190));
+    painter.drawRoundedRect(box, 3, 3);
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(Qt::white);
+    painter.drawText(box, Qt::AlignCenter, text);
 }
 
 } // namespace
@@ -409,13 +441,16 @@ QString FieldView::ownerText(gpu::GeoPoint point)
     const gpu::Dim3& b = m_lesson->launch.block;
     const gpu::Dim3& g = m_lesson->launch.grid;
     const std::uint32_t thread = gpu::ownerThread(owner[1]);
-    return tr("node (%1, %2): blockIdx (%3, %4), threadIdx (%5, %6), warp %7, SM %8%9")
+    const long long warpsPerBlock = (b.volume() + 31) / 32;
+    return tr("node (%1, %2): blockIdx (%3, %4), threadIdx (%5, %6), warp %7 (%8 of its block), "
+              "SM %9%10")
         .arg(col)
         .arg(row)
         .arg(owner[0] % g.x)
         .arg(owner[0] / g.x)
         .arg(thread % b.x)
         .arg(thread / b.x)
+        .arg(owner[0] * warpsPerBlock + thread / 32)
         .arg(thread / 32)
         .arg(gpu::ownerSm(owner[1]))
         .arg(deviceInfo().simulated ? tr(" (simulated)") : QString());
@@ -555,7 +590,7 @@ void FieldView::paintGL()
         m_renderer.draw(
             m_surface, meshRect(m_shown), m_view, viewport,
             {float(kBackground.redF()), float(kBackground.greenF()), float(kBackground.blueF())},
-            m_overlayMode, m_lesson ? &m_owners : nullptr);
+            m_overlayMode, m_lesson ? &m_owners : nullptr, m_lesson ? &m_lesson->launch : nullptr);
         if (m_timeline)
             m_drawTimer.end(*m_timeline, m_drawLane, "draw field");
     }
@@ -570,6 +605,13 @@ QPointF FieldView::toScreen(gpu::GeoPoint point) const
     const double y =
         a.top() + (m_view.latMax - point.lat) / (m_view.latMax - m_view.latMin) * a.height();
     return {x, y};
+}
+
+QPointF FieldView::nodePosition(int row, int col) const
+{
+    const gpu::DistanceParams& p = m_shown;
+    return toScreen({p.latMin + (p.latMax - p.latMin) * row / std::max(1, p.ny - 1),
+                     p.lonMin + (p.lonMax - p.lonMin) * col / std::max(1, p.nx - 1)});
 }
 
 gpu::GeoPoint FieldView::toGeo(QPointF pos) const
@@ -650,11 +692,19 @@ void FieldView::drawOverlay(QPainter& painter)
     }
     painter.setClipping(false);
 
-    // Colour bar with five labels, in the text's colour (the markers leave the pen red).
+    // Colour bar with five labels, in the text's colour (the markers leave the pen red); the
+    // teaching overlays' colours are categories, so a legend instead.
     painter.setPen(text);
     const QRect bar(width() - kColorbarWidth + 12, area.top(), 16, area.height());
-    paintColourBar(painter, bar, m_colorbar, m_result ? &m_result->stats : nullptr,
-                   [this](double v) { return formatDistance(v, m_shown); });
+    if (showsOwners()) {
+        paintOwnerLegend(painter,
+                         QRect(bar.left() - 4, area.top(), kColorbarWidth - 14, area.height()),
+                         m_overlayMode, coverageCaption());
+        drawOwnerMarks(painter, area);
+    } else {
+        paintColourBar(painter, bar, m_colorbar, m_result ? &m_result->stats : nullptr,
+                       [this](double v) { return formatDistance(v, m_shown); });
+    }
     if (!m_failure.isEmpty()) {
         // The last good field stays, but not as if it answered the new parameters.
         const QString message = tr("Not updated: %1").arg(m_failure);
@@ -664,6 +714,89 @@ void FieldView::drawOverlay(QPainter& painter)
         painter.fillRect(box, QColor(60, 14, 18, 225));
         painter.setPen(Qt::white);
         painter.drawText(box, Qt::AlignCenter | Qt::TextWordWrap, message);
+    }
+}
+
+bool FieldView::showsOwners() const
+{
+    return m_lesson && m_overlayMode != render::Overlay::Distance;
+}
+
+QString FieldView::coverageCaption() const
+{
+    if (!m_lesson)
+        return {};
+    const gpu::LaunchConfig& l = m_lesson->launch;
+    const long long nx = m_shown.nx, ny = m_shown.ny;
+    // Threads with a z above 0 have no node; a grid-stride loop takes every node.
+    const long long columns = m_lesson->gridStride ? nx : std::min(nx, l.grid.x * l.block.x);
+    const long long rows = m_lesson->gridStride ? ny : std::min(ny, l.grid.y * l.block.y);
+    QString caption = tr("grid %1 of %2 threads: %3 of %4 nodes reached")
+                          .arg(dimsText(l.grid), dimsText(l.block), groupDigits(columns * rows),
+                               groupDigits(nx * ny));
+    if (columns * rows < nx * ny)
+        caption += tr(": tick Grid-stride loop or fit the grid");
+    return caption;
+}
+
+void FieldView::drawOwnerMarks(QPainter& painter, const QRect& area)
+{
+    painter.save();
+    painter.setClipRect(area);
+    const gpu::Dim3& b = m_lesson->launch.block;
+    // Block (0, 0) holds nodes 0 to blockDim - 1 of the first row and column.
+    const int lastCol = int(std::min<long long>(b.x, m_shown.nx) - 1);
+    const int lastRow = int(std::min<long long>(b.y, m_shown.ny) - 1);
+    if (const QPointF centre = (nodePosition(0, 0) + nodePosition(lastRow, lastCol)) / 2.0;
+        area.contains(centre.toPoint()))
+        drawLabel(painter, area, centre, "(0,0)");
+    drawBlockRulers(painter, area);
+    painter.restore();
+}
+
+// blockIdx.x at block edges along the top of the picture and blockIdx.y along its right edge,
+// at a step of 1, 2 or 5 times a power of ten blocks that keeps their labels apart; with a
+// grid-stride loop a block's index repeats every grid.
+void FieldView::drawBlockRulers(QPainter& painter, const QRect& area)
+{
+    const gpu::LaunchConfig& l = m_lesson->launch;
+    const QFontMetrics fm(painter.font());
+    const QPointF origin = nodePosition(0, 0);
+    const QPointF last = nodePosition(m_shown.ny - 1, m_shown.nx - 1);
+    const QPointF perNode((last.x() - origin.x()) / std::max(1, m_shown.nx - 1),
+                          (last.y() - origin.y()) / std::max(1, m_shown.ny - 1));
+    // Along the mesh's top and right edges, where the view shows them.
+    const double top = std::max(double(area.top()), last.y() + perNode.y() / 2.0);
+    const double right = std::min(double(area.right()), last.x() + perNode.x() / 2.0);
+    for (const bool across : {true, false}) {
+        const long long block = across ? l.block.x : l.block.y;
+        const long long grid = across ? l.grid.x : l.grid.y;
+        const long long nodes = across ? m_shown.nx : m_shown.ny;
+        const double pixels = std::abs(across ? perNode.x() : perNode.y()) * block;
+        const long long step =
+            std::max(1LL, std::llround(niceStep((across ? 70.0 : 30.0) / pixels, 1)));
+        const long long tiles = m_lesson->gridStride ? (nodes + block - 1) / block : grid;
+        for (long long t = 0; t < tiles && t * block < nodes; t += step) {
+            const QString label = (t == 0 ? (across ? "blockIdx.x " : "blockIdx.y ") : QString()) +
+                                  QString::number(t % grid);
+            // A block's edge lies half a node before its first node.
+            const QPointF edge = origin + perNode * (t * block - 0.5);
+            painter.setPen(Qt::white);
+            if (across && edge.x() >= area.left() - 1 && edge.x() <= area.right()) {
+                painter.drawLine(QPointF(edge.x(), top), QPointF(edge.x(), top + 6));
+                drawLabel(
+                    painter, area,
+                    {edge.x() + fm.horizontalAdvance(label) / 2.0 + 6, top + fm.height() / 2.0 + 4},
+                    label);
+            } else if (!across && edge.y() >= top + fm.height() + 12 &&
+                       edge.y() <= area.bottom() + 2) { // below the blockIdx.x ruler
+                painter.drawLine(QPointF(right - 6, edge.y()), QPointF(right, edge.y()));
+                drawLabel(painter, area,
+                          {right - fm.horizontalAdvance(label) / 2.0 - 14,
+                           edge.y() - fm.height() / 2.0 - 3},
+                          label);
+            }
+        }
     }
 }
 

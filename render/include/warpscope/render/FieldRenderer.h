@@ -1,6 +1,7 @@
 #pragma once
 
 #include "warpscope/gpu/DistanceParams.h"
+#include "warpscope/gpu/LaunchConfig.h"
 #include "warpscope/gpu/Status.h"
 #include "warpscope/render/Colormap.h"
 
@@ -61,6 +62,28 @@ inline bool isMemoryOverlay(Overlay overlay)
 inline constexpr std::array<std::array<float, 3>, 2> kNonFiniteStripes = {
     {{1.0f, 0.0f, 1.0f}, {1.0f, 0.6f, 1.0f}}};
 
+// The teaching overlays' colours, which a legend beside the picture repeats. Nodes no thread
+// reached are striped in these two greys.
+inline constexpr std::array<std::array<float, 3>, 2> kUncoveredStripes = {
+    {{0.32f, 0.32f, 0.32f}, {0.42f, 0.42f, 0.42f}}};
+// Block 0, the first warp of block 0 and SM 0 at the nearest distance (hue 0, toward white);
+// farther nodes are darker, down to 55% at the farthest.
+inline constexpr std::array<float, 3> kFirstOwnerColour = {1.0f, 0.35f, 0.35f};
+// threadIdx colours: (0, 0), the last x of row 0, and the last y of column 0; a thread
+// between them is their bilinear blend (threadRampColour).
+inline constexpr std::array<std::array<float, 3>, 3> kThreadRamp = {
+    {{0.15f, 0.15f, 0.55f}, {1.0f, 0.15f, 0.55f}, {0.15f, 1.0f, 0.55f}}};
+
+// The Thread overlay's colour at fractions fx of the block's width and fy of its height.
+inline std::array<float, 3> threadRampColour(float fx, float fy)
+{
+    std::array<float, 3> rgb{};
+    for (int c = 0; c < 3; ++c)
+        rgb[c] = kThreadRamp[0][c] + fx * (kThreadRamp[1][c] - kThreadRamp[0][c]) +
+                 fy * (kThreadRamp[2][c] - kThreadRamp[0][c]);
+    return rgb;
+}
+
 // Geographic rectangle in degrees: longitude x, latitude y.
 struct GeoRect
 {
@@ -98,10 +121,13 @@ public:
     // Draws the mesh (geographic extent `mesh`) so that `view` fills `viewport`. Nodes that are
     // not finite get kNonFiniteStripes. With owners (the teaching kernel's record), nodes no
     // thread reached are striped grey and overlay colours nodes by the block, thread, warp or
-    // SM that computed them.
+    // SM that computed them, with the outlines between blocks. launch, the launch that wrote
+    // owners, places each thread in its block: threads are then coloured by their (x, y) in
+    // it and warps by their place on the mesh; without it, both by their index in the block.
     void draw(const FieldSurface& surface, const GeoRect& mesh, const GeoRect& view,
               const Viewport& viewport, const std::array<float, 3>& background,
-              Overlay overlay = Overlay::Distance, const OwnerSurface* owners = nullptr);
+              Overlay overlay = Overlay::Distance, const OwnerSurface* owners = nullptr,
+              const gpu::LaunchConfig* launch = nullptr);
 
     // Uploads owners (2 words per node) into surface, reallocating it when the count changes.
     gpu::Status uploadOwners(std::span<const std::uint32_t> owners, OwnerSurface& surface);
@@ -128,6 +154,7 @@ private:
     int m_locField = -1, m_locColormap = -1, m_locDims = -1, m_locViewport = -1;
     int m_locView = -1, m_locMesh = -1, m_locBackground = -1;
     int m_locOwners = -1, m_locOverlay = -1, m_locLesson = -1, m_locNonFinite = -1;
+    int m_locLaunch = -1, m_locUncovered = -1, m_locThreadRamp = -1;
 };
 
 } // namespace warpscope::render

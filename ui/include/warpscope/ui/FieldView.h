@@ -53,6 +53,12 @@ public:
     // goes back), and colours nodes by overlay. The launch must be valid for deviceInfo().
     void setLesson(const std::optional<gpu::LessonLaunch>& lesson, render::Overlay overlay);
     bool lessonActive() const { return m_lesson.has_value(); }
+    // What the teaching kernel's launch reaches of the mesh shown, as the caption under its
+    // overlays says it ("grid 63 x 63 of 16 x 16 threads: 1 000 000 of 1 000 000 nodes
+    // reached"); empty without the teaching kernel.
+    QString coverageCaption() const;
+    // Where node (row, col) of the mesh shown lies in the widget.
+    QPointF nodePosition(int row, int col) const;
     const std::optional<gpu::LessonLaunch>& lesson() const { return m_lesson; }
 
     QString backendDescription() const { return m_backendDescription; }
@@ -129,6 +135,11 @@ private:
     void takeResult();
     class Annotations;
     void drawOverlay(QPainter& painter);
+    // Under the block, thread, warp and SM colourings: block (0, 0) named on the picture and
+    // blockIdx rulers along the mesh's top and right edges.
+    bool showsOwners() const;
+    void drawOwnerMarks(QPainter& painter, const QRect& area);
+    void drawBlockRulers(QPainter& painter, const QRect& area);
     QRect mapArea() const;
     QPointF toScreen(gpu::GeoPoint point) const;
     gpu::GeoPoint toGeo(QPointF pos) const;
