@@ -1,5 +1,6 @@
 #include "warpscope/ui/KernelWorkspace.h"
 
+#include "Contrast.h"
 #include "warpscope/gpu/KernelMemcheck.h"
 #include "warpscope/scene/SceneFile.h"
 #include "warpscope/ui/FieldWorkspace.h"
@@ -66,20 +67,6 @@ private:
         QStringList lines = workspace()->messages();
         lines.removeIf([](const QString& m) { return m.startsWith("NVRTC is not available"); });
         return lines;
-    }
-
-    // WCAG 2's contrast ratio of two colours, from 1 (alike) to 21 (black on white).
-    static double contrast(const QColor& a, const QColor& b)
-    {
-        const auto luminance = [](const QColor& c) {
-            const auto linear = [](double v) {
-                return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
-            };
-            return 0.2126 * linear(c.redF()) + 0.7152 * linear(c.greenF()) +
-                   0.0722 * linear(c.blueF());
-        };
-        const double la = luminance(a), lb = luminance(b);
-        return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
     }
 
     static int differingPixels(const QImage& a, const QImage& b)
@@ -533,9 +520,9 @@ private slots:
         // Readable: at least WCAG AA's 4.5:1 against the list and the window's grey.
         auto* list = workspace()->findChild<QListWidget*>("kernelMessages");
         const QColor failure = list->item(0)->foreground().color();
-        QVERIFY2(contrast(failure, list->palette().color(QPalette::Base)) >= 4.5,
+        QVERIFY2(test::contrast(failure, list->palette().color(QPalette::Base)) >= 4.5,
                  qPrintable(failure.name()));
-        QVERIFY2(contrast(failure, list->palette().color(QPalette::Window)) >= 4.5,
+        QVERIFY2(test::contrast(failure, list->palette().color(QPalette::Window)) >= 4.5,
                  qPrintable(failure.name()));
         workspace()->view()->update();
         QTest::qWait(200);

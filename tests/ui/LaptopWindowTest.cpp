@@ -1,4 +1,7 @@
+#include "Contrast.h"
 #include "WindowTest.h"
+#include "warpscope/ui/KernelWorkspace.h"
+#include "warpscope/ui/StreamsLabPanel.h"
 #include "warpscope/ui/TimelinePanel.h"
 
 #include <QApplication>
@@ -7,12 +10,15 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QScreen>
+#include <QSignalSpy>
 #include <QStatusBar>
 #include <QToolButton>
+#include <Qsci/qsciscintilla.h>
 #include <qcustomplot.h>
 
 namespace ui = warpscope::ui;
 namespace test = warpscope::test;
+namespace gpu = warpscope::gpu;
 
 // The first window on a laptop's screen (the test runs under a 1280x720 X screen): everything
 // a person needs is on the screen, and the timeline leaves the workspace most of the height.
@@ -27,7 +33,215 @@ class LaptopWindowTest : public QObject
                screen.contains(QRect(widget->mapToGlobal(QPoint(0, 0)), widget->size()));
     }
 
+    // Wholly inside its window: not cut by the window's edge.
+    static bool insideWindow(const QWidget* widget)
+    {
+        const QWidget* window = widget->window();
+        return widget->isVisible() &&
+               window->rect().contains(QRect(widget->mapTo(window, QPoint(0, 0)), widget->size()));
+    }
+
+    // The window as the command line opens it: at --size's size where one is given (set
+    // before the window is shown, as main does), or as large as the screen allows.
+    static std::unique_ptr<ui::MainWindow> openWindow(const QSize& size)
+    {
+        auto window = std::make_unique<ui::MainWindow>(test::cpuWindowOptions());
+        if (size.isValid())
+            window->resize(size);
+        window->show();
+        if (!QTest::qWaitForWindowExposed(window.get()))
+            return nullptr;
+        return window;
+    }
+
+    // The sizes a laptop opens the window at, and the fewest lines the Kernel editor shows at
+    // each: the window on this 1280x720 screen, and --size at both laptop sizes.
+    struct LaptopSize
+    {
+        const char* name;
+        QSize size;
+        int lines;
+    };
+    static constexpr LaptopSize kLaptopSizes[] = {{"1280x720 screen", QSize(), 12},
+                                                  {"--size 1280x720", QSize(1280, 720), 12},
+                                                  {"--size 1366x768", QSize(1366, 768), 15}};
+
+    static QString lesson(const char* name)
+    {
+        return QStringLiteral(WARPSCOPE_LESSON_DIR "/%1.scene.json").arg(name);
+    }
+
 private slots:
+    // Each kernel a newcomer meets (the example, each lesson with its text above the editor,
+    // a kernel with four sliders under it) leaves the editor lines enough to work in, and the
+    // status bar in the window.
+    void kernelEditorKeepsItsLines_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<int>("lines");
+        QTest::addColumn<QString>("scene");
+        QTest::addColumn<QString>("source");
+        const QString sliders = "// @param float a = 1 [0, 2]\n// @param float b = 1 [0, 2]\n"
+                                "// @param float c = 1 [0, 2]\n// @param int d = 1 [1, 8]\n"
+                                "__global__ void kernel(Out out, Mesh mesh, Refs refs, Params p)\n"
+                                "{\n    const int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                "    const int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                                "    if (row < mesh.ny && col < mesh.nx)\n"
+                                "        out.write(row, col, p.a * col + p.b * row + p.c * p.d);\n"
+                                "}\n";
+        for (const LaptopSize& laptop : kLaptopSizes) {
+            const auto row = [&](const char* kernel) -> QTestData& {
+                return QTest::addRow("%s, %s", kernel, laptop.name) << laptop.size << laptop.lines;
+            };
+            row("default kernel") << QString() << QString();
+            for (const char* scene : {"coalescing", "bank-conflicts", "divergence"})
+                row(scene) << lesson(scene) << QString();
+            row("four sliders") << QString() << sliders;
+        }
+    }
+    void kernelEditorKeepsItsLines()
+    {
+        QFETCH(QSize, size);
+        QFETCH(int, lines);
+        QFETCH(QString, scene);
+        QFETCH(QString, source);
+        auto window = openWindow(size);
+        QVERIFY(window);
+        const int height = window->height();
+        ui::KernelWorkspace* workspace = window->kernelWorkspace();
+        window->showKernel();
+        if (!scene.isEmpty())
+            QCOMPARE(window->openScene(scene), QString());
+        if (!source.isEmpty()) {
+            workspace->setSource(source, gpu::KernelShape::WholeKernel);
+            QTRY_VERIFY_WITH_TIMEOUT(workspace->findChild<QWidget*>("param_d"), 60000);
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(!workspace->busy(), 120000);
+        QTest::qWait(100); // the parameters' rows laid out
+        auto* editor = workspace->findChild<QsciScintilla*>("kernelEditor");
+        const auto shown = int(editor->SendScintilla(QsciScintilla::SCI_LINESONSCREEN));
+        QVERIFY2(shown >= lines, qPrintable(QString("%1 lines of the kernel shown in a %2x%3 "
+                                                    "window, the editor %4 px high")
+                                                .arg(shown)
+                                                .arg(window->width())
+                                                .arg(window->height())
+                                                .arg(editor->height())));
+        QCOMPARE(window->height(), height);
+        QVERIFY(insideWindow(window->statusBar()));
+        QVERIFY(!window->timelinePanel()->lanesShown());
+    }
+
+    // The field (its colour bar at the view's right edge) and the periodogram keep everything
+    // inside the window, and the window its size: the periodogram's plots asked for more
+    // height than a 1280x720 screen has.
+    void workspacesFitTheWindow_data()
+    {
+        QTest::addColumn<QSize>("size");
+        for (const LaptopSize& laptop : kLaptopSizes)
+            QTest::newRow(laptop.name) << laptop.size;
+    }
+    void workspacesFitTheWindow()
+    {
+        QFETCH(QSize, size);
+        auto window = openWindow(size);
+        QVERIFY(window);
+        const int height = window->height();
+        QVERIFY(insideWindow(window->fieldView()));
+        QVERIFY(insideWindow(window->statusBar()));
+        window->showPeriodogram();
+        QVERIFY(QTest::qWaitFor([&] { return !window->periodogramWorkspace()->busy(); }, 30000));
+        QTest::qWait(100); // the page's limits laid out
+        QVERIFY2(window->height() <= height,
+                 qPrintable(QString("%1 px tall on the periodogram, %2 px before")
+                                .arg(window->height())
+                                .arg(height)));
+        QVERIFY(insideWindow(window->statusBar()));
+        if (!size.isValid())
+            QVERIFY(onScreen(window->statusBar()));
+        QVERIFY(!window->timelinePanel()->lanesShown());
+    }
+
+    // The timeline's first height follows the size the window opens at, however it was set:
+    // a laptop's height starts with the one-line header, a desktop's with the lanes.
+    void timelineFollowsTheFirstSize_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<bool>("lanes");
+        QTest::newRow("--size 1366x768") << QSize(1366, 768) << false;
+        QTest::newRow("--size 1280x720") << QSize(1280, 720) << false;
+        QTest::newRow("--size 1400x900") << QSize(1400, 900) << true;
+    }
+    void timelineFollowsTheFirstSize()
+    {
+        QFETCH(QSize, size);
+        QFETCH(bool, lanes);
+        auto window = openWindow(size);
+        QVERIFY(window);
+        QCOMPARE(window->timelinePanel()->lanesShown(), lanes);
+    }
+
+    // Opened on the Kernel workspace (--kernel, a lesson's scene), the field never starts: the
+    // status bar says where the kernel runs instead of "Starting…" for ever.
+    void kernelWindowSaysWhereItRuns()
+    {
+        ui::MainWindow window(test::cpuWindowOptions());
+        window.showKernel();
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        ui::KernelWorkspace* workspace = window.kernelWorkspace();
+        QTRY_VERIFY_WITH_TIMEOUT(workspace->view()->framesDrawn() > 0 && !workspace->busy(), 60000);
+        const auto* backend = window.findChild<QLabel*>("backendLabel");
+        QVERIFY(backend->isVisible());
+        QTRY_VERIFY(backend->text().contains("kernel"));
+    }
+
+    // The streams lab's summary is longer than the status bar's room at 1280 px: it ends in
+    // "…" a gap short of the permanent labels, not cut against "1000 x 1000 float32", and
+    // the whole of it is the bar's tooltip.
+    void aLongMessageStopsShortOfTheLabels()
+    {
+        auto window = openWindow(QSize());
+        QVERIFY(window);
+        QStatusBar* bar = window->statusBar();
+        const auto* time = bar->findChild<QLabel*>("timeLabel");
+        QTRY_VERIFY_WITH_TIMEOUT(time && !time->text().isEmpty(), 30000); // the field's labels
+        ui::StreamsLabPanel* lab = window->streamsLabPanel();
+        QSignalSpy finished(lab, &ui::StreamsLabPanel::finished);
+        window->showStreamsLab();
+        lab->run();
+        QVERIFY(finished.wait(120000));
+        const QString summary = "Streams lab: " + finished.first().at(1).toString();
+        QCOMPARE(bar->toolTip(), summary);
+        const QString shown = bar->currentMessage();
+        QVERIFY2(shown.endsWith(QChar(0x2026)), qPrintable(shown));
+        const int textEnd = 6 + bar->fontMetrics().horizontalAdvance(shown);
+        for (const QLabel* label : bar->findChildren<QLabel*>())
+            if (label->isVisible() && !label->text().isEmpty())
+                QVERIFY2(textEnd + 8 <= label->x(),
+                         qPrintable(QString("'%1' ends at %2 px, '%3' starts at %4 px")
+                                        .arg(shown)
+                                        .arg(textEnd)
+                                        .arg(label->text())
+                                        .arg(label->x())));
+    }
+
+    // The field's panels say what is wrong in a red that can be read on their grey (WCAG AA,
+    // 4.5:1), not the light red it was.
+    void panelErrorsAreReadable()
+    {
+        auto window = openWindow(QSize());
+        QVERIFY(window);
+        for (const char* name : {"errors", "computeError", "launchErrors"}) {
+            auto* label = window->findChild<QLabel*>(name);
+            QVERIFY2(label, name);
+            label->ensurePolished();
+            const QColor text = label->palette().color(label->foregroundRole());
+            const QColor grey = label->palette().color(QPalette::Window);
+            QVERIFY2(test::contrast(text, grey) >= 4.5,
+                     qPrintable(QString("%1: %2 on %3").arg(name, text.name(), grey.name())));
+        }
+    }
+
     void firstWindowFitsTheScreen()
     {
         ui::MainWindow window(test::cpuWindowOptions());

@@ -456,6 +456,7 @@ private slots:
     {
         settledImage();
         ui::TimelinePanel* timeline = m_window->timelinePanel();
+        timeline->setLanesShown(true); // a window under 800 px high opens with them hidden
         QVERIFY(QTest::qWaitFor(
             [&] {
                 timeline->refresh();

@@ -20,6 +20,7 @@
 #include <QMessageBox>
 #include <QScreen>
 #include <QSettings>
+#include <QShowEvent>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QUndoGroup>
@@ -102,10 +103,9 @@ MainWindow::MainWindow(const WindowOptions& options, QWidget* parent)
                                     Qt::Vertical);
                     });
             });
-    if (height() < kShortWindow)
-        m_timelinePanel->setLanesShown(false);
-    else
-        resizeDocks({timelineDock}, {kTimelineHeight}, Qt::Vertical);
+    // A short window's timeline collapses to its header when first shown (showEvent); settings
+    // restored later replace this height.
+    resizeDocks({timelineDock}, {kTimelineHeight}, Qt::Vertical);
     timelineDock->toggleViewAction()->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
     if (m_firstLeftDock)
         m_firstLeftDock->raise();
@@ -301,10 +301,27 @@ void MainWindow::showWorkspace(Workspace& workspace)
 
 void MainWindow::showMessage(const QString& text, int timeoutMs)
 {
-    if (text.isEmpty())
+    if (text.isEmpty()) {
         statusBar()->clearMessage();
-    else
-        statusBar()->showMessage(text, timeoutMs);
+        return;
+    }
+    // The status bar cuts its message where the permanent labels start, mid-word and against
+    // the first label's text: a long one (the streams lab's summary at 1280 px) ends in "…"
+    // a gap short of them instead, and the whole of it is the bar's tooltip.
+    statusBar()->setToolTip(text);
+    statusBar()->showMessage(
+        statusBar()->fontMetrics().elidedText(text, Qt::ElideRight, messageWidth()), timeoutMs);
+}
+
+int MainWindow::messageWidth()
+{
+    constexpr int kLeftMargin = 6, kGap = 16; // QStatusBar's margin; a gap before the labels
+    int right = statusBar()->width();
+    for (Workspace* workspace : m_workspaces)
+        for (const QWidget* label : workspace->statusWidgets())
+            if (label->isVisible())
+                right = std::min(right, label->x());
+    return right - kLeftMargin - kGap;
 }
 
 void MainWindow::announceDevice(const gpu::DeviceInfo& device)
@@ -582,6 +599,16 @@ void MainWindow::saveSettings()
     saveDocks(s);
     for (Workspace* workspace : m_workspaces)
         workspace->saveSettings(s);
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    // Decided from the size the window opens at, once the command line's --size, the saved
+    // geometry or the screen's limit has set it: in the constructor it was not known yet.
+    if (!m_firstShown && height() < kShortWindow)
+        m_timelinePanel->setLanesShown(false);
+    m_firstShown = true;
+    QMainWindow::showEvent(event);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

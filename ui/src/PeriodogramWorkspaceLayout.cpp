@@ -33,6 +33,9 @@ namespace warpscope::ui {
 
 namespace {
 
+// The periodogram's and the fold's fewest pixels of height.
+constexpr int kPlotMinimumHeight = 150;
+
 QDoubleSpinBox* doubleBox(QWidget* parent, double lo, double hi, double value, int decimals,
                           const QString& tip)
 {
@@ -455,7 +458,10 @@ QWidget* PeriodogramWorkspace::makeResultViews()
     right->addWidget(lower);
     right->setStretchFactor(0, 1);
     right->setStretchFactor(1, 1);
-    m_view->setMinimumHeight(220);
+    // Low enough that the page, the timeline's header and the status bar fit a 1280x720
+    // screen; the splitter and the window's height give the plots more.
+    m_view->setMinimumHeight(kPlotMinimumHeight);
+    m_fold->setMinimumHeight(kPlotMinimumHeight);
     return right;
 }
 

@@ -357,7 +357,9 @@ void FieldWorkspace::refreshStatus()
     m_where = where;
     m_backendLabel->setToolTip(where);
     m_device->setUse(where);
-    if (m_multiGpu && !where.isEmpty())
+    // Until the field starts (it does when first shown), the label says where the parts
+    // shown instead compute rather than "Starting…".
+    if ((m_multiGpu || m_view->backendDescription().isEmpty()) && !where.isEmpty())
         m_backendLabel->setText(where);
 }
 

@@ -103,7 +103,7 @@ LaunchPanel::LaunchPanel(QWidget* parent)
     connect(m_kernel, &QComboBox::currentIndexChanged, this, &LaunchPanel::revalidate);
     m_errors->setObjectName("launchErrors");
     m_errors->setWordWrap(true);
-    m_errors->setStyleSheet("color: #ff6b6b;");
+    m_errors->setStyleSheet(kErrorText);
     m_errors->hide();
     m_note->setWordWrap(true);
     auto* layout = new QVBoxLayout(this);

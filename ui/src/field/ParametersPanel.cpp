@@ -1,5 +1,6 @@
 #include "warpscope/ui/ParametersPanel.h"
 
+#include "common/Style.h"
 #include "warpscope/render/Colormap.h"
 #include "warpscope/ui/NumberField.h"
 
@@ -18,7 +19,6 @@
 namespace warpscope::ui {
 namespace {
 
-const QString kErrorStyle = QStringLiteral("color: #ff6b6b;");
 const QColor kInvalidCell(120, 30, 34);
 
 double parseCell(const QTableWidgetItem* item)
@@ -66,7 +66,7 @@ ParametersPanel::ParametersPanel(QWidget* parent)
     meshForm->addRow(tr("Columns (nx)"), m_nx);
     meshForm->addRow(tr("Rows (ny)"), m_ny);
     m_computeError->setWordWrap(true);
-    m_computeError->setStyleSheet(kErrorStyle);
+    m_computeError->setStyleSheet(kErrorText);
     m_computeError->setObjectName("computeError");
     m_computeError->hide();
     meshForm->addRow(m_computeError);
@@ -125,7 +125,7 @@ ParametersPanel::ParametersPanel(QWidget* parent)
 
     m_errors->setWordWrap(true);
     m_errors->setObjectName("errors");
-    m_errors->setStyleSheet(kErrorStyle);
+    m_errors->setStyleSheet(kErrorText);
     m_errors->hide();
 
     auto* layout = new QVBoxLayout(this);

@@ -31,9 +31,11 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStandardPaths>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTemporaryFile>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <Qsci/qscilexercpp.h>
 #include <Qsci/qsciscintilla.h>
@@ -49,6 +51,13 @@ constexpr int kFindingMarker = 3;
 constexpr int kMemoryMarker = 4;
 // Typing pauses this long before a compile starts.
 constexpr int kPauseMs = 400;
+// On a laptop's screen the editor keeps room to work in: at least this many lines, with a
+// lesson's text cut to a few lines (More shows the rest) and the tabs under the editor low
+// until the person drags the splitter.
+constexpr int kEditorLines = 12;
+constexpr int kNotesLines = 3;
+constexpr int kInfoLines = 6;    // the tabs' first height
+constexpr int kInfoMinLines = 4; // their tab bar and a line or two of their page
 
 QString kernelCacheDir()
 {
@@ -104,6 +113,38 @@ void setUpEditor(QsciScintilla* editor, const QFont& mono)
     editor->setIndentationsUseTabs(false);
     editor->setTabWidth(4);
     editor->setBraceMatching(QsciScintilla::SloppyBraceMatch);
+}
+
+// The editor's height for kEditorLines lines of text and its horizontal scroll bar.
+int editorMinimumHeight(QsciScintilla* editor)
+{
+    const auto lineHeight = int(editor->SendScintilla(QsciScintilla::SCI_TEXTHEIGHT, 0));
+    return kEditorLines * lineHeight +
+           editor->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, editor) +
+           2 * editor->frameWidth();
+}
+
+// A lesson's text, its first kNotesLines lines shown and a button that opens the rest.
+QWidget* makeNotesBox(QLabel* notes, QWidget* parent)
+{
+    auto* box = new QWidget(parent);
+    notes->setParent(box);
+    notes->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    const int shortHeight = kNotesLines * notes->fontMetrics().lineSpacing();
+    notes->setMaximumHeight(shortHeight);
+    auto* more = new QToolButton(box);
+    more->setObjectName("kernelNotesMore");
+    more->setText(QObject::tr("More"));
+    more->setCheckable(true);
+    QObject::connect(more, &QToolButton::toggled, notes, [notes, more, shortHeight](bool all) {
+        notes->setMaximumHeight(all ? QWIDGETSIZE_MAX : shortHeight);
+        more->setText(all ? QObject::tr("Less") : QObject::tr("More"));
+    });
+    auto* layout = new QHBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(notes, 1);
+    layout->addWidget(more, 0, Qt::AlignTop);
+    return box;
 }
 
 } // namespace
@@ -174,13 +215,20 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     m_notes->setObjectName("kernelNotes");
     m_notes->setWordWrap(true);
     m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_notes->hide();
-    leftLayout->addWidget(m_notes);
+    m_notesBox = makeNotesBox(m_notes, left);
+    m_notesBox->hide();
+    leftLayout->addWidget(m_notesBox);
+    m_editor->setMinimumHeight(editorMinimumHeight(m_editor));
     auto* editorSplit = new QSplitter(Qt::Vertical, left);
+    editorSplit->setChildrenCollapsible(false);
     editorSplit->addWidget(m_editor);
     editorSplit->addWidget(info);
-    editorSplit->setStretchFactor(0, 3);
-    editorSplit->setStretchFactor(1, 1);
+    // The editor takes what the window gives; the tabs start a few lines high.
+    editorSplit->setStretchFactor(0, 1);
+    editorSplit->setStretchFactor(1, 0);
+    // The tabs' pages (the Memory tab's table) would ask for more than a laptop has.
+    info->setMinimumHeight(kInfoMinLines * fontMetrics().lineSpacing());
+    editorSplit->setSizes({QWIDGETSIZE_MAX / 2, kInfoLines * fontMetrics().lineSpacing()});
     leftLayout->addWidget(editorSplit, 1);
     leftLayout->addWidget(m_paramsBox);
     QHBoxLayout* bottom = makeRunBar();
@@ -414,7 +462,7 @@ void KernelWorkspace::setSource(const QString& code, gpu::KernelShape shape)
     for (const gpu::KernelExample& e : gpu::kernelExamples())
         if (!e.notes.empty() && e.source.code == code.toStdString())
             m_notes->setText(QString::fromStdString(e.notes));
-    m_notes->setVisible(!m_notes->text().isEmpty());
+    m_notesBox->setVisible(!m_notes->text().isEmpty());
     showSource(code, shape);
     startBuild();
 }

@@ -166,6 +166,7 @@ private:
     MemcheckRerun* m_memcheck = nullptr;
     MemoryPanel* m_memory;
     QLabel* m_notes;                  // a lesson's text, above its kernel
+    QWidget* m_notesBox;              // the text and its More button
     QTabWidget* m_infoTabs = nullptr; // Messages, Memory, Resources, PTX, SASS, Variants
     QTimer* m_pause;
     QWidget* m_consentBar;

@@ -128,6 +128,7 @@ public:
     void announceDevice(const gpu::DeviceInfo& device) override;
 
 protected:
+    void showEvent(QShowEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
 
 private:
@@ -136,6 +137,8 @@ private:
     void createMenus();
     void addDock(const WorkspaceDock& place);
     void showDock(const char* name);
+    // The status bar's room for a message, left of the labels shown.
+    int messageWidth();
     void onTabChanged(int index);
     void saveScreenshot();
     void saveSettings();
@@ -166,6 +169,7 @@ private:
     StreamsLabWorkspace* m_lab;
     BatchResultsWorkspace* m_batch;
     QTimer m_trimTimer;
+    bool m_firstShown = false; // the timeline's first height is decided at the first show
 };
 
 } // namespace warpscope::ui
