@@ -473,12 +473,18 @@ private slots:
             },
             5000));
         timeline->fitAll();
+        // The lanes laid out before their pixels are read, and the window active: Qt shows
+        // no tooltip over a window that is not.
+        QCustomPlot* plot = timeline->plot();
+        QTRY_VERIFY(plot->isVisible() && plot->height() > 40);
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
         const gpu::TimelineSnapshot& shown = timeline->shown();
         const gpu::Span* field = nullptr;
         for (const gpu::Span& s : shown.spans)
             if (s.name == "distance field")
                 field = &s;
-        QCustomPlot* plot = timeline->plot();
+        QVERIFY(field);
         plot->xAxis->setRange(field->startUs / 1000.0, field->endUs / 1000.0);
         plot->replot();
         const int x = int(plot->xAxis->coordToPixel((field->startUs + field->endUs) / 2000.0));
