@@ -4,6 +4,7 @@
 //   warpscope-bench streams [--arrays K] [--length L] [--runs R] [--trace DIR] [--no-timeline]
 //   warpscope-bench streams --sweep 16 [--runs R]
 //   warpscope-bench periodogram [--app-call] [--runs R]
+//   warpscope-bench bls [--days D] [--periods P] [--durations K] [--runs R] [--cpu] (BlsBench.cpp)
 //   warpscope-bench batch make W1|W2 FILE.fits | run FILE.fits   (BatchBench.cpp)
 //
 // With a CUDA device it renders headless through EGL on that device and reports, in one run:
@@ -18,6 +19,7 @@
 // memory, and prints the median job time of each (CUDA events), the ratio, and the floor the
 // copies allow, from the copy spans the timeline recorded.
 #include "BatchBench.h"
+#include "BlsBench.h"
 #include "Help.h"
 #include "PeriodogramBench.h"
 #include "warpscope/gpu/DevicePool.h"
@@ -518,6 +520,7 @@ int usage(bool asked = false)
         "[--no-timeline]\n"
         "       warpscope-bench streams --sweep K [--arrays K] [--length L] [--runs R]\n"
         "       warpscope-bench periodogram [--app-call] [--runs R]\n"
+        "       warpscope-bench bls [--days D] [--periods P] [--durations K] [--runs R] [--cpu]\n"
         "       warpscope-bench batch make|run ... (warpscope-bench batch --help)\n",
         asked);
 }
@@ -530,6 +533,8 @@ int main(int argc, char** argv)
         return runBatchBench(argc - 2, argv + 2);
     if (bench::asksForHelp(argc, argv))
         return usage(true);
+    if (argc >= 2 && std::strcmp(argv[1], "bls") == 0)
+        return runBlsBench(argc - 2, argv + 2);
     if (argc >= 2 && std::strcmp(argv[1], "periodogram") == 0) {
         int runs = 10;
         bool appCall = false;
