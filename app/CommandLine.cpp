@@ -206,17 +206,10 @@ std::optional<T> given(const QCommandLineParser& parser, const char* name, const
 // The periodogram's options, from the scene they were applied to, and its exports.
 QString takePeriodogram(const QCommandLineParser& parser, const scene::Scene& s, AppOptions& o)
 {
-    const scene::PeriodogramScene& p = s.periodogram;
-    if (parser.isSet("frequencies"))
-        o.frequencies =
-            std::make_tuple(p.fmin, p.fmax, p.count, p.gridMode == scene::GridMode::Logarithmic);
-    o.method = given(parser, "method", p.method);
-    o.normalization = given(parser, "normalization", p.normalization);
-    o.fixedMean = parser.isSet("fixed-mean");
-    o.noDy = parser.isSet("no-dy");
-    o.detrend = given(parser, "detrend", p.detrend);
-    o.masks = given(parser, "mask", p.masks);
-    o.nterms = given(parser, "nterms", p.nterms);
+    o.periodogramGiven = scene::GivenOptions(parser, kApp, [](const Option& option) {
+        return option.sceneKey.starts_with("periodogram.");
+    });
+    o.periodogramScene = s.periodogram;
     o.series = parser.value("series");
     if (parser.isSet("time-format")) {
         const auto format = parseTimeFormat(parser.value("time-format"));

@@ -6,6 +6,7 @@
 #include "warpscope/gpu/LaunchConfig.h"
 #include "warpscope/gpu/StreamsLab.h"
 #include "warpscope/gpu/TimeSeriesIO.h"
+#include "warpscope/scene/Options.h"
 #include "warpscope/scene/Scene.h"
 
 #include <QSize>
@@ -50,20 +51,12 @@ struct AppOptions
     bool trustKernel = false; // --trust-kernel: the scene's kernel runs without asking
     bool sweep = false;       // run the block-size sweep (--screenshot saves its plot)
     QString series;           // a time series file for it
-    // A manual frequency grid for it: fmin, fmax, the number of frequencies and whether they
-    // are spaced logarithmically.
-    std::optional<std::tuple<double, double, long long, bool>> frequencies;
-    std::optional<gpu::PeriodogramMethod> method;
-    // Its computation where given (else the scene's, else the defaults).
-    std::optional<gpu::Normalization> normalization;
-    bool fixedMean = false; // --fixed-mean: no offset of its own in the model
-    bool noDy = false;      // --no-dy: every point weighs the same
+    // The periodogram's scene options given (--frequencies, --search, --nterms...), to apply
+    // over the scene's values: the --scene file's or the defaults' (periodogramScene) for the
+    // command line's own computation, the window's saved ones for a window.
+    scene::GivenOptions periodogramGiven;
+    scene::PeriodogramScene periodogramScene;
     gpu::TimeFormat timeFormat = gpu::TimeFormat::Auto;
-    // --detrend and --mask: where given, they replace the scene's (the window's, for the
-    // degree or window not given keeps the scene's value).
-    std::optional<gpu::DetrendOptions> detrend;
-    std::optional<std::vector<gpu::TimeRange>> masks;
-    std::optional<int> nterms; // --nterms: harmonics in the periodogram's model
     int prewhiten = 0;         // --prewhiten N: find, fit and take out N sinusoids
     QString exportPeriodogram; // CSV: frequency, period, power
     QString exportPeaks;       // JSON: the highest peaks and the prewhitened sinusoids

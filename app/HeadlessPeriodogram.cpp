@@ -26,35 +26,6 @@ int failure(const std::string& message)
     return 1;
 }
 
-// The scene's controls with the command line's options over them, as the workspace would
-// hold them.
-scene::PeriodogramScene controls(const AppOptions& options)
-{
-    scene::PeriodogramScene c =
-        options.scene ? options.scene->periodogram : scene::PeriodogramScene{};
-    if (options.normalization)
-        c.normalization = *options.normalization;
-    if (options.fixedMean)
-        c.fitMean = false;
-    if (options.noDy)
-        c.useErrors = false;
-    if (options.method)
-        c.method = *options.method;
-    if (options.detrend)
-        c.detrend = *options.detrend;
-    if (options.masks)
-        c.masks = *options.masks;
-    if (options.nterms)
-        c.nterms = *options.nterms;
-    if (options.frequencies) {
-        bool logarithmic = false;
-        std::tie(c.fmin, c.fmax, c.count, logarithmic) = *options.frequencies;
-        c.gridMode = logarithmic ? scene::GridMode::Logarithmic : scene::GridMode::Linear;
-        c.unit = scene::FrequencyUnit::Ordinary; // --frequencies is in cycles
-    }
-    return c;
-}
-
 // While a long periodogram computes, a line on stderr every few seconds with the time it has
 // taken and the estimate (the computation itself reports no progress): on a terminal one
 // line rewritten each second, else a line each 10 seconds.
@@ -105,7 +76,7 @@ private:
 
 int runHeadlessPeriodogram(const AppOptions& options, scene::PeriodogramScene* found)
 {
-    scene::PeriodogramScene c = controls(options);
+    scene::PeriodogramScene c = options.periodogramScene;
     if (const gpu::Status s = scene::validate(c); !s)
         return failure(s.message());
     gpu::TimeSeries series;
@@ -213,19 +184,20 @@ int runHeadlessPeriodogram(const AppOptions& options, scene::PeriodogramScene* f
     }
 
     if (!options.exportPeriodogram.isEmpty()) {
-        if (const gpu::Status s =
-                gpu::writeTextFile(options.exportPeriodogram.toStdString(),
-                                   scene::periodogramCsv(o.grid, session.power(), unit));
+        if (const gpu::Status s = gpu::writeTextFile(
+                options.exportPeriodogram.toStdString(),
+                scene::periodogramCsv(o.grid, session.power(), unit, session.columns()));
             !s)
             return failure(s.message());
         std::printf("Saved %s\n", qPrintable(options.exportPeriodogram));
     }
     if (!options.exportPeaks.isEmpty()) {
         const scene::ReportedPeaks peaks = session.peaks(c.peaks);
-        if (const gpu::Status s = gpu::writeTextFile(
-                options.exportPeaks.toStdString(),
-                scene::peaksJson(peaks.peaks, peaks.falseAlarm, o.normalization, unit, o.nterms,
-                                 c.prewhitened, c.prewhitenEpoch));
+        if (const gpu::Status s =
+                gpu::writeTextFile(options.exportPeaks.toStdString(),
+                                   scene::peaksJson(peaks.peaks, peaks.falseAlarm, o.normalization,
+                                                    unit, o.nterms, c.prewhitened, c.prewhitenEpoch,
+                                                    peaks.detailNames, peaks.details));
             !s)
             return failure(s.message());
         std::printf("Saved %s\n", qPrintable(options.exportPeaks));

@@ -208,25 +208,17 @@ void openPeriodogram(ui::MainWindow& window, const app::AppOptions& options,
                      const std::optional<scene::PeriodogramScene>& prewhitened)
 {
     ui::PeriodogramWorkspace* workspace = window.periodogramWorkspace();
-    if (options.method)
-        workspace->setMethod(*options.method);
-    if (options.frequencies)
-        std::apply([workspace](auto... grid) { workspace->setManualGrid(grid...); },
-                   *options.frequencies);
     if (auto controls = workspace->currentScene();
-        controls && (options.normalization || options.fixedMean || options.noDy ||
-                     options.detrend || options.masks || options.nterms || options.prewhiten > 0)) {
-        controls->normalization = options.normalization.value_or(controls->normalization);
-        controls->detrend = options.detrend.value_or(controls->detrend);
-        controls->masks = options.masks.value_or(controls->masks);
-        controls->nterms = options.nterms.value_or(controls->nterms);
-        controls->fitMean = controls->fitMean && !options.fixedMean;
-        controls->useErrors = controls->useErrors && !options.noDy;
+        controls && (!options.periodogramGiven.empty() || prewhitened)) {
+        scene::Scene given;
+        given.periodogram = *controls;
+        // Checked when the command line was read, over another scene: nothing is refused here.
+        options.periodogramGiven.applyTo(given);
         if (prewhitened) {
-            controls->prewhitened = prewhitened->prewhitened;
-            controls->prewhitenEpoch = prewhitened->prewhitenEpoch;
+            given.periodogram.prewhitened = prewhitened->prewhitened;
+            given.periodogram.prewhitenEpoch = prewhitened->prewhitenEpoch;
         }
-        workspace->applyScene(*controls, QObject::tr("Command-line options"));
+        workspace->applyScene(given.periodogram, QObject::tr("Command-line options"));
     }
     window.showPeriodogram();
     if (!options.series.isEmpty())

@@ -4,8 +4,8 @@
 #       build-hopper/tests/warpscope_gpu_tests build-hopper/tests/warpscope_render_tests
 # with .device carried. Writes logs, screenshots and traces to $OUT (or ./device-out).
 #
-#   bench/device-proof.sh [field|teaching|timeline|periodogram|realdata|kernel|kernelbench|batch|
-#                          hostile|ui|soak|parity|gpu1]...
+#   bench/device-proof.sh [field|teaching|timeline|periodogram|methods|realdata|kernel|
+#                          kernelbench|batch|hostile|ui|soak|parity|gpu1]...
 #   (default: field timeline)
 set -uo pipefail
 out=${OUT:-device-out}; mkdir -p "$out"
@@ -84,6 +84,20 @@ periodogram)
         --screenshot "$out/periodogram.png"; echo "periodogram screenshot exit $?"
     "$app" --backend cuda --size 1600x1000 --frequencies 0.001,5,100000,log \
         --screenshot "$out/periodogram_log.png"; echo "logarithmic grid screenshot exit $?" ;;
+methods)
+    # The period-search methods beside Lomb-Scargle: their CUDA tests against the CPU and the
+    # fixtures, under compute-sanitizer's memcheck, then their benchmarks (medians).
+    filter='*BoxLeastSquares*:*PhaseDispersion*:*ConditionalEntropy*'
+    compute-sanitizer --tool memcheck --error-exitcode 3 "$DESKTOP_BIN/warpscope_gpu_tests" \
+        --gtest_filter="$filter" > "$out/methods.log" 2>&1
+    echo "methods' tests under memcheck exit $?"
+    grep -E "PASSED|FAILED|SKIPPED|ERROR SUMMARY" "$out/methods.log"
+    for args in "" "--periods 1800"; do
+        "$DESKTOP_BIN/warpscope-bench" bls $args --runs 9 2>&1 | tee -a "$out/bench.log"
+    done
+    for what in pdm ce; do
+        "$DESKTOP_BIN/warpscope-bench" $what 2>&1 | tee -a "$out/bench.log"
+    done ;;
 realdata)
     # Real-format data at 1400x900 on the GPU: a TESS light curve detrended with its fold, a
     # weekly dated series with a trend through detrending and one prewhitened sinusoid, and a

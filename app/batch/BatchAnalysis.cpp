@@ -116,8 +116,10 @@ void finishObject(const BatchSettings& settings, PreparedObject& p, const gpu::S
     if (!settings.periodogramFolder.empty())
         if (const gpu::Status s = writePeriodogram(settings, p, power); !s)
             row.warnings.push_back("periodogram not written: " + s.message());
-    const auto [peaks, faps] = scene::reportPeaks(scene::periodogramTraits(options), top, p.series,
-                                                  options, settings.peaks);
+    const scene::ReportedPeaks reported = scene::reportPeaks(scene::periodogramTraits(options), top,
+                                                             p.series, options, settings.peaks);
+    const std::vector<gpu::Peak>& peaks = reported.peaks;
+    const std::vector<std::optional<double>>& faps = reported.falseAlarm;
     for (std::size_t k = 0; k < peaks.size(); ++k) {
         BatchPeak peak;
         peak.frequency = peaks[k].frequency;

@@ -104,6 +104,12 @@ void decimateSpectrum(std::span<const double> power, const FrequencyGrid& grid,
         w.join();
 }
 
+std::shared_ptr<const Spectrum> hostSpectrum(std::vector<double> power, const FrequencyGrid& grid,
+                                             double ms, std::string method)
+{
+    return std::make_shared<HostSpectrum>(std::move(power), grid, ms, std::move(method));
+}
+
 HostSpectrum::HostSpectrum(std::vector<double> power, const FrequencyGrid& grid, double ms,
                            std::string method)
     : m_power(std::move(power))

@@ -1,5 +1,7 @@
 #include "OptionValues.h"
 
+#include "warpscope/scene/methods/PeriodogramMethod.h"
+
 #include <cmath>
 #include <limits>
 
@@ -104,6 +106,33 @@ QString setTerms(const Option& option, const QString& text, int& target)
     return {};
 }
 
+QString setSearch(const Option& option, const QString& text, PeriodogramScene& target)
+{
+    QStringList keys;
+    for (const std::string& key : periodogramMethodKeys()) {
+        if (text.trimmed() == QString::fromStdString(key)) {
+            target.search = key;
+            return {};
+        }
+        keys << QString::fromStdString(key);
+    }
+    return flag(option) + " must be " + alternatives(keys) + ", not '" + text.left(40) + "'";
+}
+
+QString setMethodText(const Option& option, const QString& text, std::string& field,
+                      PeriodogramScene& scene)
+{
+    const std::string before = field;
+    field = text.trimmed().toStdString();
+    for (const std::string& key : periodogramMethodKeys())
+        for (const std::string& problem : findPeriodogramMethod(key)->problems(scene)) {
+            field = before;
+            return flag(option) + ": " + QString::fromStdString(problem) + ", not '" +
+                   text.left(40) + "'";
+        }
+    return {};
+}
+
 QString setDetrend(const QString& text, gpu::DetrendOptions& target)
 {
     gpu::DetrendOptions d = target;
@@ -162,6 +191,8 @@ QString setFrequencies(const QString& text, PeriodogramScene& target)
     target.count = count;
     target.gridMode = logarithmic ? GridMode::Logarithmic : GridMode::Linear;
     target.unit = FrequencyUnit::Ordinary;
+    // A logarithmic grid is drawn on a logarithmic axis, where it is even.
+    target.logX = target.logX || logarithmic;
     return {};
 }
 

@@ -4,6 +4,7 @@
 #include "SceneNames.h"
 
 #include <QCommandLineParser>
+#include <algorithm>
 #include <array>
 
 namespace warpscope::scene {
@@ -348,6 +349,51 @@ constexpr std::array kOptions{
            .range = OptionRange{1, gpu::kMaxPeriodogramTerms},
            .defaultValue = "1",
            .example = "3"},
+    Option{.name = "search",
+           .type = T::Text,
+           .valueName = "ls|bls",
+           .help = "The period search: ls (Lomb-Scargle, for sinusoids) or bls (box least "
+                   "squares, for transits)",
+           .group = G::Periodogram,
+           .programs = kApp,
+           .sceneKey = "periodogram.search",
+           .at = [](Scene& s) -> std::string& { return s.periodogram.search; },
+           .apply = [](const Option& o, Values v,
+                       Scene& s) { return options::setSearch(o, v.back(), s.periodogram); },
+           .defaultValue = "ls",
+           .example = "bls"},
+    Option{.name = "bls-durations",
+           .type = T::Text,
+           .valueName = "auto|D1,D2,...",
+           .help = "Box least squares: the transit durations to try, in the data's unit of time "
+                   "(auto: ten from three cadences to a tenth of the span, at most half a day)",
+           .group = G::Periodogram,
+           .programs = kApp,
+           .sceneKey = "periodogram.blsDurations",
+           .at = [](Scene& s) -> std::string& { return s.periodogram.blsDurations; },
+           .apply =
+               [](const Option& o, Values v, Scene& s) {
+                   return options::setMethodText(o, v.back(), s.periodogram.blsDurations,
+                                                 s.periodogram);
+               },
+           .defaultValue = "auto",
+           .example = "0.05,0.1,0.15"},
+    Option{.name = "bls-objective",
+           .type = T::Text,
+           .valueName = "likelihood|snr",
+           .help = "Box least squares: the best box is the one of highest log-likelihood or of "
+                   "highest depth signal-to-noise",
+           .group = G::Periodogram,
+           .programs = kApp,
+           .sceneKey = "periodogram.blsObjective",
+           .at = [](Scene& s) -> std::string& { return s.periodogram.blsObjective; },
+           .apply =
+               [](const Option& o, Values v, Scene& s) {
+                   return options::setMethodText(o, v.back(), s.periodogram.blsObjective,
+                                                 s.periodogram);
+               },
+           .defaultValue = "likelihood",
+           .example = "snr"},
     Option{.name = "prewhiten",
            .type = T::Whole,
            .valueName = "N",
@@ -679,16 +725,32 @@ void addOptions(QCommandLineParser& parser, Program program)
     }
 }
 
+GivenOptions::GivenOptions(const QCommandLineParser& parser, Program program,
+                           bool (*which)(const Option& option))
+{
+    for (const Option& option : kOptions)
+        if (option.apply && option.acceptedBy(program) && which(option) &&
+            parser.isSet(text(option.name)))
+            m_given.emplace_back(&option, parser.values(text(option.name)));
+}
+
+bool GivenOptions::has(std::string_view name) const
+{
+    return std::any_of(m_given.begin(), m_given.end(),
+                       [name](const auto& given) { return given.first->name == name; });
+}
+
+QString GivenOptions::applyTo(Scene& scene) const
+{
+    for (const auto& [option, values] : m_given)
+        if (QString problem = option->apply(*option, values, scene); !problem.isEmpty())
+            return problem;
+    return {};
+}
+
 QString applySceneOptions(const QCommandLineParser& parser, Program program, Scene& scene)
 {
-    for (const Option& option : kOptions) {
-        if (!option.apply || !option.acceptedBy(program) || !parser.isSet(text(option.name)))
-            continue;
-        if (QString problem = option.apply(option, parser.values(text(option.name)), scene);
-            !problem.isEmpty())
-            return problem;
-    }
-    return {};
+    return GivenOptions(parser, program, [](const Option&) { return true; }).applyTo(scene);
 }
 
 bool anyOptionSet(const QCommandLineParser& parser, Program program,

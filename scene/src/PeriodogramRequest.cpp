@@ -1,6 +1,7 @@
 #include "warpscope/scene/PeriodogramRequest.h"
 
-#include <cstdio>
+#include "warpscope/scene/methods/PeriodogramMethod.h"
+
 #include <numbers>
 
 namespace warpscope::scene {
@@ -42,20 +43,7 @@ gpu::Status makePeriodogramRequest(const PeriodogramScene& scene, const gpu::Tim
     o.nterms = scene.nterms;
     o.launch = scene.launch();
     if (scene.gridMode == GridMode::Automatic) {
-        const gpu::AutomaticGrid automatic =
-            gpu::automaticGrid(series, scene.samplesPerPeak, scene.nyquistFactor);
-        o.grid = automatic.grid;
-        request.sampling = automatic.sampling;
-        request.stoppedAtNyquist = automatic.stopsAtNyquist;
-        request.cap = automatic.cap;
-        if (automatic.cap.wanted > 0.0) {
-            char text[200];
-            std::snprintf(text, sizeof text,
-                          "the automatic grid stops at %g instead of %g, to stay within %lld "
-                          "frequencies",
-                          o.grid.fmax(), automatic.cap.wantedFmax, gpu::kMaxFrequencies);
-            request.capNote = text;
-        }
+        periodogramMethod(scene).automaticGrid(scene, series, request);
     } else {
         request.sampling = gpu::regularSampling(series.t);
         // The scene's manual grid may be in angular frequency; the kernels take cycles.

@@ -1,6 +1,7 @@
 #include "warpscope/scene/PeriodogramScene.h"
 
 #include "AnyGpu.h"
+#include "warpscope/scene/methods/PeriodogramMethod.h"
 
 #include <QStringList>
 #include <cmath>
@@ -50,6 +51,16 @@ gpu::Status validate(const PeriodogramScene& p)
     if (const gpu::Status s = gpu::validateMasks(p.masks); !s)
         problems << QString::fromStdString(s.message());
     checkRange(problems, "Terms", p.nterms, 1, gpu::kMaxPeriodogramTerms);
+    if (const PeriodogramMethod* method = findPeriodogramMethod(p.search); !method) {
+        QStringList keys;
+        for (const std::string& key : periodogramMethodKeys())
+            keys << QString::fromStdString(key);
+        problems << QStringLiteral("The period search must be one of %1, not '%2'")
+                        .arg(keys.join(", "), QString::fromStdString(p.search).left(40));
+    } else {
+        for (const std::string& problem : method->problems(p))
+            problems << QString::fromStdString(problem);
+    }
     if (p.prewhitened.size() > kMaxPrewhitened)
         problems << QStringLiteral("%1 prewhitened frequencies, more than the %2 allowed")
                         .arg(p.prewhitened.size())

@@ -17,6 +17,14 @@ ReportedPeaks reportPeaks(const PeriodogramMethodTraits& method, const std::vect
     return r;
 }
 
+std::optional<double> ReportedPeaks::detail(std::size_t i, const std::string& name) const
+{
+    for (std::size_t c = 0; c < detailNames.size(); ++c)
+        if (detailNames[c] == name && i < details.size())
+            return details[i][c];
+    return std::nullopt;
+}
+
 PeriodogramSession::PeriodogramSession(PeriodogramScene scene, const PeriodogramMethod* method)
     : m_scene(std::move(scene)), m_method(method ? method : &periodogramMethod(m_scene))
 {}
@@ -38,14 +46,18 @@ gpu::Status PeriodogramSession::computeSpectrum(gpu::Context& context)
 {
     m_power.clear();
     m_spectrum.reset();
-    return m_method->computeSpectrum(context, m_prepared.series, m_request.options, m_spectrum);
+    m_columns.clear();
+    return m_method->computeSpectrum(context, m_prepared.series, m_scene, m_request.options,
+                                     m_spectrum, m_columns);
 }
 
 gpu::Status PeriodogramSession::computePower(gpu::Context& context, double* kernelMs)
 {
     m_spectrum.reset();
+    m_columns.clear();
     m_power.resize(std::size_t(m_request.options.grid.count));
-    return m_method->computePower(context, m_prepared.series, m_request.options, m_power, kernelMs);
+    return m_method->computePower(context, m_prepared.series, m_scene, m_request.options, m_power,
+                                  kernelMs, m_columns);
 }
 
 gpu::Status PeriodogramSession::computeWindow(gpu::Context& context,
@@ -58,12 +70,22 @@ gpu::Status PeriodogramSession::computeWindow(gpu::Context& context,
 ReportedPeaks PeriodogramSession::peaks(int count) const
 {
     const gpu::PeriodogramOptions& o = m_request.options;
-    if (m_spectrum)
-        return reportPeaks(traits(), m_spectrum->peaks(), m_prepared.series, o, count);
-    if (m_power.empty())
+    if (!m_spectrum && m_power.empty())
         return {};
-    return reportPeaks(traits(), gpu::topPeaks(m_power, o.grid, gpu::kSpectrumMaxPeaks),
-                       m_prepared.series, o, count);
+    ReportedPeaks r =
+        m_spectrum ? reportPeaks(traits(), m_spectrum->peaks(), m_prepared.series, o, count)
+                   : reportPeaks(traits(), gpu::topPeaks(m_power, o.grid, gpu::kSpectrumMaxPeaks),
+                                 m_prepared.series, o, count);
+    for (const MethodColumn& c : m_columns)
+        r.detailNames.push_back(c.name);
+    for (const gpu::Peak& p : r.peaks) {
+        std::vector<double> row;
+        for (const MethodColumn& c : m_columns)
+            row.push_back(std::size_t(p.index) < c.values.size() ? c.values[std::size_t(p.index)]
+                                                                 : 0.0);
+        r.details.push_back(std::move(row));
+    }
+    return r;
 }
 
 gpu::HarmonicFit PeriodogramSession::fold(double frequency) const

@@ -74,17 +74,25 @@ QString samplingNote(const std::optional<gpu::RegularSampling>& sampling, gpu::T
 }
 
 std::string periodogramCsv(const gpu::FrequencyGrid& grid, std::span<const double> power,
-                           gpu::TimeUnit unit)
+                           gpu::TimeUnit unit, std::span<const MethodColumn> columns)
 {
     std::string text = unit == gpu::TimeUnit::Unknown
-                           ? std::string("frequency,period,power\n")
+                           ? std::string("frequency,period,power")
                            : "frequency (" + frequencyUnitText(unit).toStdString() + "),period (" +
-                                 periodUnitText(unit).toStdString() + "),power\n";
+                                 periodUnitText(unit).toStdString() + "),power";
+    for (const MethodColumn& c : columns)
+        text += "," + c.name;
+    text += "\n";
     char line[96];
     for (std::size_t k = 0; k < power.size(); ++k) {
         const double f = grid.frequency((long long)k);
-        std::snprintf(line, sizeof line, "%.17g,%.17g,%.17g\n", f, 1.0 / f, power[k]);
+        std::snprintf(line, sizeof line, "%.17g,%.17g,%.17g", f, 1.0 / f, power[k]);
         text += line;
+        for (const MethodColumn& c : columns) {
+            std::snprintf(line, sizeof line, ",%.17g", k < c.values.size() ? c.values[k] : 0.0);
+            text += line;
+        }
+        text += "\n";
     }
     return text;
 }
@@ -112,7 +120,9 @@ std::vector<std::optional<double>> falseAlarmProbabilities(const std::vector<gpu
 std::string peaksJson(const std::vector<gpu::Peak>& peaks,
                       const std::vector<std::optional<double>>& falseAlarms,
                       gpu::Normalization normalization, gpu::TimeUnit unit, int nterms,
-                      const std::vector<gpu::FittedSinusoid>& prewhitened, double prewhitenEpoch)
+                      const std::vector<gpu::FittedSinusoid>& prewhitened, double prewhitenEpoch,
+                      const std::vector<std::string>& detailNames,
+                      const std::vector<std::vector<double>>& details)
 {
     QJsonArray list;
     for (std::size_t i = 0; i < peaks.size(); ++i) {
@@ -120,10 +130,13 @@ std::string peaksJson(const std::vector<gpu::Peak>& peaks,
         QJsonValue fap; // null where it is not defined
         if (i < falseAlarms.size() && falseAlarms[i])
             fap = *falseAlarms[i];
-        list.append(QJsonObject{{"frequency", p.frequency},
-                                {"period", 1.0 / p.frequency},
-                                {"power", p.power},
-                                {"falseAlarmProbability", fap}});
+        QJsonObject peak{{"frequency", p.frequency},
+                         {"period", 1.0 / p.frequency},
+                         {"power", p.power},
+                         {"falseAlarmProbability", fap}};
+        for (std::size_t c = 0; i < details.size() && c < detailNames.size(); ++c)
+            peak.insert(QString::fromStdString(detailNames[c]), details[i].at(c));
+        list.append(peak);
     }
     QJsonArray sinusoids;
     for (const gpu::FittedSinusoid& f : prewhitened)

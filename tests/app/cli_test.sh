@@ -319,6 +319,35 @@ then
     echo "FAIL: the three-term periodogram's best period or its FAP"
     fails=$((fails + 1))
 fi
+# Box least squares on the transit fixture (tests/fixtures/generate_period_methods.py: P =
+# 3.5725 d, 0.5 % deep, 2.5 hours): the orbit, and each peak's box in the exports.
+methods=$(cd "$(dirname "$0")/../fixtures/period-methods" && pwd)
+expect 2 "--search must be ls or bls, not 'fourier'" --search fourier
+expect 2 "--bls-durations: Transit durations must be 'auto' or numbers above 0" \
+    --bls-durations 0.1,-2
+expect 2 "--bls-objective: The box least squares objective must be likelihood or snr" \
+    --bls-objective power
+expect 0 "Saved $scenes/bls.json" --backend cpu --series "$methods/transit.csv" --search bls \
+    --bls-durations 0.05,0.1,0.15 --frequencies 0.1666667,0.5,3000 \
+    --export-peaks "$scenes/bls.json" --export-periodogram "$scenes/bls.csv"
+if ! python3 - "$scenes/bls.json" "$scenes/bls.csv" <<'PY'
+import csv, json, math, sys
+d = json.load(open(sys.argv[1]))
+best = d["peaks"][0]
+assert abs(best["period"] - 3.5725) < 0.003, best
+assert abs(best["depth"] - 0.005) < 0.0005, best
+assert best["duration"] == 0.1, best
+assert abs(math.remainder(best["transit_time"] - 1.3, best["period"])) < 0.01, best
+assert best["falseAlarmProbability"] is None
+rows = list(csv.reader(open(sys.argv[2])))
+assert rows[0][3:] == ["depth", "depth_err", "duration", "transit_time", "depth_snr",
+                       "log_likelihood"], rows[0]
+assert len(rows) == 3001, len(rows)
+PY
+then
+    echo "FAIL: box least squares' best period or its box in the exports"
+    fails=$((fails + 1))
+fi
 # Three rounds of prewhitening, then the three sinusoids fitted together: the same as scipy's
 # curve_fit of all three (fit_P.csv, case "all"), to 1e-4 of each error bar.
 expect 0 "Saved $scenes/frequencies.csv" --backend cpu --series "$fixtures/series_P.csv" \

@@ -172,8 +172,10 @@ TEST(Options, DeclaredRangesAreEnforcedByTheOptionAndTheSceneFileAlike)
 TEST(Options, BothProgramsTakeThePeriodogramsOptions)
 {
     // The synthetic series' harmonics are the app's; each program has a precision of its own
-    // (the field's in the app, the periodogram's in the batch).
-    const QSet<QString> oneProgram{"nterms", "precision"};
+    // (the field's in the app, the periodogram's in the batch); the batch computes
+    // Lomb-Scargle alone, so the period search and its methods' keys are the app's.
+    const QSet<QString> oneProgram{"nterms", "precision", "search", "bls-durations",
+                                   "bls-objective"};
     for (const Option& option : scene::declaredOptions()) {
         if (!option.sceneKey.starts_with("periodogram.") || oneProgram.contains(text(option.name)))
             continue;

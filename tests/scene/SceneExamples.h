@@ -50,6 +50,9 @@ inline Scene unusualScene()
     g.detrend = {gpu::DetrendMethod::RunningMedian, 4, 12.5};
     g.masks = {{58001.25, 58003.5}, {-1e9, -2.0}, {58010.0, 58010.0}};
     g.nterms = 4;
+    g.search = "bls";
+    g.blsDurations = "0.05,0.1";
+    g.blsObjective = "snr";
     g.prewhitened = {{0.731, 1.01, 0.122, 8e-5, 0.013, 0.002}, {1.173, 0.5, 0.0, 1e-4, 0.01, 0.0}};
     g.prewhitenEpoch = 2459050.0999238561;
     s.lab = {7, 123456, false, false, true, 99};

@@ -227,27 +227,32 @@ private:
 class TestMethod final : public PeriodogramMethod
 {
 public:
+    std::string key() const override { return "test"; }
     std::string name() const override { return "test statistic"; }
-    bool describes(const PeriodogramScene&) const override { return false; }
-    PeriodogramMethodTraits traits(const gpu::PeriodogramOptions&) const override
+    PeriodogramMethodTraits traits(const PeriodogramScene&,
+                                   const gpu::PeriodogramOptions&) const override
     {
         PeriodogramMethodTraits t;
         t.statistic = "closeness";
         return t;
     }
     gpu::Status computeSpectrum(gpu::Context& context, const gpu::TimeSeries& series,
+                                const PeriodogramScene& scene,
                                 const gpu::PeriodogramOptions& options,
-                                std::shared_ptr<const gpu::Spectrum>& spectrum) const override
+                                std::shared_ptr<const gpu::Spectrum>& spectrum,
+                                std::vector<MethodColumn>& columns) const override
     {
         std::vector<double> power(std::size_t(options.grid.count));
-        if (const gpu::Status s = computePower(context, series, options, power, nullptr); !s)
+        if (const gpu::Status s =
+                computePower(context, series, scene, options, power, nullptr, columns);
+            !s)
             return s;
         spectrum = std::make_shared<TestSpectrum>(std::move(power), options.grid);
         return gpu::Status::success();
     }
-    gpu::Status computePower(gpu::Context&, const gpu::TimeSeries&,
+    gpu::Status computePower(gpu::Context&, const gpu::TimeSeries&, const PeriodogramScene&,
                              const gpu::PeriodogramOptions& options, std::span<double> power,
-                             double*) const override
+                             double*, std::vector<MethodColumn>&) const override
     {
         for (long long k = 0; k < options.grid.count; ++k) {
             const double d = options.grid.frequency(k) - 0.25;
@@ -261,10 +266,10 @@ TEST(PeriodogramSession, MethodRegisteredElsewhereRunsEndToEnd)
 {
     ASSERT_TRUE(registerPeriodogramMethod(std::make_shared<TestMethod>()));
     EXPECT_FALSE(registerPeriodogramMethod(std::make_shared<TestMethod>())); // its name is taken
-    const PeriodogramMethod* method = findPeriodogramMethod("test statistic");
+    const PeriodogramMethod* method = findPeriodogramMethod("test");
     ASSERT_NE(method, nullptr);
     PeriodogramScene scene;
-    // A scene still names Lomb-Scargle: the test method describes no scene.
+    // A scene still names Lomb-Scargle by default.
     EXPECT_EQ(periodogramMethod(scene).name(), "Lomb-Scargle");
     scene.gridMode = GridMode::Linear;
     scene.fmin = 0.05;
@@ -309,3 +314,95 @@ TEST(PeriodogramSession, LombScargleTraitsFollowItsTerms)
 
 } // namespace
 } // namespace warpscope::scene
+
+namespace warpscope::scene::test {
+namespace {
+
+gpu::TimeSeries transitSeries()
+{
+    gpu::TimeSeries s;
+    for (const auto& row :
+         gpu::test::readCsv(gpu::test::fixtureDir() + "/period-methods/transit.csv")) {
+        s.t.push_back(std::stod(row.at(0)));
+        s.y.push_back(std::stod(row.at(1)));
+        s.dy.push_back(std::stod(row.at(2)));
+    }
+    return s;
+}
+
+// The transit fixture's planet (P = 3.5725 d, 0.5 %, 2.5 h, first mid-transit 1.3 d: the
+// generator's values) found through the session as the window and the command line run it,
+// with the box's figures at the peak.
+TEST(PeriodogramSession, BoxLeastSquaresFindsTheTransitAndReportsItsBox)
+{
+    PeriodogramScene scene;
+    scene.search = "bls";
+    scene.blsDurations = "0.05,0.1,0.15";
+    scene.gridMode = GridMode::Linear;
+    scene.fmin = 1.0 / 6.0;
+    scene.fmax = 1.0 / 2.0;
+    scene.count = 3000;
+    ASSERT_TRUE(validate(scene));
+    PeriodogramSession session(scene);
+    EXPECT_EQ(session.method().key(), "bls");
+    EXPECT_EQ(session.traits().statistic, "log-likelihood");
+    EXPECT_TRUE(session.traits().foldBox);
+    ASSERT_TRUE(session.prepare(transitSeries()));
+    ASSERT_TRUE(session.makeRequest());
+    auto context = gpu::test::cpuContext(2);
+    ASSERT_TRUE(session.computeSpectrum(*context));
+    const ReportedPeaks peaks = session.peaks(3);
+    ASSERT_FALSE(peaks.peaks.empty());
+    const double period = 1.0 / peaks.peaks[0].frequency;
+    EXPECT_NEAR(period, 3.5725, 0.003);
+    EXPECT_FALSE(peaks.falseAlarm[0].has_value());
+    ASSERT_TRUE(peaks.detail(0, "depth"));
+    EXPECT_NEAR(*peaks.detail(0, "depth"), 0.005, 0.0005);
+    EXPECT_EQ(*peaks.detail(0, "duration"), 0.1);
+    EXPECT_NEAR(std::remainder(*peaks.detail(0, "transit_time") - 1.3, period), 0.0, 0.01);
+    EXPECT_GT(*peaks.detail(0, "depth_snr"), 20.0);
+    EXPECT_FALSE(peaks.detail(0, "no such figure"));
+}
+
+// astropy's autoperiod, written out here: periods from twice the longest automatic duration
+// (half a day) to half the baseline, a step in frequency of the shortest (three 10-minute
+// cadences) over the baseline squared.
+TEST(PeriodogramSession, BoxLeastSquaresAutomaticGridIsAstropysAutoperiod)
+{
+    PeriodogramScene scene;
+    scene.search = "bls";
+    PeriodogramSession session(scene);
+    const gpu::TimeSeries series = transitSeries();
+    ASSERT_TRUE(session.prepare(series));
+    ASSERT_TRUE(session.makeRequest());
+    const double baseline = series.t.back() - series.t.front();
+    const double df = 3 * 10.0 / 1440.0 / (baseline * baseline);
+    const double fmin = 2.0 / baseline, fmax = 1.0 / (2 * 0.5);
+    const gpu::FrequencyGrid& grid = session.request().options.grid;
+    EXPECT_EQ(grid.count, 1 + (long long)std::llround((fmax - fmin) / df));
+    EXPECT_NEAR(grid.fmax(), fmax, 1e-12);
+    EXPECT_NEAR(grid.df, df, 1e-12 * df);
+    EXPECT_FALSE(grid.logarithmic);
+}
+
+TEST(PeriodogramSession, BadMethodsAndTheirParametersAreRefused)
+{
+    PeriodogramScene scene;
+    scene.search = "fourier";
+    gpu::Status s = validate(scene);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("ls, bls"), std::string::npos) << s.message();
+    scene.search = "bls";
+    for (const char* durations : {"", "0.1,,0.2", "-1", "0.1,x", "nan"}) {
+        scene.blsDurations = durations;
+        EXPECT_FALSE(validate(scene)) << durations;
+    }
+    scene.blsDurations = "auto";
+    scene.blsObjective = "power";
+    EXPECT_FALSE(validate(scene));
+    scene.blsObjective = "snr";
+    EXPECT_TRUE(validate(scene));
+}
+
+} // namespace
+} // namespace warpscope::scene::test

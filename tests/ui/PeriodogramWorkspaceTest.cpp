@@ -674,6 +674,55 @@ private slots:
         QVERIFY(periodogram()->markLabels().filter("FAP").isEmpty());
     }
 
+    // A transiting planet (the fixture's: P = 3.5725 d, 0.5 % deep, 2.5 h, from its generator)
+    // chosen as a person does: Search set to box least squares, three durations typed. The
+    // peak is the orbit, the status names the box, the Lomb-Scargle-only controls are off
+    // and the fold draws the box: its lowest level in the middle of the cycle, 0.5 % down.
+    void boxLeastSquaresFindsTheTransitAndDrawsItsBox()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        periodogram()->openFile(WARPSCOPE_FIXTURE_DIR "/period-methods/transit.csv");
+        QVERIFY(waitForPeriodogram());
+        periodogram()->setManualGrid(1.0 / 6.0, 0.5, 3000);
+        QVERIFY(waitForPeriodogram());
+        auto* durations = periodogram()->findChild<QLineEdit*>("blsDurations");
+        auto* search = periodogram()->findChild<QComboBox*>("search");
+        QVERIFY(durations && search);
+        QVERIFY(!durations->isEnabled());
+        const int bls = search->findData("bls");
+        QVERIFY(bls >= 0);
+        search->setCurrentIndex(bls);
+        QVERIFY(waitForPeriodogram());
+        QVERIFY(durations->isEnabled());
+        QVERIFY(!periodogram()->findChild<QSpinBox*>("nterms")->isEnabled());
+        durations->setText("0.05,0.1,0.15");
+        QTest::keyClick(durations, Qt::Key_Return);
+        QVERIFY(waitForPeriodogram());
+        QVERIFY2(periodogram()->errorText().isEmpty(), qPrintable(periodogram()->errorText()));
+        QVERIFY(!periodogram()->peaks().empty());
+        const double period = 1.0 / periodogram()->peaks()[0].frequency;
+        QVERIFY2(std::abs(period - 3.5725) < 0.003, qPrintable(QString::number(period)));
+        auto* status = periodogram()->findChild<QLabel*>("falseAlarm");
+        QVERIFY2(status->text().contains("box") && status->text().contains("S/N"),
+                 qPrintable(status->text()));
+        auto* fold = periodogram()->findChild<ui::FoldView*>();
+        QVERIFY(fold);
+        const QCPGraph* model = fold->modelGraph();
+        QVERIFY(model->dataCount() > 10);
+        double low = 1e300, high = -1e300, lowAt = 0.0;
+        for (auto it = model->data()->constBegin(); it != model->data()->constEnd(); ++it) {
+            if (it->value < low) {
+                low = it->value;
+                lowAt = it->key;
+            }
+            high = std::max(high, it->value);
+        }
+        QVERIFY2(std::abs(high - low - 0.005) < 0.0005, qPrintable(QString::number(high - low)));
+        QVERIFY2(std::abs(std::remainder(lowAt - 0.5, 1.0)) < 0.05,
+                 qPrintable(QString::number(lowAt)));
+    }
+
     // Yearly means from 1700, as sunspot numbers come: an 11-year cycle and noise. Above 0.5
     // cycles per year the periodogram of yearly times only mirrors what lies below, so the
     // automatic grid stops there, the panel says why, and the highest peak is the cycle, not

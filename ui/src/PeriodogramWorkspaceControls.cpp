@@ -57,6 +57,10 @@ scene::PeriodogramScene PeriodogramWorkspace::readControls(const scene::Periodog
         m_precision->currentIndex() == 0 ? gpu::Precision::Float64 : gpu::Precision::Float32;
     c.method = gpu::PeriodogramMethod(m_method->currentIndex());
     c.nterms = m_nterms->value();
+    c.search = m_search->currentData().toString().toStdString();
+    const QString durations = m_blsDurations->text().trimmed();
+    c.blsDurations = durations.isEmpty() ? "auto" : durations.toStdString();
+    c.blsObjective = m_blsObjective->currentData().toString().toStdString();
     c.peaks = m_peakCount->value();
     c.gridStride = m_gridStride->isChecked();
     c.detrend = {gpu::DetrendMethod(m_detrendMethod->currentIndex()), m_detrendDegree->value(),
@@ -110,6 +114,11 @@ void PeriodogramWorkspace::setControls(const scene::PeriodogramScene& c)
     m_precision->setCurrentIndex(c.precision == gpu::Precision::Float64 ? 0 : 1);
     m_method->setCurrentIndex(int(c.method));
     m_nterms->setValue(c.nterms);
+    m_search->setCurrentIndex(std::max(0, m_search->findData(QString::fromStdString(c.search))));
+    m_blsDurations->setText(QString::fromStdString(c.blsDurations));
+    m_blsObjective->setCurrentIndex(
+        std::max(0, m_blsObjective->findData(QString::fromStdString(c.blsObjective))));
+    enableSearchControls();
     m_peakCount->setValue(c.peaks);
     m_blockThreads->setText(QString::number(c.blockThreads));
     m_gridBlocks->setText(QString::number(c.gridBlocks));

@@ -30,7 +30,8 @@ QString PeriodogramWorkspace::exportCsv(const QString& path) const
     if (power.empty())
         return tr("Could not copy the periodogram to host memory for export");
     const gpu::Status s =
-        gpu::writeTextFile(path.toStdString(), scene::periodogramCsv(grid(), power, m_shownUnit));
+        gpu::writeTextFile(path.toStdString(),
+                           scene::periodogramCsv(grid(), power, m_shownUnit, m_session->columns()));
     return s ? QString() : QString::fromStdString(s.message());
 }
 
@@ -41,7 +42,8 @@ QString PeriodogramWorkspace::exportPeaks(const QString& path) const
     const gpu::Status s = gpu::writeTextFile(
         path.toStdString(),
         scene::peaksJson(m_peaks, m_falseAlarm, m_shownOptions.normalization, m_shownUnit,
-                         m_shownOptions.nterms, m_prewhitened, m_prewhitenEpoch));
+                         m_shownOptions.nterms, m_prewhitened, m_prewhitenEpoch,
+                         m_peakDetails.detailNames, m_peakDetails.details));
     return s ? QString() : QString::fromStdString(s.message());
 }
 

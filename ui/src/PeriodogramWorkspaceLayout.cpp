@@ -283,6 +283,7 @@ QWidget* PeriodogramWorkspace::makeControlsPanel()
     gridForm->addRow(m_samplingNote);
     auto* options = new QGroupBox(tr("Options"), this);
     auto* optionsForm = new QFormLayout(options);
+    optionsForm->addRow(createSearchControls());
     optionsForm->addRow(tr("Normalisation"), m_normalization);
     optionsForm->addRow(tr("Terms"), m_nterms);
     optionsForm->addRow(m_fitMean);
@@ -496,6 +497,56 @@ void PeriodogramWorkspace::connectControls()
     for (QComboBox* box : {m_gridMode, m_normalization, m_precision, m_frequencyUnit, m_method})
         connect(box, &QComboBox::currentIndexChanged, this, &PeriodogramWorkspace::schedule);
     connect(m_nterms, &QSpinBox::valueChanged, this, &PeriodogramWorkspace::schedule);
+    connect(m_search, &QComboBox::currentIndexChanged, this, [this] {
+        enableSearchControls();
+        schedule();
+    });
+    connect(m_blsObjective, &QComboBox::currentIndexChanged, this, &PeriodogramWorkspace::schedule);
+    connect(m_blsDurations, &QLineEdit::editingFinished, this, &PeriodogramWorkspace::schedule);
+}
+
+QWidget* PeriodogramWorkspace::createSearchControls()
+{
+    m_search = new QComboBox(this);
+    m_search->setObjectName("search");
+    for (const std::string& key : scene::periodogramMethodKeys())
+        m_search->addItem(QString::fromStdString(scene::findPeriodogramMethod(key)->name()),
+                          QString::fromStdString(key));
+    m_search->setToolTip(
+        tr("Lomb-Scargle fits sinusoids: pulsations, rotation, anything smooth.\n"
+           "Box least squares fits a periodic box: transits, whose power Lomb-Scargle\n"
+           "spreads over many harmonics (astropy's BoxLeastSquares, exact)."));
+    m_blsDurations = new QLineEdit("auto", this);
+    m_blsDurations->setObjectName("blsDurations");
+    m_blsDurations->setToolTip(
+        tr("Transit durations to try, in the data's unit of time, separated by commas;\n"
+           "auto: ten from three cadences to a tenth of the span (at most half a day)."));
+    m_blsObjective = new QComboBox(this);
+    m_blsObjective->setObjectName("blsObjective");
+    m_blsObjective->addItem(tr("log-likelihood"), "likelihood");
+    m_blsObjective->addItem(tr("depth S/N"), "snr");
+    m_blsObjective->setToolTip(tr("Which box is best at each period: the one that most raises "
+                                  "the likelihood, or whose depth is measured at the highest "
+                                  "signal-to-noise"));
+    auto* box = new QWidget(this);
+    auto* form = new QFormLayout(box);
+    form->setContentsMargins(0, 0, 0, 0);
+    form->addRow(tr("Search"), m_search);
+    form->addRow(tr("Durations"), m_blsDurations);
+    form->addRow(tr("Objective"), m_blsObjective);
+    enableSearchControls();
+    return box;
+}
+
+// Each method's own controls are enabled where they apply.
+void PeriodogramWorkspace::enableSearchControls()
+{
+    const bool bls = m_search->currentData().toString() == "bls";
+    m_blsDurations->setEnabled(bls);
+    m_blsObjective->setEnabled(bls);
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{m_normalization, m_nterms, m_fitMean, m_center, m_method})
+        w->setEnabled(!bls);
 }
 
 void PeriodogramWorkspace::connectResults()

@@ -39,12 +39,33 @@ void PeriodogramWorkspace::replot()
         label = tr("frequency f (%1)").arg(scene::frequencyUnitText(m_shownUnit));
     m_view->setAxis(period, m_logX->isChecked(), scale, label);
     m_view->setPeriodUnit(periodUnit);
+    const scene::PeriodogramMethodTraits traits = shownTraits();
     m_view->setYLabel(
-        tr("power (%1)")
-            .arg(QString::fromUtf8(gpu::normalizationName(m_shownOptions.normalization))));
+        traits.falseAlarm || traits.foldHarmonics > 0
+            ? tr("power (%1)")
+                  .arg(QString::fromUtf8(gpu::normalizationName(m_shownOptions.normalization)))
+            : QString::fromStdString(traits.statistic));
     m_view->setSpectrum(m_spectrum);
     m_marks->setAxis(period, scale);
     showWindow();
+}
+
+scene::PeriodogramMethodTraits PeriodogramWorkspace::shownTraits() const
+{
+    return m_session ? m_session->traits() : scene::periodogramTraits(m_shownOptions);
+}
+
+QString PeriodogramWorkspace::boxText(std::size_t i) const
+{
+    const auto figure = [&](const char* name) {
+        return m_peakDetails.detail(i, name).value_or(std::nan(""));
+    };
+    return tr("a box %1 deep (± %2, S/N %3), %4 long, mid-transit at %5")
+        .arg(figure("depth"), 0, 'g', 4)
+        .arg(figure("depth_err"), 0, 'g', 2)
+        .arg(figure("depth_snr"), 0, 'f', 1)
+        .arg(scene::periodText(figure("duration"), m_shownUnit))
+        .arg(figure("transit_time"), 0, 'f', 5);
 }
 
 void PeriodogramWorkspace::showPeaks()
@@ -54,6 +75,7 @@ void PeriodogramWorkspace::showPeaks()
         reported = m_session->peaks(m_peakCount->value());
     m_peaks = std::move(reported.peaks);
     m_falseAlarm = std::move(reported.falseAlarm);
+    m_peakDetails = std::move(reported);
     // The frequencies as the axis shows them, in the file's unit where it has one.
     const bool angular = m_frequencyUnit->currentIndex() == 1;
     const double scale = angular ? 2.0 * std::numbers::pi : 1.0;
@@ -113,7 +135,11 @@ void PeriodogramWorkspace::showPeaks()
                            : tr("No peak"));
     } else if (!(m_shownOptions.fitMean || m_shownOptions.centerData)) {
         m_fap->setText(tr("The false-alarm probability needs centred data"));
-    } else if (!scene::periodogramTraits(m_shownOptions).falseAlarm) {
+    } else if (shownTraits().foldBox) {
+        m_fap->setText(
+            tr("Highest peak: period %1, %2")
+                .arg(scene::periodText(1.0 / m_peaks[0].frequency, m_shownUnit), boxText(0)));
+    } else if (!shownTraits().falseAlarm) {
         m_fap->setText(tr("Highest peak: period %1 (%2 terms: no false-alarm probability, which "
                           "Baluev gives for one term)")
                            .arg(scene::periodText(1.0 / m_peaks[0].frequency, m_shownUnit))
@@ -153,7 +179,10 @@ void PeriodogramWorkspace::showLevels()
         m_levels->clear();
     } else if (!(m_shownOptions.fitMean || m_shownOptions.centerData)) {
         m_levels->setText(tr("False-alarm levels need centred data or a floating mean"));
-    } else if (!scene::periodogramTraits(m_shownOptions).falseAlarm) {
+    } else if (shownTraits().foldBox) {
+        m_levels->setText(tr("False-alarm levels are for Lomb-Scargle (Baluev 2008); a "
+                             "transit's depth S/N says how well it is measured"));
+    } else if (!shownTraits().falseAlarm) {
         m_levels->setText(tr("False-alarm levels are for the one-term model (Baluev 2008); "
                              "this periodogram fits %1 terms")
                               .arg(m_shownOptions.nterms));
@@ -277,6 +306,8 @@ void PeriodogramWorkspace::showFold(int peak)
     m_foldDouble->setEnabled(m_foldDoublings < kMaxFoldDoublings);
     m_foldHalve->setEnabled(m_foldDoublings > -kMaxFoldDoublings);
     const gpu::TimeSeries& used = m_session->prepared().series;
+    if (shownTraits().foldBox && m_foldDoublings == 0)
+        return showBoxFold(std::size_t(peak));
     const int nterms = m_session->traits().foldHarmonics;
     const gpu::HarmonicFit fit = m_session->fold(f);
     FoldModel model;
@@ -318,6 +349,36 @@ void PeriodogramWorkspace::showFold(int peak)
     if (!m_session->prepared().trend.empty() || !m_prewhitened.empty())
         yLabel = tr("%1, residuals").arg(yLabel);
     m_fold->setFold(used, f, model, period, yLabel);
+}
+
+// A transit's fold: the best box at the peak, mid-transit in the middle of the plot's cycle,
+// drawn at the level of the points outside it.
+void PeriodogramWorkspace::showBoxFold(std::size_t peak)
+{
+    const gpu::TimeSeries& used = m_session->prepared().series;
+    const double f = m_peaks[peak].frequency, period = 1.0 / f;
+    const double duration = m_peakDetails.detail(peak, "duration").value_or(0.0);
+    const double transit = m_peakDetails.detail(peak, "transit_time").value_or(0.0);
+    FoldModel model;
+    model.epoch = transit - 0.5 * period;
+    double w = 0.0, wy = 0.0;
+    for (std::size_t i = 0; i < used.t.size(); ++i) {
+        if (std::abs(std::remainder(used.t[i] - transit, period)) < 0.5 * duration)
+            continue;
+        const double weight = used.dy.empty() ? 1.0 : 1.0 / (used.dy[i] * used.dy[i]);
+        w += weight;
+        wy += weight * used.y[i];
+    }
+    model.offset = w > 0.0 ? wy / w : 0.0;
+    model.box =
+        FoldModel::Box{m_peakDetails.detail(peak, "depth").value_or(0.0), 0.5, 0.5 * duration * f};
+    const QString periodText = scene::periodText(period, m_shownUnit);
+    model.parameters << tr("period %1").arg(periodText) << boxText(peak)
+                     << tr("%1 points").arg(used.t.size());
+    QString yLabel = valueLabel();
+    if (!m_session->prepared().trend.empty() || !m_prewhitened.empty())
+        yLabel = tr("%1, residuals").arg(yLabel);
+    m_fold->setFold(used, f, model, periodText, yLabel);
 }
 
 void PeriodogramWorkspace::scaleFoldPeriod(int step)

@@ -22,6 +22,10 @@ constexpr int kPixelsPerPhaseTick = 70;
 
 double FoldModel::at(double phase) const
 {
+    if (box) {
+        const double distance = std::abs(std::remainder(phase - box->centre, 1.0));
+        return offset - (distance < box->halfWidth ? box->depth : 0.0);
+    }
     const double x = 2.0 * std::numbers::pi * phase;
     double y = offset;
     for (std::size_t k = 0; k < harmonics.size(); ++k) {

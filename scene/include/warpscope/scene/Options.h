@@ -117,6 +117,25 @@ void addOptions(QCommandLineParser& parser, Program program);
 // Applies the scene options of program that parser holds to scene, in declaration order;
 // why one is refused (the first), or an empty string.
 QString applySceneOptions(const QCommandLineParser& parser, Program program, Scene& scene);
+// The scene options a command line gave, kept to apply to a scene known later (the window's,
+// once its saved settings are read), as applySceneOptions would have.
+class GivenOptions
+{
+public:
+    GivenOptions() = default;
+    // The options of program in parser for which which() is true.
+    GivenOptions(const QCommandLineParser& parser, Program program,
+                 bool (*which)(const Option& option));
+
+    bool empty() const { return m_given.empty(); }
+    bool has(std::string_view name) const;
+    // Applies them to scene in declaration order; why one is refused, or an empty string.
+    QString applyTo(Scene& scene) const;
+
+private:
+    std::vector<std::pair<const Option*, QStringList>> m_given;
+};
+
 // Whether parser holds one of program's options for which which() is true.
 bool anyOptionSet(const QCommandLineParser& parser, Program program,
                   bool (*which)(const Option& option));

@@ -7,6 +7,8 @@
 #include "warpscope/gpu/Spectrum.h"
 #include "warpscope/gpu/Status.h"
 
+#include <string>
+
 namespace warpscope::scene {
 
 enum class GridMode
@@ -71,6 +73,13 @@ struct PeriodogramScene
     gpu::Precision precision = gpu::Precision::Float64;
     gpu::PeriodogramMethod method = gpu::PeriodogramMethod::Auto;
     int nterms = 1; // harmonics in the model (gpu::PeriodogramOptions::nterms)
+    // The period search: a registered method's key (methods/PeriodogramMethod.h): "ls"
+    // Lomb-Scargle, "bls" box least squares.
+    std::string search = "ls";
+    // Box least squares: the transit durations in the data's unit of time, comma-separated,
+    // or "auto" (gpu::automaticBlsDurations), and the objective, "likelihood" or "snr".
+    std::string blsDurations = "auto";
+    std::string blsObjective = "likelihood";
     int peaks = 10;
     // The direct kernel's launch (gpu::PeriodogramLaunch).
     long long blockThreads = gpu::PeriodogramLaunch{}.blockThreads;

@@ -25,6 +25,13 @@ struct ReportedPeaks
 {
     std::vector<gpu::Peak> peaks;
     std::vector<std::optional<double>> falseAlarm;
+    // The method's own figures at each peak (box least squares: the box), named as the
+    // method's columns; empty for methods without.
+    std::vector<std::string> detailNames;
+    std::vector<std::vector<double>> details;
+
+    // Peak i's figure named name, or none.
+    std::optional<double> detail(std::size_t i, const std::string& name) const;
 };
 
 // The reportable peaks among top (the highest local maxima, as gpu::topPeaks or a spectrum
@@ -43,7 +50,7 @@ public:
     const PeriodogramScene& scene() const { return m_scene; }
     const PeriodogramMethod& method() const { return *m_method; }
     // The traits of the method for the request made.
-    PeriodogramMethodTraits traits() const { return m_method->traits(m_request.options); }
+    PeriodogramMethodTraits traits() const { return m_method->traits(m_scene, m_request.options); }
 
     // Makes the loaded series ready (scene::prepareSeries); fails, saying why, when every
     // point is masked or the trend cannot be fitted.
@@ -66,6 +73,9 @@ public:
     gpu::Status computePower(gpu::Context& context, double* kernelMs = nullptr);
     const std::shared_ptr<const gpu::Spectrum>& spectrum() const { return m_spectrum; }
     const std::vector<double>& power() const { return m_power; }
+    // The method's own figures of the last computation, one per frequency (methods/
+    // PeriodogramMethod.h); empty for most.
+    const std::vector<MethodColumn>& columns() const { return m_columns; }
     // The spectral window of the prepared series' times on the request's grid.
     gpu::Status computeWindow(gpu::Context& context,
                               std::shared_ptr<const gpu::Spectrum>& window) const;
@@ -93,6 +103,7 @@ private:
     PeriodogramRequest m_request;
     std::shared_ptr<const gpu::Spectrum> m_spectrum;
     std::vector<double> m_power;
+    std::vector<MethodColumn> m_columns;
 };
 
 } // namespace warpscope::scene

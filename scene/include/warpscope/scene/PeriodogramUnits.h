@@ -5,6 +5,7 @@
 #include "warpscope/gpu/Periodogram.h"
 #include "warpscope/gpu/PeriodogramSampling.h"
 #include "warpscope/gpu/TimeSeriesIO.h"
+#include "warpscope/scene/methods/PeriodogramMethod.h"
 
 #include <QString>
 #include <optional>
@@ -38,9 +39,10 @@ QString samplingNote(const std::optional<gpu::RegularSampling>& sampling, gpu::T
 
 // The periodogram as CSV: one row per frequency with the ordinary frequency, the period and
 // the power, the header naming the unit ("frequency (cycles per day),period (days),power";
-// "frequency,period,power" when it is unknown).
+// "frequency,period,power" when it is unknown), then the method's own columns (box least
+// squares: depth, duration, ...) where it has them.
 std::string periodogramCsv(const gpu::FrequencyGrid& grid, std::span<const double> power,
-                           gpu::TimeUnit unit);
+                           gpu::TimeUnit unit, std::span<const MethodColumn> columns = {});
 
 // Each peak's false-alarm probability (Baluev 2008) against the grid's highest frequency, or
 // none where it is not defined: data neither centred nor fitted with a floating mean, too
@@ -53,11 +55,13 @@ std::vector<std::optional<double>> falseAlarmProbabilities(const std::vector<gpu
 
 // The peaks as JSON: the unit, the normalisation, the model's terms and, highest first, each
 // peak's frequency, period, power and false-alarm probability (null where it is not
-// defined), then the prewhitened sinusoids with their errors and epoch.
+// defined) and the method's own figures (detailNames, details[i] for peak i), then the
+// prewhitened sinusoids with their errors and epoch.
 std::string peaksJson(const std::vector<gpu::Peak>& peaks,
                       const std::vector<std::optional<double>>& falseAlarms,
                       gpu::Normalization normalization, gpu::TimeUnit unit, int nterms = 1,
                       const std::vector<gpu::FittedSinusoid>& prewhitened = {},
-                      double prewhitenEpoch = 0.0);
+                      double prewhitenEpoch = 0.0, const std::vector<std::string>& detailNames = {},
+                      const std::vector<std::vector<double>>& details = {});
 
 } // namespace warpscope::scene

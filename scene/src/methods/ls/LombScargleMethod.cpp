@@ -6,12 +6,11 @@ namespace {
 class LombScargle final : public PeriodogramMethod
 {
 public:
+    std::string key() const override { return "ls"; }
     std::string name() const override { return "Lomb-Scargle"; }
 
-    // Every scene today: its terms are the method's one parameter.
-    bool describes(const PeriodogramScene&) const override { return true; }
-
-    PeriodogramMethodTraits traits(const gpu::PeriodogramOptions& options) const override
+    PeriodogramMethodTraits traits(const PeriodogramScene&,
+                                   const gpu::PeriodogramOptions& options) const override
     {
         // One term is the classic sinusoid, with Baluev's false-alarm probability, the
         // batched kernels and the matrix products; more terms solve a normal matrix per
@@ -29,15 +28,17 @@ public:
     }
 
     gpu::Status computeSpectrum(gpu::Context& context, const gpu::TimeSeries& series,
-                                const gpu::PeriodogramOptions& options,
-                                std::shared_ptr<const gpu::Spectrum>& spectrum) const override
+                                const PeriodogramScene&, const gpu::PeriodogramOptions& options,
+                                std::shared_ptr<const gpu::Spectrum>& spectrum,
+                                std::vector<MethodColumn>&) const override
     {
         return gpu::computeSpectrum(context, series, options, spectrum);
     }
 
     gpu::Status computePower(gpu::Context& context, const gpu::TimeSeries& series,
-                             const gpu::PeriodogramOptions& options, std::span<double> power,
-                             double* kernelMs) const override
+                             const PeriodogramScene&, const gpu::PeriodogramOptions& options,
+                             std::span<double> power, double* kernelMs,
+                             std::vector<MethodColumn>&) const override
     {
         return gpu::computePeriodogram(context, series, options, power, kernelMs);
     }

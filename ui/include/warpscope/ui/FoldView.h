@@ -3,6 +3,7 @@
 #include "warpscope/gpu/Periodogram.h"
 
 #include <QStringList>
+#include <optional>
 #include <qcustomplot.h>
 #include <utility>
 #include <vector>
@@ -16,6 +17,14 @@ struct FoldModel
     double epoch = 0.0; // the time of phase 0
     double offset = 0.0;
     std::vector<std::pair<double, double>> harmonics; // (a_k, b_k)
+    // A transit instead of harmonics: offset - depth within halfWidth (of a cycle) of centre.
+    struct Box
+    {
+        double depth = 0.0;
+        double centre = 0.5;
+        double halfWidth = 0.0;
+    };
+    std::optional<Box> box;
     QStringList parameters; // shown above the plot: period, amplitude, ...
 
     double at(double phase) const;

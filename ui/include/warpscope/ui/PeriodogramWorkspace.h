@@ -187,6 +187,14 @@ private:
     QWidget* makeControlsPanel();
     QWidget* makeResultViews();
     void connectControls();
+    // The period search's controls: the method, and the rows only some methods use.
+    QWidget* createSearchControls();
+    void enableSearchControls();
+    // The shown periodogram's method's traits (Lomb-Scargle's before the first).
+    scene::PeriodogramMethodTraits shownTraits() const;
+    // The box least squares peak i's box, for the status and the fold.
+    QString boxText(std::size_t i) const;
+    void showBoxFold(std::size_t peak);
     void connectResults();
     // A load has ended: its series is shown and computed, or its error said.
     void onLoaded();
@@ -292,6 +300,8 @@ private:
     std::shared_ptr<const gpu::Spectrum> m_window; // the spectral window shown, or null
     std::vector<gpu::Peak> m_peaks;
     std::vector<std::optional<double>> m_falseAlarm; // each peak's, where the method has one
+    // Each peak's figures of the method's own (box least squares: its box), named.
+    scene::ReportedPeaks m_peakDetails;
     std::vector<gpu::TimeRange> m_masks;
     gpu::TimeSeries m_analysed; // the shown (or computing) periodogram's series
     QString m_detrendNote;      // and what was taken out of it
@@ -347,6 +357,10 @@ private:
     QComboBox* m_precision;
     QComboBox* m_method;
     QSpinBox* m_nterms;
+    // The period search (the methods' registry) and box least squares' own controls.
+    QComboBox* m_search;
+    QLineEdit* m_blsDurations;
+    QComboBox* m_blsObjective;
     QLineEdit* m_blockThreads;
     QLineEdit* m_gridBlocks;
     QCheckBox* m_gridStride;

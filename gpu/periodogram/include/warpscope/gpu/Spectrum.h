@@ -83,6 +83,12 @@ Status computeSpectrum(Context& context, const TimeSeries& series,
                        const PeriodogramOptions& options,
                        std::shared_ptr<const Spectrum>& spectrum);
 
+// A spectrum of values already in host memory (grid.count of them), as another statistic than
+// Lomb-Scargle's computes them: its peaks and range found on the host. method says how it was
+// computed, for the workspace's status ("box least squares").
+std::shared_ptr<const Spectrum> hostSpectrum(std::vector<double> power, const FrequencyGrid& grid,
+                                             double ms, std::string method);
+
 // Writes the line of spectrum for axis into out: kSpectrumFloatsPerColumn * axis.columns
 // floats of host memory, or of context's device memory (a mapped OpenGL buffer). A spectrum
 // in that device's memory is decimated there, straight into out, so no power crosses to the

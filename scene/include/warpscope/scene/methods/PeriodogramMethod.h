@@ -4,6 +4,7 @@
 #include "warpscope/gpu/Periodogram.h"
 #include "warpscope/gpu/Spectrum.h"
 #include "warpscope/gpu/Status.h"
+#include "warpscope/scene/PeriodogramRequest.h"
 #include "warpscope/scene/PeriodogramScene.h"
 
 #include <memory>
@@ -34,7 +35,16 @@ struct PeriodogramMethodTraits
     bool batchable = false;      // whether many series on one grid run in one call
     bool matrixProducts = false; // whether it has the tensor cores' matrix-product form
     int foldHarmonics = 0;       // harmonics of the model the fold draws (0: none)
+    bool foldBox = false;        // whether the fold draws a box (a transit) instead
     std::vector<MethodParameter> parameters;
+};
+
+// A method's figures beside its statistic, one per frequency of the grid (box least squares:
+// the best box's depth, duration, transit time...), for the peaks, the fold and the exports.
+struct MethodColumn
+{
+    std::string name; // as exports head it: "depth"
+    std::vector<double> values;
 };
 
 class PeriodogramMethod
@@ -42,30 +52,46 @@ class PeriodogramMethod
 public:
     virtual ~PeriodogramMethod() = default;
 
-    // Its name in the registry, for people and for lookups.
+    // Its key in scenes and on the command line ("ls"), and its name for people.
+    virtual std::string key() const = 0;
     virtual std::string name() const = 0;
-    // Whether the scene asks for this method (the registry's lookup asks each in turn).
-    virtual bool describes(const PeriodogramScene& scene) const = 0;
+    // Why the scene's values for this method's own parameters cannot be used (empty: they
+    // can).
+    virtual std::vector<std::string> problems(const PeriodogramScene&) const { return {}; }
     // The traits for a request of this method.
-    virtual PeriodogramMethodTraits traits(const gpu::PeriodogramOptions& options) const = 0;
-    // Computes the statistic of a validated request, kept where it was computed.
+    virtual PeriodogramMethodTraits traits(const PeriodogramScene& scene,
+                                           const gpu::PeriodogramOptions& options) const = 0;
+    // The grid of the scene's automatic mode for series, into request: by default
+    // Lomb-Scargle's (astropy's autofrequency, stopped at a regular sampling's Nyquist
+    // frequency).
+    virtual void automaticGrid(const PeriodogramScene& scene, const gpu::TimeSeries& series,
+                               PeriodogramRequest& request) const;
+    // Computes the statistic of a validated request, kept where it was computed, and the
+    // method's own figures (none for most).
     virtual gpu::Status computeSpectrum(gpu::Context& context, const gpu::TimeSeries& series,
+                                        const PeriodogramScene& scene,
                                         const gpu::PeriodogramOptions& options,
-                                        std::shared_ptr<const gpu::Spectrum>& spectrum) const = 0;
-    // Computes it into host memory (options.grid.count values); kernelMs: the device's time.
+                                        std::shared_ptr<const gpu::Spectrum>& spectrum,
+                                        std::vector<MethodColumn>& columns) const = 0;
+    // Computes them into host memory (options.grid.count values); kernelMs: the device's time.
     virtual gpu::Status computePower(gpu::Context& context, const gpu::TimeSeries& series,
+                                     const PeriodogramScene& scene,
                                      const gpu::PeriodogramOptions& options,
-                                     std::span<double> power, double* kernelMs) const = 0;
+                                     std::span<double> power, double* kernelMs,
+                                     std::vector<MethodColumn>& columns) const = 0;
 };
 
 // Adds a method to the registry (the built-in ones are there from the start), for as long as
 // the program runs; false, adding nothing, when its name is taken.
 bool registerPeriodogramMethod(std::shared_ptr<const PeriodogramMethod> method);
-// The method registered under name, or null.
-const PeriodogramMethod* findPeriodogramMethod(const std::string& name);
-// The method a scene asks for: the one lookup from a scene's values to its method.
+// The method registered under key, or null.
+const PeriodogramMethod* findPeriodogramMethod(const std::string& key);
+// The keys of the registered methods, in the registry's order.
+std::vector<std::string> periodogramMethodKeys();
+// The method a scene asks for (scene.search; the first registered where none is): the one
+// lookup from a scene's values to its method.
 const PeriodogramMethod& periodogramMethod(const PeriodogramScene& scene);
-// The traits of a request's method (the scene's values as the options carry them).
+// The traits of Lomb-Scargle's request (the batch's and the false-alarm levels' one method).
 PeriodogramMethodTraits periodogramTraits(const gpu::PeriodogramOptions& options);
 
 } // namespace warpscope::scene

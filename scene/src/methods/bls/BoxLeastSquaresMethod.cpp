@@ -1,0 +1,186 @@
+#include "BoxLeastSquaresMethod.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace warpscope::scene {
+namespace {
+
+// The figures beside the power, as exports head them (astropy's result names).
+constexpr const char* kColumns[] = {"depth",        "depth_err", "duration",
+                                    "transit_time", "depth_snr", "log_likelihood"};
+
+std::optional<gpu::BlsObjective> objective(const std::string& name)
+{
+    if (name == "likelihood")
+        return gpu::BlsObjective::Likelihood;
+    if (name == "snr")
+        return gpu::BlsObjective::Snr;
+    return std::nullopt;
+}
+
+// "0.05,0.1": the durations typed, or none with why.
+std::optional<std::vector<double>> parseDurations(const std::string& text, std::string& problem)
+{
+    std::vector<double> durations;
+    std::istringstream in(text);
+    for (std::string item; std::getline(in, item, ',');) {
+        std::size_t used = 0;
+        double d = 0.0;
+        try {
+            d = std::stod(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used == 0 || item.find_first_not_of(" \t", used) != std::string::npos ||
+            !(std::isfinite(d) && d > 0.0)) {
+            problem = "Transit durations must be 'auto' or numbers above 0 separated by commas";
+            return std::nullopt;
+        }
+        durations.push_back(d);
+    }
+    if (durations.empty() || durations.size() > std::size_t(gpu::kMaxBlsDurations)) {
+        problem = "Give 1 to " + std::to_string(gpu::kMaxBlsDurations) + " transit durations";
+        return std::nullopt;
+    }
+    return durations;
+}
+
+class BoxLeastSquares final : public PeriodogramMethod
+{
+public:
+    std::string key() const override { return "bls"; }
+    std::string name() const override { return "Box least squares"; }
+
+    std::vector<std::string> problems(const PeriodogramScene& scene) const override
+    {
+        std::vector<std::string> p;
+        std::string problem;
+        if (scene.blsDurations != "auto" && !parseDurations(scene.blsDurations, problem))
+            p.push_back(problem);
+        if (!objective(scene.blsObjective))
+            p.push_back("The box least squares objective must be likelihood or snr");
+        return p;
+    }
+
+    PeriodogramMethodTraits traits(const PeriodogramScene& scene,
+                                   const gpu::PeriodogramOptions&) const override
+    {
+        PeriodogramMethodTraits t;
+        t.statistic = scene.blsObjective == "snr" ? "depth S/N" : "log-likelihood";
+        t.higherIsBetter = true;
+        t.foldBox = true;
+        return t;
+    }
+
+    // astropy's autoperiod: periods from twice the longest duration to half the baseline (three
+    // transits), evenly spaced in frequency by the shortest duration over the baseline squared.
+    void automaticGrid(const PeriodogramScene& scene, const gpu::TimeSeries& series,
+                       PeriodogramRequest& request) const override
+    {
+        const auto durations = blsDurations(scene, series);
+        const auto [lo, hi] = std::minmax_element(series.t.begin(), series.t.end());
+        const double baseline = series.t.empty() ? 0.0 : *hi - *lo;
+        if (!durations || !(baseline > 0.0))
+            return; // the request's validation says why
+        const double dMin = *std::min_element(durations->begin(), durations->end());
+        const double dMax = *std::max_element(durations->begin(), durations->end());
+        double pMin = 2.0 * dMax, pMax = 0.5 * baseline;
+        if (pMax < pMin)
+            std::swap(pMin, pMax);
+        const double df = dMin / (baseline * baseline);
+        const double fmin = 1.0 / pMax, fmax = 1.0 / pMin;
+        const double wanted = 1.0 + std::round((fmax - fmin) / df);
+        const long long count = (long long)std::min(wanted, double(gpu::kMaxFrequencies));
+        request.options.grid =
+            gpu::frequencyGrid(fmax - df * double(count - 1), fmax, count, false);
+        if (wanted > double(count)) {
+            char text[200];
+            std::snprintf(text, sizeof text,
+                          "the automatic grid stops at %lld periods of the %.0f box least "
+                          "squares asks for: it starts at the longest period",
+                          count, wanted);
+            request.capNote = text;
+        }
+        request.sampling = gpu::regularSampling(series.t);
+    }
+
+    gpu::Status computeSpectrum(gpu::Context& context, const gpu::TimeSeries& series,
+                                const PeriodogramScene& scene,
+                                const gpu::PeriodogramOptions& options,
+                                std::shared_ptr<const gpu::Spectrum>& spectrum,
+                                std::vector<MethodColumn>& columns) const override
+    {
+        std::vector<double> power(std::size_t(options.grid.count));
+        double ms = 0.0;
+        if (const gpu::Status s =
+                computePower(context, series, scene, options, power, &ms, columns);
+            !s)
+            return s;
+        spectrum = gpu::hostSpectrum(std::move(power), options.grid, ms, "box least squares");
+        return gpu::Status::success();
+    }
+
+    gpu::Status computePower(gpu::Context& context, const gpu::TimeSeries& series,
+                             const PeriodogramScene& scene, const gpu::PeriodogramOptions& options,
+                             std::span<double> power, double* kernelMs,
+                             std::vector<MethodColumn>& columns) const override
+    {
+        std::string problem;
+        gpu::BlsOptions bls;
+        const auto durations = blsDurations(scene, series, &problem);
+        if (!durations)
+            return gpu::Status::failure(problem);
+        bls.durations = *durations;
+        bls.objective = objective(scene.blsObjective).value_or(gpu::BlsObjective::Likelihood);
+        bls.useErrors = !series.dy.empty();
+        bls.cancel = options.cancel;
+        std::vector<double> periods(std::size_t(options.grid.count));
+        // Longest period first, as astropy's grid: the output keeps the grid's order.
+        for (long long k = 0; k < options.grid.count; ++k)
+            periods[std::size_t(k)] = 1.0 / options.grid.frequency(k);
+        gpu::BlsResult r;
+        if (const gpu::Status s =
+                gpu::computeBoxLeastSquares(context, series, periods, bls, r, kernelMs);
+            !s)
+            return s;
+        std::copy(r.power.begin(), r.power.end(), power.begin());
+        columns.clear();
+        std::vector<double>* figures[] = {&r.depth,       &r.depthErr, &r.duration,
+                                          &r.transitTime, &r.depthSnr, &r.logLikelihood};
+        for (std::size_t c = 0; c < std::size(kColumns); ++c)
+            columns.push_back({kColumns[c], std::move(*figures[c])});
+        return gpu::Status::success();
+    }
+};
+
+} // namespace
+
+std::optional<std::vector<double>> blsDurations(const PeriodogramScene& scene,
+                                                const gpu::TimeSeries& series, std::string* problem)
+{
+    std::string why;
+    std::optional<std::vector<double>> durations;
+    if (scene.blsDurations == "auto") {
+        durations = gpu::automaticBlsDurations(series);
+        if (durations->empty()) {
+            durations.reset();
+            why = "Automatic transit durations need at least two distinct times";
+        }
+    } else {
+        durations = parseDurations(scene.blsDurations, why);
+    }
+    if (problem)
+        *problem = why;
+    return durations;
+}
+
+std::shared_ptr<const PeriodogramMethod> boxLeastSquaresMethod()
+{
+    return std::make_shared<BoxLeastSquares>();
+}
+
+} // namespace warpscope::scene
