@@ -233,8 +233,9 @@ struct LightCurveColumns
     int t = -1, y = -1, dy = -1, quality = -1;
 };
 
-// The table's columns' names into report, and the columns of t, y, dy and QUALITY: by name,
-// or as chosen (QUALITY always by name: its flags mark the cadences not to be trusted).
+// The table's columns' names and units into report, and the columns of t, y, dy and QUALITY:
+// by name, or as chosen (QUALITY always by name: its flags mark the cadences not to be
+// trusted).
 Status chooseColumns(fitsfile* file, const std::string& source, const std::string& table,
                      const ColumnChoice& choice, int columnCount, LoadReport& report,
                      LightCurveColumns& chosen)
@@ -243,6 +244,8 @@ Status chooseColumns(fitsfile* file, const std::string& source, const std::strin
         const std::string key = "TTYPE" + std::to_string(i);
         const std::optional<std::string> name = stringKey(file, key.c_str());
         report.columns.push_back(name && !name->empty() ? *name : "column " + std::to_string(i));
+        const std::string unitKey = "TUNIT" + std::to_string(i);
+        report.units.push_back(stringKey(file, unitKey.c_str()).value_or(""));
     }
     auto find = [&](const char* name) {
         for (std::size_t i = 0; i < report.columns.size(); ++i)
@@ -309,17 +312,6 @@ Status checkRowsHeld(fitsfile* file, const std::string& source, const std::strin
                                    " rows but the data end after " +
                                    std::to_string(held / rowBytes) + "; the file is truncated");
     return Status::success();
-}
-
-// The time column's unit (TUNITn), or "" when it has none.
-std::string timeUnitOf(fitsfile* file, int tCol)
-{
-    std::array<char, FLEN_VALUE> timeUnit{};
-    const std::string key = "TUNIT" + std::to_string(tCol + 1);
-    int status = 0;
-    if (fits_read_key(file, TSTRING, key.c_str(), timeUnit.data(), nullptr, &status))
-        fits_clear_errmsg();
-    return trimmed(timeUnit.data());
 }
 
 // The usable rows into series: a finite time, value and error, the error positive, no
@@ -419,7 +411,7 @@ Status readLightCurve(fitsfile* file, const std::string& source, const ColumnCho
         return failure(source, "the table " + table + " has no rows");
     if (Status held = checkRowsHeld(file, source, table, rowCount, fileBytes); !held)
         return held;
-    const std::string timeUnit = timeUnitOf(file, columns.t);
+    const std::string timeUnit = report.units[std::size_t(columns.t)];
     if (Status read = readRows(file, source, table, columns, rowCount, series, report, progress);
         !read)
         return read;

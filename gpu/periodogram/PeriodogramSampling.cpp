@@ -5,6 +5,28 @@
 
 namespace warpscope::gpu {
 
+namespace {
+
+// The place of the last decimal the times are written to, as a power of ten (1e-6 for times
+// printed with six decimals), or 0 when they carry more than kMaxPrintedDecimals.
+double printedQuantum(const std::vector<double>& t)
+{
+    constexpr int kMaxPrintedDecimals = 9;
+    for (int d = 0; d <= kMaxPrintedDecimals; ++d) {
+        const double scale = std::pow(10.0, d);
+        const bool whole = std::all_of(t.begin(), t.end(), [&](double v) {
+            const double x = v * scale;
+            // What double's 53 bits leave of x's fraction, and a little more.
+            return std::abs(x - std::round(x)) <= 1e-6 + 8.0 * std::abs(x) * 0x1p-52;
+        });
+        if (whole)
+            return 1.0 / scale;
+    }
+    return 0.0;
+}
+
+} // namespace
+
 std::optional<RegularSampling> regularSampling(const std::vector<double>& times)
 {
     if (!std::all_of(times.begin(), times.end(), [](double v) { return std::isfinite(v); }))
@@ -21,22 +43,38 @@ std::optional<RegularSampling> regularSampling(const std::vector<double>& times)
     for (std::size_t i = 0; i + 1 < t.size(); ++i)
         intervals[i] = t[i + 1] - t[i];
     const double shortest = *std::min_element(intervals.begin(), intervals.end());
-    // One-step intervals: their median is robust to times rounded to a few digits.
     std::vector<double> single;
     for (const double d : intervals)
         if (d <= 1.5 * shortest)
             single.push_back(d);
     std::nth_element(single.begin(), single.begin() + single.size() / 2, single.end());
-    const double steps = std::round(span / single[single.size() / 2]);
+    const double median = single[single.size() / 2];
+    // The one-step intervals' mean, as each one's rounding is undone by the next one's (the
+    // sum of a run of them is its ends' difference); the median is one rounded interval,
+    // 0.001389 for a 2-minute cadence written with six decimals, 2 steps short in 27 days.
+    double sum = 0.0;
+    long long ones = 0;
+    for (const double d : single)
+        if (std::abs(d - median) <= 0.25 * median) {
+            sum += d;
+            ++ones;
+        }
+    const double steps = std::round(span / (sum / double(ones)));
     // A lattice finer than double can place the times on is no evidence of regularity.
     if (!(steps >= 1.0) || steps > 0x1p40)
         return std::nullopt;
     RegularSampling s;
     s.step = span / steps;
     s.nyquist = 0.5 / s.step;
+    // Times written with few decimals lie up to half their last decimal off the lattice, so a
+    // whole decimal from the first time, itself rounded; a rounding coarser than
+    // kRegularSamplingMaxRounding steps leaves the lattice unseen.
+    double tolerance = kRegularSamplingTolerance;
+    if (const double rounding = printedQuantum(t) / s.step; rounding <= kRegularSamplingMaxRounding)
+        tolerance = std::max(tolerance, 1.01 * rounding);
     for (const double v : t) {
         const double k = (v - t.front()) / s.step;
-        if (std::abs(k - std::round(k)) > kRegularSamplingTolerance)
+        if (std::abs(k - std::round(k)) > tolerance)
             return std::nullopt;
     }
     s.intervals = (long long)intervals.size();

@@ -50,6 +50,9 @@ TEST(FitsLightCurve, TessLightCurveKeepsGoodCadences)
     EXPECT_EQ(r.columns, (std::vector<std::string>{"TIME", "TIMECORR", "CADENCENO", "SAP_FLUX",
                                                    "SAP_FLUX_ERR", "SAP_BKG", "SAP_BKG_ERR",
                                                    "PDCSAP_FLUX", "PDCSAP_FLUX_ERR", "QUALITY"}));
+    // Each column's TUNITn, as astropy wrote them ("" for the columns without one).
+    EXPECT_EQ(r.units, (std::vector<std::string>{"BJD - 2457000, days", "d", "", "e-/s", "e-/s",
+                                                 "e-/s", "e-/s", "e-/s", "e-/s", ""}));
     EXPECT_EQ(r.tColumn, 0);
     EXPECT_EQ(r.yColumn, 7);
     EXPECT_EQ(r.dyColumn, 8);

@@ -803,6 +803,51 @@ TEST(Periodogram, RegularSamplingIsDetected)
     EXPECT_FALSE(regularSampling({0, 1, 2, 3, 4, 5, 6, 7, std::nan("")}));
 }
 
+// A TESS sector: 2-minute cadence in BTJD over 27 days with the orbit's 1-day gap, the times
+// written with d decimals.
+std::vector<double> tessTimes(int decimals)
+{
+    const double scale = std::pow(10.0, decimals);
+    std::vector<double> t;
+    for (int i = 0; i < 27 * 720; ++i)
+        if (i < 13 * 720 || i >= 14 * 720)
+            t.push_back(std::round((1468.27 + i / 720.0) * scale) / scale);
+    return t;
+}
+
+// Times written with six decimals make a 2-minute step's intervals 0.001388 and 0.001389 d,
+// whose median is 2 steps short over 27 days; the step comes out right, the sampling regular,
+// and the automatic grid stops at 360 cycles a day, not astropy's 1 720.
+TEST(Periodogram, RegularSamplingSeesThroughTimesRoundedToTheirPrintedDecimals)
+{
+    for (const int decimals : {6, 5, 4}) {
+        const std::vector<double> t = tessTimes(decimals);
+        const std::optional<RegularSampling> s = regularSampling(t);
+        ASSERT_TRUE(s) << decimals << " decimals";
+        EXPECT_NEAR(s->step, 1.0 / 720.0, 1e-8) << decimals << " decimals";
+        EXPECT_NEAR(s->nyquist, 360.0, 1e-3) << decimals << " decimals";
+        EXPECT_EQ(s->intervals, long(t.size()) - 1);
+        EXPECT_EQ(s->singleSteps, long(t.size()) - 2); // all but the gap
+    }
+    TimeSeries series;
+    series.t = tessTimes(6);
+    for (const double v : series.t)
+        series.y.push_back(std::sin(2.0 * std::numbers::pi * v / 4.217));
+    const AutomaticGrid a = automaticGrid(series, 5.0, 5.0);
+    ASSERT_TRUE(a.sampling);
+    EXPECT_TRUE(a.stopsAtNyquist);
+    EXPECT_LE(a.grid.fmax(), 360.0 + 1e-3);
+    EXPECT_GT(a.grid.fmax(), 360.0 - a.grid.df - 1e-3);
+    EXPECT_GT(a.wantedFmax, 1700.0);
+    // Jitter of 5 % of a step is no rounding: still not regular, whatever the decimals.
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> u(-0.05, 0.05);
+    std::vector<double> jittered = tessTimes(9);
+    for (double& v : jittered)
+        v = std::round((v + u(rng) / 720.0) * 1e6) / 1e6;
+    EXPECT_FALSE(regularSampling(jittered));
+}
+
 // The sunspot case: yearly times, so above 0.5 cycles per year the periodogram mirrors the
 // part below, and the 11-year cycle has an equal twin at 1 + 1/11 cycles per year.
 TEST(Periodogram, AutomaticGridStopsAtTheNyquistFrequencyOfRegularTimes)

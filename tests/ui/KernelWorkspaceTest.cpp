@@ -1,6 +1,7 @@
 #include "warpscope/ui/KernelWorkspace.h"
 
 #include "Contrast.h"
+#include "common/NotesBox.h"
 #include "warpscope/gpu/KernelMemcheck.h"
 #include "warpscope/scene/SceneFile.h"
 #include "warpscope/ui/FieldWorkspace.h"
@@ -22,12 +23,14 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
 #include <QThreadPool>
+#include <QToolButton>
 #include <Qsci/qsciscintilla.h>
 #include <algorithm>
 #include <cmath>
@@ -309,6 +312,52 @@ private slots:
         QTest::mouseClick(record, Qt::LeftButton, {}, QPoint(8, record->height() / 2));
         QTRY_VERIFY_WITH_TIMEOUT(table->rowCount() == 0 && !workspace()->busy(), 60000);
         QCOMPARE(editor()->markersAtLine(2) & kMemoryMark, 0u);
+    }
+
+    // A lesson's text shows More only where it needs more than its three lines: a long one
+    // does, a short one never, and one of three lines once the editor's side is narrowed.
+    void lessonNotesShowMoreOnlyWhenTheTextDoesNotFit()
+    {
+        QCOMPARE(m_window->openScene(WARPSCOPE_LESSON_DIR "/bank-conflicts.scene.json"), QString());
+        auto* box = workspace()->findChild<ui::NotesBox*>();
+        auto* notes = workspace()->findChild<QLabel*>("kernelNotes");
+        auto* more = workspace()->findChild<QToolButton*>("notesMore");
+        QVERIFY(box && notes && more);
+        QVERIFY(notes->isVisible());
+        const int three = 3 * notes->fontMetrics().lineSpacing();
+        QVERIFY2(notes->heightForWidth(box->width()) > three, "the lesson's text is long");
+        QVERIFY(more->isVisible());
+        box->setText("One short line.");
+        QVERIFY(!more->isVisible());
+        // The box's width, the label's whole width without More, with the editor's side of the
+        // splitter wide in a wide window and dragged to its narrowest.
+        m_window->resize(1900, m_window->height());
+        auto* split = qobject_cast<QSplitter*>(
+            workspace()->findChild<QWidget*>("kernelView")->parentWidget());
+        QVERIFY(split);
+        QTRY_VERIFY(split->sizes()[0] > 600);
+        const QList<int> sizes = split->sizes();
+        const auto editorSide = [&](int width) {
+            split->setSizes({width, sizes[0] + sizes[1] - width});
+        };
+        const int wide = box->width();
+        editorSide(0); // as far as the editor's side goes
+        QTRY_VERIFY(box->width() < wide);
+        const int narrow = box->width();
+        QVERIFY2(narrow < 0.8 * wide, qPrintable(QString("%1 of %2 px").arg(narrow).arg(wide)));
+        editorSide(sizes[0]);
+        QTRY_COMPARE(box->width(), wide);
+        QString text = "A text:";
+        while (notes->heightForWidth(narrow) <= three) {
+            text += " a word more";
+            notes->setText(text); // measured only; the box is given it below
+        }
+        QVERIFY(notes->heightForWidth(wide) <= three);
+        box->setText(text);
+        QVERIFY(!more->isVisible());
+        editorSide(0);
+        QTRY_VERIFY(more->isVisible());
+        QCOMPARE(notes->maximumHeight(), three); // its first three lines until More opens it
     }
 
     // A teacher opens the bank-conflicts lesson: it runs at once with its text above the

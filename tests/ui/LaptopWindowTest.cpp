@@ -225,13 +225,13 @@ private slots:
                                         .arg(label->x())));
     }
 
-    // The field's panels say what is wrong in a red that can be read on their grey (WCAG AA,
-    // 4.5:1), not the light red it was.
+    // The field's panels say what is wrong in a red, and the precision hint in an orange,
+    // that can be read on their grey (WCAG AA, 4.5:1), not the light red and orange they were.
     void panelErrorsAreReadable()
     {
         auto window = openWindow(QSize());
         QVERIFY(window);
-        for (const char* name : {"errors", "computeError", "launchErrors"}) {
+        for (const char* name : {"errors", "computeError", "launchErrors", "precisionHint"}) {
             auto* label = window->findChild<QLabel*>(name);
             QVERIFY2(label, name);
             label->ensurePolished();

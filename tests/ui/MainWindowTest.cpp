@@ -391,6 +391,30 @@ private slots:
         QVERIFY(range.size() > field->durationUs() / 1000.0);
     }
 
+    // A workspace's first work refits the timeline: zoomed to a microsecond at the field's
+    // start, it shows the periodogram's whole line once the periodogram is first shown, where
+    // following the newest span alone would keep the microsecond's width.
+    void timelineFitsAWorkspacesFirstWork()
+    {
+        ui::TimelinePanel* timeline = m_window->timelinePanel();
+        const std::optional<gpu::Span> field = waitForShownSpan("distance field");
+        QVERIFY(field);
+        timeline->plot()->xAxis->setRange(field->startUs / 1000.0, field->startUs / 1000.0 + 1e-3);
+        m_window->showPeriodogram();
+        QVERIFY(QTest::qWaitFor([&] { return !m_window->periodogramWorkspace()->busy(); }, 30000));
+        const std::optional<gpu::Span> line = waitForShownSpan("periodogram line");
+        QVERIFY(line);
+        QTest::qWait(500); // the panel's refreshes take what else the frame recorded
+        timeline->setFrozen(true);
+        const QCPRange range = timeline->plot()->xAxis->range();
+        QVERIFY2(range.lower <= line->startUs / 1000.0 && line->endUs / 1000.0 <= range.upper,
+                 qPrintable(QString("the periodogram's line at %1-%2 ms, the view %3-%4 ms")
+                                .arg(line->startUs / 1000.0)
+                                .arg(line->endUs / 1000.0)
+                                .arg(range.lower)
+                                .arg(range.upper)));
+    }
+
     // On the CPU the field's computing is its kernel: drawn in the legend's kernel colour,
     // not the host's grey.
     void theCpuKernelSpanHasTheKernelColour()

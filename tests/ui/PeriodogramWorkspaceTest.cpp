@@ -1,4 +1,5 @@
 #include "WindowTest.h"
+#include "periodogram/PeriodogramMarks.h"
 #include "warpscope/scene/FieldScene.h"
 #include "warpscope/ui/DevicePanel.h"
 #include "warpscope/ui/FoldView.h"
@@ -35,6 +36,7 @@
 #include <QToolTip>
 #include <QUndoStack>
 #include <cmath>
+#include <fitsio.h>
 #include <numbers>
 #include <qcustomplot.h>
 #include <random>
@@ -71,6 +73,33 @@ private:
         f.write(text);
         f.close();
         periodogram()->openFile(path);
+        QVERIFY(waitForPeriodogram());
+    }
+
+    // Writes a FITS light curve with cfitsio: a LIGHTCURVE table of TIME (days) and a value
+    // column named name whose TUNIT is unit, 300 points of a 2.5-day dip; opens it.
+    void openFits(const QTemporaryDir& dir, const char* name, const char* unit)
+    {
+        const std::string path = dir.filePath(QString(name) + ".fits").toStdString();
+        fitsfile* file = nullptr;
+        int status = 0;
+        const char* names[] = {"TIME", name};
+        const char* forms[] = {"D", "D"};
+        const char* units[] = {"d", unit};
+        fits_create_file(&file, path.c_str(), &status);
+        fits_create_tbl(file, BINARY_TBL, 0, 2, const_cast<char**>(names),
+                        const_cast<char**>(forms), const_cast<char**>(units), "LIGHTCURVE",
+                        &status);
+        std::vector<double> t, y;
+        for (int i = 0; i < 300; ++i) { // period 2.5, one point in five dips
+            t.push_back(i * 0.37);
+            y.push_back(i % 5 == 0 ? 9.0 : 10.0);
+        }
+        fits_write_col(file, TDOUBLE, 1, 1, 1, LONGLONG(t.size()), t.data(), &status);
+        fits_write_col(file, TDOUBLE, 2, 1, 1, LONGLONG(y.size()), y.data(), &status);
+        fits_close_file(file, &status);
+        QCOMPARE(status, 0);
+        periodogram()->openFile(QString::fromStdString(path));
         QVERIFY(waitForPeriodogram());
     }
 
@@ -196,21 +225,24 @@ private slots:
         QVERIFY(half->isEnabled());
     }
 
-    // A spotted star's light curve at a 2-minute cadence over 13.5 days: the automatic grid
-    // runs to 360 cycles a day and the power lies below one. The view opens on where the power is,
-    // says so, and Home shows the whole grid.
+    // A TESS-like light curve: a spotted star (4.217 d) in noise over 27 days at a 2-minute
+    // cadence, the times written with six decimals as a text export has them. The automatic
+    // grid stops at the cadence's Nyquist frequency, 360 cycles a day; the view opens on where
+    // the power is, the peak well inside the plot with a few peak widths beyond it, says so,
+    // and a double click shows the whole grid.
     void aFastCadenceOpensWhereThePowerIs()
     {
         m_window->showPeriodogram();
         QVERIFY(waitForPeriodogram());
         QTemporaryDir dir;
+        std::mt19937 rng(17);
+        std::normal_distribution<double> noise(0.0, 0.5);
         QByteArray rows = "t,y\n";
-        for (int i = 0; i < 27 * 360; ++i) {
-            const double t = i / 720.0;
+        for (int i = 0; i < 27 * 720; ++i) {
+            const double t = 1468.27 + i / 720.0;
             rows += QString("%1,%2\n")
-                        .arg(t, 0, 'g', 10)
-                        .arg(std::sin(2.0 * std::numbers::pi * t / 4.217) + 0.1 * std::sin(7.0 * i),
-                             0, 'g', 10)
+                        .arg(t, 0, 'f', 6)
+                        .arg(std::sin(2.0 * std::numbers::pi * t / 4.217) + noise(rng), 0, 'g', 8)
                         .toUtf8();
         }
         openRows(dir, "spotted.csv", rows);
@@ -218,21 +250,26 @@ private slots:
         QVERIFY(spectrum);
         ui::SpectrumView* view = periodogram()->spectrumView();
         const gpu::FrequencyGrid& g = spectrum->grid();
-        QVERIFY2(g.fmax() > 300.0, qPrintable(QString::number(g.fmax())));
+        QVERIFY2(std::abs(g.fmax() - 360.0) < 0.01, qPrintable(QString::number(g.fmax())));
         const double peak = periodogram()->peaks()[0].frequency;
-        // 13.5 days hold three cycles: the peak is a fifth of a day wide.
-        QVERIFY2(std::abs(1.0 / peak - 4.217) < 0.3, qPrintable(QString::number(1.0 / peak)));
+        QVERIFY2(std::abs(1.0 / peak - 4.217) < 0.1, qPrintable(QString::number(1.0 / peak)));
         QVERIFY(view->openedZoomed());
-        QVERIFY2(view->xTitle().contains("Home shows all, to 360"), qPrintable(view->xTitle()));
+        QVERIFY2(view->xTitle().contains("double click or Home shows all, to 360"),
+                 qPrintable(view->xTitle()));
+        QVERIFY2(view->toolTip().contains("double click or Home: the whole grid"),
+                 qPrintable(view->toolTip()));
         // The two false-alarm levels lie a pixel apart near zero: one label names both.
         periodogram()->grab();
         QCOMPARE(periodogram()->paintedLevelLabels(), QStringList{"FAP 1 %, 0.1 %"});
         const auto [lo, hi] = view->xRange();
         QCOMPARE(lo, g.fmin);
-        QVERIFY2(hi < 10.0 && hi > peak, qPrintable(QString::number(hi)));
-        QVERIFY(view->xPixel(peak) > view->xPixel(lo) + 20);
-        view->setFocus();
-        QTest::keyClick(view, Qt::Key_Home);
+        const double width = 1.0 / 27.0; // a peak's width: 1 / the baseline
+        QVERIFY2(hi >= peak + 3.0 * width && hi < 1.0, qPrintable(QString::number(hi)));
+        // Not against either edge: between 40 % and 80 % of the way across.
+        const double across = (peak - lo) / (hi - lo);
+        QVERIFY2(across > 0.4 && across < 0.8, qPrintable(QString::number(across)));
+        const QPoint centre(view->width() / 2, view->height() / 2);
+        QTest::mouseDClick(view, Qt::LeftButton, {}, centre);
         QVERIFY(!view->openedZoomed());
         QCOMPARE(view->xRange().second, g.fmax());
         QCOMPARE(view->xTitle(), view->xLabel());
@@ -852,6 +889,112 @@ private slots:
             const double f9 = fold->yAxis->coordToPixel(9.0);
             const double f10 = fold->yAxis->coordToPixel(10.0);
             QVERIFY2(upright ? f9 < f10 : f9 > f10, qPrintable(QString("%1 %2").arg(f9).arg(f10)));
+        }
+    }
+
+    // A FITS column's TUNIT goes on the axes with its name; a unit of "mag" marks magnitudes,
+    // drawn brighter up in the light curve and the fold whatever the column's name.
+    void fitsUnitsNameTheValueAxis()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        QTemporaryDir dir;
+        for (const auto& [name, unit, label] :
+             {std::tuple{"PDCSAP_FLUX", "e-/s", "PDCSAP_FLUX (e-/s)"},
+              std::tuple{"FLUX", "mag", "FLUX (mag)"}}) {
+            openFits(dir, name, unit);
+            QVERIFY2(periodogram()->errorText().isEmpty(), qPrintable(periodogram()->errorText()));
+            const bool upright = QString(unit) == "mag";
+            QCustomPlot* curve = periodogram()->lightCurveView();
+            curve->replot();
+            QCOMPARE(curve->yAxis->label(), QString(label));
+            const double y9 = curve->yAxis->coordToPixel(9.0);
+            const double y10 = curve->yAxis->coordToPixel(10.0);
+            QVERIFY2(upright ? y9 < y10 : y9 > y10, qPrintable(QString("%1 %2").arg(y9).arg(y10)));
+            ui::FoldView* fold = periodogram()->foldPlot();
+            fold->replot();
+            QVERIFY2(fold->yAxis->label().startsWith(label), qPrintable(fold->yAxis->label()));
+            const double f9 = fold->yAxis->coordToPixel(9.0);
+            const double f10 = fold->yAxis->coordToPixel(10.0);
+            QVERIFY2(upright ? f9 < f10 : f9 > f10, qPrintable(QString("%1 %2").arg(f9).arg(f10)));
+        }
+    }
+
+    // A sinusoid with almost no noise: its false-alarm probability underflows double, and the
+    // peak list and the line under the plot say "< 1e-300", never "0".
+    void anUnderflowedFalseAlarmReadsBelowDoublesRange()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        QTemporaryDir dir;
+        std::mt19937 rng(29);
+        std::normal_distribution<double> noise(0.0, 1e-3);
+        QByteArray rows = "t,y\n";
+        for (int i = 0; i < 2000; ++i) {
+            const double t = i * 0.0137 + 0.003 * (i % 7);
+            rows += QByteArray::number(t, 'g', 12) + "," +
+                    QByteArray::number(std::sin(2.0 * std::numbers::pi * t / 1.3) + noise(rng), 'g',
+                                       12) +
+                    "\n";
+        }
+        openRows(dir, "clean.csv", rows);
+        auto* table = periodogram()->findChild<QTableWidget*>("peaks");
+        QVERIFY(table->rowCount() >= 1);
+        QCOMPARE(table->item(0, 3)->text(), QString("< 1e-300"));
+        const QString line = periodogram()->findChild<QLabel*>("falseAlarm")->text();
+        QVERIFY2(line.contains("false-alarm probability < 1e-300"), qPrintable(line));
+    }
+
+    // Two close peaks, seen on the whole grid where they lie a few pixels apart, with their
+    // aliases and the false-alarm levels: no label covers another, nor a peak's marker; the
+    // highest peak keeps its number.
+    void periodogramLabelsDoNotOverlap()
+    {
+        m_window->showPeriodogram();
+        QVERIFY(waitForPeriodogram());
+        QTemporaryDir dir;
+        std::mt19937 rng(31);
+        std::uniform_real_distribution<double> jitter(0.0, 0.2);
+        std::normal_distribution<double> noise(0.0, 0.3);
+        QByteArray rows = "mjd,y\n";
+        for (int i = 0; i < 600; ++i) {
+            const double t = 59000.0 + i * 0.1 + jitter(rng);
+            const double y = std::sin(2.0 * std::numbers::pi * 1.0 * t) +
+                             0.9 * std::sin(2.0 * std::numbers::pi * 1.06 * t) + noise(rng);
+            rows += QByteArray::number(t, 'f', 6) + "," + QByteArray::number(y, 'g', 10) + "\n";
+        }
+        openRows(dir, "close.csv", rows);
+        ui::SpectrumView* view = periodogram()->spectrumView();
+        view->setFocus();
+        QTest::keyClick(view, Qt::Key_Home); // the whole grid: the peaks side by side
+        auto* table = periodogram()->findChild<QTableWidget*>("peaks");
+        table->setCurrentCell(1, 0); // the second peak's aliases
+        periodogram()->grab();
+        const ui::SpectrumView::PeakMarks peaks = view->peakMarks();
+        QString where = QString("view %1x%2; markers").arg(view->width()).arg(view->height());
+        for (const QRectF& m : peaks.markers)
+            where += QString(" (%1, %2)").arg(m.x()).arg(m.y());
+        QVERIFY2(!peaks.labels.empty() && peaks.labels.front().number == 1, qPrintable(where));
+        const gpu::Peak& first = periodogram()->peaks()[0];
+        const gpu::Peak& second = periodogram()->peaks()[1];
+        QVERIFY2(std::abs(view->xPixel(first.frequency) - view->xPixel(second.frequency)) < 20.0,
+                 "the test wants the peaks close on the plot");
+        std::vector<std::pair<QString, QRectF>> all;
+        for (const auto& label : peaks.labels)
+            all.emplace_back(QString::number(label.number), label.rect);
+        const auto* marks = periodogram()->findChild<ui::PeriodogramMarks*>("periodogramMarks");
+        QVERIFY(marks);
+        QVERIFY(!marks->paintedLabels().empty());
+        for (const auto& label : marks->paintedLabels())
+            all.emplace_back(label.text, label.rect);
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            for (std::size_t j = i + 1; j < all.size(); ++j)
+                QVERIFY2(
+                    !all[i].second.intersects(all[j].second),
+                    qPrintable(QString("'%1' and '%2' overlap").arg(all[i].first, all[j].first)));
+            for (const QRectF& marker : peaks.markers)
+                QVERIFY2(!all[i].second.intersects(marker),
+                         qPrintable(QString("'%1' covers a marker").arg(all[i].first)));
         }
     }
 

@@ -709,9 +709,14 @@ void PeriodogramWorkspace::onFitted()
 QString PeriodogramWorkspace::valueLabel() const
 {
     const int yColumn = m_shownReport.yColumn;
-    return m_source.isEmpty() || yColumn < 0 || yColumn >= int(m_shownReport.columns.size())
-               ? tr("y")
-               : QString::fromStdString(m_shownReport.columns[std::size_t(yColumn)]);
+    if (m_source.isEmpty() || yColumn < 0 || yColumn >= int(m_shownReport.columns.size()))
+        return tr("y");
+    const QString name = QString::fromStdString(m_shownReport.columns[std::size_t(yColumn)]);
+    // A FITS column's unit, "PDCSAP_FLUX (e-/s)"; "mag" there makes the axis a magnitude's.
+    const std::vector<std::string>& units = m_shownReport.units;
+    if (yColumn >= int(units.size()) || units[std::size_t(yColumn)].empty())
+        return name;
+    return tr("%1 (%2)").arg(name, QString::fromStdString(units[std::size_t(yColumn)]));
 }
 
 void PeriodogramWorkspace::showLightCurve(const gpu::TimeSeries& kept,

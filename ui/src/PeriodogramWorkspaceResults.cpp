@@ -45,7 +45,8 @@ void PeriodogramWorkspace::replot()
             ? tr("power (%1)")
                   .arg(QString::fromUtf8(gpu::normalizationName(m_shownOptions.normalization)))
             : QString::fromStdString(traits.statistic));
-    m_view->setSpectrum(m_spectrum);
+    // A peak is about 1 / baseline wide: the view opens on the highest peaks with room for it.
+    m_view->setSpectrum(m_spectrum, 1.0 / gpu::timeBaseline(m_analysed));
     m_marks->setAxis(period, scale);
     showWindow();
 }
@@ -213,12 +214,10 @@ void PeriodogramWorkspace::showLevels()
 void PeriodogramWorkspace::showAliases(int peak)
 {
     std::vector<PeriodogramMarks::Line> lines;
-    std::optional<PeriodogramMarks::Peak> selected;
     QStringList text;
     const double scale = m_frequencyUnit->currentIndex() == 1 ? 2.0 * std::numbers::pi : 1.0;
     if (peak >= 0 && peak < int(m_peaks.size())) {
         const double f = m_peaks[std::size_t(peak)].frequency;
-        selected = PeriodogramMarks::Peak{f, m_peaks[std::size_t(peak)].power};
         for (const gpu::Alias& a : gpu::aliasFrequencies(f, m_shownUnit, m_shownSampling)) {
             const QString label = QString::fromStdString(a.label);
             lines.push_back({a.frequency, label});
@@ -232,7 +231,7 @@ void PeriodogramWorkspace::showAliases(int peak)
             ? QString()
             : tr("Aliases of the selected peak (dotted on the plot): %1").arg(text.join(", ")));
     m_aliases->setVisible(!text.isEmpty());
-    m_marks->setLines(std::move(lines), selected);
+    m_marks->setLines(std::move(lines));
 }
 
 void PeriodogramWorkspace::showWindow()

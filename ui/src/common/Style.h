@@ -15,5 +15,7 @@ inline const QColor kErrorColour(0xa8, 0x1b, 0x1b);
 inline const QColor kWarningColour(0x8a, 0x55, 0x00);
 // A message about something that failed.
 inline const QString kErrorText = QStringLiteral("color: %1;").arg(kErrorColour.name());
+// A message about something that works but may not be what the person wants.
+inline const QString kWarningText = QStringLiteral("color: %1;").arg(kWarningColour.name());
 
 } // namespace warpscope::ui

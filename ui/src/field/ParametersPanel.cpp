@@ -119,7 +119,7 @@ ParametersPanel::ParametersPanel(QWidget* parent)
     computeForm->addRow(tr("Colormap"), m_colormap);
     m_hint->setWordWrap(true);
     m_hint->setObjectName("precisionHint");
-    m_hint->setStyleSheet("color: #f5b041;");
+    m_hint->setStyleSheet(kWarningText);
     m_hint->hide();
     computeForm->addRow(m_hint);
 

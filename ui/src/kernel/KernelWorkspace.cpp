@@ -4,6 +4,7 @@
 #include "MemcheckRerun.h"
 #include "MemoryPanel.h"
 #include "PrintedLines.h"
+#include "common/NotesBox.h"
 #include "common/Style.h"
 #include "common/ValueText.h"
 #include "warpscope/scene/KernelFile.h"
@@ -35,7 +36,6 @@
 #include <QTabWidget>
 #include <QTemporaryFile>
 #include <QTimer>
-#include <QToolButton>
 #include <QVBoxLayout>
 #include <Qsci/qscilexercpp.h>
 #include <Qsci/qsciscintilla.h>
@@ -124,29 +124,6 @@ int editorMinimumHeight(QsciScintilla* editor)
            2 * editor->frameWidth();
 }
 
-// A lesson's text, its first kNotesLines lines shown and a button that opens the rest.
-QWidget* makeNotesBox(QLabel* notes, QWidget* parent)
-{
-    auto* box = new QWidget(parent);
-    notes->setParent(box);
-    notes->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    const int shortHeight = kNotesLines * notes->fontMetrics().lineSpacing();
-    notes->setMaximumHeight(shortHeight);
-    auto* more = new QToolButton(box);
-    more->setObjectName("kernelNotesMore");
-    more->setText(QObject::tr("More"));
-    more->setCheckable(true);
-    QObject::connect(more, &QToolButton::toggled, notes, [notes, more, shortHeight](bool all) {
-        notes->setMaximumHeight(all ? QWIDGETSIZE_MAX : shortHeight);
-        more->setText(all ? QObject::tr("Less") : QObject::tr("More"));
-    });
-    auto* layout = new QHBoxLayout(box);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(notes, 1);
-    layout->addWidget(more, 0, Qt::AlignTop);
-    return box;
-}
-
 } // namespace
 
 KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidget* parent)
@@ -215,8 +192,7 @@ KernelWorkspace::KernelWorkspace(std::shared_ptr<gpu::DevicePool> devices, QWidg
     m_notes->setObjectName("kernelNotes");
     m_notes->setWordWrap(true);
     m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_notesBox = makeNotesBox(m_notes, left);
-    m_notesBox->hide();
+    m_notesBox = new NotesBox(m_notes, kNotesLines, left);
     leftLayout->addWidget(m_notesBox);
     m_editor->setMinimumHeight(editorMinimumHeight(m_editor));
     auto* editorSplit = new QSplitter(Qt::Vertical, left);
@@ -458,11 +434,11 @@ void KernelWorkspace::setSource(const QString& code, gpu::KernelShape shape)
     m_awaitingConsent = false;
     m_consentBar->hide();
     // A lesson's text stays beside its kernel, also through the person's edits.
-    m_notes->clear();
+    QString notes;
     for (const gpu::KernelExample& e : gpu::kernelExamples())
         if (!e.notes.empty() && e.source.code == code.toStdString())
-            m_notes->setText(QString::fromStdString(e.notes));
-    m_notesBox->setVisible(!m_notes->text().isEmpty());
+            notes = QString::fromStdString(e.notes);
+    m_notesBox->setText(notes);
     showSource(code, shape);
     startBuild();
 }

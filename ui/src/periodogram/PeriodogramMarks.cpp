@@ -1,5 +1,6 @@
 #include "PeriodogramMarks.h"
 
+#include "LabelPlacer.h"
 #include "warpscope/ui/SpectrumView.h"
 
 #include <QEvent>
@@ -53,10 +54,9 @@ void PeriodogramMarks::setLevels(std::vector<Level> levels)
     update();
 }
 
-void PeriodogramMarks::setLines(std::vector<Line> lines, std::optional<Peak> peak)
+void PeriodogramMarks::setLines(std::vector<Line> lines)
 {
     m_lines = std::move(lines);
-    m_peak = std::move(peak);
     update();
 }
 
@@ -67,6 +67,8 @@ double PeriodogramMarks::frequencyAt(double x) const
 
 void PeriodogramMarks::paintEvent(QPaintEvent*)
 {
+    m_painted.clear();
+    m_paintedLevels.clear();
     const auto& spectrum = m_view->spectrum();
     if (!spectrum || (m_levels.empty() && m_lines.empty()))
         return;
@@ -111,15 +113,35 @@ void PeriodogramMarks::paintEvent(QPaintEvent*)
             labels.push_back({y, level.label});
         }
     }
+    // Every label keeps clear of the peaks' markers and numbers and of the other labels.
+    LabelPlacer placer(QRectF(QPointF(left, top), QPointF(right, bottom)), 3.0);
+    const SpectrumView::PeakMarks peaks = m_view->peakMarks();
+    for (const QRectF& marker : peaks.markers)
+        placer.keepFree(marker);
+    for (const SpectrumView::PeakLabel& label : peaks.labels)
+        placer.keepFree(label.rect);
+    const auto paint = [&](const QRectF& r, const QString& text) {
+        painter.drawText(QPointF(r.left(), r.top() + metrics.ascent()), text);
+        m_painted.push_back({text, r});
+    };
+    // At the right edge, under or above its line by turns, else on the other side, else
+    // stacked higher above it; each moved left past what it would cover if need be.
     bool under = labels.size() > 1;
-    m_paintedLevels.clear();
     for (const LevelLabel& label : labels) {
-        m_paintedLevels << label.text;
-        const double below = label.y + metrics.ascent() + 1.0;
-        const double labelY = under && below <= bottom - 1.0 ? below : label.y - 3.0;
+        const QSizeF size(metrics.horizontalAdvance(label.text), metrics.height());
+        const double below = label.y + 1.0, above = label.y - 3.0 - metrics.ascent();
+        std::vector<QRectF> candidates;
+        for (int step = 0; step < 4; ++step) {
+            const double x = right - size.width() - 4.0 - step * (size.width() + 8.0);
+            for (const double y : {under ? below : above, under ? above : below,
+                                   above - size.height(), above - 2.0 * size.height()})
+                candidates.emplace_back(QPointF(x, y), size);
+        }
         under = !under;
-        const double width = metrics.horizontalAdvance(label.text);
-        painter.drawText(QPointF(right - width - 4.0, labelY), label.text);
+        if (const std::optional<QRectF> r = placer.place(candidates)) {
+            m_paintedLevels << label.text;
+            paint(*r, label.text);
+        }
     }
     // Lines closer than a few pixels (f - 1/yr and f + 1/yr on a wide grid) share one label.
     struct Placed
@@ -145,38 +167,18 @@ void PeriodogramMarks::paintEvent(QPaintEvent*)
             placed.push_back({x, label});
     }
     // Each label right of its line, or left of it where it would leave the plot, on the
-    // highest row where it overlaps no other; one that fits no row is left to the list under
+    // highest of kRows rows where it is clear; one that fits no row is left to the list under
     // the plot.
     constexpr int kRows = 4;
-    std::vector<std::vector<std::pair<double, double>>> rows(kRows);
-    // The selected peak's marker and number, drawn by the view just above its top, stay
-    // readable: the rows they cross are taken there.
-    if (m_peak) {
-        const double x = m_view->xPixel(m_peak->frequency), y = m_view->yPixel(m_peak->power);
-        const double clearTop = y - 2.0 * metrics.height(), clearBottom = y + 4.0;
-        for (int row = 0; row < kRows; ++row) {
-            const double rowTop = top + 2.0 + row * metrics.height();
-            if (rowTop < clearBottom && rowTop + metrics.height() > clearTop)
-                rows[std::size_t(row)].emplace_back(x - 14.0, x + 14.0);
-        }
-    }
     painter.setPen(QColor(0x6a, 0x1b, 0x9a, 220));
     for (const Placed& p : placed) {
-        const double width = metrics.horizontalAdvance(p.label);
-        const double x0 = p.x + 3.0 + width <= right ? p.x + 3.0 : p.x - 3.0 - width;
-        const double x1 = x0 + width;
-        for (int row = 0; row < kRows; ++row) {
-            auto& taken = rows[std::size_t(row)];
-            const bool free = std::none_of(taken.begin(), taken.end(), [&](const auto& span) {
-                return x0 < span.second + 10.0 && span.first < x1 + 10.0;
-            });
-            if (!free)
-                continue;
-            taken.emplace_back(x0, x1);
-            painter.drawText(QPointF(x0, top + metrics.ascent() + 2.0 + row * metrics.height()),
-                             p.label);
-            break;
-        }
+        const QSizeF size(metrics.horizontalAdvance(p.label), metrics.height());
+        const double x0 = p.x + 3.0 + size.width() <= right ? p.x + 3.0 : p.x - 3.0 - size.width();
+        std::vector<QRectF> candidates;
+        for (int row = 0; row < kRows; ++row)
+            candidates.emplace_back(QPointF(x0, top + 2.0 + row * metrics.height()), size);
+        if (const std::optional<QRectF> r = placer.place(candidates))
+            paint(*r, p.label);
     }
 }
 

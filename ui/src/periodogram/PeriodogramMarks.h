@@ -1,9 +1,9 @@
 #pragma once
 
+#include <QRectF>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
-#include <optional>
 #include <vector>
 
 namespace warpscope::ui {
@@ -14,7 +14,9 @@ class SpectrumView;
 // (the false-alarm levels) and vertical lines at frequencies (the aliases of the selected
 // peak, the Nyquist frequency of regular sampling), each labelled. SpectrumView draws its
 // line with GL and paints its own axes and peaks; this transparent child paints on top and
-// follows its zoom and pan, and lets every mouse event through to it.
+// follows its zoom and pan, and lets every mouse event through to it. Its labels keep clear
+// of each other and of the view's peak marks; one with no room is left out (each is also
+// written under the plot).
 class PeriodogramMarks : public QWidget
 {
     Q_OBJECT
@@ -36,17 +38,19 @@ public:
     // How the view's x axis maps frequency: the period, or the frequency times scale.
     void setAxis(bool period, double frequencyScale);
     void setLevels(std::vector<Level> levels);
-    // The lines, and the selected peak whose marker and number their labels keep clear of.
-    struct Peak
-    {
-        double frequency = 0.0;
-        double power = 0.0;
-    };
-    void setLines(std::vector<Line> lines, std::optional<Peak> peak = std::nullopt);
+    void setLines(std::vector<Line> lines);
     const std::vector<Level>& levels() const { return m_levels; }
     const std::vector<Line>& lines() const { return m_lines; }
     // The false-alarm levels' labels as last painted, those of close lines joined.
     const QStringList& paintedLevelLabels() const { return m_paintedLevels; }
+    // Every label as last painted and where, in the view's coordinates: none covers another,
+    // nor a peak's marker or number (SpectrumView::peakMarks).
+    struct PaintedLabel
+    {
+        QString text;
+        QRectF rect;
+    };
+    const std::vector<PaintedLabel>& paintedLabels() const { return m_painted; }
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -61,8 +65,8 @@ private:
     double m_scale = 1.0;
     std::vector<Level> m_levels;
     std::vector<Line> m_lines;
-    std::optional<Peak> m_peak;
     QStringList m_paintedLevels;
+    std::vector<PaintedLabel> m_painted;
 };
 
 } // namespace warpscope::ui

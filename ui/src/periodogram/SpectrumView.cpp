@@ -1,5 +1,7 @@
 #include "warpscope/ui/SpectrumView.h"
 
+#include "LabelPlacer.h"
+#include "OpeningRange.h"
 #include "common/AfterFrame.h"
 #include "common/ValueText.h"
 
@@ -69,8 +71,8 @@ SpectrumView::SpectrumView(std::shared_ptr<gpu::DevicePool> devices, QWidget* pa
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     setMinimumSize(320, 200);
-    setToolTip(tr("Wheel or +/-: zoom · drag or arrows: pan · double click or Home: fit · "
-                  "click a peak: fold at it"));
+    setToolTip(tr("Wheel or +/-: zoom · drag or arrows: pan · double click or Home: the whole "
+                  "grid · click a peak: fold at it"));
 }
 
 SpectrumView::~SpectrumView()
@@ -188,10 +190,11 @@ double SpectrumView::yPixel(double power) const
            (0.5 * power - 0.5 * bottom) / (0.5 * top - 0.5 * bottom) * plot.height();
 }
 
-void SpectrumView::setSpectrum(std::shared_ptr<const gpu::Spectrum> spectrum)
+void SpectrumView::setSpectrum(std::shared_ptr<const gpu::Spectrum> spectrum, double peakWidth)
 {
     const bool sameGrid = m_spectrum && spectrum && m_spectrum->grid() == spectrum->grid();
     m_spectrum = std::move(spectrum);
+    m_peakWidth = peakWidth;
     m_filledAxis.reset(); // the vertex buffer holds the old spectrum's line
     if (!sameGrid) {
         const auto [lo, hi] = openingRange();
@@ -204,17 +207,13 @@ void SpectrumView::setSpectrum(std::shared_ptr<const gpu::Spectrum> spectrum)
 std::pair<double, double> SpectrumView::openingRange() const
 {
     const auto whole = dataRange();
-    if (!m_spectrum || m_period || m_logX || m_spectrum->peaks().empty())
+    if (!m_spectrum || m_period || m_logX)
         return whole;
     const gpu::FrequencyGrid& g = m_spectrum->grid();
-    const double top = m_spectrum->peaks().front().power;
-    double highest = 0.0;
-    for (const gpu::Peak& p : m_spectrum->peaks())
-        if (p.power >= 0.2 * top)
-            highest = std::max(highest, p.frequency);
-    if (!(highest > 0.0) || highest > g.fmin + (g.fmax() - g.fmin) / 3.0)
+    const FrequencyRange r = ui::openingRange(m_spectrum->peaks(), g.fmin, g.fmax(), m_peakWidth);
+    if (r == FrequencyRange{g.fmin, g.fmax()})
         return whole;
-    return {whole.first, std::min(whole.second, axisValue(3.0 * highest))};
+    return {axisValue(r.lo), axisValue(r.hi)};
 }
 
 void SpectrumView::setAxis(bool period, bool logX, double frequencyScale, const QString& xLabel)
@@ -398,11 +397,11 @@ void SpectrumView::paintAxes(QPainter& painter, const QRectF& plot)
             const QPolygonF marker(
                 {at + QPointF(0, -2), at + QPointF(-5, -10), at + QPointF(5, -10)});
             painter.drawPolygon(marker);
-            if (i < 5) {
-                painter.setPen(QColor(0x33, 0x33, 0x33));
-                painter.drawText(at + QPointF(6, -8), QString::number(i + 1));
-            }
         }
+        painter.setPen(QColor(0x33, 0x33, 0x33));
+        for (const PeakLabel& label : peakMarks().labels)
+            painter.drawText(label.rect, Qt::AlignLeft | Qt::AlignVCenter,
+                             QString::number(label.number));
     }
     if (m_hover && plot.contains(*m_hover)) {
         const double x = fromUnit((m_hover->x() - plot.left()) / plot.width());
@@ -439,12 +438,48 @@ void SpectrumView::paintAxes(QPainter& painter, const QRectF& plot)
     }
 }
 
+SpectrumView::PeakMarks SpectrumView::peakMarks() const
+{
+    PeakMarks marks;
+    if (!m_spectrum)
+        return marks;
+    const QRectF plot = plotRect();
+    const auto markerAt = [&](const gpu::Peak& p) {
+        const QPointF at(xPixel(p.frequency), yPixel(p.power));
+        return QRectF(at.x() - 5.0, at.y() - 10.0, 10.0, 8.0); // the triangle paintAxes draws
+    };
+    LabelPlacer placer(plot, 1.0);
+    for (const gpu::Peak& p : m_peaks)
+        if (const QRectF m = markerAt(p); plot.intersects(m)) {
+            marks.markers.push_back(m);
+            placer.keepFree(m);
+        }
+    const QFontMetricsF metrics(font());
+    const int numbered = std::min(int(m_peaks.size()), kNumberedPeaks);
+    for (int i = 0; i < numbered; ++i) {
+        const QRectF m = markerAt(m_peaks[std::size_t(i)]);
+        const QString text = QString::number(i + 1);
+        const QSizeF size(metrics.horizontalAdvance(text) + 2.0, metrics.height());
+        // Right of the marker's top, then beside it and under it (a peak near the top of a
+        // short plot), then stacked higher; then the same on its left.
+        const double h = size.height();
+        std::vector<QRectF> candidates;
+        for (const double x : {m.right() + 2.0, m.left() - 2.0 - size.width()})
+            for (const double centre : {m.top(), m.center().y(), m.bottom() + 0.5 * h, m.top() - h,
+                                        m.top() - 2.0 * h, m.top() - 3.0 * h})
+                candidates.emplace_back(QPointF(x, centre - 0.5 * h), size);
+        if (const std::optional<QRectF> r = placer.place(candidates))
+            marks.labels.push_back({i + 1, *r});
+    }
+    return marks;
+}
+
 QString SpectrumView::xTitle() const
 {
     if (!m_openedZoomed || !m_spectrum)
         return m_xLabel;
     const auto [lo, hi] = dataRange();
-    return tr("%1 · opened where the power is: Home shows all, to %2")
+    return tr("%1 · opened where the power is: double click or Home shows all, to %2")
         .arg(m_xLabel)
         .arg(hi, 0, 'g', 4);
 }

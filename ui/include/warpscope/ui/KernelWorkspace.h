@@ -29,6 +29,7 @@ class FieldWorkspace;
 class KernelVariantsPanel;
 class MemcheckRerun;
 class MemoryPanel;
+class NotesBox;
 
 // The Kernel workspace: a code editor for the user's kernel beside the picture it draws.
 // Templates and examples to start from; compiled on a worker thread a moment after typing
@@ -166,7 +167,7 @@ private:
     MemcheckRerun* m_memcheck = nullptr;
     MemoryPanel* m_memory;
     QLabel* m_notes;                  // a lesson's text, above its kernel
-    QWidget* m_notesBox;              // the text and its More button
+    NotesBox* m_notesBox;             // the text and its More button
     QTabWidget* m_infoTabs = nullptr; // Messages, Memory, Resources, PTX, SASS, Variants
     QTimer* m_pause;
     QWidget* m_consentBar;

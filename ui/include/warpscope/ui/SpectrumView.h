@@ -15,8 +15,8 @@ namespace warpscope::ui {
 // GlWriteScope (on the GPU OpenGL runs on, decimated there to two vertices per pixel column,
 // straight into the buffer); axes,
 // ticks, labels and peak marks are painted around it. The wheel zooms x around the cursor,
-// a drag pans, a double click fits; y follows the spectrum's range. With the keyboard: + and -
-// zoom, the arrows pan, Home fits.
+// a drag pans, a double click shows the whole grid; y follows the spectrum's range. With the
+// keyboard: + and - zoom, the arrows pan, Home shows the whole grid.
 class SpectrumView : public QOpenGLWidget
 {
     Q_OBJECT
@@ -26,8 +26,9 @@ public:
     ~SpectrumView() override;
 
     // Shows a spectrum; the x range is kept when the grid is the same. A new grid opens on
-    // where the power is (openingRange), else on the whole grid.
-    void setSpectrum(std::shared_ptr<const gpu::Spectrum> spectrum);
+    // where the power is (openingRange), given its peaks' width in frequency (1 / the time
+    // baseline; 0 when unknown, which opens on the whole grid).
+    void setSpectrum(std::shared_ptr<const gpu::Spectrum> spectrum, double peakWidth = 0.0);
     const std::shared_ptr<const gpu::Spectrum>& spectrum() const { return m_spectrum; }
     // What x shows: the period, or the frequency times scale (2 pi for angular frequency).
     void setAxis(bool period, bool logX, double frequencyScale, const QString& xLabel);
@@ -38,16 +39,31 @@ public:
     // Peaks to mark (highest first) and the one selected, -1 for none.
     void setPeaks(const std::vector<gpu::Peak>& peaks, int selected);
     void fit();
-    // The range a new grid opens on, in axis units: on a linear frequency axis whose peaks
-    // of note (at least a fifth of the highest) all lie in the lowest third, up to three times
-    // the highest of them, so that a 2-minute cadence's grid to 360 cycles a day does not
-    // squeeze the power against the left edge; otherwise the whole grid.
+    // The range a new grid opens on, in axis units: on a linear frequency axis, the one that
+    // holds the highest peaks (OpeningRange.h); otherwise the whole grid.
     std::pair<double, double> openingRange() const;
     // Whether the view shows less than the whole grid since it opened (a note says so).
     bool openedZoomed() const { return m_openedZoomed; }
-    // The x axis' title: the label, and while the view shows where the power is, that Home
-    // shows the whole grid.
+    // The x axis' title: the label, and while the view shows where the power is, that a
+    // double click or Home shows the whole grid.
     QString xTitle() const;
+
+    // Where the peaks' marks lie in the widget: each visible peak's marker, and the numbers of
+    // the highest kNumberedPeaks, each above and right of its marker, else stacked higher or
+    // left of it, clear of every marker and other number; a number with no room is left out
+    // (the peak list still has it). The marks painted over the plot keep clear of them too.
+    static constexpr int kNumberedPeaks = 5;
+    struct PeakLabel
+    {
+        int number = 0; // 1 for the highest
+        QRectF rect;
+    };
+    struct PeakMarks
+    {
+        std::vector<QRectF> markers;
+        std::vector<PeakLabel> labels;
+    };
+    PeakMarks peakMarks() const;
 
     // Widget coordinates of a frequency and a power on the current axes.
     double xPixel(double frequency) const;
@@ -113,6 +129,7 @@ private:
     bool m_period = false;
     bool m_logX = false;
     double m_scale = 1.0;
+    double m_peakWidth = 0.0; // of the spectrum's peaks, in frequency
     double m_xMin = 0.0, m_xMax = 1.0;
     bool m_openedZoomed = false; // until the person zooms, pans or fits
     QString m_xLabel, m_yLabel, m_periodUnit;

@@ -55,6 +55,9 @@ struct LoadReport
     std::string delimiter;            // "comma", "tab", "semicolon" or "whitespace"; "" for FITS
     bool decimalComma = false;        // the numbers are written 2459000,5
     std::vector<std::string> columns; // the header's names, or "column 1", ...
+    // Each column's unit where the file gives one (a FITS table's TUNITn, "" where it has
+    // none): as many as columns, or none for text, whose header names carry their units.
+    std::vector<std::string> units;
     int tColumn = 0, yColumn = 1, dyColumn = -1;
     std::size_t rows = 0;              // rows kept
     std::size_t nonNumericRows = 0;    // skipped: a chosen cell is not a number, or missing

@@ -26,13 +26,19 @@ inline constexpr std::size_t kRegularSamplingMinTimes = 8;
 // How far, in steps, a time may lie from the lattice (rounding of times written with few
 // digits, clocks that drift by a fraction of a step).
 inline constexpr double kRegularSamplingTolerance = 0.01;
+// Times written with few decimals may lie half their last decimal off the lattice, and the
+// first time too: one decimal between them, up to this many steps (a 2-minute cadence written
+// with 4 decimals: 0.072).
+inline constexpr double kRegularSamplingMaxRounding = 0.1;
 
 // The rule: sort the distinct times (times within the tolerance of each other count once);
-// take dt from the intervals no longer than 1.5 times the shortest (their median, then the
+// take dt from the intervals no longer than 1.5 times the shortest (their mean, then the
 // whole span divided by its whole number of such steps, so rounding does not accumulate);
 // the sampling is regular when every time lies within kRegularSamplingTolerance steps of
-// t_0 + k dt. Gaps of any whole number of steps are allowed: the aliasing stays exact. None
-// for fewer than kRegularSamplingMinTimes distinct times, or any time off the lattice.
+// t_0 + k dt, or within the times' last printed decimal where that is more (at most
+// kRegularSamplingMaxRounding steps). Gaps of any whole number of steps are allowed: the aliasing
+// stays exact. None for fewer than kRegularSamplingMinTimes distinct times, or any time off the
+// lattice.
 std::optional<RegularSampling> regularSampling(const std::vector<double>& t);
 
 // astropy's automatic grid (autoFrequencyGrid), stopped at the true Nyquist frequency when
