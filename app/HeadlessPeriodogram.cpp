@@ -195,9 +195,8 @@ int runHeadlessPeriodogram(const AppOptions& options, scene::PeriodogramScene* f
         const scene::ReportedPeaks peaks = session.peaks(c.peaks);
         if (const gpu::Status s =
                 gpu::writeTextFile(options.exportPeaks.toStdString(),
-                                   scene::peaksJson(peaks.peaks, peaks.falseAlarm, o.normalization,
-                                                    unit, o.nterms, c.prewhitened, c.prewhitenEpoch,
-                                                    peaks.detailNames, peaks.details));
+                                   scene::peaksJson(peaks, o.normalization, unit, o.nterms,
+                                                    c.prewhitened, c.prewhitenEpoch));
             !s)
             return failure(s.message());
         std::printf("Saved %s\n", qPrintable(options.exportPeaks));

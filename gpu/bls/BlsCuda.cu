@@ -4,7 +4,6 @@
 // from the bins and the block keeping the best.
 #include "bls/BlsImpl.h"
 #include "bls/BlsShared.h"
-#include "periodogram/KernelAttribute.cuh"
 #include "runtime/CudaContext.h"
 #include "runtime/WarpReduce.cuh"
 
@@ -226,14 +225,17 @@ Status computeBoxLeastSquaresCuda(Context& context, const BlsPlan& plan, BlsResu
     WS_CUDA_TRY(cudaMemsetAsync(a.out, 0xff, outBytes, stream));
 
     const std::size_t binBytes = std::size_t(plan.maxSums) * sizeof(double);
-    const bool shared = (long long)binBytes <= info.sharedPerBlockOptin;
+    // The sums go to shared memory where they fit beside the kernel's own (its reduction).
+    cudaFuncAttributes attributes{};
+    WS_CUDA_TRY(cudaFuncGetAttributes(&attributes, blsKernel<true>));
+    const bool shared =
+        (long long)(binBytes + attributes.sharedSizeBytes) <= info.sharedPerBlockOptin;
     long long blocks = std::min<long long>(a.count, std::max(1, info.smCount) * 8LL);
     if (shared) {
-        WS_CUDA_TRY(
-            (setKernelAttribute<blsKernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize>(
-                int(info.sharedPerBlockOptin))));
+        WS_CUDA_TRY(cudaFuncSetAttribute(
+            blsKernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(binBytes)));
     } else {
-        // Each resident block needs its own bins; at most a quarter of the device's memory.
+        // Each resident block needs its own sums; at most a quarter of the device's memory.
         const long long fit = (long long)(info.totalMemory / 4 / (long long)binBytes);
         blocks = std::max(1LL, std::min(blocks, fit));
         if (Status s = state.scratch.grow(std::size_t(blocks) * binBytes, stream); !s)

@@ -79,6 +79,7 @@ ReportedPeaks PeriodogramSession::peaks(int count) const
     for (const MethodColumn& c : m_columns)
         r.detailNames.push_back(c.name);
     for (const gpu::Peak& p : r.peaks) {
+        r.refined.push_back(m_method->refine(m_prepared.series, m_scene, o, p, m_columns));
         std::vector<double> row;
         for (const MethodColumn& c : m_columns)
             row.push_back(std::size_t(p.index) < c.values.size() ? c.values[std::size_t(p.index)]

@@ -117,25 +117,30 @@ std::vector<std::optional<double>> falseAlarmProbabilities(const std::vector<gpu
     return fap;
 }
 
-std::string peaksJson(const std::vector<gpu::Peak>& peaks,
-                      const std::vector<std::optional<double>>& falseAlarms,
-                      gpu::Normalization normalization, gpu::TimeUnit unit, int nterms,
-                      const std::vector<gpu::FittedSinusoid>& prewhitened, double prewhitenEpoch,
-                      const std::vector<std::string>& detailNames,
-                      const std::vector<std::vector<double>>& details)
+std::string peaksJson(const ReportedPeaks& peaks, gpu::Normalization normalization,
+                      gpu::TimeUnit unit, int nterms,
+                      const std::vector<gpu::FittedSinusoid>& prewhitened, double prewhitenEpoch)
 {
     QJsonArray list;
-    for (std::size_t i = 0; i < peaks.size(); ++i) {
-        const gpu::Peak& p = peaks[i];
+    for (std::size_t i = 0; i < peaks.peaks.size(); ++i) {
+        const gpu::Peak& p = peaks.peaks[i];
         QJsonValue fap; // null where it is not defined
-        if (i < falseAlarms.size() && falseAlarms[i])
-            fap = *falseAlarms[i];
+        if (i < peaks.falseAlarm.size() && peaks.falseAlarm[i])
+            fap = *peaks.falseAlarm[i];
         QJsonObject peak{{"frequency", p.frequency},
                          {"period", 1.0 / p.frequency},
                          {"power", p.power},
                          {"falseAlarmProbability", fap}};
-        for (std::size_t c = 0; i < details.size() && c < detailNames.size(); ++c)
-            peak.insert(QString::fromStdString(detailNames[c]), details[i].at(c));
+        if (i < peaks.refined.size() && peaks.refined[i]) {
+            const RefinedPeak& r = *peaks.refined[i];
+            peak.insert("refinedFrequency", r.frequency);
+            peak.insert("refinedFrequencyError", r.error);
+            peak.insert("refinedPeriod", 1.0 / r.frequency);
+            peak.insert("refinedPeriodError", r.error / (r.frequency * r.frequency));
+            peak.insert("refinedBy", QString::fromStdString(r.how));
+        }
+        for (std::size_t c = 0; i < peaks.details.size() && c < peaks.detailNames.size(); ++c)
+            peak.insert(QString::fromStdString(peaks.detailNames[c]), peaks.details[i].at(c));
         list.append(peak);
     }
     QJsonArray sinusoids;

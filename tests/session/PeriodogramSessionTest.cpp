@@ -406,3 +406,47 @@ TEST(PeriodogramSession, BadMethodsAndTheirParametersAreRefused)
 
 } // namespace
 } // namespace warpscope::scene::test
+
+namespace warpscope::scene::test {
+namespace {
+
+// The spotted star of tests/fixtures/generate_period_methods.py (P = 4.217 d, two harmonics,
+// 30-minute cadence) on a coarse grid, whose best sample is a few hundredths of a day off:
+// the refined peak is the continuous maximum, within its stated uncertainty of the
+// generator's period, and the uncertainty is the data's, far below the grid's step.
+TEST(PeriodogramSession, LombScarglePeaksAreRefinedToTheDatasPrecision)
+{
+    gpu::TimeSeries spotted;
+    for (const auto& row :
+         gpu::test::readCsv(gpu::test::fixtureDir() + "/period-methods/spotted.csv")) {
+        spotted.t.push_back(std::stod(row.at(0)));
+        spotted.y.push_back(std::stod(row.at(1)));
+        spotted.dy.push_back(std::stod(row.at(2)));
+    }
+    PeriodogramScene scene;
+    scene.gridMode = GridMode::Linear;
+    scene.fmin = 0.05;
+    scene.fmax = 1.0;
+    scene.count = 200;
+    PeriodogramSession session(scene);
+    ASSERT_TRUE(session.prepare(spotted));
+    ASSERT_TRUE(session.makeRequest());
+    auto context = gpu::test::cpuContext(2);
+    ASSERT_TRUE(session.computeSpectrum(*context));
+    const ReportedPeaks peaks = session.peaks(3);
+    ASSERT_FALSE(peaks.peaks.empty());
+    ASSERT_EQ(peaks.refined.size(), peaks.peaks.size());
+    ASSERT_TRUE(peaks.refined[0]);
+    const double gridPeriod = 1.0 / peaks.peaks[0].frequency;
+    const RefinedPeak& r = *peaks.refined[0];
+    const double period = 1.0 / r.frequency, error = r.error / (r.frequency * r.frequency);
+    EXPECT_GT(std::abs(gridPeriod - 4.217), 0.01) << "the grid sample is off";
+    EXPECT_LT(std::abs(period - 4.217), 3.0 * error) << period << " +- " << error;
+    const double periodStep = (scene.fmax - scene.fmin) / double(scene.count - 1) * 4.217 * 4.217;
+    EXPECT_LT(error, 0.1 * periodStep);
+    EXPECT_GT(error, 0.0);
+    EXPECT_EQ(r.how, "least-squares sinusoid");
+}
+
+} // namespace
+} // namespace warpscope::scene::test

@@ -41,9 +41,8 @@ QString PeriodogramWorkspace::exportPeaks(const QString& path) const
         return tr("There is no periodogram to export yet");
     const gpu::Status s = gpu::writeTextFile(
         path.toStdString(),
-        scene::peaksJson(m_peaks, m_falseAlarm, m_shownOptions.normalization, m_shownUnit,
-                         m_shownOptions.nterms, m_prewhitened, m_prewhitenEpoch,
-                         m_peakDetails.detailNames, m_peakDetails.details));
+        scene::peaksJson(m_peakDetails, m_shownOptions.normalization, m_shownUnit,
+                         m_shownOptions.nterms, m_prewhitened, m_prewhitenEpoch));
     return s ? QString() : QString::fromStdString(s.message());
 }
 

@@ -56,6 +56,17 @@ scene::PeriodogramMethodTraits PeriodogramWorkspace::shownTraits() const
     return m_session ? m_session->traits() : scene::periodogramTraits(m_shownOptions);
 }
 
+QString PeriodogramWorkspace::refinedText(std::size_t i) const
+{
+    if (i >= m_peakDetails.refined.size() || !m_peakDetails.refined[i])
+        return {};
+    const scene::RefinedPeak& r = *m_peakDetails.refined[i];
+    return tr(" (refined: %1 ± %2, %3)")
+        .arg(scene::periodText(1.0 / r.frequency, m_shownUnit))
+        .arg(r.error / (r.frequency * r.frequency), 0, 'g', 2)
+        .arg(QString::fromStdString(r.how));
+}
+
 QString PeriodogramWorkspace::boxText(std::size_t i) const
 {
     const auto figure = [&](const char* name) {
@@ -74,8 +85,8 @@ void PeriodogramWorkspace::showPeaks()
     scene::ReportedPeaks reported;
     if (m_spectrum)
         reported = m_session->peaks(m_peakCount->value());
-    m_peaks = std::move(reported.peaks);
-    m_falseAlarm = std::move(reported.falseAlarm);
+    m_peaks = reported.peaks;
+    m_falseAlarm = reported.falseAlarm;
     m_peakDetails = std::move(reported);
     // The frequencies as the axis shows them, in the file's unit where it has one.
     const bool angular = m_frequencyUnit->currentIndex() == 1;
@@ -92,8 +103,17 @@ void PeriodogramWorkspace::showPeaks()
     for (int i = 0; i < int(m_peaks.size()); ++i) {
         const gpu::Peak& p = m_peaks[std::size_t(i)];
         const std::optional<double>& fap = m_falseAlarm[std::size_t(i)];
-        const QStringList cells{QString::number(p.frequency * scale, 'g', 8),
-                                QString::number(1.0 / p.frequency, 'g', 8),
+        const std::optional<scene::RefinedPeak>& refined =
+            m_peakDetails.refined.size() > std::size_t(i) ? m_peakDetails.refined[std::size_t(i)]
+                                                          : std::nullopt;
+        // A refined peak lists its refined period, with its error.
+        const QString periodCell =
+            refined
+                ? QStringLiteral("%1 ± %2")
+                      .arg(1.0 / refined->frequency, 0, 'g', 8)
+                      .arg(refined->error / (refined->frequency * refined->frequency), 0, 'g', 2)
+                : QString::number(1.0 / p.frequency, 'g', 8);
+        const QStringList cells{QString::number(p.frequency * scale, 'g', 8), periodCell,
                                 QString::number(p.power, 'g', 6),
                                 fap ? falseAlarmText(*fap) : tr("n/a")};
         QString tip;
@@ -149,7 +169,8 @@ void PeriodogramWorkspace::showPeaks()
         const gpu::TimeSeries used = usedSeries();
         const std::optional<double> fap = gpu::falseAlarmProbability(
             m_peaks[0].power, grid().fmax(), used, m_shownOptions.normalization);
-        const QString period = scene::periodText(1.0 / m_peaks[0].frequency, m_shownUnit);
+        const QString period =
+            scene::periodText(1.0 / m_peaks[0].frequency, m_shownUnit) + refinedText(0);
         if (fap)
             m_fap->setText(tr("Highest peak: period %1, false-alarm probability %2 (Baluev 2008)")
                                .arg(period)
@@ -301,7 +322,13 @@ void PeriodogramWorkspace::showFold(int peak)
                                             : tr("The fold shows once a periodogram has peaks"));
     // The model the periodogram fits at the peak: as many harmonics as its terms, with the
     // epoch in the middle of the data so that large times keep the phase exact.
-    const double f = std::ldexp(m_peaks[std::size_t(peak)].frequency, -m_foldDoublings);
+    // At the refined frequency where the peak has one: the grid's sample is up to half a step
+    // off, which smears a long series' fold.
+    const std::optional<scene::RefinedPeak>& refined =
+        std::size_t(peak) < m_peakDetails.refined.size() ? m_peakDetails.refined[std::size_t(peak)]
+                                                         : std::nullopt;
+    const double f = std::ldexp(refined ? refined->frequency : m_peaks[std::size_t(peak)].frequency,
+                                -m_foldDoublings);
     m_foldDouble->setEnabled(m_foldDoublings < kMaxFoldDoublings);
     m_foldHalve->setEnabled(m_foldDoublings > -kMaxFoldDoublings);
     const gpu::TimeSeries& used = m_session->prepared().series;

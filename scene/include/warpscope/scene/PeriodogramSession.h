@@ -29,6 +29,8 @@ struct ReportedPeaks
     // method's columns; empty for methods without.
     std::vector<std::string> detailNames;
     std::vector<std::vector<double>> details;
+    // Each peak refined where its method can (PeriodogramMethod::refine).
+    std::vector<std::optional<RefinedPeak>> refined;
 
     // Peak i's figure named name, or none.
     std::optional<double> detail(std::size_t i, const std::string& name) const;

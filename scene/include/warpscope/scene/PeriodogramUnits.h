@@ -5,6 +5,7 @@
 #include "warpscope/gpu/Periodogram.h"
 #include "warpscope/gpu/PeriodogramSampling.h"
 #include "warpscope/gpu/TimeSeriesIO.h"
+#include "warpscope/scene/PeriodogramSession.h"
 #include "warpscope/scene/methods/PeriodogramMethod.h"
 
 #include <QString>
@@ -55,13 +56,11 @@ std::vector<std::optional<double>> falseAlarmProbabilities(const std::vector<gpu
 
 // The peaks as JSON: the unit, the normalisation, the model's terms and, highest first, each
 // peak's frequency, period, power and false-alarm probability (null where it is not
-// defined) and the method's own figures (detailNames, details[i] for peak i), then the
-// prewhitened sinusoids with their errors and epoch.
-std::string peaksJson(const std::vector<gpu::Peak>& peaks,
-                      const std::vector<std::optional<double>>& falseAlarms,
-                      gpu::Normalization normalization, gpu::TimeUnit unit, int nterms = 1,
+// defined), its refined frequency and period with their errors (where refined), and the
+// method's own figures, then the prewhitened sinusoids with their errors and epoch.
+std::string peaksJson(const ReportedPeaks& peaks, gpu::Normalization normalization,
+                      gpu::TimeUnit unit, int nterms = 1,
                       const std::vector<gpu::FittedSinusoid>& prewhitened = {},
-                      double prewhitenEpoch = 0.0, const std::vector<std::string>& detailNames = {},
-                      const std::vector<std::vector<double>>& details = {});
+                      double prewhitenEpoch = 0.0);
 
 } // namespace warpscope::scene

@@ -148,11 +148,9 @@ public:
             !s)
             return s;
         std::copy(r.power.begin(), r.power.end(), power.begin());
-        columns.clear();
-        std::vector<double>* figures[] = {&r.depth,       &r.depthErr, &r.duration,
-                                          &r.transitTime, &r.depthSnr, &r.logLikelihood};
-        for (std::size_t c = 0; c < std::size(kColumns); ++c)
-            columns.push_back({kColumns[c], std::move(*figures[c])});
+        columns = {{kColumns[0], std::move(r.depth)},    {kColumns[1], std::move(r.depthErr)},
+                   {kColumns[2], std::move(r.duration)}, {kColumns[3], std::move(r.transitTime)},
+                   {kColumns[4], std::move(r.depthSnr)}, {kColumns[5], std::move(r.logLikelihood)}};
         return gpu::Status::success();
     }
 };

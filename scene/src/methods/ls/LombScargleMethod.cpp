@@ -1,5 +1,10 @@
 #include "LombScargleMethod.h"
 
+#include "warpscope/gpu/FrequencyFit.h"
+
+#include <algorithm>
+#include <cmath>
+
 namespace warpscope::scene {
 namespace {
 
@@ -25,6 +30,31 @@ public:
         t.foldHarmonics = std::max(1, options.nterms);
         t.parameters = {{"Terms", "nterms", options.nterms}};
         return t;
+    }
+
+    // The one-term periodogram's power at f is the weighted least-squares sinusoid's share of
+    // the variance, so its continuous maximum is the frequency of the best sinusoid: fitted
+    // by Levenberg-Marquardt from the peak, its error from the fit's covariance (scipy's
+    // curve_fit convention). A fit that leaves the peak (more than two grid steps away) is
+    // no refinement of it.
+    std::optional<RefinedPeak> refine(const gpu::TimeSeries& series, const PeriodogramScene&,
+                                      const gpu::PeriodogramOptions& options, const gpu::Peak& peak,
+                                      const std::vector<MethodColumn>&) const override
+    {
+        if (options.nterms != 1)
+            return std::nullopt;
+        gpu::FrequencyFit fit;
+        if (!gpu::fitFrequencies(series, {peak.frequency}, fit) || fit.terms.size() != 1)
+            return std::nullopt;
+        const gpu::FittedSinusoid& s = fit.terms.front();
+        const double step =
+            std::abs(options.grid.frequency(std::min(peak.index + 1, options.grid.count - 1)) -
+                     options.grid.frequency(std::max(peak.index - 1, 0LL))) /
+            2.0;
+        if (!(std::isfinite(s.frequency) && std::isfinite(s.frequencyError)) ||
+            std::abs(s.frequency - peak.frequency) > 2.0 * std::max(step, 0.0))
+            return std::nullopt;
+        return RefinedPeak{s.frequency, s.frequencyError, "least-squares sinusoid"};
     }
 
     gpu::Status computeSpectrum(gpu::Context& context, const gpu::TimeSeries& series,

@@ -194,6 +194,8 @@ private:
     scene::PeriodogramMethodTraits shownTraits() const;
     // The box least squares peak i's box, for the status and the fold.
     QString boxText(std::size_t i) const;
+    // " (refined: period ± error, how)" for a refined peak i, else empty.
+    QString refinedText(std::size_t i) const;
     void showBoxFold(std::size_t peak);
     void connectResults();
     // A load has ended: its series is shown and computed, or its error said.

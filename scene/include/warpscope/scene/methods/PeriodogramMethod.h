@@ -8,6 +8,7 @@
 #include "warpscope/scene/PeriodogramScene.h"
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -47,6 +48,15 @@ struct MethodColumn
     std::vector<double> values;
 };
 
+// A peak refined to the data's precision: the maximum of the method's continuous statistic
+// near the grid's best sample, with its one-sigma uncertainty and how it was found.
+struct RefinedPeak
+{
+    double frequency = 0.0;
+    double error = 0.0;
+    std::string how; // for people: "least-squares sinusoid"
+};
+
 class PeriodogramMethod
 {
 public:
@@ -66,6 +76,14 @@ public:
     // frequency).
     virtual void automaticGrid(const PeriodogramScene& scene, const gpu::TimeSeries& series,
                                PeriodogramRequest& request) const;
+    // Refines a peak of the last computation (its figures in columns), or none where the
+    // method cannot; series as computed.
+    virtual std::optional<RefinedPeak> refine(const gpu::TimeSeries&, const PeriodogramScene&,
+                                              const gpu::PeriodogramOptions&, const gpu::Peak&,
+                                              const std::vector<MethodColumn>&) const
+    {
+        return std::nullopt;
+    }
     // Computes the statistic of a validated request, kept where it was computed, and the
     // method's own figures (none for most).
     virtual gpu::Status computeSpectrum(gpu::Context& context, const gpu::TimeSeries& series,
