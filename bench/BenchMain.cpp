@@ -5,6 +5,7 @@
 //   warpscope-bench streams --sweep 16 [--runs R]
 //   warpscope-bench periodogram [--app-call] [--runs R]
 //   warpscope-bench bls [--days D] [--periods P] [--durations K] [--runs R] [--cpu] (BlsBench.cpp)
+//   warpscope-bench pdm|ce [--points N] [--periods K] [--runs R] [--csv]   (PhaseBench.cpp)
 //   warpscope-bench batch make W1|W2 FILE.fits | run FILE.fits   (BatchBench.cpp)
 //
 // With a CUDA device it renders headless through EGL on that device and reports, in one run:
@@ -22,6 +23,7 @@
 #include "BlsBench.h"
 #include "Help.h"
 #include "PeriodogramBench.h"
+#include "PhaseBench.h"
 #include "warpscope/gpu/DevicePool.h"
 #include "warpscope/gpu/Distance.h"
 #include "warpscope/gpu/StreamsLab.h"
@@ -521,6 +523,7 @@ int usage(bool asked = false)
         "       warpscope-bench streams --sweep K [--arrays K] [--length L] [--runs R]\n"
         "       warpscope-bench periodogram [--app-call] [--runs R]\n"
         "       warpscope-bench bls [--days D] [--periods P] [--durations K] [--runs R] [--cpu]\n"
+        "       warpscope-bench pdm|ce [--points N] [--periods K] [--runs R] [--csv]\n"
         "       warpscope-bench batch make|run ... (warpscope-bench batch --help)\n",
         asked);
 }
@@ -531,6 +534,8 @@ int main(int argc, char** argv)
 {
     if (argc >= 2 && std::strcmp(argv[1], "batch") == 0)
         return runBatchBench(argc - 2, argv + 2);
+    if (argc >= 2 && (std::strcmp(argv[1], "pdm") == 0 || std::strcmp(argv[1], "ce") == 0))
+        return runPhaseBench(argv[1], argc - 2, argv + 2);
     if (bench::asksForHelp(argc, argv))
         return usage(true);
     if (argc >= 2 && std::strcmp(argv[1], "bls") == 0)
