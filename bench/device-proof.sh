@@ -87,7 +87,7 @@ periodogram)
 methods)
     # The period-search methods beside Lomb-Scargle: their CUDA tests against the CPU and the
     # fixtures, under compute-sanitizer's memcheck, then their benchmarks (medians).
-    filter='*BoxLeastSquares*:*PhaseDispersion*:*ConditionalEntropy*'
+    filter='*BoxLeastSquares*:*PhaseMethods*'
     compute-sanitizer --tool memcheck --error-exitcode 3 "$DESKTOP_BIN/warpscope_gpu_tests" \
         --gtest_filter="$filter" > "$out/methods.log" 2>&1
     echo "methods' tests under memcheck exit $?"

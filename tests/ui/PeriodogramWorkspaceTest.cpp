@@ -733,6 +733,8 @@ private slots:
         QVERIFY(waitForPeriodogram());
         QVERIFY(durations->isEnabled());
         QVERIFY(!periodogram()->findChild<QSpinBox*>("nterms")->isEnabled());
+        QCOMPARE(periodogram()->findChild<QComboBox*>("xAxis")->currentIndex(), 1); // period
+        QVERIFY(periodogram()->findChild<QCheckBox*>("logX")->isChecked());
         durations->setText("0.05,0.1,0.15");
         QTest::keyClick(durations, Qt::Key_Return);
         QVERIFY(waitForPeriodogram());

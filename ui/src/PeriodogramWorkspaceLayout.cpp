@@ -499,6 +499,12 @@ void PeriodogramWorkspace::connectControls()
     connect(m_nterms, &QSpinBox::valueChanged, this, &PeriodogramWorkspace::schedule);
     connect(m_search, &QComboBox::currentIndexChanged, this, [this] {
         enableSearchControls();
+        // Transits are searched and read in period, over decades of it: box least squares
+        // opens on a logarithmic period axis, as astronomers plot it.
+        if (m_search->currentData().toString() == "bls") {
+            m_xAxis->setCurrentIndex(int(scene::FrequencyAxis::Period));
+            m_logX->setChecked(true);
+        }
         schedule();
     });
     connect(m_blsObjective, &QComboBox::currentIndexChanged, this, &PeriodogramWorkspace::schedule);
