@@ -1,7 +1,5 @@
 #include "OptionValues.h"
 
-#include "warpscope/scene/methods/PeriodogramMethod.h"
-
 #include <cmath>
 #include <limits>
 
@@ -109,28 +107,36 @@ QString setTerms(const Option& option, const QString& text, int& target)
 QString setSearch(const Option& option, const QString& text, PeriodogramScene& target)
 {
     QStringList keys;
-    for (const std::string& key : periodogramMethodKeys()) {
-        if (text.trimmed() == QString::fromStdString(key)) {
+    for (const char* key : kPeriodSearches) {
+        if (text.trimmed() == QLatin1String(key)) {
             target.search = key;
             return {};
         }
-        keys << QString::fromStdString(key);
+        keys << QString::fromLatin1(key);
     }
     return flag(option) + " must be " + alternatives(keys) + ", not '" + text.left(40) + "'";
 }
 
-QString setMethodText(const Option& option, const QString& text, std::string& field,
-                      PeriodogramScene& scene)
+QString setBlsDurations(const Option& option, const QString& text, PeriodogramScene& target)
 {
-    const std::string before = field;
-    field = text.trimmed().toStdString();
-    for (const std::string& key : periodogramMethodKeys())
-        for (const std::string& problem : findPeriodogramMethod(key)->problems(scene)) {
-            field = before;
-            return flag(option) + ": " + QString::fromStdString(problem) + ", not '" +
-                   text.left(40) + "'";
-        }
+    const std::string value = text.trimmed().toStdString();
+    std::string problem;
+    if (value != "auto" && !parseBlsDurations(value, problem))
+        return flag(option) + ": " + QString::fromStdString(problem) + ", not '" + text.left(40) +
+               "'";
+    target.blsDurations = value;
     return {};
+}
+
+QString setBlsObjective(const Option& option, const QString& text, PeriodogramScene& target)
+{
+    for (const char* name : kBlsObjectives)
+        if (text.trimmed() == QLatin1String(name)) {
+            target.blsObjective = name;
+            return {};
+        }
+    return flag(option) + ": The box least squares objective must be likelihood or snr, not '" +
+           text.left(40) + "'";
 }
 
 QString setDetrend(const QString& text, gpu::DetrendOptions& target)

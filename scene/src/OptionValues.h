@@ -27,11 +27,10 @@ QString setDetrend(const QString& text, gpu::DetrendOptions& target);
 // FMIN,FMAX,M[,log|,linear]: a manual grid in ordinary frequency.
 QString setFrequencies(const QString& text, PeriodogramScene& target);
 QString setMasks(const QStringList& values, std::vector<gpu::TimeRange>& target);
-// A period-search method's key (the registry's), or one of its own parameters' text, which
-// the method checks (PeriodogramMethod::problems) on the scene it is written into.
+// A period search's key (kPeriodSearches) and box least squares' durations and objective.
 QString setSearch(const Option& option, const QString& text, PeriodogramScene& target);
-QString setMethodText(const Option& option, const QString& text, std::string& field,
-                      PeriodogramScene& scene);
+QString setBlsDurations(const Option& option, const QString& text, PeriodogramScene& target);
+QString setBlsObjective(const Option& option, const QString& text, PeriodogramScene& target);
 
 // One of names (a scene file's names for E, in E's order).
 template <typename E, std::size_t N>

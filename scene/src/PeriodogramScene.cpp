@@ -1,11 +1,14 @@
 #include "warpscope/scene/PeriodogramScene.h"
 
 #include "AnyGpu.h"
-#include "warpscope/scene/methods/PeriodogramMethod.h"
+#include "warpscope/gpu/BoxLeastSquares.h"
+#include "warpscope/gpu/ConditionalEntropy.h"
+#include "warpscope/gpu/PhaseDispersion.h"
 
 #include <QStringList>
 #include <cmath>
 #include <numbers>
+#include <sstream>
 
 namespace warpscope::scene {
 namespace {
@@ -24,6 +27,32 @@ void checkRange(QStringList& problems, const char* what, double v, double lo, do
 }
 
 } // namespace
+
+std::optional<std::vector<double>> parseBlsDurations(const std::string& text, std::string& problem)
+{
+    std::vector<double> durations;
+    std::istringstream in(text);
+    for (std::string item; std::getline(in, item, ',');) {
+        std::size_t used = 0;
+        double d = 0.0;
+        try {
+            d = std::stod(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used == 0 || item.find_first_not_of(" \t", used) != std::string::npos ||
+            !(std::isfinite(d) && d > 0.0)) {
+            problem = "Transit durations must be 'auto' or numbers above 0 separated by commas";
+            return std::nullopt;
+        }
+        durations.push_back(d);
+    }
+    if (durations.empty() || durations.size() > std::size_t(gpu::kMaxBlsDurations)) {
+        problem = "Give 1 to " + std::to_string(gpu::kMaxBlsDurations) + " transit durations";
+        return std::nullopt;
+    }
+    return durations;
+}
 
 gpu::Status validate(const PeriodogramScene& p)
 {
@@ -51,16 +80,26 @@ gpu::Status validate(const PeriodogramScene& p)
     if (const gpu::Status s = gpu::validateMasks(p.masks); !s)
         problems << QString::fromStdString(s.message());
     checkRange(problems, "Terms", p.nterms, 1, gpu::kMaxPeriodogramTerms);
-    if (const PeriodogramMethod* method = findPeriodogramMethod(p.search); !method) {
-        QStringList keys;
-        for (const std::string& key : periodogramMethodKeys())
-            keys << QString::fromStdString(key);
+    // Every method's own keys, the chosen one's or not: a scene holds them all.
+    QStringList keys;
+    for (const char* key : kPeriodSearches)
+        keys << QString::fromLatin1(key);
+    if (!keys.contains(QString::fromStdString(p.search)))
         problems << QStringLiteral("The period search must be one of %1, not '%2'")
                         .arg(keys.join(", "), QString::fromStdString(p.search).left(40));
-    } else {
-        for (const std::string& problem : method->problems(p))
-            problems << QString::fromStdString(problem);
-    }
+    std::string durationsProblem;
+    if (p.blsDurations != "auto" && !parseBlsDurations(p.blsDurations, durationsProblem))
+        problems << QString::fromStdString(durationsProblem);
+    if (p.blsObjective != kBlsObjectives[0] && p.blsObjective != kBlsObjectives[1])
+        problems << QStringLiteral("The box least squares objective must be likelihood or snr");
+    checkRange(problems, "PDM bins", p.pdmBins, gpu::kPhaseDispersionMinBins,
+               gpu::kPhaseDispersionMaxBins);
+    checkRange(problems, "PDM covers", p.pdmCovers, gpu::kPhaseDispersionMinCovers,
+               gpu::kPhaseDispersionMaxCovers);
+    checkRange(problems, "Conditional entropy's phase bins", p.ceBins,
+               gpu::kConditionalEntropyMinBins, gpu::kConditionalEntropyMaxBins);
+    checkRange(problems, "Conditional entropy's magnitude bins", p.ceMagnitudeBins,
+               gpu::kConditionalEntropyMinBins, gpu::kConditionalEntropyMaxBins);
     if (p.prewhitened.size() > kMaxPrewhitened)
         problems << QStringLiteral("%1 prewhitened frequencies, more than the %2 allowed")
                         .arg(p.prewhitened.size())

@@ -322,7 +322,7 @@ fi
 # Box least squares on the transit fixture (tests/fixtures/generate_period_methods.py: P =
 # 3.5725 d, 0.5 % deep, 2.5 hours): the orbit, and each peak's box in the exports.
 methods=$(cd "$(dirname "$0")/../fixtures/period-methods" && pwd)
-expect 2 "--search must be ls or bls, not 'fourier'" --search fourier
+expect 2 "--search must be ls, bls, pdm or ce, not 'fourier'" --search fourier
 expect 2 "--bls-durations: Transit durations must be 'auto' or numbers above 0" \
     --bls-durations 0.1,-2
 expect 2 "--bls-objective: The box least squares objective must be likelihood or snr" \

@@ -174,8 +174,9 @@ TEST(Options, BothProgramsTakeThePeriodogramsOptions)
     // The synthetic series' harmonics are the app's; each program has a precision of its own
     // (the field's in the app, the periodogram's in the batch); the batch computes
     // Lomb-Scargle alone, so the period search and its methods' keys are the app's.
-    const QSet<QString> oneProgram{"nterms", "precision", "search", "bls-durations",
-                                   "bls-objective"};
+    const QSet<QString> oneProgram{"nterms",        "precision",     "search",
+                                   "bls-durations", "bls-objective", "pdm-bins",
+                                   "pdm-covers",    "ce-bins",       "ce-magnitude-bins"};
     for (const Option& option : scene::declaredOptions()) {
         if (!option.sceneKey.starts_with("periodogram.") || oneProgram.contains(text(option.name)))
             continue;

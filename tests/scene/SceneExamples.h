@@ -53,6 +53,10 @@ inline Scene unusualScene()
     g.search = "bls";
     g.blsDurations = "0.05,0.1";
     g.blsObjective = "snr";
+    g.pdmBins = 20;
+    g.pdmCovers = 3;
+    g.ceBins = 12;
+    g.ceMagnitudeBins = 8;
     g.prewhitened = {{0.731, 1.01, 0.122, 8e-5, 0.013, 0.002}, {1.173, 0.5, 0.0, 1e-4, 0.01, 0.0}};
     g.prewhitenEpoch = 2459050.0999238561;
     s.lab = {7, 123456, false, false, true, 99};

@@ -391,7 +391,7 @@ TEST(PeriodogramSession, BadMethodsAndTheirParametersAreRefused)
     scene.search = "fourier";
     gpu::Status s = validate(scene);
     ASSERT_FALSE(s);
-    EXPECT_NE(s.message().find("ls, bls"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("ls, bls, pdm, ce"), std::string::npos) << s.message();
     scene.search = "bls";
     for (const char* durations : {"", "0.1,,0.2", "-1", "0.1,x", "nan"}) {
         scene.blsDurations = durations;
@@ -446,6 +446,61 @@ TEST(PeriodogramSession, LombScarglePeaksAreRefinedToTheDatasPrecision)
     EXPECT_LT(error, 0.1 * periodStep);
     EXPECT_GT(error, 0.0);
     EXPECT_EQ(r.how, "least-squares sinusoid");
+}
+
+} // namespace
+} // namespace warpscope::scene::test
+
+namespace warpscope::scene::test {
+namespace {
+
+// The eclipsing binary of tests/fixtures/generate_period_methods.py (P = 0.8123 d, unequal
+// eclipses): Lomb-Scargle's highest peak is half the period, as astropy's; phase dispersion
+// and conditional entropy, chosen by the scene's search, find the period itself.
+TEST(PeriodogramSession, PhaseMethodsFindTheEclipsingBinarysPeriod)
+{
+    gpu::TimeSeries eclipsing;
+    for (const auto& row :
+         gpu::test::readCsv(gpu::test::fixtureDir() + "/period-methods/eclipsing.csv")) {
+        eclipsing.t.push_back(std::stod(row.at(0)));
+        eclipsing.y.push_back(std::stod(row.at(1)));
+        eclipsing.dy.push_back(std::stod(row.at(2)));
+    }
+    auto context = gpu::test::cpuContext(2);
+    for (const char* search : {"ls", "pdm", "ce"}) {
+        SCOPED_TRACE(search);
+        PeriodogramScene scene;
+        scene.search = search;
+        scene.gridMode = GridMode::Linear;
+        scene.fmin = 0.2;
+        scene.fmax = 3.0;
+        scene.count = 2801;
+        PeriodogramSession session(scene);
+        ASSERT_TRUE(session.prepare(eclipsing));
+        ASSERT_TRUE(session.makeRequest());
+        ASSERT_TRUE(session.computeSpectrum(*context));
+        const ReportedPeaks peaks = session.peaks(1);
+        ASSERT_EQ(peaks.peaks.size(), 1u);
+        const double expected = std::string(search) == "ls" ? 0.8123 / 2 : 0.8123;
+        EXPECT_NEAR(1.0 / peaks.peaks[0].frequency, expected, 0.002);
+        EXPECT_TRUE(session.traits().higherIsBetter);
+    }
+}
+
+} // namespace
+} // namespace warpscope::scene::test
+
+namespace warpscope::scene::test {
+namespace {
+
+// Scenes and options check the period search against kPeriodSearches, so that reading a scene
+// needs no computation: the list is the registry's built-in methods, in its order.
+TEST(PeriodogramSession, TheScenesSearchesAreTheRegistrysBuiltInMethods)
+{
+    const std::vector<std::string> keys = periodogramMethodKeys();
+    ASSERT_GE(keys.size(), kPeriodSearches.size());
+    for (std::size_t i = 0; i < kPeriodSearches.size(); ++i)
+        EXPECT_EQ(keys[i], kPeriodSearches[i]);
 }
 
 } // namespace

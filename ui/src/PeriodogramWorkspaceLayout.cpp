@@ -521,7 +521,10 @@ QWidget* PeriodogramWorkspace::createSearchControls()
     m_search->setToolTip(
         tr("Lomb-Scargle fits sinusoids: pulsations, rotation, anything smooth.\n"
            "Box least squares fits a periodic box: transits, whose power Lomb-Scargle\n"
-           "spreads over many harmonics (astropy's BoxLeastSquares, exact)."));
+           "spreads over many harmonics (astropy's BoxLeastSquares, exact).\n"
+           "Phase dispersion (Stellingwerf) and conditional entropy (Graham et al.) ask\n"
+           "only that the folded curve be tidy: eclipsing binaries, whose Lomb-Scargle\n"
+           "peak is often half the period. Their minima are drawn as peaks."));
     m_blsDurations = new QLineEdit("auto", this);
     m_blsDurations->setObjectName("blsDurations");
     m_blsDurations->setToolTip(
@@ -547,12 +550,12 @@ QWidget* PeriodogramWorkspace::createSearchControls()
 // Each method's own controls are enabled where they apply.
 void PeriodogramWorkspace::enableSearchControls()
 {
-    const bool bls = m_search->currentData().toString() == "bls";
-    m_blsDurations->setEnabled(bls);
-    m_blsObjective->setEnabled(bls);
+    const QString search = m_search->currentData().toString();
+    m_blsDurations->setEnabled(search == "bls");
+    m_blsObjective->setEnabled(search == "bls");
     for (QWidget* w :
          std::initializer_list<QWidget*>{m_normalization, m_nterms, m_fitMean, m_center, m_method})
-        w->setEnabled(!bls);
+        w->setEnabled(search == "ls");
 }
 
 void PeriodogramWorkspace::connectResults()

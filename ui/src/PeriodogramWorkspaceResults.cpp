@@ -160,6 +160,11 @@ void PeriodogramWorkspace::showPeaks()
         m_fap->setText(
             tr("Highest peak: period %1, %2")
                 .arg(scene::periodText(1.0 / m_peaks[0].frequency, m_shownUnit), boxText(0)));
+    } else if (!shownTraits().falseAlarm && shownTraits().foldHarmonics == 0) {
+        m_fap->setText(tr("Highest peak: period %1 (%2; no false-alarm probability, which "
+                          "Baluev gives for Lomb-Scargle)")
+                           .arg(scene::periodText(1.0 / m_peaks[0].frequency, m_shownUnit),
+                                QString::fromStdString(shownTraits().statistic)));
     } else if (!shownTraits().falseAlarm) {
         m_fap->setText(tr("Highest peak: period %1 (%2 terms: no false-alarm probability, which "
                           "Baluev gives for one term)")
@@ -204,6 +209,8 @@ void PeriodogramWorkspace::showLevels()
     } else if (shownTraits().foldBox) {
         m_levels->setText(tr("False-alarm levels are for Lomb-Scargle (Baluev 2008); a "
                              "transit's depth S/N says how well it is measured"));
+    } else if (!shownTraits().falseAlarm && shownTraits().foldHarmonics == 0) {
+        m_levels->setText(tr("False-alarm levels are for Lomb-Scargle (Baluev 2008)"));
     } else if (!shownTraits().falseAlarm) {
         m_levels->setText(tr("False-alarm levels are for the one-term model (Baluev 2008); "
                              "this periodogram fits %1 terms")
@@ -347,7 +354,12 @@ void PeriodogramWorkspace::showFold(int peak)
                                    .arg(period, m_foldDoublings > 0
                                                     ? QString("%1\u00d7").arg(1 << m_foldDoublings)
                                                     : QString("1/%1").arg(1 << -m_foldDoublings)));
-    if (fit.harmonics.empty()) {
+    if (nterms == 0) {
+        // A statistic without a model (phase dispersion, conditional entropy): the binned
+        // means alone, no line.
+        model.offset = std::nan("");
+        model.parameters << tr("binned means");
+    } else if (fit.harmonics.empty()) {
         model.parameters << tr("no model: the data's phases cannot be told apart");
     } else {
         // One term: the sinusoid's amplitude; more: half the model's peak-to-peak range.

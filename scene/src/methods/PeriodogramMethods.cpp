@@ -1,5 +1,7 @@
 #include "bls/BoxLeastSquaresMethod.h"
+#include "ce/ConditionalEntropyMethod.h"
 #include "ls/LombScargleMethod.h"
+#include "pdm/PhaseDispersionMethod.h"
 #include "warpscope/scene/methods/PeriodogramMethod.h"
 
 #include <cstdio>
@@ -12,8 +14,9 @@ struct Registry
 {
     std::mutex mutex;
     // The built-in methods, one line each; the first is the one a scene names by default.
-    std::vector<std::shared_ptr<const PeriodogramMethod>> methods{lombScargleMethod(),
-                                                                  boxLeastSquaresMethod()};
+    std::vector<std::shared_ptr<const PeriodogramMethod>> methods{
+        lombScargleMethod(), boxLeastSquaresMethod(), phaseDispersionMethod(),
+        conditionalEntropyMethod()};
 };
 
 Registry& registry()

@@ -7,7 +7,10 @@
 #include "warpscope/gpu/Spectrum.h"
 #include "warpscope/gpu/Status.h"
 
+#include <array>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace warpscope::scene {
 
@@ -44,6 +47,16 @@ inline constexpr double kMinNyquistFactor = 0.01, kMaxNyquistFactor = 1000.0;
 // would be a fit no light curve supports.
 inline constexpr std::size_t kMaxPrewhitened = 100;
 
+// The period searches a scene may name: the registry's built-in methods' keys, in its order
+// (scene/src/methods/PeriodogramMethods.cpp; a test holds the two equal). The scene and its
+// options check against this list, so that reading a scene file needs no computation.
+inline constexpr std::array<const char*, 4> kPeriodSearches{"ls", "bls", "pdm", "ce"};
+inline constexpr std::array<const char*, 2> kBlsObjectives{"likelihood", "snr"};
+
+// Box least squares' durations as a scene holds them ("0.05,0.1", each above 0, 1 to
+// gpu::kMaxBlsDurations of them), or none with why ("auto" is the caller's to handle).
+std::optional<std::vector<double>> parseBlsDurations(const std::string& text, std::string& problem);
+
 // The periodogram workspace's controls: the synthetic series, the frequency grid, the options
 // of the computation, its launch, and how the result is shown.
 struct PeriodogramScene
@@ -74,12 +87,15 @@ struct PeriodogramScene
     gpu::PeriodogramMethod method = gpu::PeriodogramMethod::Auto;
     int nterms = 1; // harmonics in the model (gpu::PeriodogramOptions::nterms)
     // The period search: a registered method's key (methods/PeriodogramMethod.h): "ls"
-    // Lomb-Scargle, "bls" box least squares.
+    // Lomb-Scargle, "bls" box least squares, "pdm" phase dispersion, "ce" conditional entropy.
     std::string search = "ls";
     // Box least squares: the transit durations in the data's unit of time, comma-separated,
     // or "auto" (gpu::automaticBlsDurations), and the objective, "likelihood" or "snr".
     std::string blsDurations = "auto";
     std::string blsObjective = "likelihood";
+    // Phase dispersion's bins and covers; conditional entropy's phase and magnitude bins.
+    int pdmBins = 10, pdmCovers = 2;
+    int ceBins = 10, ceMagnitudeBins = 5;
     int peaks = 10;
     // The direct kernel's launch (gpu::PeriodogramLaunch).
     long long blockThreads = gpu::PeriodogramLaunch{}.blockThreads;

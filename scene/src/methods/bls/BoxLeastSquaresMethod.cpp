@@ -22,49 +22,11 @@ std::optional<gpu::BlsObjective> objective(const std::string& name)
     return std::nullopt;
 }
 
-// "0.05,0.1": the durations typed, or none with why.
-std::optional<std::vector<double>> parseDurations(const std::string& text, std::string& problem)
-{
-    std::vector<double> durations;
-    std::istringstream in(text);
-    for (std::string item; std::getline(in, item, ',');) {
-        std::size_t used = 0;
-        double d = 0.0;
-        try {
-            d = std::stod(item, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used == 0 || item.find_first_not_of(" \t", used) != std::string::npos ||
-            !(std::isfinite(d) && d > 0.0)) {
-            problem = "Transit durations must be 'auto' or numbers above 0 separated by commas";
-            return std::nullopt;
-        }
-        durations.push_back(d);
-    }
-    if (durations.empty() || durations.size() > std::size_t(gpu::kMaxBlsDurations)) {
-        problem = "Give 1 to " + std::to_string(gpu::kMaxBlsDurations) + " transit durations";
-        return std::nullopt;
-    }
-    return durations;
-}
-
 class BoxLeastSquares final : public PeriodogramMethod
 {
 public:
     std::string key() const override { return "bls"; }
     std::string name() const override { return "Box least squares"; }
-
-    std::vector<std::string> problems(const PeriodogramScene& scene) const override
-    {
-        std::vector<std::string> p;
-        std::string problem;
-        if (scene.blsDurations != "auto" && !parseDurations(scene.blsDurations, problem))
-            p.push_back(problem);
-        if (!objective(scene.blsObjective))
-            p.push_back("The box least squares objective must be likelihood or snr");
-        return p;
-    }
 
     PeriodogramMethodTraits traits(const PeriodogramScene& scene,
                                    const gpu::PeriodogramOptions&) const override
@@ -169,7 +131,7 @@ std::optional<std::vector<double>> blsDurations(const PeriodogramScene& scene,
             why = "Automatic transit durations need at least two distinct times";
         }
     } else {
-        durations = parseDurations(scene.blsDurations, why);
+        durations = parseBlsDurations(scene.blsDurations, why);
     }
     if (problem)
         *problem = why;

@@ -65,9 +65,6 @@ public:
     // Its key in scenes and on the command line ("ls"), and its name for people.
     virtual std::string key() const = 0;
     virtual std::string name() const = 0;
-    // Why the scene's values for this method's own parameters cannot be used (empty: they
-    // can).
-    virtual std::vector<std::string> problems(const PeriodogramScene&) const { return {}; }
     // The traits for a request of this method.
     virtual PeriodogramMethodTraits traits(const PeriodogramScene& scene,
                                            const gpu::PeriodogramOptions& options) const = 0;
