@@ -296,6 +296,34 @@ Status chooseColumns(fitsfile* file, const std::string& source, const std::strin
     return Status::success();
 }
 
+// The bytes a row's columns take by their TFORMs: bits rounded up to bytes, text a byte a
+// character, variable-length arrays their descriptor (P 8 bytes, Q 16), others repeat x width.
+Status rowWidth(fitsfile* file, const std::string& source, const std::string& table,
+                long long& bytes)
+{
+    int columns = 0, status = 0;
+    if (fits_get_num_cols(file, &columns, &status))
+        return failure(source, table + " cannot be read (" + fitsError(status) + ")");
+    bytes = 0;
+    for (int c = 1; c <= columns; ++c) {
+        int type = 0;
+        long long repeat = 0, width = 0;
+        if (fits_get_coltypell(file, c, &type, &repeat, &width, &status))
+            return failure(source, "column " + std::to_string(c) + " of " + table +
+                                       " cannot be read (" + fitsError(status) + ")");
+        const std::string form =
+            stringKey(file, ("TFORM" + std::to_string(c)).c_str()).value_or("");
+        const long long column = type < 0          ? (form.find('Q') != std::string::npos ? 16 : 8)
+                                 : type == TBIT    ? (repeat + 7) / 8
+                                 : type == TSTRING ? repeat
+                                                   : repeat * width;
+        if (column < 0 || bytes > std::numeric_limits<long long>::max() - column)
+            return failure(source, "the columns of " + table + " are too wide");
+        bytes += column;
+    }
+    return Status::success();
+}
+
 // Whether the file holds the table's rows: rows past its end (fileBytes) would read as the
 // zeros that its copy in memory is padded with.
 Status checkRowsHeld(fitsfile* file, const std::string& source, const std::string& table,
@@ -306,6 +334,17 @@ Status checkRowsHeld(fitsfile* file, const std::string& source, const std::strin
     if (fits_get_hduaddrll(file, &headerStart, &dataStart, &dataEnd, &status) ||
         fits_read_key(file, TLONGLONG, "NAXIS1", &rowBytes, nullptr, &status))
         return failure(source, table + " cannot be read (" + fitsError(status) + ")");
+    // The columns must lie within a row: cfitsio reads each at the offset its TFORMs give,
+    // and a header whose columns run past NAXIS1 would read past the table's end.
+    long long columnBytes = 0;
+    if (Status s = rowWidth(file, source, table, columnBytes); !s)
+        return s;
+    if (columnBytes > rowBytes)
+        return failure(source, "the table " + table + "'s columns take " +
+                                   std::to_string(columnBytes) +
+                                   " bytes a row but its rows "
+                                   "(NAXIS1) are " +
+                                   std::to_string(rowBytes) + " bytes; the header is inconsistent");
     const long long held = std::max(0LL, (long long)fileBytes - dataStart);
     if (rowBytes > 0 && rowCount > held / rowBytes)
         return failure(source, "the table " + table + " has " + std::to_string(rowCount) +
