@@ -46,6 +46,21 @@ void PeriodogramMethod::automaticGrid(const PeriodogramScene& scene, const gpu::
     }
 }
 
+gpu::Status PeriodogramMethod::computeSpectrum(gpu::Context& context, const gpu::TimeSeries& series,
+                                               const PeriodogramScene& scene,
+                                               const gpu::PeriodogramOptions& options,
+                                               std::shared_ptr<const gpu::Spectrum>& spectrum,
+                                               std::vector<MethodColumn>& columns) const
+{
+    std::vector<double> power(std::size_t(options.grid.count));
+    double ms = 0.0;
+    if (const gpu::Status s = computePower(context, series, scene, options, power, &ms, columns);
+        !s)
+        return s;
+    spectrum = gpu::hostSpectrum(std::move(power), options.grid, ms, name());
+    return gpu::Status::success();
+}
+
 bool registerPeriodogramMethod(std::shared_ptr<const PeriodogramMethod> method)
 {
     Registry& r = registry();

@@ -70,22 +70,6 @@ public:
         request.sampling = gpu::regularSampling(series.t);
     }
 
-    gpu::Status computeSpectrum(gpu::Context& context, const gpu::TimeSeries& series,
-                                const PeriodogramScene& scene,
-                                const gpu::PeriodogramOptions& options,
-                                std::shared_ptr<const gpu::Spectrum>& spectrum,
-                                std::vector<MethodColumn>& columns) const override
-    {
-        std::vector<double> power(std::size_t(options.grid.count));
-        double ms = 0.0;
-        if (const gpu::Status s =
-                computePower(context, series, scene, options, power, &ms, columns);
-            !s)
-            return s;
-        spectrum = gpu::hostSpectrum(std::move(power), options.grid, ms, "box least squares");
-        return gpu::Status::success();
-    }
-
     gpu::Status computePower(gpu::Context& context, const gpu::TimeSeries& series,
                              const PeriodogramScene& scene, const gpu::PeriodogramOptions& options,
                              std::span<double> power, double* kernelMs,

@@ -83,11 +83,13 @@ public:
     }
     // Computes the statistic of a validated request, kept where it was computed, and the
     // method's own figures (none for most).
+    // By default the statistic is computed into host memory (computePower) and kept there,
+    // named name(); a method whose device keeps it (Lomb-Scargle) overrides this.
     virtual gpu::Status computeSpectrum(gpu::Context& context, const gpu::TimeSeries& series,
                                         const PeriodogramScene& scene,
                                         const gpu::PeriodogramOptions& options,
                                         std::shared_ptr<const gpu::Spectrum>& spectrum,
-                                        std::vector<MethodColumn>& columns) const = 0;
+                                        std::vector<MethodColumn>& columns) const;
     // Computes them into host memory (options.grid.count values); kernelMs: the device's time.
     virtual gpu::Status computePower(gpu::Context& context, const gpu::TimeSeries& series,
                                      const PeriodogramScene& scene,
